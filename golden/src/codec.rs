@@ -1,0 +1,163 @@
+//! The interface every golden compressor implements, and the rules of
+//! formats.md §2 that are the same for all of them (zero detection, raw
+//! fallback, stored length).
+
+use crate::entry::{MemoryEntry, ENTRY_BYTES};
+use crate::error::DecodeError;
+use crate::size_class::{SizeClass, MAX_COMPRESSED_BITS};
+use crate::zvc::Zvc;
+
+/// Bytes of stream buffer a codec writes into: streams longer than 768 bits
+/// (96 bytes) are never stored (formats.md §2).
+pub const STREAM_BUFFER_BYTES: usize = MAX_COMPRESSED_BITS / 8;
+
+/// One compressed memory-entry: what is stored in memory plus its 4-bit size
+/// metadata.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct CompressedEntry {
+    /// The size class, stored as the entry's 4-bit metadata.
+    pub class: SizeClass,
+    /// Length in bits of the algorithm's stream for this entry: 0 for ZERO
+    /// (nothing is run); for RAW the length the stream would have had
+    /// (> 768), so that studies can compare algorithms entry by entry.
+    pub stream_bits: usize,
+    /// Stored bytes, zero-padded to 128. The first `class.bytes()` bytes are
+    /// what memory holds: the stream packed LSB-first (stream bit `j` at bit
+    /// `j mod 8` of byte `j div 8`, formats.md §1), or the original entry for
+    /// RAW. In hardware this is the 1024-bit payload vector `C`.
+    pub payload: [u8; ENTRY_BYTES],
+}
+
+impl CompressedEntry {
+    /// The bytes memory holds for this entry (`class.bytes()` of them).
+    pub fn stored(&self) -> &[u8] {
+        &self.payload[..self.class.bytes()]
+    }
+
+    /// The payload as the 1024-bit vector `C`, 256 hex digits, most significant
+    /// first (as `$readmemh` reads a `[1023:0]`).
+    pub fn payload_hex(&self) -> String {
+        MemoryEntry::from_bytes(&self.payload).to_hex()
+    }
+}
+
+/// A memory-entry compression algorithm.
+///
+/// Implementors provide the stream encoder and decoder for non-zero entries;
+/// the provided [`Codec::compress`] and [`Codec::decompress`] apply the rules
+/// common to every algorithm (formats.md §2).
+pub trait Codec {
+    /// Which algorithm this is.
+    fn algorithm(&self) -> Algorithm;
+
+    /// Encode a non-zero entry. Writes the first `min(len, 768)` stream bits
+    /// into `stream` (LSB-first packing, zero elsewhere) and returns the full
+    /// stream length `len` in bits. When `len > 768` the buffer contents are
+    /// unspecified: the entry will be stored raw.
+    fn encode_stream(&self, entry: &MemoryEntry, stream: &mut [u8; STREAM_BUFFER_BYTES]) -> usize;
+
+    /// Decode the stored bytes of a class B8..B96 (exactly `class.bytes()` of
+    /// them) back into the entry.
+    ///
+    /// # Errors
+    /// A [`DecodeError`] naming the rule the stream breaks; never panics.
+    fn decode_stream(&self, class: SizeClass, stored: &[u8]) -> Result<MemoryEntry, DecodeError>;
+
+    /// Compress one entry: ZERO for an all-zero entry, RAW when the stream is
+    /// longer than 768 bits, otherwise the smallest class holding the stream.
+    fn compress(&self, entry: &MemoryEntry) -> CompressedEntry {
+        if entry.is_zero() {
+            return CompressedEntry { class: SizeClass::Zero, stream_bits: 0, payload: [0; ENTRY_BYTES] };
+        }
+        let mut stream = [0u8; STREAM_BUFFER_BYTES];
+        let bits = self.encode_stream(entry, &mut stream);
+        let class = SizeClass::for_stream_bits(bits);
+        let mut payload = [0u8; ENTRY_BYTES];
+        if class == SizeClass::Raw {
+            payload = entry.to_bytes();
+        } else {
+            payload[..STREAM_BUFFER_BYTES].copy_from_slice(&stream);
+        }
+        CompressedEntry { class, stream_bits: bits, payload }
+    }
+
+    /// Decompress the `stored` bytes of an entry of size class `class`.
+    ///
+    /// # Errors
+    /// [`DecodeError::StoredLength`] unless `stored.len() == class.bytes()`;
+    /// otherwise whatever the algorithm's decoder reports.
+    fn decompress(&self, class: SizeClass, stored: &[u8]) -> Result<MemoryEntry, DecodeError> {
+        if stored.len() != class.bytes() {
+            return Err(DecodeError::StoredLength { class: class.name(), expected: class.bytes(), got: stored.len() });
+        }
+        match class {
+            SizeClass::Zero => Ok(MemoryEntry::ZERO),
+            SizeClass::Raw => Ok(MemoryEntry::from_slice(stored).expect("length checked above")),
+            _ => self.decode_stream(class, stored),
+        }
+    }
+
+    /// Decompress given the raw 4-bit metadata `code`.
+    ///
+    /// # Errors
+    /// [`DecodeError::ReservedSizeCode`] for codes 8-15, else as [`Codec::decompress`].
+    fn decompress_code(&self, code: u8, stored: &[u8]) -> Result<MemoryEntry, DecodeError> {
+        self.decompress(SizeClass::from_code(code)?, stored)
+    }
+}
+
+/// The compression algorithms this crate models, by the names the CLI accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Algorithm {
+    /// Zero-Value Compression (cDMA).
+    Zvc,
+}
+
+impl Algorithm {
+    /// Every algorithm, in the order studies print them.
+    pub const ALL: [Algorithm; 1] = [Algorithm::Zvc];
+
+    /// The name the CLI accepts and prints.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Algorithm::Zvc => "zvc",
+        }
+    }
+
+    /// The golden codec of this algorithm.
+    pub fn codec(self) -> Box<dyn Codec + Send + Sync> {
+        match self {
+            Algorithm::Zvc => Box::new(Zvc),
+        }
+    }
+
+    /// Names accepted by [`std::str::FromStr`], comma-separated, for error messages.
+    pub fn valid_names() -> String {
+        Self::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+impl std::fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An algorithm name that is not one of [`Algorithm::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown algorithm '{given}' (valid: {valid})")]
+pub struct UnknownAlgorithm {
+    pub given: String,
+    pub valid: String,
+}
+
+impl std::str::FromStr for Algorithm {
+    type Err = UnknownAlgorithm;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| UnknownAlgorithm { given: s.to_string(), valid: Self::valid_names() })
+    }
+}

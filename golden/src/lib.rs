@@ -1,0 +1,26 @@
+//! Bit-accurate golden models of the Buddy Compression GPU memory system.
+//!
+//! This crate is the source of truth that the rust-hdl modules (`buddy-hdl`) and
+//! the emitted Verilog are checked against. It depends on no HDL crate.
+//!
+//! Contract: `shared/spec/formats.md` (entry layout, stream packing, size classes)
+//! and the papers cited per module.
+//!
+//! | module | what | source |
+//! |---|---|---|
+//! | [`entry`] | the 128-byte memory-entry and its 32 little-endian words | formats.md §1 |
+//! | [`size_class`] | the 4-bit size metadata and the class of a stream | formats.md §2 |
+//! | [`codec`] | the compressor interface shared by all algorithms | formats.md §2 |
+//! | [`zvc`] | Zero-Value Compression | cDMA (seed 003) Sec. V-A, formats.md §3 |
+
+pub mod codec;
+pub mod entry;
+pub mod error;
+pub mod size_class;
+pub mod zvc;
+
+pub use codec::{Algorithm, Codec, CompressedEntry};
+pub use entry::{MemoryEntry, ENTRY_BYTES, ENTRY_WORDS};
+pub use error::DecodeError;
+pub use size_class::SizeClass;
+pub use zvc::Zvc;

@@ -1,0 +1,62 @@
+//! Input generators shared by the equivalence tests: proptest strategies
+//! that reach every size class, and the bundled real snapshot.
+
+use buddy_golden::{MemoryEntry, SizeClass, ENTRY_BYTES};
+use proptest::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// A non-zero word: small, one bit, all ones, or random.
+pub fn nonzero_word() -> impl Strategy<Value = u32> {
+    prop_oneof![1u32..256, (0u32..32).prop_map(|b| 1 << b), Just(u32::MAX), any::<u32>().prop_map(|w| w.max(1))]
+}
+
+/// Entries with a chosen number of non-zero words at random positions; the
+/// counts around the class boundaries of ZVC (0, 1, 3, 7, 15, 19, 23, 24, 32)
+/// are drawn more often.
+pub fn sparse_entry() -> impl Strategy<Value = MemoryEntry> {
+    let count = prop_oneof![
+        2 => 0usize..=32,
+        1 => proptest::sample::select(vec![0usize, 1, 2, 3, 4, 7, 8, 15, 16, 19, 20, 23, 24, 25, 32]),
+    ];
+    (count, proptest::collection::vec(nonzero_word(), 32), Just((0..32).collect::<Vec<usize>>()).prop_shuffle())
+        .prop_map(|(n, values, order)| {
+            let mut words = [0u32; 32];
+            for &i in &order[..n] {
+                words[i] = values[i];
+            }
+            MemoryEntry::from_words(words)
+        })
+}
+
+/// The bundled real workload folder (`data/minife-small`).
+pub fn bundled_workload() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/minife-small")
+}
+
+/// Every 128-byte entry of every snapshot file (`snap_*.bin`) in `dir`, in
+/// file order.
+///
+/// # Panics
+/// When the folder has no snapshot or a file is not a whole number of
+/// entries: the test data are broken.
+pub fn snapshot_entries(dir: &Path) -> Vec<MemoryEntry> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("snap_") && p.extension().is_some_and(|x| x == "bin"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no snapshot files in {}", dir.display());
+    let mut out = Vec::new();
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        assert_eq!(bytes.len() % ENTRY_BYTES, 0, "{} is not a whole number of entries", f.display());
+        out.extend(bytes.chunks_exact(ENTRY_BYTES).map(|c| MemoryEntry::from_slice(c).unwrap()));
+    }
+    out
+}
+
+/// Words of stream capacity after the mask for each compressed ZVC class.
+pub fn zvc_capacity_words(class: SizeClass) -> usize {
+    (class.bytes() * 8).saturating_sub(32) / 32
+}

@@ -1,0 +1,10 @@
+//! Testbench fixtures shared by every module's tests: a cycle driver for
+//! valid/ready stream modules with random bubbles and backpressure, the
+//! golden-model adapters (scoreboards) and the co-simulation of the emitted
+//! Verilog.
+
+pub mod cosim;
+pub mod delivery;
+pub mod entries;
+pub mod stream;
+pub mod zvc;

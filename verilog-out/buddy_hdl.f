@@ -1,0 +1,3 @@
+// Verilog sources of buddy-hdl, one per top module.
+zvc_compressor.v
+zvc_decompressor.v

@@ -15,7 +15,7 @@ use buddy_sim::compression_study::{self, CompressionStats, CompressionStudy};
 use buddy_sim::Workload;
 
 /// The bundled default workload: a 2-snapshot subset of miniFE.
-const DEFAULT_WORKLOAD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/minife-small");
+pub const DEFAULT_WORKLOAD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/minife-small");
 
 /// Arguments of `buddy compress`.
 #[derive(Debug, clap::Args)]
@@ -108,6 +108,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         result => result.context("cannot write to stdout"),
     }
+}
+
+/// The table report and the JSON report of the compression study of the
+/// workload at `path` (every snapshot), as `buddy compress` prints them.
+///
+/// # Errors
+/// The workload cannot be opened or is invalid.
+pub fn reports(path: &std::path::Path, algorithms: &[Algorithm]) -> anyhow::Result<(String, String)> {
+    let workload = Workload::open(path).context("cannot open workload")?;
+    let progress = compression_study::progress_bar(&workload, algorithms.len());
+    let study = CompressionStudy::run(&workload, algorithms, &progress);
+    progress.finish_and_clear();
+    let mut text = String::new();
+    write_tables(&mut text, &study, &workload)?;
+    let json = serde_json::to_string_pretty(&study).context("cannot serialize the study")? + "\n";
+    Ok((text, json))
 }
 
 /// The compression ratio as text: `inf` when nothing is stored, `-` when

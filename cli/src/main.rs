@@ -5,6 +5,12 @@
 //! from clap; 1 otherwise).
 
 mod compress;
+mod equiv;
+mod revision;
+mod run;
+mod synth;
+mod vectors;
+mod verilog;
 
 use std::process::ExitCode;
 
@@ -23,12 +29,29 @@ enum Command {
     /// Compress every 128-byte entry of a workload and report size classes
     /// and compression ratios.
     Compress(compress::Args),
+    /// Check the rust-hdl modules against the golden model on every entry
+    /// of a workload (random stalls and backpressure), optionally with VCDs.
+    Equiv(equiv::Args),
+    /// The main job: emit Verilog, check hardware == golden, compress, and
+    /// write a report, VCDs and JSON into one folder.
+    Run(run::Args),
+    /// Synthesize verilog-out/ with Yosys and write verilog-out/synth/report.{json,md}.
+    Synth(synth::Args),
+    /// Write golden vector files for the Verilog testbenches of verilog-out/tb/.
+    Vectors(vectors::Args),
+    /// Regenerate verilog-out/ (modules, testbenches, file list, FuseSoC core).
+    Verilog(verilog::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Compress(args) => compress::run(args),
+        Command::Equiv(args) => equiv::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Synth(args) => synth::run(args),
+        Command::Vectors(args) => vectors::run(args),
+        Command::Verilog(args) => verilog::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -18,8 +18,14 @@ fn sparse_entry() -> impl Strategy<Value = MemoryEntry> {
     })
 }
 
+/// Cases from `PROPTEST_CASES` when set, else `default`.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(20_000))]
+    // PROPTEST_CASES overrides the count (`make soak`).
+    #![proptest_config(ProptestConfig::with_cases(cases(20_000)))]
 
     #[test]
     fn decompress_inverts_compress(e in sparse_entry()) {

@@ -36,6 +36,9 @@ pub struct RegisterSlice<T: Synth> {
     main_data: DFF<T>,
     skid_valid: DFF<Bit>,
     skid_data: DFF<T>,
+    load_main: Signal<Local, Bit>,
+    load_skid: Signal<Local, Bit>,
+    main_source: Signal<Local, T>,
 }
 
 impl<T: Synth> Default for RegisterSlice<T> {
@@ -53,6 +56,9 @@ impl<T: Synth> Default for RegisterSlice<T> {
             main_data: Default::default(),
             skid_valid: Default::default(),
             skid_data: Default::default(),
+            load_main: Default::default(),
+            load_skid: Default::default(),
+            main_source: Default::default(),
         }
     }
 }
@@ -64,20 +70,27 @@ impl<T: Synth> Logic for RegisterSlice<T> {
         self.in_ready.next = !self.skid_valid.q.val();
         self.out_valid.next = self.main_valid.q.val();
         self.out_data.next = self.main_data.q.val();
-        if !self.skid_valid.q.val() {
-            if !self.main_valid.q.val() | self.out_ready.val() {
-                self.main_valid.d.next = self.in_valid.val();
-                self.main_data.d.next = self.in_data.val();
-            } else {
-                self.skid_valid.d.next = self.in_valid.val();
-                self.skid_data.d.next = self.in_data.val();
-            }
-        } else {
-            if self.out_ready.val() {
-                self.main_valid.d.next = true;
-                self.main_data.d.next = self.skid_data.q.val();
-                self.skid_valid.d.next = false;
-            }
+        // Written as `if load { d = source }` over a held register so that
+        // synthesis maps each register to a clock enable and one 2:1 mux.
+        // The main register loads when the consumer takes its value or when
+        // both registers are empty; the skid register catches the input that
+        // was accepted while the consumer stalled.
+        self.load_main.next = self.out_ready.val() | (!self.skid_valid.q.val() & !self.main_valid.q.val());
+        self.load_skid.next = !self.skid_valid.q.val() & self.main_valid.q.val() & !self.out_ready.val();
+        self.main_source.next = self.in_data.val();
+        if self.skid_valid.q.val() {
+            self.main_source.next = self.skid_data.q.val();
+        }
+        if self.load_main.val() {
+            self.main_valid.d.next = self.skid_valid.q.val() | self.in_valid.val();
+            self.main_data.d.next = self.main_source.val();
+        }
+        if self.load_skid.val() {
+            self.skid_valid.d.next = self.in_valid.val();
+            self.skid_data.d.next = self.in_data.val();
+        }
+        if self.skid_valid.q.val() & self.out_ready.val() {
+            self.skid_valid.d.next = false;
         }
         if self.reset.val() {
             self.main_valid.d.next = false;

@@ -110,3 +110,10 @@ pub fn write_all(dir: &std::path::Path, revision: &str) -> Result<Vec<String>, S
 pub fn verilog_out_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../verilog-out")
 }
+
+/// SHA-256 (hex) of a generated Verilog file's text without its revision,
+/// recorded in the synthesis report so that a stale report can be detected.
+pub fn verilog_hash(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(without_revision(text).as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}

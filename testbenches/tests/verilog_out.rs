@@ -139,3 +139,20 @@ fn filelist_and_core_name_every_module() {
         assert!(Path::new(&dir.join(&file)).exists());
     }
 }
+
+/// `verilog-out/synth/report.json` was made from the current Verilog
+/// (it records a hash of each module's text): rerun `make synth` otherwise.
+#[test]
+fn synthesis_report_is_current() {
+    let dir = verilog_out_dir();
+    let report = std::fs::read_to_string(dir.join("synth/report.json")).expect("verilog-out/synth/report.json: run `make synth`");
+    for m in MODULES {
+        let verilog = std::fs::read_to_string(dir.join(format!("{}.v", m.module))).unwrap();
+        let hash = buddy_testbenches::delivery::verilog_hash(&verilog);
+        assert!(
+            report.contains(&format!("\"verilog_sha256\": \"{hash}\"")),
+            "synthesis report of {} is stale: run `make synth` and commit verilog-out/synth/",
+            m.module
+        );
+    }
+}

@@ -40,9 +40,15 @@ fn traffic() -> impl Strategy<Value = Traffic> {
     (0.3f64..=1.0, 0.3f64..=1.0).prop_map(|(p_valid, p_ready)| Traffic { p_valid, p_ready })
 }
 
+/// Cases from `PROPTEST_CASES` when set, else `default`.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
 proptest! {
-    // 50 batches of 200 entries: 10,000 entries per module.
-    #![proptest_config(ProptestConfig { cases: 50, ..ProptestConfig::default() })]
+    // 50 batches of 200 entries: 10,000 entries per module (PROPTEST_CASES
+    // overrides the batch count: `make soak`).
+    #![proptest_config(ProptestConfig::with_cases(cases(50)))]
 
     #[test]
     fn compressor_equals_golden(entries in proptest::collection::vec(sparse_entry(), 200), traffic in traffic(), seed in any::<u64>()) {

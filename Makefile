@@ -1,0 +1,73 @@
+# Buddy Compression hardware models: the two commands of the README are
+# `make run` (main job on the bundled workload) and `make test` (every test).
+# Both install what they need on a fresh Debian machine.
+
+SHELL   := /bin/bash
+CARGO   ?= cargo
+BUDDY   := target/release/buddy
+OUT     ?= out
+WORKLOAD ?=
+DEBIAN_TOOLS := verilator iverilog yosys
+
+.PHONY: all run test deps build verilog synth lint cosim soak bench clean help
+
+all: build
+
+help:
+	@echo "make run      - emit Verilog, check hardware == golden, compress the bundled workload; results in $(OUT)/"
+	@echo "make test     - every test (golden, HDL equivalence, Verilog lint/co-simulation, CLI)"
+	@echo "make verilog  - regenerate verilog-out/ (commit the result)"
+	@echo "make synth    - Yosys synthesis report into verilog-out/synth/"
+	@echo "make soak     - long property-test runs (not part of make test)"
+	@echo "make deps     - install verilator, iverilog and yosys from Debian when missing"
+
+# Installs the Debian tools when one is missing; stops with a clear message
+# when that is impossible (not root, no apt-get).
+deps:
+	@missing=""; for t in $(DEBIAN_TOOLS); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing missing Debian tools:$$missing"; \
+	  if ! command -v apt-get >/dev/null 2>&1; then echo "error: need$$missing and apt-get is not available; install them by hand" >&2; exit 1; fi; \
+	  SUDO=""; if [ "$$(id -u)" != 0 ]; then if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else echo "error: need$$missing; run 'make deps' as root" >&2; exit 1; fi; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || { echo "error: apt-get could not install$$missing" >&2; exit 1; }; \
+	fi
+	@for t in $(DEBIAN_TOOLS); do command -v $$t >/dev/null 2>&1 || { echo "error: $$t still missing after install" >&2; exit 1; }; done
+
+build:
+	$(CARGO) build --release --workspace
+
+run: deps build
+	$(BUDDY) run $(WORKLOAD) --out $(OUT)
+
+# Simulation-heavy tests run optimized (rust-hdl simulates 10-40x slower in debug).
+# The last line sums every test binary's result (cargo's own last line is
+# often a crate's empty doctest run).
+test: deps
+	@mkdir -p target
+	set -o pipefail; $(CARGO) test --release --workspace 2>&1 | tee target/test.log
+	@awk '/^test result:/ { gsub(";", ""); p += $$4; f += $$6 } END { printf "make test: %d passed, %d failed\n", p, f }' target/test.log
+
+verilog: build
+	$(BUDDY) verilog
+
+synth: deps build
+	$(BUDDY) synth
+
+lint: deps
+	$(CARGO) test --release -p buddy-testbenches --test verilog_out verilator
+
+cosim: deps
+	$(CARGO) test --release -p buddy-testbenches --test verilog_out icarus
+
+# Long property-test runs: 2,000 batches of 200 entries per module and
+# 5,000,000 golden round trips per algorithm.
+soak: deps
+	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test zvc -- equals_golden
+	PROPTEST_CASES=5000000 $(CARGO) test --release -p buddy-golden --test zvc_roundtrip
+
+bench: build
+	$(CARGO) bench --workspace
+
+clean:
+	$(CARGO) clean
+	rm -rf $(OUT)

@@ -1,0 +1,130 @@
+//! `buddy synth`: synthesize every module of `verilog-out/` with Yosys
+//! (`synth_xilinx -flatten -abc9`) and write `verilog-out/synth/report.{json,md}`:
+//! cells, LUTs, flip-flops, longest path in cells, and the Yosys run time.
+
+use anyhow::{bail, Context};
+use buddy_testbenches::delivery::{verilog_hash, MODULES};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::revision::REPO_ROOT;
+
+/// Arguments of `buddy synth`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Folder holding the modules' Verilog; the report goes to its `synth/`
+    /// [default: verilog-out/ of this repository].
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+/// Synthesis figures of one module.
+#[derive(Debug, Serialize)]
+pub struct ModuleSynth {
+    pub module: String,
+    /// SHA-256 of the Verilog without its revision line, to tell a stale report.
+    pub verilog_sha256: String,
+    pub cells: u64,
+    /// LUT1..LUT6.
+    pub luts: u64,
+    /// FDRE/FDSE/FDCE/FDPE.
+    pub flip_flops: u64,
+    pub carry4: u64,
+    pub muxf7_f8: u64,
+    /// Longest topological path through the flattened netlist, in cells
+    /// (Yosys `ltp -noff`; flip-flops cut paths). An upper bound on LUT levels.
+    pub longest_path_cells: u64,
+    pub yosys_seconds: f64,
+    /// Every cell type and its count.
+    pub cells_by_type: BTreeMap<String, u64>,
+}
+
+fn synthesize(dir: &Path, module: &str, work: &Path) -> anyhow::Result<ModuleSynth> {
+    let verilog = std::fs::read_to_string(dir.join(format!("{module}.v")))
+        .with_context(|| format!("cannot read {module}.v in {} (run `make verilog`)", dir.display()))?;
+    let stat = work.join(format!("{module}.stat.json"));
+    let ltp = work.join(format!("{module}.ltp.txt"));
+    let script = format!(
+        "read_verilog {module}.v; synth_xilinx -flatten -abc9 -top {module}; tee -q -o {} stat -json; tee -q -o {} ltp -noff",
+        stat.display(),
+        ltp.display()
+    );
+    let start = Instant::now();
+    let out = Command::new("yosys")
+        .current_dir(dir)
+        .args(["-q", "-p", &script])
+        .output()
+        .context("cannot run yosys (install it with `make deps`)")?;
+    let seconds = start.elapsed().as_secs_f64();
+    if !out.status.success() {
+        bail!("yosys failed on {module}:\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stat)?)?;
+    let modules = json["modules"].as_object().context("no modules in yosys stat")?;
+    let top = modules.values().next().context("empty yosys stat")?;
+    let by_type: BTreeMap<String, u64> = top["num_cells_by_type"]
+        .as_object()
+        .context("no cell types in yosys stat")?
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0)))
+        .collect();
+    let sum = |names: &[&str]| names.iter().map(|n| by_type.get(*n).copied().unwrap_or(0)).sum::<u64>();
+    let ltp_text = std::fs::read_to_string(&ltp)?;
+    let longest = ltp_text
+        .lines()
+        .find_map(|l| l.split("Longest topological path in ").nth(1))
+        .and_then(|rest| rest.split("(length=").nth(1))
+        .and_then(|n| n.trim_end_matches(&[')', ':'][..]).parse().ok())
+        .context("no longest path in yosys ltp output")?;
+    Ok(ModuleSynth {
+        module: module.to_string(),
+        verilog_sha256: verilog_hash(&verilog),
+        cells: top["num_cells"].as_u64().unwrap_or(0),
+        luts: sum(&["LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6"]),
+        flip_flops: sum(&["FDRE", "FDSE", "FDCE", "FDPE"]),
+        carry4: sum(&["CARRY4"]),
+        muxf7_f8: sum(&["MUXF7", "MUXF8"]),
+        longest_path_cells: longest,
+        yosys_seconds: (seconds * 10.0).round() / 10.0,
+        cells_by_type: by_type,
+    })
+}
+
+/// Run `buddy synth`.
+///
+/// # Errors
+/// Yosys is missing or fails, or the report cannot be written.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let dir = args.dir.unwrap_or_else(|| PathBuf::from(REPO_ROOT).join("verilog-out"));
+    let work = std::env::temp_dir().join(format!("buddy-synth-{}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    let mut results = Vec::new();
+    for m in MODULES {
+        eprintln!("synthesizing {} (yosys synth_xilinx)...", m.module);
+        results.push(synthesize(&dir, m.module, &work)?);
+    }
+    std::fs::remove_dir_all(&work).ok();
+    let out = dir.join("synth");
+    std::fs::create_dir_all(&out)?;
+    std::fs::write(out.join("report.json"), serde_json::to_string_pretty(&results)? + "\n")?;
+    let mut md = String::from(
+        "# Synthesis report\n\n\
+         Yosys 0.23 `synth_xilinx -flatten -abc9` (7-series cells), written by `make synth`.\n\
+         LUTs = LUT1..LUT6; flip-flops = FDRE/FDSE/FDCE/FDPE; longest path = `ltp -noff`, in cells\n\
+         between flip-flops or ports (an upper bound on logic levels). I/O buffers are counted in cells.\n\n\
+         | module | cells | LUTs | flip-flops | CARRY4 | MUXF7/F8 | longest path (cells) | yosys time (s) |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    for r in &results {
+        md += &format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.module, r.cells, r.luts, r.flip_flops, r.carry4, r.muxf7_f8, r.longest_path_cells, r.yosys_seconds
+        );
+    }
+    std::fs::write(out.join("report.md"), &md)?;
+    print!("{md}");
+    Ok(())
+}

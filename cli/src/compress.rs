@@ -228,10 +228,15 @@ mod tests {
     fn algo_list_accepts_names_lists_and_all_without_duplicates() {
         assert_eq!(parse_algorithms("zvc").unwrap().0, vec![Algorithm::Zvc]);
         assert_eq!(parse_algorithms("all").unwrap().0, Algorithm::ALL.to_vec());
+        // Order as given, duplicates dropped: zvc first, then the rest of `all`.
+        let mut expected = vec![Algorithm::Zvc];
+        expected.extend(Algorithm::ALL.iter().filter(|&&a| a != Algorithm::Zvc));
+        assert_eq!(parse_algorithms("zvc, all").unwrap().0, expected);
         assert_eq!(
-            parse_algorithms("zvc, all").unwrap().0,
-            Algorithm::ALL.to_vec()
+            parse_algorithms("mag-bdi:32,mag-bdi:16").unwrap().0,
+            vec![Algorithm::MagBdi(buddy_golden::Mag::B32), Algorithm::MagBdi(buddy_golden::Mag::B16)]
         );
+        assert!(parse_algorithms("mag-bdi:48").unwrap_err().contains("mag-bdi:16"));
     }
 
     #[test]

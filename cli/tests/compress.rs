@@ -229,7 +229,7 @@ fn raw_file_gives_the_zvc_classes_of_its_entries() {
         "compress",
         "--per-entry",
         "--algo",
-        "all",
+        "zvc",
         path.to_str().unwrap(),
     ]));
     assert_eq!(
@@ -271,9 +271,34 @@ fn unknown_algorithm_exits_2_and_lists_valid_choices() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.starts_with("error: ")
-            && stderr.contains("unknown algorithm 'foo' (valid: zvc, all"),
+            && stderr.contains("unknown algorithm 'foo' (valid: bpc, mag-bdi, mag-bdi:16, mag-bdi:64, zvc, all"),
         "{stderr}"
     );
+}
+
+#[test]
+fn unknown_mag_lists_the_valid_choices() {
+    let out = buddy(&["compress", "--algo", "mag-bdi:48"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unknown algorithm 'mag-bdi:48'") && stderr.contains("mag-bdi:16, mag-bdi:64"), "{stderr}");
+}
+
+/// Several algorithms: an `algo` column, one line per entry and algorithm.
+#[test]
+fn per_entry_with_all_algorithms_has_an_algo_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("entries.bin");
+    let mut data = vec![0u8; 2 * 128];
+    data[128 + 20] = 1;
+    fs::write(&path, data).unwrap();
+    let text = stdout(&buddy(&["compress", "--per-entry", "--algo", "bpc,zvc", path.to_str().unwrap()]));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "algo\tsnapshot\tallocation\tentry\tstream_bits\tclass");
+    assert_eq!(lines[1], "bpc\t0\tentries.bin\t0\t0\tZERO");
+    assert_eq!(lines[3], "zvc\t0\tentries.bin\t0\t0\tZERO");
+    assert_eq!(lines[4], "zvc\t0\tentries.bin\t1\t64\tB8");
+    assert_eq!(lines.len(), 5);
 }
 
 /// A copy of the bundled workload's manifest and snapshots in a temp dir.

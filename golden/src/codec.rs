@@ -5,6 +5,8 @@
 use crate::entry::{MemoryEntry, ENTRY_BYTES};
 use crate::error::DecodeError;
 use crate::size_class::{SizeClass, MAX_COMPRESSED_BITS};
+use crate::bpc::Bpc;
+use crate::mag_bdi::{Mag, MagBdi};
 use crate::zvc::Zvc;
 
 /// Bytes of stream buffer a codec writes into: streams longer than 768 bits
@@ -109,17 +111,27 @@ pub trait Codec {
 /// The compression algorithms this crate models, by the names the CLI accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Algorithm {
+    /// Bit-Plane Compression (Kim et al., ISCA 2016; bpc.md).
+    Bpc,
+    /// MAG-aware Base-Delta-Immediate with the given memory access
+    /// granularity (formats.md §4).
+    MagBdi(Mag),
     /// Zero-Value Compression (cDMA).
     Zvc,
 }
 
 impl Algorithm {
     /// Every algorithm, in the order studies print them.
-    pub const ALL: [Algorithm; 1] = [Algorithm::Zvc];
+    pub const ALL: [Algorithm; 5] =
+        [Algorithm::Bpc, Algorithm::MagBdi(Mag::B32), Algorithm::MagBdi(Mag::B16), Algorithm::MagBdi(Mag::B64), Algorithm::Zvc];
 
     /// The name the CLI accepts and prints.
     pub const fn name(self) -> &'static str {
         match self {
+            Algorithm::Bpc => "bpc",
+            Algorithm::MagBdi(Mag::B32) => "mag-bdi",
+            Algorithm::MagBdi(Mag::B16) => "mag-bdi:16",
+            Algorithm::MagBdi(Mag::B64) => "mag-bdi:64",
             Algorithm::Zvc => "zvc",
         }
     }
@@ -127,11 +139,14 @@ impl Algorithm {
     /// The golden codec of this algorithm.
     pub fn codec(self) -> Box<dyn Codec + Send + Sync> {
         match self {
+            Algorithm::Bpc => Box::new(Bpc),
+            Algorithm::MagBdi(mag) => Box::new(MagBdi { mag }),
             Algorithm::Zvc => Box::new(Zvc),
         }
     }
 
-    /// Names accepted by [`std::str::FromStr`], comma-separated, for error messages.
+    /// Names accepted by [`std::str::FromStr`] (`mag-bdi:32` is also
+    /// accepted for `mag-bdi`), comma-separated, for error messages.
     pub fn valid_names() -> String {
         Self::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
     }
@@ -157,7 +172,7 @@ impl std::str::FromStr for Algorithm {
         Self::ALL
             .iter()
             .copied()
-            .find(|a| a.name() == s)
+            .find(|a| a.name() == s || (s == "mag-bdi:32" && *a == Algorithm::MagBdi(Mag::B32)))
             .ok_or_else(|| UnknownAlgorithm { given: s.to_string(), valid: Self::valid_names() })
     }
 }

@@ -11,11 +11,17 @@
 //! | [`entry`] | the 128-byte memory-entry and its 32 little-endian words | formats.md §1 |
 //! | [`size_class`] | the 4-bit size metadata and the class of a stream | formats.md §2 |
 //! | [`codec`] | the compressor interface shared by all algorithms | formats.md §2 |
+//! | [`bpc`] | Bit-Plane Compression | Kim et al. ISCA 2016, bpc.md |
+//! | [`mag_bdi`] | MAG-aware Base-Delta-Immediate | seed 002 Sec. IV, formats.md §4 |
 //! | [`zvc`] | Zero-Value Compression | cDMA (seed 003) Sec. V-A, formats.md §3 |
+//! | [`bitstream`] | LSB-first stream packing, MSB-first code words | formats.md §1, bpc.md §3 |
 
+pub mod bitstream;
+pub mod bpc;
 pub mod codec;
 pub mod entry;
 pub mod error;
+pub mod mag_bdi;
 pub mod size_class;
 pub mod zvc;
 
@@ -23,4 +29,6 @@ pub use codec::{Algorithm, Codec, CompressedEntry};
 pub use entry::{MemoryEntry, ENTRY_BYTES, ENTRY_WORDS};
 pub use error::DecodeError;
 pub use size_class::SizeClass;
+pub use bpc::Bpc;
+pub use mag_bdi::{Mag, MagBdi};
 pub use zvc::Zvc;

@@ -26,20 +26,35 @@ impl BitWriter {
     /// Append the low `n` bits of `value` (n <= 32), bit 0 first.
     ///
     /// # Panics
-    /// In debug builds, when the stream would exceed 1152 bits.
+    /// When the stream would exceed 1152 bits.
     #[inline]
     pub fn put_lsb_first(&mut self, value: u32, n: u32) {
-        debug_assert!(n <= 32 && self.bits + n as usize <= WRITER_WORDS * 64);
+        debug_assert!(n <= 32);
+        self.put_lsb_first64(value as u64, n);
+    }
+
+    /// Append the low `n` bits of `value` (1 <= n <= 64), bit 0 first.
+    #[inline]
+    fn put_lsb_first64(&mut self, value: u64, n: u32) {
         if n == 0 {
             return;
         }
-        let v = (value as u64) & ((1u64 << n) - 1);
+        let v = if n == 64 { value } else { value & ((1u64 << n) - 1) };
         let (i, off) = (self.bits / 64, self.bits % 64);
         self.words[i] |= v << off;
         if off + n as usize > 64 {
             self.words[i + 1] |= v >> (64 - off);
         }
         self.bits += n as usize;
+    }
+
+    /// Append the low `n` bits of `value` (n <= 64), bit `n - 1` first.
+    #[inline]
+    pub fn put_msb_first64(&mut self, value: u64, n: u32) {
+        if n == 0 {
+            return;
+        }
+        self.put_lsb_first64(value.reverse_bits() >> (64 - n), n);
     }
 
     /// Append the low `n` bits of `value` (n <= 32), bit `n - 1` first.
@@ -64,8 +79,12 @@ impl BitWriter {
     /// Copy the first `out.len()` bytes of the packed stream into `out`
     /// (zero past the written bits).
     pub fn copy_bytes(&self, out: &mut [u8]) {
-        for (i, b) in out.iter_mut().enumerate() {
-            *b = (self.words.get(i / 8).copied().unwrap_or(0) >> (8 * (i % 8))) as u8;
+        let mut chunks = out.chunks_mut(8);
+        for (chunk, w) in chunks.by_ref().zip(self.words.iter()) {
+            chunk.copy_from_slice(&w.to_le_bytes()[..chunk.len()]);
+        }
+        for chunk in chunks {
+            chunk.fill(0);
         }
     }
 }
@@ -169,5 +188,119 @@ mod tests {
             assert_eq!(r.get_lsb_first(27).unwrap(), i.wrapping_mul(0x9e37_79b9) & ((1 << 27) - 1));
             assert_eq!(r.get_msb_first(6).unwrap(), i);
         }
+    }
+}
+
+/// Words of the MSB-first writer and reader: 1152 bits, plus one zero word
+/// so that a read may look one word ahead.
+const MSB_WORDS: usize = 19;
+
+/// Appends MSB-first code words (BPC) into a 64-bit accumulator; the
+/// project's LSB-first byte packing is produced once per 64 bits at the end
+/// (`reverse_bits` of each word), not once per code word.
+///
+/// Stream bit `t` sits at bit `63 - t % 64` of word `t / 64` while writing.
+pub struct MsbFirstWriter {
+    words: [u64; MSB_WORDS],
+    index: usize,
+    acc: u64,
+    used: u32,
+}
+
+impl Default for MsbFirstWriter {
+    fn default() -> Self {
+        MsbFirstWriter { words: [0; MSB_WORDS], index: 0, acc: 0, used: 0 }
+    }
+}
+
+impl MsbFirstWriter {
+    /// Append the low `n` bits of `code` (1 <= n <= 63), bit `n - 1` first.
+    ///
+    /// # Panics
+    /// When the stream would exceed 1152 bits.
+    #[inline]
+    pub fn put(&mut self, code: u64, n: u32) {
+        debug_assert!((1..64).contains(&n) && code >> n == 0);
+        if self.used + n <= 64 {
+            self.acc = if n == 64 { code } else { (self.acc << n) | code };
+            self.used += n;
+        } else {
+            let spill = self.used + n - 64;
+            self.words[self.index] = (self.acc << (64 - self.used)) | (code >> spill);
+            self.index += 1;
+            self.acc = code & ((1u64 << spill) - 1);
+            self.used = spill;
+        }
+    }
+
+    /// Bits written so far.
+    pub fn len(&self) -> usize {
+        self.index * 64 + self.used as usize
+    }
+
+    /// True when nothing was written.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Copy the first `out.len()` bytes of the stream, packed LSB-first
+    /// (formats.md §1), into `out`; zero past the written bits.
+    pub fn copy_bytes(&self, out: &mut [u8]) {
+        let tail = if self.used == 0 { 0 } else { self.acc << (64 - self.used) };
+        let mut chunks = out.chunks_mut(8);
+        for (i, chunk) in chunks.by_ref().enumerate() {
+            let w = match i.cmp(&self.index) {
+                std::cmp::Ordering::Less => self.words[i],
+                std::cmp::Ordering::Equal => tail,
+                std::cmp::Ordering::Greater => 0,
+            };
+            chunk.copy_from_slice(&w.reverse_bits().to_le_bytes()[..chunk.len()]);
+        }
+    }
+}
+
+/// Reads MSB-first fields (BPC) from LSB-first packed bytes, with a 64-bit
+/// window; reading past the end is an [`OutOfInput`] value, never a panic.
+/// Only the first 1152 bits of the input are visible (no BPC stream is longer).
+pub struct MsbFirstReader {
+    words: [u64; MSB_WORDS],
+    bits: usize,
+    pos: usize,
+}
+
+impl MsbFirstReader {
+    /// A reader at bit 0 of `bytes`.
+    pub fn new(bytes: &[u8]) -> Self {
+        let bytes = &bytes[..bytes.len().min((MSB_WORDS - 1) * 8)];
+        let mut words = [0u64; MSB_WORDS];
+        for (w, chunk) in words.iter_mut().zip(bytes.chunks(8)) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            *w = u64::from_le_bytes(b).reverse_bits();
+        }
+        MsbFirstReader { words, bits: bytes.len() * 8, pos: 0 }
+    }
+
+    /// Bit offset of the next read.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Read `n` bits (1 <= n <= 32), the field's top bit first.
+    ///
+    /// # Errors
+    /// [`OutOfInput`] when fewer than `n` bits are left.
+    #[inline]
+    pub fn get(&mut self, n: u32) -> Result<u32, OutOfInput> {
+        if self.pos + n as usize > self.bits {
+            return Err(OutOfInput { offset: self.pos });
+        }
+        let (i, off) = (self.pos / 64, self.pos % 64);
+        let mut window = self.words[i] << off;
+        if off != 0 {
+            window |= self.words[i + 1] >> (64 - off);
+        }
+        self.pos += n as usize;
+        Ok((window >> (64 - n)) as u32)
     }
 }

@@ -45,12 +45,21 @@ impl Codec for Zvc {
     fn encode_stream(&self, entry: &MemoryEntry, stream: &mut [u8; STREAM_BUFFER_BYTES]) -> usize {
         let mask = mask(entry);
         let bits = stream_bits(mask.count_ones() as usize);
-        stream.fill(0);
         if bits <= STREAM_BUFFER_BYTES * 8 {
-            stream[0..4].copy_from_slice(&mask.to_le_bytes());
-            let nonzero = entry.words().iter().filter(|&&w| w != 0);
-            for (k, w) in nonzero.enumerate() {
-                stream[4 + 4 * k..8 + 4 * k].copy_from_slice(&w.to_le_bytes());
+            // Branch-free packing: every word is written at the next slot and
+            // the slot advances only past non-zero words.
+            let mut packed = [0u32; ENTRY_WORDS + 1];
+            packed[0] = mask;
+            let mut k = 1;
+            for &w in entry.words() {
+                packed[k] = w;
+                k += (w != 0) as usize;
+            }
+            for (chunk, w) in stream.chunks_exact_mut(4).zip(&packed[..k]) {
+                chunk.copy_from_slice(&w.to_le_bytes());
+            }
+            for chunk in stream.chunks_exact_mut(4).skip(k) {
+                chunk.fill(0);
             }
         }
         bits
@@ -67,13 +76,10 @@ impl Codec for Zvc {
             return Err(DecodeError::StreamOverrun { class: class.name(), needed_bits, available_bits });
         }
         let mut words = [0u32; ENTRY_WORDS];
-        let mut k = 0;
-        for (i, w) in words.iter_mut().enumerate() {
-            if mask >> i & 1 == 1 {
-                let at = 4 + 4 * k;
-                *w = u32::from_le_bytes([stored[at], stored[at + 1], stored[at + 2], stored[at + 3]]);
-                k += 1;
-            }
+        let mut rest = mask;
+        for chunk in stored[4..needed_bits / 8].chunks_exact(4) {
+            words[rest.trailing_zeros() as usize] = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+            rest &= rest - 1;
         }
         Ok(MemoryEntry::from_words(words))
     }

@@ -9,7 +9,7 @@ OUT     ?= out
 WORKLOAD ?=
 DEBIAN_TOOLS := verilator iverilog yosys
 
-.PHONY: all run test deps build verilog synth lint cosim soak bench clean help
+.PHONY: all run test deps build verilog synth lint cosim soak bench fuzz clean help
 
 all: build
 
@@ -19,6 +19,8 @@ help:
 	@echo "make verilog  - regenerate verilog-out/ (commit the result)"
 	@echo "make synth    - Yosys synthesis report into verilog-out/synth/"
 	@echo "make soak     - long property-test runs (not part of make test)"
+	@echo "make bench    - criterion throughput of every golden codec"
+	@echo "make fuzz     - cargo-fuzz targets round_trip and corrupt_stream (nightly), FUZZ_SECONDS each"
 	@echo "make deps     - install verilator, iverilog and yosys from Debian when missing"
 
 # Installs the Debian tools when one is missing; stops with a clear message
@@ -60,13 +62,19 @@ cosim: deps
 	$(CARGO) test --release -p buddy-testbenches --test verilog_out icarus
 
 # Long property-test runs: 2,000 batches of 200 entries per module and
-# 5,000,000 golden round trips per algorithm.
+# 1,000,000 golden round trips of every algorithm.
 soak: deps
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test zvc -- equals_golden
-	PROPTEST_CASES=5000000 $(CARGO) test --release -p buddy-golden --test zvc_roundtrip
+	PROPTEST_CASES=1000000 $(CARGO) test --release -p buddy-golden --test roundtrip
 
 bench: build
-	$(CARGO) bench --workspace
+	$(CARGO) bench -p buddy-golden --bench codecs
+
+# cargo-fuzz needs the nightly toolchain; FUZZ_SECONDS per target.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@command -v cargo-fuzz >/dev/null 2>&1 || $(CARGO) install cargo-fuzz --locked
+	cd fuzz && for t in round_trip corrupt_stream; do $(CARGO) +nightly fuzz run $$t -- -max_total_time=$(FUZZ_SECONDS) || exit 1; done
 
 clean:
 	$(CARGO) clean

@@ -493,7 +493,6 @@ impl Codec for MagBdi {
     }
 
     fn decode_stream(&self, class: SizeClass, stored: &[u8]) -> Result<MemoryEntry, DecodeError> {
-        let available_bits = class.bytes() * 8;
         let Some(k) = self.encoding_of_class(class) else {
             return Err(DecodeError::ClassNotAnEncoding { class: class.name(), algorithm: "mag-bdi", mag_bytes: self.mag.bytes() });
         };

@@ -3,7 +3,7 @@
 //! arbitrary stored bytes that must decode to an entry or an error, never a
 //! panic. `PROPTEST_CASES` scales the case count (`make soak`).
 
-use buddy_golden::{bpc, Algorithm, Codec, DecodeError, MemoryEntry, SizeClass};
+use buddy_golden::{bpc, Algorithm, DecodeError, MemoryEntry, SizeClass};
 use proptest::prelude::*;
 
 fn cases(default: u32) -> u32 {

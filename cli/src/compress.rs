@@ -1,18 +1,21 @@
-//! `buddy compress`: compress every entry of a workload with the golden
-//! codecs and report size-class histograms and compression ratios.
+//! `buddy compress`: compress every entry of one or more workloads with the
+//! golden codecs and report size-class histograms and compression ratios
+//! (Buddy paper Fig. 5), with the MAG-BDI paper's raw and effective ratios
+//! (MAG paper Fig. 13) for MAG-BDI, and a summary over workloads and
+//! algorithms with the geometric mean over workloads.
 //!
 //! Everything is computed before anything is printed, so stdout holds either
-//! the complete report or nothing.
+//! the complete report or nothing; the progress bar draws on stderr only.
 
 use std::fmt::{self, Write as _};
 use std::io::{self, Write as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use anyhow::Context;
-use buddy_golden::{Algorithm, SizeClass};
-use buddy_sim::compression_study::{self, CompressionStats, CompressionStudy};
-use buddy_sim::Workload;
+use buddy_golden::{Algorithm, Mag, SizeClass};
+use buddy_sim::compression_study::{CompressionStats, CompressionStudy, Progress, Summary};
+use buddy_sim::{MagStats, Workload};
 
 /// The bundled default workload: a 2-snapshot subset of miniFE.
 pub const DEFAULT_WORKLOAD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/minife-small");
@@ -20,21 +23,29 @@ pub const DEFAULT_WORKLOAD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data
 /// Arguments of `buddy compress`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Workload folder (manifest.json + snapshot files) or raw binary file of
-    /// 128-byte entries [default: the bundled data/minife-small].
-    path: Option<PathBuf>,
+    /// Workload folders (manifest.json + snapshot files) or raw binary files
+    /// of 128-byte entries [default: the bundled data/minife-small].
+    #[arg(value_name = "PATH")]
+    paths: Vec<PathBuf>,
     /// Algorithm: a name, a comma-separated list of names, or `all`.
     #[arg(long, value_name = "ALGOS", default_value = "zvc", value_parser = parse_algorithms)]
     algo: AlgorithmList,
-    /// Print one JSON document (per snapshot, per allocation, totals) instead of tables.
-    #[arg(long, conflicts_with = "per_entry")]
+    /// Print one JSON document instead of tables: `workloads` (per workload,
+    /// algorithm, snapshot and allocation) and `summary` (ratio per workload
+    /// and algorithm, geometric means).
+    #[arg(long, conflicts_with_all = ["csv", "per_entry"])]
     json: bool,
+    /// Print one CSV document instead of tables: a row per workload,
+    /// algorithm, snapshot (or `all`) and allocation (or `TOTAL`).
+    #[arg(long, conflicts_with = "per_entry")]
+    csv: bool,
     /// Print one TSV line per entry: snapshot, allocation, entry (index within
     /// the allocation), stream_bits, class; an algo column comes first when
-    /// several algorithms are given.
+    /// several algorithms are given, a workload column before it when several
+    /// workloads are.
     #[arg(long)]
     per_entry: bool,
-    /// Only the snapshot with this manifest index.
+    /// Only the snapshot with this manifest index (of every workload).
     #[arg(long, value_name = "N")]
     snapshot: Option<usize>,
 }
@@ -43,7 +54,8 @@ pub struct Args {
 #[derive(Debug, Clone)]
 struct AlgorithmList(Vec<Algorithm>);
 
-/// Parse `--algo`: comma-separated names of [`Algorithm::ALL`], or `all`.
+/// Parse `--algo`: comma-separated names of [`Algorithm::ALL`], or `all`;
+/// the error lists the valid names (and the valid MAGs for `mag-bdi:N`).
 fn parse_algorithms(s: &str) -> Result<AlgorithmList, String> {
     let mut list = Vec::new();
     for name in s.split(',').map(str::trim) {
@@ -51,8 +63,18 @@ fn parse_algorithms(s: &str) -> Result<AlgorithmList, String> {
             Algorithm::ALL.to_vec()
         } else {
             let algorithm = Algorithm::from_str(name).map_err(|e| {
+                let mag_hint = if name.starts_with("mag-bdi:") {
+                    let mags: Vec<String> =
+                        Mag::ALL.iter().map(|m| m.bytes().to_string()).collect();
+                    format!(
+                        "; the MAG of mag-bdi:MAG is one of {} bytes",
+                        mags.join(", ")
+                    )
+                } else {
+                    String::new()
+                };
                 format!(
-                    "unknown algorithm '{}' (valid: {}, all; or a comma-separated list)",
+                    "unknown algorithm '{}' (valid: {}, all; or a comma-separated list{mag_hint})",
                     e.given, e.valid
                 )
             })?;
@@ -70,32 +92,45 @@ fn parse_algorithms(s: &str) -> Result<AlgorithmList, String> {
 /// Run `buddy compress`.
 ///
 /// # Errors
-/// The workload cannot be opened or is invalid, `--snapshot` names no
+/// A workload cannot be opened or is invalid, `--snapshot` names no
 /// snapshot, or stdout cannot be written (a closed pipe is not an error).
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let path = args.path.unwrap_or_else(|| PathBuf::from(DEFAULT_WORKLOAD));
-    let mut workload = Workload::open(&path).context("cannot open workload")?;
-    if let Some(index) = args.snapshot {
-        workload = workload
-            .select_snapshot(index)
-            .with_context(|| format!("--snapshot {index} of {}", path.display()))?;
-    }
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(DEFAULT_WORKLOAD)]
+    } else {
+        args.paths
+    };
+    let workloads = paths
+        .iter()
+        .map(|path| open(path, args.snapshot))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let algorithms = &args.algo.0;
-    let progress = compression_study::progress_bar(&workload, algorithms.len());
-    let study = CompressionStudy::run(&workload, algorithms, &progress);
-    progress.finish_and_clear();
+    let progress = Progress::stderr(&workloads, algorithms.len());
+    let studies: Vec<CompressionStudy> = workloads
+        .iter()
+        .map(|w| CompressionStudy::run(w, algorithms, &progress))
+        .collect();
+    progress.finish();
 
     let report = if args.json {
-        let mut json =
-            serde_json::to_string_pretty(&study).context("cannot serialize the study")?;
-        json.push('\n');
-        json
+        json_report(&studies)?
+    } else if args.csv {
+        csv_report(&studies)?
     } else {
         let mut text = String::new();
         if args.per_entry {
-            write_per_entry(&mut text, &study)?;
+            write_per_entry(&mut text, &studies)?;
         } else {
-            write_tables(&mut text, &study, &workload)?;
+            for (i, (study, workload)) in studies.iter().zip(&workloads).enumerate() {
+                if i > 0 {
+                    writeln!(text)?;
+                }
+                write_tables(&mut text, study, workload)?;
+            }
+            if studies.len() > 1 || algorithms.len() > 1 {
+                writeln!(text)?;
+                write_summary(&mut text, &Summary::of(&studies))?;
+            }
         }
         text
     };
@@ -110,20 +145,45 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
 }
 
-/// The table report and the JSON report of the compression study of the
-/// workload at `path` (every snapshot), as `buddy compress` prints them.
+/// Open the workload at `path`, keeping only snapshot `snapshot` if given.
+fn open(path: &Path, snapshot: Option<usize>) -> anyhow::Result<Workload> {
+    let workload = Workload::open(path).context("cannot open workload")?;
+    match snapshot {
+        Some(index) => workload
+            .select_snapshot(index)
+            .with_context(|| format!("--snapshot {index} of {}", path.display())),
+        None => Ok(workload),
+    }
+}
+
+/// The table report and the JSON report (one study object) of the
+/// compression study of the workload at `path` (every snapshot).
 ///
 /// # Errors
 /// The workload cannot be opened or is invalid.
-pub fn reports(path: &std::path::Path, algorithms: &[Algorithm]) -> anyhow::Result<(String, String)> {
-    let workload = Workload::open(path).context("cannot open workload")?;
-    let progress = compression_study::progress_bar(&workload, algorithms.len());
+pub fn reports(path: &Path, algorithms: &[Algorithm]) -> anyhow::Result<(String, String)> {
+    let workload = open(path, None)?;
+    let progress = Progress::stderr(std::slice::from_ref(&workload), algorithms.len());
     let study = CompressionStudy::run(&workload, algorithms, &progress);
-    progress.finish_and_clear();
+    progress.finish();
     let mut text = String::new();
     write_tables(&mut text, &study, &workload)?;
     let json = serde_json::to_string_pretty(&study).context("cannot serialize the study")? + "\n";
     Ok((text, json))
+}
+
+/// The `--json` document: the study of every workload, then the summary.
+fn json_report(studies: &[CompressionStudy]) -> anyhow::Result<String> {
+    #[derive(serde::Serialize)]
+    struct Report<'a> {
+        workloads: &'a [CompressionStudy],
+        summary: Summary,
+    }
+    let report = Report {
+        workloads: studies,
+        summary: Summary::of(studies),
+    };
+    Ok(serde_json::to_string_pretty(&report).context("cannot serialize the study")? + "\n")
 }
 
 /// The compression ratio as text: `inf` when nothing is stored, `-` when
@@ -136,8 +196,14 @@ fn ratio_text(stats: &CompressionStats) -> String {
     }
 }
 
+/// An optional ratio as text, `-` for `None`.
+fn optional_text(ratio: Option<f64>) -> String {
+    ratio.map_or_else(|| "-".to_string(), |r| format!("{r:.3}"))
+}
+
 /// Per algorithm: a table of the allocations over all snapshots with a TOTAL
-/// row, then one line per snapshot total.
+/// row, then one line per snapshot total. MAG-BDI tables have two more
+/// columns, the MAG-BDI paper's raw and effective ratios.
 fn write_tables(out: &mut String, study: &CompressionStudy, workload: &Workload) -> fmt::Result {
     writeln!(
         out,
@@ -148,6 +214,7 @@ fn write_tables(out: &mut String, study: &CompressionStudy, workload: &Workload)
         workload.entry_count()
     )?;
     for alg in &study.algorithms {
+        let mag = matches!(alg.algorithm, Algorithm::MagBdi(_));
         let width = alg
             .allocations
             .iter()
@@ -164,6 +231,9 @@ fn write_tables(out: &mut String, study: &CompressionStudy, workload: &Workload)
         for class in SizeClass::ALL {
             write!(out, " {:>8}", class.name())?;
         }
+        if mag {
+            write!(out, " {:>8} {:>8}", "mag_raw", "mag_eff")?;
+        }
         writeln!(out)?;
         let rows = alg.allocations.iter().map(|a| (a.name.as_str(), &a.stats));
         for (name, stats) in rows.chain([("TOTAL", &alg.total)]) {
@@ -176,19 +246,35 @@ fn write_tables(out: &mut String, study: &CompressionStudy, workload: &Workload)
             for class in SizeClass::ALL {
                 write!(out, " {:>8}", stats.count(class))?;
             }
+            if let Some(m) = stats.mag() {
+                write!(
+                    out,
+                    " {:>8} {:>8}",
+                    optional_text(m.raw_ratio()),
+                    optional_text(m.effective_ratio())
+                )?;
+            }
             writeln!(out)?;
         }
         writeln!(out, "\nalgorithm {}, per snapshot:", alg.algorithm)?;
         for snap in &alg.snapshots {
+            let mag_text = snap.total.mag().map_or_else(String::new, |m| {
+                format!(
+                    "  mag_raw {}  mag_eff {}",
+                    optional_text(m.raw_ratio()),
+                    optional_text(m.effective_ratio())
+                )
+            });
             writeln!(
                 out,
-                "snapshot {:>3}  {}  entries {}  uncompressed {} B  stored {} B  ratio {}{}",
+                "snapshot {:>3}  {}  entries {}  uncompressed {} B  stored {} B  ratio {}{}{}",
                 snap.index,
                 snap.file,
                 snap.total.entries(),
                 snap.total.uncompressed_bytes(),
                 snap.total.stored_bytes(),
                 ratio_text(&snap.total),
+                mag_text,
                 snap.label
                     .as_deref()
                     .map(|l| format!("  ({l})"))
@@ -199,23 +285,203 @@ fn write_tables(out: &mut String, study: &CompressionStudy, workload: &Workload)
     Ok(())
 }
 
+/// The summary tables: the compression ratio per workload and algorithm with
+/// a GEOMEAN row (workloads whose ratio is infinite are left out of the
+/// mean and named below the table), then, when MAG-BDI is studied, the
+/// MAG-BDI paper's raw and effective ratios per workload with their GEOMEAN.
+fn write_summary(out: &mut String, summary: &Summary) -> fmt::Result {
+    let width = summary
+        .workloads()
+        .iter()
+        .map(|w| w.name.len())
+        .chain(["workload".len(), "GEOMEAN".len()])
+        .max()
+        .unwrap_or_default();
+    let algorithms = summary.algorithms();
+    let column = |name: &str| name.len().max(8);
+
+    writeln!(
+        out,
+        "compression ratio per workload and algorithm (uncompressed / stored bytes):"
+    )?;
+    write!(out, "{:<width$}", "workload")?;
+    for a in algorithms {
+        write!(out, " {:>w$}", a.name(), w = column(a.name()))?;
+    }
+    writeln!(out)?;
+    for w in summary.workloads() {
+        write!(out, "{:<width$}", w.name)?;
+        for (a, stats) in algorithms.iter().zip(&w.totals) {
+            write!(out, " {:>w$}", ratio_text(stats), w = column(a.name()))?;
+        }
+        writeln!(out)?;
+    }
+    write!(out, "{:<width$}", "GEOMEAN")?;
+    for (i, a) in algorithms.iter().enumerate() {
+        write!(
+            out,
+            " {:>w$}",
+            optional_text(summary.geomean(i)),
+            w = column(a.name())
+        )?;
+    }
+    writeln!(out)?;
+    for (i, a) in algorithms.iter().enumerate() {
+        let excluded = summary.excluded(i);
+        if !excluded.is_empty() {
+            writeln!(
+                out,
+                "GEOMEAN of {a} leaves out (ratio inf or no entries): {}",
+                excluded.join(", ")
+            )?;
+        }
+    }
+
+    let mags: Vec<(usize, &Algorithm)> = algorithms
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| matches!(a, Algorithm::MagBdi(_)))
+        .collect();
+    if mags.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\nMAG-BDI paper ratios per workload, all entries (raw: stream bytes; eff: bytes rounded up to the MAG):")?;
+    write!(out, "{:<width$}", "workload")?;
+    for (_, a) in &mags {
+        let w = column(&format!("{a} raw"));
+        write!(
+            out,
+            " {:>w$} {:>w$}",
+            format!("{a} raw"),
+            format!("{a} eff")
+        )?;
+    }
+    writeln!(out)?;
+    // (row name, (raw, effective) ratio per MAG-BDI algorithm)
+    let rows = summary
+        .workloads()
+        .iter()
+        .map(|wl| {
+            let cells: Vec<_> = mags
+                .iter()
+                .map(|&(i, _)| (wl.mag_raw_ratio(i), wl.mag_effective_ratio(i)))
+                .collect();
+            (wl.name.as_str(), cells)
+        })
+        .chain([(
+            "GEOMEAN",
+            mags.iter()
+                .map(|&(i, _)| (summary.geomean_mag_raw(i), summary.geomean_mag_effective(i)))
+                .collect(),
+        )]);
+    for (name, cells) in rows {
+        write!(out, "{name:<width$}")?;
+        for ((_, a), (raw, eff)) in mags.iter().zip(cells) {
+            let w = column(&format!("{a} raw"));
+            write!(
+                out,
+                " {:>w$} {:>w$}",
+                optional_text(raw),
+                optional_text(eff)
+            )?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// The `--csv` document: a header, then per workload and algorithm a row per
+/// (snapshot, allocation) with a `TOTAL` row per snapshot, then the same
+/// over all snapshots (snapshot `all`). `ratio` is `inf` when nothing is
+/// stored and empty without entries; the MAG-BDI columns are empty for other
+/// algorithms. Ratios are printed in full (shortest round-trip) precision.
+fn csv_report(studies: &[CompressionStudy]) -> anyhow::Result<String> {
+    let mut csv = csv::Writer::from_writer(Vec::new());
+    let mut header = vec![
+        "workload",
+        "algorithm",
+        "snapshot",
+        "allocation",
+        "entries",
+        "uncompressed_bytes",
+        "stored_bytes",
+        "ratio",
+    ];
+    header.extend(SizeClass::ALL.iter().map(|c| c.name()));
+    header.extend(["mag_raw_ratio", "mag_effective_ratio"]);
+    csv.write_record(&header)?;
+    for study in studies {
+        for alg in &study.algorithms {
+            let mut row = |snapshot: &str, allocation: &str, stats: &CompressionStats| {
+                let ratio = match stats.ratio() {
+                    Some(r) => r.to_string(),
+                    None if stats.entries() == 0 => String::new(),
+                    None => "inf".to_string(),
+                };
+                let mag = |f: fn(&MagStats) -> Option<f64>| {
+                    stats
+                        .mag()
+                        .and_then(f)
+                        .map_or_else(String::new, |r| r.to_string())
+                };
+                let mut record = vec![
+                    study.workload.clone(),
+                    alg.algorithm.to_string(),
+                    snapshot.to_string(),
+                    allocation.to_string(),
+                    stats.entries().to_string(),
+                    stats.uncompressed_bytes().to_string(),
+                    stats.stored_bytes().to_string(),
+                    ratio,
+                ];
+                record.extend(SizeClass::ALL.iter().map(|&c| stats.count(c).to_string()));
+                record.extend([mag(MagStats::raw_ratio), mag(MagStats::effective_ratio)]);
+                csv.write_record(&record)
+            };
+            for snap in &alg.snapshots {
+                let index = snap.index.to_string();
+                for a in &snap.allocations {
+                    row(&index, &a.name, &a.stats)?;
+                }
+                row(&index, "TOTAL", &snap.total)?;
+            }
+            for a in &alg.allocations {
+                row("all", &a.name, &a.stats)?;
+            }
+            row("all", "TOTAL", &alg.total)?;
+        }
+    }
+    let bytes = csv.into_inner().context("cannot write CSV")?;
+    String::from_utf8(bytes).context("CSV is not UTF-8")
+}
+
 /// One TSV line per entry, with a header; the `algo` column only when the
-/// study has several algorithms.
-fn write_per_entry(out: &mut String, study: &CompressionStudy) -> fmt::Result {
-    let with_algo = study.algorithms.len() > 1;
+/// studies have several algorithms, the `workload` column only when there
+/// are several studies.
+fn write_per_entry(out: &mut String, studies: &[CompressionStudy]) -> fmt::Result {
+    let with_workload = studies.len() > 1;
+    let with_algo = studies.first().is_some_and(|s| s.algorithms.len() > 1);
+    if with_workload {
+        out.push_str("workload\t");
+    }
     if with_algo {
         out.push_str("algo\t");
     }
     out.push_str("snapshot\tallocation\tentry\tstream_bits\tclass\n");
-    for r in study.entry_records() {
-        if with_algo {
-            write!(out, "{}\t", r.algorithm)?;
+    for study in studies {
+        for r in study.entry_records() {
+            if with_workload {
+                write!(out, "{}\t", study.workload)?;
+            }
+            if with_algo {
+                write!(out, "{}\t", r.algorithm)?;
+            }
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{}\t{}",
+                r.snapshot, r.allocation, r.entry, r.stream_bits, r.class
+            )?;
         }
-        writeln!(
-            out,
-            "{}\t{}\t{}\t{}\t{}",
-            r.snapshot, r.allocation, r.entry, r.stream_bits, r.class
-        )?;
     }
     Ok(())
 }
@@ -234,9 +500,20 @@ mod tests {
         assert_eq!(parse_algorithms("zvc, all").unwrap().0, expected);
         assert_eq!(
             parse_algorithms("mag-bdi:32,mag-bdi:16").unwrap().0,
-            vec![Algorithm::MagBdi(buddy_golden::Mag::B32), Algorithm::MagBdi(buddy_golden::Mag::B16)]
+            vec![Algorithm::MagBdi(Mag::B32), Algorithm::MagBdi(Mag::B16)]
         );
-        assert!(parse_algorithms("mag-bdi:48").unwrap_err().contains("mag-bdi:16"));
+    }
+
+    #[test]
+    fn unknown_mag_lists_the_valid_choices_and_mags() {
+        assert_eq!(
+            parse_algorithms("mag-bdi:48").unwrap_err(),
+            format!(
+                "unknown algorithm 'mag-bdi:48' (valid: {}, all; or a comma-separated list; \
+                 the MAG of mag-bdi:MAG is one of 16, 32, 64 bytes)",
+                Algorithm::valid_names()
+            )
+        );
     }
 
     #[test]

@@ -37,13 +37,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let results = crate::equiv::check_workload(&path, Traffic::RANDOM, Some((&vcd_dir, 16)))?;
     std::fs::write(out.join("equivalence.json"), serde_json::to_string_pretty(&results)? + "\n")?;
 
-    eprintln!("[3/3] compression study (zvc)");
-    let (text, json) = crate::compress::reports(&path, &[Algorithm::Zvc])?;
+    eprintln!("[3/3] compression study (every algorithm)");
+    let (text, json) = crate::compress::reports(&path, &Algorithm::ALL)?;
     std::fs::write(out.join("compression.txt"), &text)?;
     std::fs::write(out.join("compression.json"), &json)?;
 
     let report = format!(
-        "# buddy run: {}\n\n## Verilog\n\n{}\n\n## Hardware == golden model\n\nEvery entry through the rust-hdl modules under random bubbles (30%) and backpressure (40%), compared with the golden model; VCDs of the first 16 entries in `vcd/`.\n\n```\n{}```\n\n## Compression (ZVC)\n\n```\n{}```\n",
+        "# buddy run: {}\n\n## Verilog\n\n{}\n\n## Hardware == golden model\n\nEvery entry through the rust-hdl modules under random bubbles (30%) and backpressure (40%), compared with the golden model; VCDs of the first 16 entries in `vcd/`.\n\n```\n{}```\n\n## Compression (every algorithm)\n\n```\n{}```\n",
         path.display(),
         files.iter().map(|f| format!("- `verilog/{f}`")).collect::<Vec<_>>().join("\n"),
         crate::equiv::table(&results),

@@ -1,10 +1,11 @@
-//! `buddy compress` run as a process on the bundled workload and on broken inputs.
+//! `buddy compress` run as a process on the bundled workload, on hand-built
+//! raw files whose results are known, and on broken inputs.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 const SIZE_CLASSES: [(&str, u64); 8] = [
     ("ZERO", 0),
@@ -83,12 +84,60 @@ fn add(a: [u64; 8], b: [u64; 8]) -> [u64; 8] {
     std::array::from_fn(|i| a[i] + b[i])
 }
 
+/// The `--json` report of `buddy compress ARGS --json`.
+fn json(args: &[&str]) -> Value {
+    let mut all = vec!["compress", "--json"];
+    all.extend(args);
+    serde_json::from_str(&stdout(&buddy(&all))).expect("valid JSON")
+}
+
+/// The study object of a report of one workload.
+fn only_study(report: &Value) -> &Value {
+    let workloads = report["workloads"].as_array().expect("workloads");
+    assert_eq!(workloads.len(), 1);
+    &workloads[0]
+}
+
+/// Write `data` to the raw file `name` in `dir`; returns its path as text.
+fn raw_file(dir: &tempfile::TempDir, name: &str, data: &[u8]) -> String {
+    let path = dir.path().join(name);
+    fs::write(&path, data).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// Three entries: all zero, one non-zero word, all 32 words non-zero. ZVC
+/// classes ZERO (0 bits), B8 (64 bits), RAW (1056 bits): 384 bytes stored
+/// in 136, ratio 384/136.
+fn three_entries() -> Vec<u8> {
+    let mut data = vec![0u8; 3 * 128];
+    data[128 + 20] = 1;
+    data[256..].fill(0xff);
+    data
+}
+
+/// The whitespace-separated fields of the first line of `text` after the
+/// line `title` that starts with `row`.
+fn row_after<'a>(text: &'a str, title: &str, row: &str) -> Vec<&'a str> {
+    let mut lines = text.lines().skip_while(|l| *l != title);
+    assert!(lines.next().is_some(), "no line {title:?} in\n{text}");
+    lines
+        .find(|l| l.split_whitespace().next() == Some(row))
+        .unwrap_or_else(|| panic!("no row {row} after {title:?} in\n{text}"))
+        .split_whitespace()
+        .collect()
+}
+
+const SUMMARY_TITLE: &str =
+    "compression ratio per workload and algorithm (uncompressed / stored bytes):";
+const MAG_SUMMARY_TITLE: &str =
+    "MAG-BDI paper ratios per workload, all entries (raw: stream bytes; eff: bytes rounded up to the MAG):";
+
 #[test]
 fn json_report_of_bundled_workload_is_consistent() {
-    let report: Value =
-        serde_json::from_str(&stdout(&buddy(&["compress", "--json"]))).expect("valid JSON");
-    assert_eq!(report["workload"], "minife");
-    let algorithms = report["algorithms"].as_array().unwrap();
+    let report = json(&[]);
+    let study = only_study(&report);
+    assert_eq!(study["workload"], "minife");
+    let algorithms = study["algorithms"].as_array().unwrap();
     assert_eq!(algorithms.len(), 1);
     let zvc = &algorithms[0];
     assert_eq!(zvc["algorithm"], "zvc");
@@ -123,6 +172,12 @@ fn json_report_of_bundled_workload_is_consistent() {
     }
     assert_eq!(checked_histogram(&zvc["total"]), all_snapshots);
     assert_eq!(zvc["total"]["entries"], 2 * BUNDLED_SNAPSHOT_ENTRIES);
+    // ZVC has no MAG-BDI paper ratios.
+    assert!(zvc["total"].get("mag_raw_ratio").is_none());
+    // The summary of one workload and algorithm: its ratio is the geomean.
+    let ratio = &zvc["total"]["compression_ratio"];
+    assert_eq!(report["summary"]["workloads"][0]["ratios"]["zvc"], *ratio);
+    assert_eq!(report["summary"]["geomean"]["zvc"], *ratio);
 }
 
 #[test]
@@ -134,8 +189,8 @@ fn table_has_a_total_row_and_a_line_per_snapshot() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = stdout(&out);
-    let report: Value = serde_json::from_str(&stdout(&buddy(&["compress", "--json"]))).unwrap();
-    let total = &report["algorithms"][0]["total"];
+    let report = json(&[]);
+    let total = &only_study(&report)["algorithms"][0]["total"];
 
     let total_row: Vec<&str> = text
         .lines()
@@ -153,6 +208,8 @@ fn table_has_a_total_row_and_a_line_per_snapshot() {
     assert!(
         snapshot_lines[1].contains("snap_05.bin") && snapshot_lines[1].contains("entries 3297")
     );
+    // One workload and one algorithm: no summary.
+    assert!(!text.contains(SUMMARY_TITLE), "{text}");
 }
 
 #[test]
@@ -190,24 +247,21 @@ fn per_entry_tsv_matches_the_histogram() {
         histogram[code] += 1;
         previous = Some((snapshot.to_string(), allocation.to_string(), entry));
     }
-    let report: Value = serde_json::from_str(&stdout(&buddy(&["compress", "--json"]))).unwrap();
+    let report = json(&[]);
     assert_eq!(
         histogram,
-        checked_histogram(&report["algorithms"][0]["total"])
+        checked_histogram(&only_study(&report)["algorithms"][0]["total"])
     );
 }
 
 #[test]
 fn snapshot_option_selects_by_manifest_index() {
-    let report: Value =
-        serde_json::from_str(&stdout(&buddy(&["compress", "--json", "--snapshot", "5"]))).unwrap();
-    let snapshots = report["algorithms"][0]["snapshots"].as_array().unwrap();
+    let report = json(&["--snapshot", "5"]);
+    let zvc = &only_study(&report)["algorithms"][0];
+    let snapshots = zvc["snapshots"].as_array().unwrap();
     assert_eq!(snapshots.len(), 1);
     assert_eq!(snapshots[0]["file"], "snap_05.bin");
-    assert_eq!(
-        report["algorithms"][0]["total"]["entries"],
-        BUNDLED_SNAPSHOT_ENTRIES
-    );
+    assert_eq!(zvc["total"]["entries"], BUNDLED_SNAPSHOT_ENTRIES);
 
     let err = failure(&buddy(&["compress", "--snapshot", "3"]));
     assert!(
@@ -219,19 +273,8 @@ fn snapshot_option_selects_by_manifest_index() {
 #[test]
 fn raw_file_gives_the_zvc_classes_of_its_entries() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("entries.bin");
-    // Entry 0 all zero, entry 1 one non-zero word, entry 2 all 32 words non-zero.
-    let mut data = vec![0u8; 3 * 128];
-    data[128 + 20] = 1;
-    data[256..].fill(0xff);
-    fs::write(&path, data).unwrap();
-    let text = stdout(&buddy(&[
-        "compress",
-        "--per-entry",
-        "--algo",
-        "zvc",
-        path.to_str().unwrap(),
-    ]));
+    let path = raw_file(&dir, "entries.bin", &three_entries());
+    let text = stdout(&buddy(&["compress", "--per-entry", "--algo", "zvc", &path]));
     assert_eq!(
         text,
         "snapshot\tallocation\tentry\tstream_bits\tclass\n\
@@ -271,17 +314,42 @@ fn unknown_algorithm_exits_2_and_lists_valid_choices() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.starts_with("error: ")
-            && stderr.contains("unknown algorithm 'foo' (valid: bpc, mag-bdi, mag-bdi:16, mag-bdi:64, zvc, all"),
+            && stderr.contains(
+                "unknown algorithm 'foo' (valid: bpc, mag-bdi, mag-bdi:16, mag-bdi:64, zvc, all"
+            ),
         "{stderr}"
     );
 }
 
 #[test]
 fn unknown_mag_lists_the_valid_choices() {
-    let out = buddy(&["compress", "--algo", "mag-bdi:48"]);
+    let out = buddy(&["compress", "--algo", "zvc,mag-bdi:48"]);
     assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("unknown algorithm 'mag-bdi:48'") && stderr.contains("mag-bdi:16, mag-bdi:64"), "{stderr}");
+    assert!(
+        stderr.starts_with("error: ")
+            && stderr.contains(
+                "unknown algorithm 'mag-bdi:48' (valid: bpc, mag-bdi, mag-bdi:16, mag-bdi:64, zvc, all; \
+                 or a comma-separated list; the MAG of mag-bdi:MAG is one of 16, 32, 64 bytes)"
+            ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn output_formats_are_mutually_exclusive() {
+    for pair in [
+        ["--json", "--csv"],
+        ["--json", "--per-entry"],
+        ["--csv", "--per-entry"],
+    ] {
+        let out = buddy(&["compress", pair[0], pair[1]]);
+        assert_eq!(out.status.code(), Some(2), "{pair:?}");
+        assert!(out.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("cannot be used with"), "{stderr}");
+    }
 }
 
 /// Several algorithms: an `algo` column, one line per entry and algorithm.
@@ -292,9 +360,18 @@ fn per_entry_with_all_algorithms_has_an_algo_column() {
     let mut data = vec![0u8; 2 * 128];
     data[128 + 20] = 1;
     fs::write(&path, data).unwrap();
-    let text = stdout(&buddy(&["compress", "--per-entry", "--algo", "bpc,zvc", path.to_str().unwrap()]));
+    let text = stdout(&buddy(&[
+        "compress",
+        "--per-entry",
+        "--algo",
+        "bpc,zvc",
+        path.to_str().unwrap(),
+    ]));
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "algo\tsnapshot\tallocation\tentry\tstream_bits\tclass");
+    assert_eq!(
+        lines[0],
+        "algo\tsnapshot\tallocation\tentry\tstream_bits\tclass"
+    );
     assert_eq!(lines[1], "bpc\t0\tentries.bin\t0\t0\tZERO");
     assert_eq!(lines[3], "zvc\t0\tentries.bin\t0\t0\tZERO");
     assert_eq!(lines[4], "zvc\t0\tentries.bin\t1\t64\tB8");
@@ -355,4 +432,371 @@ fn invalid_manifest_names_the_file() {
         err.contains("invalid manifest ") && err.contains("manifest.json: EOF"),
         "{err}"
     );
+}
+
+/// Two workloads, two algorithms: per workload the same study objects as
+/// when each runs alone, and a summary whose ratios and geometric means are
+/// those computed here from the separate runs (and for ZVC on the raw file
+/// by hand).
+#[test]
+fn summary_gives_the_ratio_per_workload_and_the_geomean() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = raw_file(&dir, "entries.bin", &three_entries());
+    let bundled = bundled().to_str().unwrap().to_string();
+    let both = json(&["--algo", "zvc,bpc", &bundled, &raw]);
+    let alone = [&bundled, &raw].map(|path| json(&["--algo", "zvc,bpc", path]));
+    for (i, single) in alone.iter().enumerate() {
+        assert_eq!(both["workloads"][i], *only_study(single));
+    }
+    let ratio = |report: &Value, algo: usize| {
+        let total = &only_study(report)["algorithms"][algo]["total"];
+        total["uncompressed_bytes"].as_f64().unwrap() / total["stored_bytes"].as_f64().unwrap()
+    };
+    assert_eq!(ratio(&alone[1], 0), 384.0 / 136.0);
+
+    let summary = &both["summary"];
+    assert_eq!(summary["algorithms"], json!(["zvc", "bpc"]));
+    assert_eq!(summary["workloads"][0]["name"], "minife");
+    assert_eq!(summary["workloads"][1]["name"], "entries.bin");
+    assert_eq!(summary["workloads"][1]["path"], raw);
+    let text = stdout(&buddy(&["compress", "--algo", "zvc,bpc", &bundled, &raw]));
+    assert_eq!(
+        row_after(&text, SUMMARY_TITLE, "workload"),
+        ["workload", "zvc", "bpc"]
+    );
+    for (a, name) in ["zvc", "bpc"].into_iter().enumerate() {
+        let ratios = [ratio(&alone[0], a), ratio(&alone[1], a)];
+        let geomean = (ratios[0] * ratios[1]).sqrt();
+        for (w, r) in ratios.iter().enumerate() {
+            let reported = summary["workloads"][w]["ratios"][name].as_f64().unwrap();
+            assert!(
+                (reported - r).abs() < 1e-12,
+                "{name} {w}: {reported} vs {r}"
+            );
+        }
+        let reported = summary["geomean"][name].as_f64().unwrap();
+        assert!(
+            (reported - geomean).abs() < 1e-12,
+            "{name}: {reported} vs {geomean}"
+        );
+        assert_eq!(summary["geomean_excluded"][name], json!([]));
+        assert_eq!(
+            row_after(&text, SUMMARY_TITLE, "minife")[1 + a],
+            format!("{:.3}", ratios[0])
+        );
+        assert_eq!(
+            row_after(&text, SUMMARY_TITLE, "entries.bin")[1 + a],
+            format!("{:.3}", ratios[1])
+        );
+        assert_eq!(
+            row_after(&text, SUMMARY_TITLE, "GEOMEAN")[1 + a],
+            format!("{geomean:.3}")
+        );
+    }
+    // No MAG-BDI studied: no MAG-BDI summary.
+    assert!(!text.contains(MAG_SUMMARY_TITLE), "{text}");
+}
+
+/// An all-zero workload stores nothing (ratio infinite): shown as `inf`,
+/// null in JSON, and left out of the geometric mean, which says so.
+#[test]
+fn geomean_leaves_out_workloads_with_nothing_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let zero = raw_file(&dir, "zero.bin", &[0u8; 2 * 128]);
+    let raw = raw_file(&dir, "entries.bin", &three_entries());
+    let summary = &json(&["--algo", "zvc", &zero, &raw])["summary"];
+    assert!(summary["workloads"][0]["ratios"]["zvc"].is_null());
+    let geomean = summary["geomean"]["zvc"].as_f64().unwrap();
+    assert!((geomean - 384.0 / 136.0).abs() < 1e-12, "{geomean}");
+    assert_eq!(summary["geomean_excluded"]["zvc"], json!(["zero.bin"]));
+
+    let text = stdout(&buddy(&["compress", "--algo", "zvc", &zero, &raw]));
+    assert_eq!(
+        row_after(&text, SUMMARY_TITLE, "zero.bin"),
+        ["zero.bin", "inf"]
+    );
+    assert_eq!(
+        row_after(&text, SUMMARY_TITLE, "GEOMEAN"),
+        ["GEOMEAN", "2.824"]
+    );
+    assert!(
+        text.contains("\nGEOMEAN of zvc leaves out (ratio inf or no entries): zero.bin\n"),
+        "{text}"
+    );
+
+    let csv = stdout(&buddy(&["compress", "--csv", "--algo", "zvc", &zero]));
+    assert!(
+        csv.ends_with("\nzero.bin,zvc,all,TOTAL,2,256,0,inf,2,0,0,0,0,0,0,0,,\n"),
+        "{csv}"
+    );
+}
+
+/// Four entries whose MAG-BDI paper streams are known: two all-zero entries
+/// (k = 1, MAG bytes each: the paper has no ZERO class), words 300 and 600
+/// then zeros (the smallest delta width holding 300 against the zero base
+/// and 600 against itself is 10 bits: MAG 16 k = 3, 48 bytes; MAG 32 and
+/// 64: 64 bytes), and words with bit 30 set that no encoding holds
+/// (uncompressed, 128 bytes).
+fn mag_entries() -> Vec<u8> {
+    let mut data = vec![0u8; 4 * 128];
+    data[256..260].copy_from_slice(&300u32.to_le_bytes());
+    data[260..264].copy_from_slice(&600u32.to_le_bytes());
+    for (i, word) in data[384..].chunks_exact_mut(4).enumerate() {
+        let w = (i as u32 + 1).wrapping_mul(0x9E37_79B9) | 0x4000_0000;
+        word.copy_from_slice(&w.to_le_bytes());
+    }
+    data
+}
+
+#[test]
+fn mag_bdi_raw_and_effective_ratios_of_known_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = raw_file(&dir, "mag.bin", &mag_entries());
+    let algos = "mag-bdi,mag-bdi:16,mag-bdi:64";
+    // Σ paper bytes: MAG 32: 32 + 32 + 64 + 128 = 256; MAG 16: 16 + 16 +
+    // 48 + 128 = 208; MAG 64: 64 + 64 + 64 + 128 = 320. Every stream is a
+    // whole number of MAGs, so raw = effective.
+    let expected = [
+        ("mag-bdi", 512.0 / 256.0),
+        ("mag-bdi:16", 512.0 / 208.0),
+        ("mag-bdi:64", 512.0 / 320.0),
+    ];
+    let report = json(&["--algo", algos, &path]);
+    let study = only_study(&report);
+    let text = stdout(&buddy(&["compress", "--algo", algos, &path]));
+    for (i, (name, r)) in expected.into_iter().enumerate() {
+        let alg = &study["algorithms"][i];
+        assert_eq!(alg["algorithm"], name);
+        let snapshot = &alg["snapshots"][0];
+        for stats in [
+            &alg["total"],
+            &alg["allocations"][0],
+            &snapshot["total"],
+            &snapshot["allocations"][0],
+        ] {
+            assert_eq!(stats["mag_raw_ratio"], r, "{name} {stats}");
+            assert_eq!(stats["mag_effective_ratio"], r, "{name} {stats}");
+        }
+        // Buddy stores ZERO, ZERO, B64 (MAG 16: the k = 4 stream), RAW.
+        assert_eq!(
+            checked_histogram(&alg["total"]),
+            [2, 0, 0, 0, 1, 0, 0, 1],
+            "{name}"
+        );
+        assert_eq!(report["summary"]["workloads"][0]["mag_raw_ratios"][name], r);
+        assert_eq!(
+            report["summary"]["workloads"][0]["mag_effective_ratios"][name],
+            r
+        );
+        let geomean = report["summary"]["geomean_mag_raw"][name].as_f64().unwrap();
+        assert!((geomean - r).abs() < 1e-12, "{name}: {geomean}");
+
+        let total = row_after(&text, &format!("algorithm {name}, all snapshots:"), "TOTAL");
+        assert_eq!(total[1..3], ["4", "2.667"], "{name}");
+        assert_eq!(
+            total[11..],
+            [format!("{r:.3}"), format!("{r:.3}")],
+            "{name}"
+        );
+    }
+    assert_eq!(
+        row_after(&text, MAG_SUMMARY_TITLE, "workload")[1..],
+        [
+            "mag-bdi",
+            "raw",
+            "mag-bdi",
+            "eff",
+            "mag-bdi:16",
+            "raw",
+            "mag-bdi:16",
+            "eff",
+            "mag-bdi:64",
+            "raw",
+            "mag-bdi:64",
+            "eff"
+        ]
+    );
+    assert_eq!(
+        row_after(&text, MAG_SUMMARY_TITLE, "mag.bin")[1..],
+        ["2.000", "2.000", "2.462", "2.462", "1.600", "1.600"]
+    );
+
+    // Per entry, stream_bits is what Buddy stores: the k = 4 stream for MAG 16 k = 3.
+    let per_entry = stdout(&buddy(&[
+        "compress",
+        "--per-entry",
+        "--algo",
+        "mag-bdi:16",
+        &path,
+    ]));
+    assert_eq!(
+        per_entry,
+        "snapshot\tallocation\tentry\tstream_bits\tclass\n\
+         0\tmag.bin\t0\t0\tZERO\n\
+         0\tmag.bin\t1\t0\tZERO\n\
+         0\tmag.bin\t2\t512\tB64\n\
+         0\tmag.bin\t3\t1024\tRAW\n"
+    );
+}
+
+/// Finds the stats object of a CSV row (snapshot or `all`, allocation or
+/// `TOTAL`) in an algorithm object of the JSON report.
+fn stats_of<'a>(alg: &'a Value, snapshot: &str, allocation: &str) -> &'a Value {
+    let (total, allocations) = if snapshot == "all" {
+        (&alg["total"], &alg["allocations"])
+    } else {
+        let index: u64 = snapshot.parse().unwrap();
+        let snap = alg["snapshots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["index"] == index)
+            .expect("snapshot");
+        (&snap["total"], &snap["allocations"])
+    };
+    if allocation == "TOTAL" {
+        total
+    } else {
+        allocations
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["name"] == allocation)
+            .expect("allocation")
+    }
+}
+
+#[test]
+fn csv_parses_and_matches_the_json_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = raw_file(&dir, "entries.bin", &three_entries());
+    let bundled = bundled().to_str().unwrap().to_string();
+    let report = json(&["--algo", "all", &bundled, &raw]);
+    let out = buddy(&["compress", "--csv", "--algo", "all", &bundled, &raw]);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = stdout(&out);
+
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let mut expected_header = vec![
+        "workload",
+        "algorithm",
+        "snapshot",
+        "allocation",
+        "entries",
+        "uncompressed_bytes",
+        "stored_bytes",
+        "ratio",
+    ];
+    expected_header.extend(SIZE_CLASSES.map(|(name, _)| name));
+    expected_header.extend(["mag_raw_ratio", "mag_effective_ratio"]);
+    assert_eq!(
+        reader.headers().unwrap().iter().collect::<Vec<_>>(),
+        expected_header
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    // Per algorithm: minife (2 snapshots and `all`) × (9 allocations and
+    // TOTAL), the raw file (1 snapshot and `all`) × (1 allocation and TOTAL).
+    assert_eq!(rows.len(), 5 * (3 * 10 + 2 * 2));
+
+    let workloads = report["workloads"].as_array().unwrap();
+    for row in &rows {
+        let study = workloads
+            .iter()
+            .find(|s| s["workload"] == row[0])
+            .expect("workload");
+        let alg = study["algorithms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["algorithm"] == row[1])
+            .expect("algorithm");
+        let stats = stats_of(alg, &row[2], &row[3]);
+        let number = |i: usize| row[i].parse::<u64>().unwrap();
+        assert_eq!(number(4), stats["entries"], "{row:?}");
+        assert_eq!(number(5), stats["uncompressed_bytes"], "{row:?}");
+        assert_eq!(number(6), stats["stored_bytes"], "{row:?}");
+        // Ratios in full precision: exactly the quotients of the JSON sums
+        // (serde_json may parse the JSON ratios themselves one ulp off).
+        let quotient = |a: &str, b: &str| stats[a].as_f64().unwrap() / stats[b].as_f64().unwrap();
+        assert_eq!(
+            row[7].parse::<f64>().unwrap(),
+            quotient("uncompressed_bytes", "stored_bytes"),
+            "{row:?}"
+        );
+        assert_eq!(
+            checked_histogram(stats),
+            std::array::from_fn(|c| number(8 + c)),
+            "{row:?}"
+        );
+        if row[1].starts_with("mag-bdi") {
+            let raw = row[16].parse::<f64>().unwrap();
+            let effective = row[17].parse::<f64>().unwrap();
+            assert_eq!(
+                raw,
+                8.0 * quotient("uncompressed_bytes", "mag_stream_bits"),
+                "{row:?}"
+            );
+            assert_eq!(
+                effective,
+                quotient("uncompressed_bytes", "mag_fetched_bytes"),
+                "{row:?}"
+            );
+            assert!(
+                (raw - stats["mag_raw_ratio"].as_f64().unwrap()).abs() < 1e-12,
+                "{row:?}"
+            );
+            assert!(
+                (effective - stats["mag_effective_ratio"].as_f64().unwrap()).abs() < 1e-12,
+                "{row:?}"
+            );
+        } else {
+            assert_eq!((&row[16], &row[17]), ("", ""), "{row:?}");
+        }
+    }
+}
+
+#[test]
+fn per_entry_with_two_workloads_has_a_workload_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = raw_file(&dir, "entries.bin", &three_entries());
+    let zero = raw_file(&dir, "zero.bin", &[0u8; 128]);
+    let text = stdout(&buddy(&[
+        "compress",
+        "--per-entry",
+        "--algo",
+        "zvc",
+        &raw,
+        &zero,
+    ]));
+    assert_eq!(
+        text,
+        "workload\tsnapshot\tallocation\tentry\tstream_bits\tclass\n\
+         entries.bin\t0\tentries.bin\t0\t0\tZERO\n\
+         entries.bin\t0\tentries.bin\t1\t64\tB8\n\
+         entries.bin\t0\tentries.bin\t2\t1056\tRAW\n\
+         zero.bin\t0\tzero.bin\t0\t0\tZERO\n"
+    );
+
+    // Several algorithms too: the algo column follows the workload column.
+    let text = stdout(&buddy(&[
+        "compress",
+        "--per-entry",
+        "--algo",
+        "zvc,bpc",
+        &raw,
+        &zero,
+    ]));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "workload\talgo\tsnapshot\tallocation\tentry\tstream_bits\tclass"
+    );
+    assert_eq!(lines[1], "entries.bin\tzvc\t0\tentries.bin\t0\t0\tZERO");
+    assert_eq!(lines[7], "zero.bin\tzvc\t0\tzero.bin\t0\t0\tZERO");
+    assert_eq!(lines[8], "zero.bin\tbpc\t0\tzero.bin\t0\t0\tZERO");
+    assert_eq!(lines.len(), 1 + 2 * 4);
 }

@@ -3,35 +3,75 @@
 //! stored bytes and compression ratio per (snapshot, allocation), per
 //! allocation over all snapshots, and for the whole workload.
 //!
+//! For MAG-BDI, every set of entries also carries the MAG-BDI paper's raw
+//! and effective compression ratios ([`MagStats`]). Several studies
+//! (workloads) are summed up by [`Summary`]: the ratio per workload and
+//! algorithm with the geometric mean over workloads.
+//!
 //! Results serialize to JSON (serde). The per-entry results are kept in
 //! memory but left out of the JSON; [`CompressionStudy::entry_records`] lists
 //! them.
 
-use buddy_golden::{Algorithm, SizeClass, ENTRY_BYTES};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use buddy_golden::{Algorithm, MagBdi, SizeClass, ENTRY_BYTES};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::ser::{SerializeMap, SerializeStruct};
 use serde::{Serialize, Serializer};
 
+use crate::mag_metrics::MagStats;
 use crate::workload::Workload;
 
 /// Entry counts per size class of a set of entries, from which the byte
-/// totals and the compression ratio follow.
+/// totals and the compression ratio follow; for MAG-BDI also the sums of the
+/// MAG-BDI paper's ratios.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CompressionStats {
     /// Entries per class, indexed by [`SizeClass::code`].
     counts: [u64; SizeClass::ALL.len()],
+    /// The MAG-BDI paper's sums, for MAG-BDI studies only.
+    mag: Option<MagStats>,
 }
 
 impl CompressionStats {
+    /// Empty stats for a study of `algorithm`: with empty [`MagStats`] when
+    /// it is MAG-BDI, without otherwise (as [`CompressionStats::default`]).
+    pub fn for_algorithm(algorithm: Algorithm) -> Self {
+        let mag = match algorithm {
+            Algorithm::MagBdi(mag) => Some(MagStats::new(mag)),
+            Algorithm::Bpc | Algorithm::Zvc => None,
+        };
+        CompressionStats {
+            mag,
+            ..Self::default()
+        }
+    }
+
+    /// The MAG-BDI paper's sums (raw and effective ratios), for MAG-BDI only.
+    pub fn mag(&self) -> Option<&MagStats> {
+        self.mag.as_ref()
+    }
+
+    /// Mutable access to the MAG-BDI paper's sums, for MAG-BDI only.
+    pub fn mag_mut(&mut self) -> Option<&mut MagStats> {
+        self.mag.as_mut()
+    }
+
     /// Count one entry of class `class`.
     pub fn record(&mut self, class: SizeClass) {
         self.counts[usize::from(class.code())] += 1;
     }
 
-    /// Add the counts of `other`.
+    /// Add the counts (and MAG-BDI sums) of `other`.
     pub fn merge(&mut self, other: &CompressionStats) {
         for (mine, theirs) in self.counts.iter_mut().zip(other.counts) {
             *mine += theirs;
+        }
+        match (&mut self.mag, &other.mag) {
+            (Some(mine), Some(theirs)) => mine.merge(theirs),
+            (None, Some(theirs)) => self.mag = Some(*theirs),
+            (_, None) => {}
         }
     }
 
@@ -69,15 +109,24 @@ impl CompressionStats {
 }
 
 /// JSON: `entries`, `uncompressed_bytes`, `stored_bytes`, `compression_ratio`
-/// (null when nothing is stored) and `histogram` (`{"ZERO": n, ..., "RAW": n}`).
+/// (null when nothing is stored) and `histogram` (`{"ZERO": n, ..., "RAW": n}`);
+/// for MAG-BDI also `mag_stream_bits` (Σ paper stream bits),
+/// `mag_fetched_bytes` (Σ bytes rounded up to the MAG), `mag_raw_ratio` and
+/// `mag_effective_ratio` (null without entries), see [`MagStats`].
 impl Serialize for CompressionStats {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("CompressionStats", 5)?;
+        let mut s = serializer.serialize_struct("CompressionStats", 9)?;
         s.serialize_field("entries", &self.entries())?;
         s.serialize_field("uncompressed_bytes", &self.uncompressed_bytes())?;
         s.serialize_field("stored_bytes", &self.stored_bytes())?;
         s.serialize_field("compression_ratio", &self.ratio())?;
         s.serialize_field("histogram", &Histogram(&self.counts))?;
+        if let Some(mag) = &self.mag {
+            s.serialize_field("mag_stream_bits", &mag.stream_bits())?;
+            s.serialize_field("mag_fetched_bytes", &mag.fetched_bytes())?;
+            s.serialize_field("mag_raw_ratio", &mag.raw_ratio())?;
+            s.serialize_field("mag_effective_ratio", &mag.effective_ratio())?;
+        }
         s.end()
     }
 }
@@ -194,8 +243,8 @@ pub struct EntryRecord<'a> {
 impl CompressionStudy {
     /// Compress every entry of every snapshot of `workload` with the golden
     /// codec of each of `algorithms`, advancing `progress` by one per entry
-    /// and algorithm (see [`progress_bar`]).
-    pub fn run(workload: &Workload, algorithms: &[Algorithm], progress: &ProgressBar) -> Self {
+    /// and algorithm.
+    pub fn run(workload: &Workload, algorithms: &[Algorithm], progress: &Progress) -> Self {
         let algorithms = algorithms
             .iter()
             .map(|&a| study_algorithm(workload, a, progress))
@@ -232,47 +281,119 @@ impl CompressionStudy {
     }
 }
 
-/// A progress bar for [`CompressionStudy::run`] over `workload` with
-/// `algorithms` algorithms, counting entries. It draws on stderr only, and
-/// not at all when stderr is not a terminal.
-pub fn progress_bar(workload: &Workload, algorithms: usize) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(
-        Some(workload.entry_count() * algorithms as u64),
-        ProgressDrawTarget::stderr(),
-    );
-    let style = ProgressStyle::with_template(
-        "compressing {bar:40} {human_pos}/{human_len} entries ({eta})",
-    )
-    .unwrap_or_else(|_| ProgressStyle::default_bar());
-    bar.set_style(style);
-    bar
+/// How long studies run before [`Progress::stderr`] starts drawing.
+pub const PROGRESS_DELAY: Duration = Duration::from_secs(1);
+
+/// Entries between two progress updates within an allocation.
+const PROGRESS_STEP: u64 = 4096;
+
+/// Progress of one or more [`CompressionStudy::run`]s, counted in entries ×
+/// algorithms.
+#[derive(Debug)]
+pub struct Progress {
+    bar: ProgressBar,
+    /// When to start drawing on stderr; `None` for never.
+    show_at: Option<Instant>,
+    /// Whether drawing has started.
+    shown: AtomicBool,
+}
+
+impl Progress {
+    /// A progress bar for studying every one of `workloads` with
+    /// `algorithms` algorithms each. It draws on stderr only, not at all
+    /// when stderr is not a terminal, and only once the studies have run
+    /// longer than [`PROGRESS_DELAY`].
+    pub fn stderr(workloads: &[Workload], algorithms: usize) -> Self {
+        let entries: u64 = workloads.iter().map(Workload::entry_count).sum();
+        let bar = ProgressBar::with_draw_target(
+            Some(entries * algorithms as u64),
+            ProgressDrawTarget::hidden(),
+        );
+        let style = ProgressStyle::with_template(
+            "compressing {bar:40} {human_pos}/{human_len} entries ({eta})",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+        bar.set_style(style);
+        Progress {
+            bar,
+            show_at: Some(Instant::now() + PROGRESS_DELAY),
+            shown: AtomicBool::new(false),
+        }
+    }
+
+    /// Progress that is counted but never drawn, of unknown length.
+    pub fn hidden() -> Self {
+        Progress {
+            bar: ProgressBar::hidden(),
+            show_at: None,
+            shown: AtomicBool::new(false),
+        }
+    }
+
+    /// Entries × algorithms to study in all (`None` for [`Progress::hidden`]).
+    pub fn length(&self) -> Option<u64> {
+        self.bar.length()
+    }
+
+    /// Entries × algorithms studied so far.
+    pub fn position(&self) -> u64 {
+        self.bar.position()
+    }
+
+    /// Count `done` more entries × algorithms; start drawing once the delay
+    /// has passed.
+    fn advance(&self, done: u64) {
+        self.bar.inc(done);
+        if let Some(at) = self.show_at {
+            if !self.shown.load(Ordering::Relaxed)
+                && Instant::now() >= at
+                && !self.shown.swap(true, Ordering::Relaxed)
+            {
+                self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            }
+        }
+    }
+
+    /// Erase the bar (if drawn); call before printing the results.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
 }
 
 fn study_algorithm(
     workload: &Workload,
     algorithm: Algorithm,
-    progress: &ProgressBar,
+    progress: &Progress,
 ) -> AlgorithmResult {
     let codec = algorithm.codec();
+    // The MAG-BDI paper's stream lengths, for the raw and effective ratios.
+    let paper = match algorithm {
+        Algorithm::MagBdi(mag) => Some(MagBdi::new(mag)),
+        Algorithm::Bpc | Algorithm::Zvc => None,
+    };
     let snapshots: Vec<SnapshotResult> = workload
         .snapshots()
         .map(|snapshot| {
             let allocations: Vec<AllocationResult> = snapshot
                 .allocations()
                 .map(|alloc| {
-                    let mut stats = CompressionStats::default();
-                    let entries: Vec<EntryResult> = alloc
-                        .entries()
-                        .map(|entry| {
-                            let c = codec.compress(&entry);
-                            stats.record(c.class);
-                            EntryResult {
-                                stream_bits: c.stream_bits,
-                                class: c.class,
-                            }
-                        })
-                        .collect();
-                    progress.inc(entries.len() as u64);
+                    let mut stats = CompressionStats::for_algorithm(algorithm);
+                    let mut entries = Vec::with_capacity(alloc.entries().len());
+                    for entry in alloc.entries() {
+                        let c = codec.compress(&entry);
+                        stats.record(c.class);
+                        if let (Some(bdi), Some(mag)) = (&paper, stats.mag_mut()) {
+                            mag.record(bdi.stream_bits(&entry));
+                        }
+                        entries.push(EntryResult {
+                            stream_bits: c.stream_bits,
+                            class: c.class,
+                        });
+                        if entries.len() as u64 % PROGRESS_STEP == 0 {
+                            progress.advance(PROGRESS_STEP);
+                        }
+                    }
+                    progress.advance(entries.len() as u64 % PROGRESS_STEP);
                     AllocationResult {
                         name: alloc.info().name.clone(),
                         first_entry: alloc.first_entry(),
@@ -286,7 +407,7 @@ fn study_algorithm(
                 index: info.index,
                 file: info.file.clone(),
                 label: info.label.clone(),
-                total: sum(allocations.iter().map(|a| &a.stats)),
+                total: sum(algorithm, allocations.iter().map(|a| &a.stats)),
                 allocations,
             }
         })
@@ -301,7 +422,7 @@ fn study_algorithm(
         .flatten()
         .map(|a| AllocationTotal {
             name: a.name.clone(),
-            stats: CompressionStats::default(),
+            stats: CompressionStats::for_algorithm(algorithm),
         })
         .collect();
     for snapshot in &snapshots {
@@ -311,17 +432,217 @@ fn study_algorithm(
     }
     AlgorithmResult {
         algorithm,
-        total: sum(snapshots.iter().map(|s| &s.total)),
+        total: sum(algorithm, snapshots.iter().map(|s| &s.total)),
         allocations,
         snapshots,
     }
 }
 
-fn sum<'a>(stats: impl Iterator<Item = &'a CompressionStats>) -> CompressionStats {
-    stats.fold(CompressionStats::default(), |mut acc, s| {
+/// The sum of `stats`, all of `algorithm`.
+fn sum<'a>(
+    algorithm: Algorithm,
+    stats: impl Iterator<Item = &'a CompressionStats>,
+) -> CompressionStats {
+    stats.fold(CompressionStats::for_algorithm(algorithm), |mut acc, s| {
         acc.merge(s);
         acc
     })
+}
+
+/// The compression ratio of every workload under every algorithm, with the
+/// geometric mean over workloads (Buddy paper Fig. 5a), and for MAG-BDI the
+/// MAG-BDI paper's raw and effective ratios (MAG paper Fig. 13).
+///
+/// A workload whose ratio is infinite (nothing stored: every entry ZERO) or
+/// undefined (no entries) is left out of that algorithm's geometric mean,
+/// which is then taken over the remaining workloads; [`Summary::excluded`]
+/// names the workloads left out. The mean is `None` when none remains.
+///
+/// JSON: `algorithms` (names); `workloads`, each `{name, path, ratios,
+/// mag_raw_ratios, mag_effective_ratios}`; `geomean`, `geomean_excluded`,
+/// `geomean_mag_raw` and `geomean_mag_effective`. Every ratio set is a map
+/// from algorithm name to ratio (null when infinite or undefined), in
+/// algorithm order; the `mag_*` maps hold the MAG-BDI algorithms only.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    algorithms: Vec<Algorithm>,
+    workloads: Vec<WorkloadSummary>,
+}
+
+/// One workload's row of a [`Summary`].
+#[derive(Debug, Clone)]
+pub struct WorkloadSummary {
+    /// Workload name from the manifest.
+    pub name: String,
+    /// Folder or raw file the workload was read from.
+    pub path: String,
+    /// Totals over the whole workload per algorithm, parallel to
+    /// [`Summary::algorithms`].
+    pub totals: Vec<CompressionStats>,
+}
+
+impl WorkloadSummary {
+    /// Compression ratio (uncompressed / stored bytes) under the `i`-th
+    /// algorithm; `None` when infinite or undefined.
+    pub fn ratio(&self, i: usize) -> Option<f64> {
+        self.totals[i].ratio()
+    }
+
+    /// The MAG-BDI paper's raw ratio under the `i`-th algorithm; `None`
+    /// unless it is MAG-BDI and the workload has entries.
+    pub fn mag_raw_ratio(&self, i: usize) -> Option<f64> {
+        self.totals[i].mag().and_then(MagStats::raw_ratio)
+    }
+
+    /// The MAG-BDI paper's effective ratio under the `i`-th algorithm;
+    /// `None` unless it is MAG-BDI and the workload has entries.
+    pub fn mag_effective_ratio(&self, i: usize) -> Option<f64> {
+        self.totals[i].mag().and_then(MagStats::effective_ratio)
+    }
+}
+
+impl Summary {
+    /// The summary of `studies`, one per workload, in the order given.
+    ///
+    /// # Panics
+    /// When the studies are not all of the same algorithms in the same order.
+    pub fn of(studies: &[CompressionStudy]) -> Self {
+        let algorithms: Vec<Algorithm> = studies
+            .first()
+            .map(|s| s.algorithms.iter().map(|a| a.algorithm).collect())
+            .unwrap_or_default();
+        let workloads = studies
+            .iter()
+            .map(|study| {
+                let own: Vec<Algorithm> = study.algorithms.iter().map(|a| a.algorithm).collect();
+                assert_eq!(own, algorithms, "studies of different algorithms");
+                WorkloadSummary {
+                    name: study.workload.clone(),
+                    path: study.path.clone(),
+                    totals: study.algorithms.iter().map(|a| a.total).collect(),
+                }
+            })
+            .collect();
+        Summary {
+            algorithms,
+            workloads,
+        }
+    }
+
+    /// The algorithms (columns), in study order.
+    pub fn algorithms(&self) -> &[Algorithm] {
+        &self.algorithms
+    }
+
+    /// One row per workload.
+    pub fn workloads(&self) -> &[WorkloadSummary] {
+        &self.workloads
+    }
+
+    /// Geometric mean over workloads of the `i`-th algorithm's compression
+    /// ratio, leaving out the [`Summary::excluded`] workloads.
+    pub fn geomean(&self, i: usize) -> Option<f64> {
+        geomean(self.workloads.iter().map(|w| w.ratio(i)))
+    }
+
+    /// Names of the workloads left out of [`Summary::geomean`] of the `i`-th
+    /// algorithm: ratio infinite (nothing stored) or undefined (no entries).
+    pub fn excluded(&self, i: usize) -> Vec<&str> {
+        self.workloads
+            .iter()
+            .filter(|w| w.ratio(i).is_none())
+            .map(|w| w.name.as_str())
+            .collect()
+    }
+
+    /// Geometric mean over workloads of the MAG-BDI paper's raw ratio of the
+    /// `i`-th algorithm (workloads without entries left out); `None` unless
+    /// it is MAG-BDI.
+    pub fn geomean_mag_raw(&self, i: usize) -> Option<f64> {
+        geomean(self.workloads.iter().map(|w| w.mag_raw_ratio(i)))
+    }
+
+    /// As [`Summary::geomean_mag_raw`], for the effective ratio.
+    pub fn geomean_mag_effective(&self, i: usize) -> Option<f64> {
+        geomean(self.workloads.iter().map(|w| w.mag_effective_ratio(i)))
+    }
+
+    /// `(algorithm name, f(i))` for every algorithm `i` (only the MAG-BDI
+    /// ones when `mag_only`), for serializing as a map.
+    fn by_algorithm<T>(&self, mag_only: bool, f: impl Fn(usize) -> T) -> OrderedMap<T> {
+        OrderedMap(
+            self.algorithms
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| !mag_only || matches!(a, Algorithm::MagBdi(_)))
+                .map(|(i, a)| (a.name(), f(i)))
+                .collect(),
+        )
+    }
+}
+
+/// The geometric mean of the `Some` values; `None` when there are none.
+fn geomean(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    let (n, log_sum) = values
+        .flatten()
+        .fold((0u32, 0.0f64), |(n, s), v| (n + 1, s + v.ln()));
+    (n > 0).then(|| (log_sum / f64::from(n)).exp())
+}
+
+/// Serializes as a map with the keys in the given order.
+struct OrderedMap<T>(Vec<(&'static str, T)>);
+
+impl<T: Serialize> Serialize for OrderedMap<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, value) in &self.0 {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+impl Serialize for Summary {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Row<'a>(&'a Summary, &'a WorkloadSummary);
+        impl Serialize for Row<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let Row(summary, w) = self;
+                let mut s = serializer.serialize_struct("WorkloadSummary", 5)?;
+                s.serialize_field("name", &w.name)?;
+                s.serialize_field("path", &w.path)?;
+                s.serialize_field("ratios", &summary.by_algorithm(false, |i| w.ratio(i)))?;
+                s.serialize_field(
+                    "mag_raw_ratios",
+                    &summary.by_algorithm(true, |i| w.mag_raw_ratio(i)),
+                )?;
+                s.serialize_field(
+                    "mag_effective_ratios",
+                    &summary.by_algorithm(true, |i| w.mag_effective_ratio(i)),
+                )?;
+                s.end()
+            }
+        }
+        let names: Vec<&str> = self.algorithms.iter().map(|a| a.name()).collect();
+        let rows: Vec<Row<'_>> = self.workloads.iter().map(|w| Row(self, w)).collect();
+        let mut s = serializer.serialize_struct("Summary", 6)?;
+        s.serialize_field("algorithms", &names)?;
+        s.serialize_field("workloads", &rows)?;
+        s.serialize_field("geomean", &self.by_algorithm(false, |i| self.geomean(i)))?;
+        s.serialize_field(
+            "geomean_excluded",
+            &self.by_algorithm(false, |i| self.excluded(i)),
+        )?;
+        s.serialize_field(
+            "geomean_mag_raw",
+            &self.by_algorithm(true, |i| self.geomean_mag_raw(i)),
+        )?;
+        s.serialize_field(
+            "geomean_mag_effective",
+            &self.by_algorithm(true, |i| self.geomean_mag_effective(i)),
+        )?;
+        s.end()
+    }
 }
 
 fn serialize_display<S: Serializer>(
@@ -336,6 +657,13 @@ mod tests {
     use super::*;
     use std::fs;
 
+    /// The raw file `name` holding `data`, in `dir`, opened as a workload.
+    fn raw_workload(dir: &tempfile::TempDir, name: &str, data: &[u8]) -> Workload {
+        let path = dir.path().join(name);
+        fs::write(&path, data).unwrap();
+        Workload::open(&path).unwrap()
+    }
+
     /// A raw file of four entries: all zero, one non-zero word (ZVC B8, 64
     /// bits), seven non-zero words (B32, 256 bits), all 32 words non-zero
     /// (RAW, 1056 bits).
@@ -347,9 +675,7 @@ mod tests {
         }
         data[384..].fill(3);
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("four.bin");
-        fs::write(&path, data).unwrap();
-        let workload = Workload::open(&path).unwrap();
+        let workload = raw_workload(&dir, "four.bin", &data);
         (dir, workload)
     }
 
@@ -394,7 +720,7 @@ mod tests {
     #[test]
     fn zvc_study_of_known_entries() {
         let (_dir, workload) = four_entry_workload();
-        let study = CompressionStudy::run(&workload, &[Algorithm::Zvc], &ProgressBar::hidden());
+        let study = CompressionStudy::run(&workload, &[Algorithm::Zvc], &Progress::hidden());
         assert_eq!(study.workload, "four.bin");
         let zvc = &study.algorithms[0];
         assert_eq!(zvc.algorithm, Algorithm::Zvc);
@@ -451,7 +777,7 @@ mod tests {
         fs::write(dir.path().join("full.bin"), [9u8; 384]).unwrap();
         let workload = Workload::open(dir.path()).unwrap();
 
-        let study = CompressionStudy::run(&workload, &[Algorithm::Zvc], &ProgressBar::hidden());
+        let study = CompressionStudy::run(&workload, &[Algorithm::Zvc], &Progress::hidden());
         let zvc = &study.algorithms[0];
         let snapshot_ratios: Vec<_> = zvc
             .snapshots
@@ -476,5 +802,146 @@ mod tests {
             .map(|r| (r.allocation, r.entry, r.global_entry))
             .collect();
         assert_eq!(globals, vec![("a", 0, 0), ("b", 0, 1), ("b", 1, 2)]);
+    }
+
+    /// Entries with known MAG-BDI paper streams: all zero (k = 1: 8*MAG
+    /// bits), words 300 and 600 then zeros (MAG 16: k = 3, 48 bytes, the
+    /// smallest d with 300 in range of the zero base and 600 as the base is
+    /// 10; MAG 32 / 64: 64 bytes), and words of 32 significant bits that no
+    /// encoding holds (uncompressed, 128 bytes).
+    fn mag_workload() -> (tempfile::TempDir, Workload) {
+        let mut data = vec![0u8; 3 * ENTRY_BYTES];
+        data[128..132].copy_from_slice(&300u32.to_le_bytes());
+        data[132..136].copy_from_slice(&600u32.to_le_bytes());
+        for (i, word) in data[256..].chunks_exact_mut(4).enumerate() {
+            let w = (i as u32 + 1).wrapping_mul(0x9E37_79B9) | 0x4000_0000;
+            word.copy_from_slice(&w.to_le_bytes());
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let workload = raw_workload(&dir, "mag.bin", &data);
+        (dir, workload)
+    }
+
+    #[test]
+    fn mag_bdi_study_counts_the_paper_stream_lengths() {
+        use buddy_golden::Mag;
+        let (_dir, workload) = mag_workload();
+        let algorithms = [
+            Algorithm::MagBdi(Mag::B16),
+            Algorithm::MagBdi(Mag::B32),
+            Algorithm::MagBdi(Mag::B64),
+            Algorithm::Zvc,
+        ];
+        let study = CompressionStudy::run(&workload, &algorithms, &Progress::hidden());
+
+        // MAG 16: Buddy stores ZERO, B64 (the k = 4 stream), RAW; the paper
+        // counts 16 + 48 + 128 bytes.
+        let m16 = &study.algorithms[0].total;
+        let classes: Vec<_> = study
+            .entry_records()
+            .take(3)
+            .map(|r| (r.stream_bits, r.class))
+            .collect();
+        assert_eq!(
+            classes,
+            vec![
+                (0, SizeClass::Zero),
+                (512, SizeClass::B64),
+                (1024, SizeClass::Raw)
+            ]
+        );
+        assert_eq!(m16.stored_bytes(), 64 + 128);
+        let mag = m16.mag().unwrap();
+        assert_eq!(
+            (mag.entries(), mag.stream_bits(), mag.fetched_bytes()),
+            (3, 192 * 8, 192)
+        );
+        assert_eq!(mag.raw_ratio(), Some(384.0 / 192.0));
+        // MAG 32: 32 + 64 + 128; MAG 64: 64 + 64 + 128.
+        let ratios = |i: usize| {
+            let m = study.algorithms[i].total.mag().copied().unwrap();
+            (m.raw_ratio(), m.effective_ratio())
+        };
+        assert_eq!(ratios(1), (Some(384.0 / 224.0), Some(384.0 / 224.0)));
+        assert_eq!(ratios(2), (Some(384.0 / 256.0), Some(384.0 / 256.0)));
+        assert!(study.algorithms[3].total.mag().is_none());
+
+        let v = serde_json::to_value(&study).unwrap();
+        let total = &v["algorithms"][1]["total"];
+        assert_eq!(total["mag_stream_bits"], 224 * 8);
+        assert_eq!(total["mag_fetched_bytes"], 224);
+        assert_eq!(total["mag_raw_ratio"], 384.0 / 224.0);
+        assert_eq!(
+            v["algorithms"][1]["allocations"][0]["mag_effective_ratio"],
+            384.0 / 224.0
+        );
+        assert!(v["algorithms"][3]["total"].get("mag_raw_ratio").is_none());
+    }
+
+    /// Geometric mean over workloads; an all-zero workload (ratio infinite)
+    /// is left out and named.
+    #[test]
+    fn summary_takes_the_geomean_over_finite_workloads() {
+        let (dir, four) = four_entry_workload();
+        let zero = raw_workload(&dir, "zero.bin", &[0u8; ENTRY_BYTES]);
+        let full = raw_workload(&dir, "full.bin", &[7u8; 2 * ENTRY_BYTES]);
+        let algorithms = [Algorithm::Zvc, Algorithm::MagBdi(buddy_golden::Mag::B32)];
+        let studies: Vec<_> = [&four, &zero, &full]
+            .into_iter()
+            .map(|w| CompressionStudy::run(w, &algorithms, &Progress::hidden()))
+            .collect();
+        let summary = Summary::of(&studies);
+        assert_eq!(summary.algorithms(), &algorithms);
+        let zvc: Vec<_> = summary.workloads().iter().map(|w| w.ratio(0)).collect();
+        assert_eq!(zvc, vec![Some(512.0 / 168.0), None, Some(1.0)]);
+        let expected = (512.0f64 / 168.0 * 1.0).sqrt();
+        assert!((summary.geomean(0).unwrap() - expected).abs() < 1e-12);
+        assert_eq!(summary.excluded(0), vec!["zero.bin"]);
+        // MAG ratios are finite for every workload with entries: the
+        // all-zero entry is a 32-byte stream (ratio 4).
+        assert_eq!(summary.workloads()[1].mag_raw_ratio(1), Some(4.0));
+        assert_eq!(summary.workloads()[0].mag_raw_ratio(0), None);
+
+        let v = serde_json::to_value(&summary).unwrap();
+        assert_eq!(v["algorithms"], serde_json::json!(["zvc", "mag-bdi"]));
+        assert_eq!(v["workloads"][1]["name"], "zero.bin");
+        assert!(v["workloads"][1]["ratios"]["zvc"].is_null());
+        assert_eq!(v["workloads"][2]["ratios"]["zvc"], 1.0);
+        assert_eq!(
+            v["workloads"][1]["mag_raw_ratios"],
+            serde_json::json!({"mag-bdi": 4.0})
+        );
+        assert_eq!(v["geomean"]["zvc"], summary.geomean(0).unwrap());
+        assert_eq!(
+            v["geomean_excluded"]["zvc"],
+            serde_json::json!(["zero.bin"])
+        );
+        assert_eq!(
+            v["geomean_mag_effective"]["mag-bdi"],
+            summary.geomean_mag_effective(1).unwrap()
+        );
+        assert!(v["geomean_mag_raw"].get("zvc").is_none());
+    }
+
+    #[test]
+    fn geomean_of_nothing_is_none() {
+        assert_eq!(geomean([None, None].into_iter()), None);
+        assert_eq!(geomean([Some(2.0), None, Some(8.0)].into_iter()), Some(4.0));
+    }
+
+    /// One progress covers every workload × algorithm, in steps within
+    /// large allocations.
+    #[test]
+    fn progress_covers_every_workload_and_algorithm() {
+        let (dir, four) = four_entry_workload();
+        let big = raw_workload(&dir, "big.bin", &vec![1u8; 5000 * ENTRY_BYTES]);
+        let workloads = [four, big];
+        let progress = Progress::stderr(&workloads, 2);
+        assert_eq!(progress.length(), Some(2 * 5004));
+        for w in &workloads {
+            CompressionStudy::run(w, &[Algorithm::Zvc, Algorithm::Bpc], &progress);
+        }
+        assert_eq!(progress.position(), 2 * 5004);
+        progress.finish();
     }
 }

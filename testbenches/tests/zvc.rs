@@ -144,3 +144,47 @@ fn vcd_of_a_short_run_holds_the_outputs() {
     let code = class_bits.iter().fold(0u8, |acc, v| (acc << 1) | (*v == Value::V1) as u8);
     assert_eq!(code, SizeClass::B8.code(), "first entry has one non-zero word");
 }
+
+/// The decompressor's VCD: a reserved size code (first input) shows up as
+/// `out_error` = 1 when `out_valid` first rises, and the next entry (a valid
+/// B8 stream) clears it.
+#[test]
+fn vcd_of_the_decompressor_shows_the_error_flag() {
+    use vcd::{Command, Value};
+    let good = stored(&MemoryEntry::from_words(std::array::from_fn(|i| if i == 3 { 7 } else { 0 })));
+    let inputs = [StoredEntry { code: 9, payload: [0xa5; 128] }, good, good];
+    let dir = std::env::temp_dir().join(format!("buddy-vcd-d-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("zvc_decompressor.vcd");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let run = run_stream(&mut ZvcDecompressor::default(), &inputs, Traffic::FULL, &mut rng, 100, Some(&mut file));
+    drop(file);
+    assert_eq!(run.outputs.iter().map(|o| o.error).collect::<Vec<_>>(), vec![true, false, false]);
+
+    let mut parser = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+    let header = parser.parse_header().unwrap();
+    let valid = header.find_var(&["uut", "out_valid"]).expect("out_valid in VCD").code;
+    let error = header.find_var(&["uut", "out_error"]).expect("out_error in VCD").code;
+    // Changes are read per timestamp before deciding what held at it.
+    let mut changes: Vec<(u64, u64, Value)> = Vec::new();
+    let mut time = 0u64;
+    for cmd in parser {
+        match cmd.unwrap() {
+            Command::Timestamp(t) => time = t,
+            Command::ChangeScalar(c, v) if c == valid => changes.push((time, 0, v)),
+            Command::ChangeScalar(c, v) if c == error => changes.push((time, 1, v)),
+            _ => {}
+        }
+    }
+    let value_at = |signal: u64, t: u64| {
+        changes.iter().filter(|&&(ct, s, _)| s == signal && ct <= t).last().map(|&(_, _, v)| v)
+    };
+    let valid_rose = changes.iter().find(|&&(_, s, v)| s == 0 && v == Value::V1).map(|&(t, _, _)| t);
+    // Valid from the edge at 30 (as for the compressor) with the error flag
+    // of the reserved code; the next entry, one cycle later, is clean.
+    // (While out_valid is low, out_error is data and means nothing.)
+    assert_eq!(valid_rose, Some(30));
+    assert_eq!(value_at(1, 30), Some(Value::V1), "{changes:?}");
+    assert_eq!((value_at(0, 40), value_at(1, 40)), (Some(Value::V1), Some(Value::V0)), "{changes:?}");
+}

@@ -153,43 +153,6 @@ impl<'a> BitReader<'a> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn msb_first_fields_land_reversed_in_lsb_first_bytes() {
-        let mut w = BitWriter::default();
-        w.put_msb_first(0b000, 3);
-        w.put_msb_first(0b01, 2);
-        w.put_msb_first(31, 5);
-        assert_eq!(w.len(), 10);
-        let mut out = [0u8; 2];
-        w.copy_bytes(&mut out);
-        assert_eq!(out, [0xf0, 0x03]); // bpc.md E1
-        let mut r = BitReader::new(&out);
-        assert_eq!(r.get_msb_first(3), Ok(0));
-        assert_eq!(r.get_msb_first(2), Ok(1));
-        assert_eq!(r.get_msb_first(5), Ok(31));
-        assert_eq!(r.get_msb_first(7), Err(OutOfInput { offset: 10 }));
-    }
-
-    #[test]
-    fn fields_straddling_words_round_trip() {
-        let mut w = BitWriter::default();
-        for i in 0..30u32 {
-            w.put_lsb_first(i.wrapping_mul(0x9e37_79b9), 27);
-            w.put_msb_first(i, 6);
-        }
-        let mut bytes = [0u8; 124];
-        w.copy_bytes(&mut bytes);
-        let mut r = BitReader::new(&bytes);
-        for i in 0..30u32 {
-            assert_eq!(r.get_lsb_first(27).unwrap(), i.wrapping_mul(0x9e37_79b9) & ((1 << 27) - 1));
-            assert_eq!(r.get_msb_first(6).unwrap(), i);
-        }
-    }
-}
 
 /// Words of the MSB-first writer and reader: 1152 bits, plus one zero word
 /// so that a read may look one word ahead.
@@ -302,5 +265,43 @@ impl MsbFirstReader {
         }
         self.pos += n as usize;
         Ok((window >> (64 - n)) as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn msb_first_fields_land_reversed_in_lsb_first_bytes() {
+        let mut w = BitWriter::default();
+        w.put_msb_first(0b000, 3);
+        w.put_msb_first(0b01, 2);
+        w.put_msb_first(31, 5);
+        assert_eq!(w.len(), 10);
+        let mut out = [0u8; 2];
+        w.copy_bytes(&mut out);
+        assert_eq!(out, [0xf0, 0x03]); // bpc.md E1
+        let mut r = BitReader::new(&out);
+        assert_eq!(r.get_msb_first(3), Ok(0));
+        assert_eq!(r.get_msb_first(2), Ok(1));
+        assert_eq!(r.get_msb_first(5), Ok(31));
+        assert_eq!(r.get_msb_first(7), Err(OutOfInput { offset: 10 }));
+    }
+
+    #[test]
+    fn fields_straddling_words_round_trip() {
+        let mut w = BitWriter::default();
+        for i in 0..30u32 {
+            w.put_lsb_first(i.wrapping_mul(0x9e37_79b9), 27);
+            w.put_msb_first(i, 6);
+        }
+        let mut bytes = [0u8; 124];
+        w.copy_bytes(&mut bytes);
+        let mut r = BitReader::new(&bytes);
+        for i in 0..30u32 {
+            assert_eq!(r.get_lsb_first(27).unwrap(), i.wrapping_mul(0x9e37_79b9) & ((1 << 27) - 1));
+            assert_eq!(r.get_msb_first(6).unwrap(), i);
+        }
     }
 }

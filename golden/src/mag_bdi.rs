@@ -387,7 +387,7 @@ impl MagBdi {
     pub fn encoding_of_class(&self, class: SizeClass) -> Option<usize> {
         let bytes = class.bytes();
         let k = bytes / self.mag.bytes();
-        (bytes % self.mag.bytes() == 0 && (1..=self.mag.encodings()).contains(&k)).then_some(k)
+        (bytes.is_multiple_of(self.mag.bytes()) && (1..=self.mag.encodings()).contains(&k)).then_some(k)
     }
 }
 

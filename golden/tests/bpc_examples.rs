@@ -137,6 +137,8 @@ fn e13_one_value_then_zeros() {
 }
 
 #[test]
+// Index loops on purpose: the reference is the definition, element by element.
+#[allow(clippy::needless_range_loop)]
 fn transpose_matches_the_naive_definition() {
     let mut a: [u32; 32] = std::array::from_fn(|i| (i as u32 + 1).wrapping_mul(0x9E37_79B9) ^ (i as u32) << 7);
     let orig = a;

@@ -34,7 +34,7 @@ use rust_hdl::prelude::*;
 ///
 /// Purely combinational. Depth: a 5-level Kogge-Stone prefix of 6-bit adds,
 /// then 5 levels of 5-bit 2:1 muxes.
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct CompactionControl {
     pub valid_words: Signal<In, Bits<32>>,
     pub raw: Signal<In, Bit>,
@@ -63,35 +63,6 @@ pub struct CompactionControl {
     sh3: [Signal<Local, Bits<5>>; 32],
     sh4: [Signal<Local, Bits<5>>; 32],
     sh5: [Signal<Local, Bits<5>>; 32],
-}
-
-impl Default for CompactionControl {
-    fn default() -> Self {
-        Self {
-            valid_words: Default::default(),
-            raw: Default::default(),
-            raw_when_dense: Default::default(),
-            raw_mode: Default::default(),
-            mv: Default::default(),
-            st: Default::default(),
-            zero_count: Default::default(),
-            moves: Default::default(),
-            stays: Default::default(),
-            zf: Default::default(),
-            ks1: Default::default(),
-            ks2: Default::default(),
-            ks3: Default::default(),
-            ks4: Default::default(),
-            ks5: Default::default(),
-            valid: Default::default(),
-            sh0: Default::default(),
-            sh1: Default::default(),
-            sh2: Default::default(),
-            sh3: Default::default(),
-            sh4: Default::default(),
-            sh5: Default::default(),
-        }
-    }
 }
 
 // `#[hdl_gen]` cannot compute `1 << k` in an index, so the five levels are

@@ -53,7 +53,7 @@ pub struct ZvcCompressed {
 /// Internals: the stage-1 register feeds a log-depth compaction (see
 /// [`crate::compaction`]); an entry with 24 or more non-zero words is routed
 /// in raw mode so that the same network outputs the original words.
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct ZvcCompressor {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -77,35 +77,6 @@ pub struct ZvcCompressor {
     control: CompactionControl,
     network: CompactionNetwork,
     slice: RegisterSlice<ZvcCompressed>,
-}
-
-impl Default for ZvcCompressor {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            in_valid: Default::default(),
-            in_entry: Default::default(),
-            in_ready: Default::default(),
-            out_valid: Default::default(),
-            out_payload: Default::default(),
-            out_class: Default::default(),
-            out_stream_bits: Default::default(),
-            out_ready: Default::default(),
-            s1_valid: Default::default(),
-            s1_entry: Default::default(),
-            s1_load: Default::default(),
-            words: Default::default(),
-            nonzero: Default::default(),
-            size_code: Default::default(),
-            stream_bits: Default::default(),
-            payload_words: Default::default(),
-            result: Default::default(),
-            control: Default::default(),
-            network: Default::default(),
-            slice: Default::default(),
-        }
-    }
 }
 
 seq_macro::seq!(J in 0..32 {

@@ -44,7 +44,7 @@ pub struct ZvcDecompressed {
 /// Classes: ZERO outputs zeros, RAW passes the payload through (routed in
 /// raw mode through the same network), B8..B96 expand `mask = C[31:0]` with
 /// the words at `C[32 +: 32 n]`.
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct ZvcDecompressor {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -69,36 +69,6 @@ pub struct ZvcDecompressor {
     control: CompactionControl,
     network: ExpansionNetwork,
     slice: RegisterSlice<ZvcDecompressed>,
-}
-
-impl Default for ZvcDecompressor {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            in_valid: Default::default(),
-            in_class: Default::default(),
-            in_payload: Default::default(),
-            in_ready: Default::default(),
-            out_valid: Default::default(),
-            out_entry: Default::default(),
-            out_error: Default::default(),
-            out_ready: Default::default(),
-            s1_valid: Default::default(),
-            s1_class: Default::default(),
-            s1_payload: Default::default(),
-            s1_load: Default::default(),
-            compressed_class: Default::default(),
-            raw: Default::default(),
-            mask: Default::default(),
-            error: Default::default(),
-            entry_words: Default::default(),
-            result: Default::default(),
-            control: Default::default(),
-            network: Default::default(),
-            slice: Default::default(),
-        }
-    }
 }
 
 seq_macro::seq!(J in 0..32 {

@@ -389,7 +389,7 @@ fn study_algorithm(
                             stream_bits: c.stream_bits,
                             class: c.class,
                         });
-                        if entries.len() as u64 % PROGRESS_STEP == 0 {
+                        if (entries.len() as u64).is_multiple_of(PROGRESS_STEP) {
                             progress.advance(PROGRESS_STEP);
                         }
                     }

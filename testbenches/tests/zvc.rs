@@ -178,7 +178,7 @@ fn vcd_of_the_decompressor_shows_the_error_flag() {
         }
     }
     let value_at = |signal: u64, t: u64| {
-        changes.iter().filter(|&&(ct, s, _)| s == signal && ct <= t).last().map(|&(_, _, v)| v)
+        changes.iter().rfind(|&&(ct, s, _)| s == signal && ct <= t).map(|&(_, _, v)| v)
     };
     let valid_rose = changes.iter().find(|&&(_, s, v)| s == 0 && v == Value::V1).map(|&(t, _, _)| t);
     // Valid from the edge at 30 (as for the compressor) with the error flag

@@ -14,6 +14,7 @@
 //! | [`bpc`] | Bit-Plane Compression | Kim et al. ISCA 2016, bpc.md |
 //! | [`mag_bdi`] | MAG-aware Base-Delta-Immediate | seed 002 Sec. IV, formats.md §4 |
 //! | [`zvc`] | Zero-Value Compression | cDMA (seed 003) Sec. V-A, formats.md §3 |
+//! | [`metadata_cache`] | sectored, true-LRU, write-back metadata cache | buddy-memory.md §3 |
 //! | [`translation`] | PTE Buddy fields, GBBR, device/buddy/metadata addresses | buddy-memory.md §1-§2 |
 //! | [`bitstream`] | LSB-first stream packing, MSB-first code words | formats.md §1, bpc.md §3 |
 
@@ -22,6 +23,7 @@ pub mod bpc;
 pub mod codec;
 pub mod entry;
 pub mod error;
+pub mod metadata_cache;
 pub mod mag_bdi;
 pub mod size_class;
 pub mod translation;

@@ -1,0 +1,306 @@
+//! The metadata cache of one memory-controller slice (buddy-memory.md §3;
+//! Buddy Compression Sec. III and Fig. 6b): set-associative, lines split
+//! into sectors with a valid and a dirty bit each, true LRU within a set,
+//! write-back, write-allocate. It caches the 4-bit size metadata; a miss
+//! fetches one sector from device memory.
+
+use crate::translation::MetadataNibble;
+use thiserror::Error;
+
+/// Geometry of a metadata cache, all in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MetadataCacheConfig {
+    /// Total data capacity (default 4 KiB).
+    pub size_bytes: usize,
+    /// Associativity (default 4).
+    pub ways: usize,
+    /// Line size (default 128).
+    pub line_bytes: usize,
+    /// Sector size, the unit of fills and write-backs (default 32).
+    pub sector_bytes: usize,
+}
+
+impl Default for MetadataCacheConfig {
+    fn default() -> Self {
+        MetadataCacheConfig { size_bytes: 4096, ways: 4, line_bytes: 128, sector_bytes: 32 }
+    }
+}
+
+/// A geometry that cannot be built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum CacheConfigError {
+    #[error("{what} = {value} must be a power of two")]
+    NotPowerOfTwo { what: &'static str, value: usize },
+    #[error("size {size} B is not a whole number of {ways}-way sets of {line} B lines")]
+    Shape { size: usize, ways: usize, line: usize },
+    #[error("a {line} B line cannot hold {sector} B sectors (1 to 32 sectors per line)")]
+    Sectors { line: usize, sector: usize },
+}
+
+impl MetadataCacheConfig {
+    /// Number of sets.
+    pub fn sets(&self) -> usize {
+        self.size_bytes / (self.ways * self.line_bytes)
+    }
+
+    /// Sectors per line.
+    pub fn sectors_per_line(&self) -> usize {
+        self.line_bytes / self.sector_bytes
+    }
+
+    /// Check the geometry.
+    ///
+    /// # Errors
+    /// A [`CacheConfigError`] naming the first bad parameter.
+    pub fn validate(&self) -> Result<(), CacheConfigError> {
+        for (what, value) in [("size", self.size_bytes), ("ways", self.ways), ("line", self.line_bytes), ("sector", self.sector_bytes)] {
+            if !value.is_power_of_two() {
+                return Err(CacheConfigError::NotPowerOfTwo { what, value });
+            }
+        }
+        if self.size_bytes < self.ways * self.line_bytes {
+            return Err(CacheConfigError::Shape { size: self.size_bytes, ways: self.ways, line: self.line_bytes });
+        }
+        if self.sector_bytes > self.line_bytes || self.line_bytes / self.sector_bytes > 32 {
+            return Err(CacheConfigError::Sectors { line: self.line_bytes, sector: self.sector_bytes });
+        }
+        Ok(())
+    }
+}
+
+/// The memory behind the cache: sector reads (fills) and writes (write-backs).
+pub trait SectorMemory {
+    /// Fill `data` (one sector) from byte address `address` (sector-aligned).
+    fn read_sector(&mut self, address: u64, data: &mut [u8]);
+    /// Write one sector at byte address `address` (sector-aligned).
+    fn write_sector(&mut self, address: u64, data: &[u8]);
+}
+
+/// How one access was served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// Line present, sector valid.
+    Hit,
+    /// Line present, sector not valid: one sector fill.
+    SectorMiss,
+    /// Line absent: a victim is evicted (its dirty sectors written back) and one sector filled.
+    LineMiss,
+}
+
+/// Event counters; `fills` and `write_backs` are the memory-side requests,
+/// one per sector.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct CacheStats {
+    pub reads: u64,
+    pub writes: u64,
+    pub hits: u64,
+    pub sector_misses: u64,
+    pub line_misses: u64,
+    pub fills: u64,
+    pub write_backs: u64,
+}
+
+impl CacheStats {
+    /// Hits / accesses (None without accesses).
+    pub fn hit_rate(&self) -> Option<f64> {
+        let accesses = self.reads + self.writes;
+        (accesses > 0).then(|| self.hits as f64 / accesses as f64)
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Line {
+    valid: bool,
+    tag: u64,
+    sector_valid: u32,
+    sector_dirty: u32,
+    last_use: u64,
+    data: Vec<u8>,
+}
+
+/// The golden metadata cache.
+#[derive(Debug, Clone)]
+pub struct MetadataCache {
+    config: MetadataCacheConfig,
+    lines: Vec<Line>, // set-major: set * ways + way
+    clock: u64,
+    stats: CacheStats,
+}
+
+impl MetadataCache {
+    /// An empty cache.
+    ///
+    /// # Errors
+    /// The geometry is invalid (see [`MetadataCacheConfig::validate`]).
+    pub fn new(config: MetadataCacheConfig) -> Result<Self, CacheConfigError> {
+        config.validate()?;
+        let line = Line { valid: false, tag: 0, sector_valid: 0, sector_dirty: 0, last_use: 0, data: vec![0; config.line_bytes] };
+        Ok(MetadataCache { config, lines: vec![line; config.sets() * config.ways], clock: 0, stats: CacheStats::default() })
+    }
+
+    /// The geometry.
+    pub fn config(&self) -> &MetadataCacheConfig {
+        &self.config
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> CacheStats {
+        self.stats
+    }
+
+    /// Find or allocate the line of `address`, make its sector valid, and
+    /// return (line index, byte offset in line, outcome).
+    fn access(&mut self, address: u64, memory: &mut impl SectorMemory) -> (usize, usize, Outcome) {
+        let c = self.config;
+        let line_addr = address / c.line_bytes as u64;
+        let set = (line_addr % c.sets() as u64) as usize;
+        let tag = line_addr / c.sets() as u64;
+        let offset = (address % c.line_bytes as u64) as usize;
+        let sector = offset / c.sector_bytes;
+        self.clock += 1;
+        let ways = set * c.ways..(set + 1) * c.ways;
+        let (index, mut outcome) = match ways.clone().find(|&i| self.lines[i].valid && self.lines[i].tag == tag) {
+            Some(i) => (i, Outcome::Hit),
+            None => {
+                // True LRU: an invalid way first, else the least recently used.
+                let victim = ways.min_by_key(|&i| (self.lines[i].valid, self.lines[i].last_use)).expect("ways >= 1");
+                self.evict(victim, set, memory);
+                let l = &mut self.lines[victim];
+                l.valid = true;
+                l.tag = tag;
+                (victim, Outcome::LineMiss)
+            }
+        };
+        let l = &mut self.lines[index];
+        l.last_use = self.clock;
+        if l.sector_valid >> sector & 1 == 0 {
+            let base = (line_addr * c.line_bytes as u64) + (sector * c.sector_bytes) as u64;
+            memory.read_sector(base, &mut l.data[sector * c.sector_bytes..(sector + 1) * c.sector_bytes]);
+            l.sector_valid |= 1 << sector;
+            self.stats.fills += 1;
+            if outcome == Outcome::Hit {
+                outcome = Outcome::SectorMiss;
+            }
+        }
+        match outcome {
+            Outcome::Hit => self.stats.hits += 1,
+            Outcome::SectorMiss => self.stats.sector_misses += 1,
+            Outcome::LineMiss => self.stats.line_misses += 1,
+        }
+        (index, offset, outcome)
+    }
+
+    fn evict(&mut self, index: usize, set: usize, memory: &mut impl SectorMemory) {
+        let c = self.config;
+        let l = &mut self.lines[index];
+        if l.valid {
+            let line_addr = l.tag * c.sets() as u64 + set as u64;
+            for s in 0..c.sectors_per_line() {
+                if l.sector_dirty >> s & 1 == 1 {
+                    let base = line_addr * c.line_bytes as u64 + (s * c.sector_bytes) as u64;
+                    memory.write_sector(base, &l.data[s * c.sector_bytes..(s + 1) * c.sector_bytes]);
+                    self.stats.write_backs += 1;
+                }
+            }
+        }
+        l.valid = false;
+        l.sector_valid = 0;
+        l.sector_dirty = 0;
+    }
+
+    /// Read the 4-bit metadata at `at`; returns (nibble 0..15, outcome).
+    pub fn read_nibble(&mut self, at: MetadataNibble, memory: &mut impl SectorMemory) -> (u8, Outcome) {
+        self.stats.reads += 1;
+        let (i, off, outcome) = self.access(at.address, memory);
+        let byte = self.lines[i].data[off];
+        (if at.high { byte >> 4 } else { byte & 0xf }, outcome)
+    }
+
+    /// Write the 4-bit metadata `value` (low 4 bits used) at `at`
+    /// (write-allocate: a miss fills the sector first).
+    pub fn write_nibble(&mut self, at: MetadataNibble, value: u8, memory: &mut impl SectorMemory) -> Outcome {
+        self.stats.writes += 1;
+        let (i, off, outcome) = self.access(at.address, memory);
+        let l = &mut self.lines[i];
+        let byte = &mut l.data[off];
+        *byte = if at.high { (*byte & 0x0f) | (value << 4) } else { (*byte & 0xf0) | (value & 0xf) };
+        l.sector_dirty |= 1 << (off / self.config.sector_bytes);
+        outcome
+    }
+
+    /// Write back every dirty sector and invalidate the cache.
+    pub fn flush(&mut self, memory: &mut impl SectorMemory) {
+        let ways = self.config.ways;
+        for i in 0..self.lines.len() {
+            self.evict(i, i / ways, memory);
+        }
+    }
+}
+
+/// A flat byte memory, e.g. the metadata region in device memory.
+impl SectorMemory for Vec<u8> {
+    fn read_sector(&mut self, address: u64, data: &mut [u8]) {
+        let a = address as usize;
+        if self.len() < a + data.len() {
+            self.resize(a + data.len(), 0);
+        }
+        data.copy_from_slice(&self[a..a + data.len()]);
+    }
+    fn write_sector(&mut self, address: u64, data: &[u8]) {
+        let a = address as usize;
+        if self.len() < a + data.len() {
+            self.resize(a + data.len(), 0);
+        }
+        self[a..a + data.len()].copy_from_slice(data);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(address: u64, high: bool) -> MetadataNibble {
+        MetadataNibble { address, high }
+    }
+
+    #[test]
+    fn outcomes_and_counters() {
+        let mut mem = vec![0u8; 1 << 16];
+        mem[40] = 0x5a;
+        let mut c = MetadataCache::new(MetadataCacheConfig::default()).unwrap();
+        assert_eq!(c.read_nibble(at(40, false), &mut mem), (0xa, Outcome::LineMiss));
+        assert_eq!(c.read_nibble(at(40, true), &mut mem), (0x5, Outcome::Hit));
+        assert_eq!(c.read_nibble(at(0, false), &mut mem), (0, Outcome::SectorMiss));
+        assert_eq!(c.write_nibble(at(1, true), 9, &mut mem), Outcome::Hit);
+        let s = c.stats();
+        assert_eq!((s.hits, s.sector_misses, s.line_misses, s.fills, s.write_backs), (2, 1, 1, 2, 0));
+        c.flush(&mut mem);
+        assert_eq!(mem[1], 0x90);
+        assert_eq!(c.stats().write_backs, 1);
+    }
+
+    #[test]
+    fn lru_evicts_the_least_recently_used_way() {
+        // 1 set x 2 ways of 128 B lines.
+        let cfg = MetadataCacheConfig { size_bytes: 256, ways: 2, line_bytes: 128, sector_bytes: 32 };
+        let mut mem = vec![0u8; 1024];
+        let mut c = MetadataCache::new(cfg).unwrap();
+        c.write_nibble(at(0, false), 1, &mut mem); // line 0 dirty
+        c.read_nibble(at(128, false), &mut mem); // line 1
+        c.read_nibble(at(0, false), &mut mem); // line 0 most recent
+        assert_eq!(c.read_nibble(at(256, false), &mut mem).1, Outcome::LineMiss); // evicts line 1 (clean)
+        assert_eq!(c.stats().write_backs, 0);
+        assert_eq!(c.read_nibble(at(128, false), &mut mem).1, Outcome::LineMiss); // evicts line 0 (dirty)
+        assert_eq!(c.stats().write_backs, 1);
+        assert_eq!(mem[0], 1);
+    }
+
+    #[test]
+    fn bad_geometry_is_an_error() {
+        let bad = |size, ways, line, sector| MetadataCache::new(MetadataCacheConfig { size_bytes: size, ways, line_bytes: line, sector_bytes: sector }).is_err();
+        assert!(bad(3000, 4, 128, 32));
+        assert!(bad(256, 4, 128, 32));
+        assert!(bad(4096, 4, 32, 64));
+        assert!(!bad(1024, 4, 128, 32));
+    }
+}

@@ -3,7 +3,7 @@
 //! writing a VCD of the first cycles.
 
 use anyhow::{bail, Context};
-use buddy_golden::{Codec, MemoryEntry, Zvc};
+use buddy_golden::{Codec, Zvc};
 use buddy_hdl::{ZvcCompressor, ZvcDecompressor};
 use buddy_sim::Workload;
 use buddy_testbenches::stream::{run_stream, StreamDut, Traffic};
@@ -97,7 +97,7 @@ fn write_vcd<D: StreamDut>(mut dut: D, inputs: &[D::Input], path: &Path) -> anyh
 /// (the first difference is named), or a VCD cannot be written.
 pub fn check_workload(path: &Path, traffic: Traffic, vcd: Option<(&Path, usize)>) -> anyhow::Result<Vec<ModuleResult>> {
     let workload = Workload::open(path).context("cannot open workload")?;
-    let entries: Vec<MemoryEntry> = workload.snapshots().flat_map(|s| s.allocations().flat_map(|a| a.entries()).collect::<Vec<_>>()).collect();
+    let entries = workload.all_entries();
     if entries.is_empty() {
         bail!("{} holds no entries", path.display());
     }

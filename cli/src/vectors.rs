@@ -5,6 +5,7 @@
 use anyhow::{bail, Context};
 use buddy_golden::MemoryEntry;
 use buddy_sim::Workload;
+use buddy_testbenches::entries::random_entries;
 use buddy_testbenches::zvc::{self, StoredEntry};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -38,13 +39,9 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let path = args.path.unwrap_or_else(|| PathBuf::from(crate::compress::DEFAULT_WORKLOAD));
     let workload = Workload::open(&path).context("cannot open workload")?;
-    let mut entries: Vec<MemoryEntry> =
-        workload.snapshots().flat_map(|s| s.allocations().flat_map(|a| a.entries()).collect::<Vec<_>>()).collect();
-    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
-    entries.extend((0..args.random).map(|_| {
-        let p_zero = rng.gen_range(0.0..=1.0);
-        MemoryEntry::from_words(std::array::from_fn(|_| if rng.gen_bool(p_zero) { 0 } else { rng.gen() }))
-    }));
+    let mut entries: Vec<MemoryEntry> = workload.all_entries();
+    entries.extend(random_entries(args.random, args.seed));
+    let mut rng = ChaCha8Rng::seed_from_u64(args.seed ^ 0x5eed);
     // Malformed inputs for the decompressor: random payloads under every code.
     let mut stored: Vec<StoredEntry> = entries.iter().map(zvc::stored).collect();
     stored.extend((0..args.random / 5).map(|_| StoredEntry { code: rng.gen_range(0..16), payload: std::array::from_fn(|_| rng.gen()) }));

@@ -374,6 +374,12 @@ impl Workload {
             .map(|(info, data)| Snapshot { info, data })
     }
 
+    /// Every entry of every snapshot, in snapshot, allocation and address
+    /// order (`entry_count()` of them).
+    pub fn all_entries(&self) -> Vec<MemoryEntry> {
+        self.snapshots().flat_map(|s| s.allocations().flat_map(|a| a.entries()).collect::<Vec<_>>()).collect()
+    }
+
     /// Number of 128-byte allocation entries over all snapshots (padding
     /// between allocations, if any, is not counted).
     pub fn entry_count(&self) -> u64 {

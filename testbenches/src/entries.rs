@@ -3,6 +3,7 @@
 
 use buddy_golden::{MemoryEntry, SizeClass, ENTRY_BYTES};
 use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
 
 /// A non-zero word: small, one bit, all ones, or random.
@@ -59,4 +60,17 @@ pub fn snapshot_entries(dir: &Path) -> Vec<MemoryEntry> {
 /// Words of stream capacity after the mask for each compressed ZVC class.
 pub fn zvc_capacity_words(class: SizeClass) -> usize {
     (class.bytes() * 8).saturating_sub(32) / 32
+}
+
+/// `n` random entries from `seed`: each entry draws a probability `p` in
+/// [0, 1] and each of its words is zero with probability `p`, else random,
+/// so that every size class occurs.
+pub fn random_entries(n: usize, seed: u64) -> Vec<MemoryEntry> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            let p_zero = rng.gen_range(0.0..=1.0);
+            MemoryEntry::from_words(std::array::from_fn(|_| if rng.gen_bool(p_zero) { 0 } else { rng.gen() }))
+        })
+        .collect()
 }

@@ -5,7 +5,7 @@
 use buddy_golden::MemoryEntry;
 use buddy_testbenches::cosim::{run_icarus, CosimPorts};
 use buddy_testbenches::delivery::{artifacts, verilog_out_dir, without_revision, MODULES};
-use buddy_testbenches::entries::{bundled_workload, snapshot_entries};
+use buddy_testbenches::entries::{bundled_workload, random_entries, snapshot_entries};
 use buddy_testbenches::zvc::{self, StoredEntry};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -92,16 +92,6 @@ fn cosim(ports: &CosimPorts, lines: &[String], name: &str) {
     .unwrap();
     assert_eq!((report.passed, report.failed), (lines.len(), 0), "{}", report.log);
     std::fs::remove_dir_all(work).ok();
-}
-
-fn random_entries(n: usize, seed: u64) -> Vec<MemoryEntry> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    (0..n)
-        .map(|_| {
-            let p_zero = rng.gen_range(0.0..=1.0);
-            MemoryEntry::from_words(std::array::from_fn(|_| if rng.gen_bool(p_zero) { 0 } else { rng.gen() }))
-        })
-        .collect()
 }
 
 /// >= 10,000 random entries plus every entry of the bundled snapshot.

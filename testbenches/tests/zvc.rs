@@ -101,6 +101,19 @@ fn latency_is_two_cycles_and_initiation_interval_one() {
     }
 }
 
+/// Run `inputs` through `dut` without stalls, writing `<name>` into a
+/// temporary folder; returns the VCD's path and the outputs.
+fn traced_run<D: buddy_testbenches::stream::StreamDut>(mut dut: D, inputs: &[D::Input], name: &str) -> (std::path::PathBuf, Vec<D::Output>) {
+    let dir = std::env::temp_dir().join(format!("buddy-vcd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let run = run_stream(&mut dut, inputs, Traffic::FULL, &mut rng, 100, Some(&mut file));
+    drop(file);
+    (path, run.outputs)
+}
+
 /// A short traced run writes a VCD; reading it back with the `vcd` crate
 /// shows `out_valid` rising and the class of the first entry on `out_class`.
 #[test]
@@ -110,14 +123,8 @@ fn vcd_of_a_short_run_holds_the_outputs() {
         .iter()
         .map(|&n| MemoryEntry::from_words(std::array::from_fn(|i| if i < n { 0x100 + i as u32 } else { 0 })))
         .collect();
-    let dir = std::env::temp_dir().join(format!("buddy-vcd-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("zvc_compressor.vcd");
-    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let run = run_stream(&mut ZvcCompressor::default(), &entries, Traffic::FULL, &mut rng, 100, Some(&mut file));
-    drop(file);
-    assert_eq!(run.outputs.len(), entries.len());
+    let (path, outputs) = traced_run(ZvcCompressor::default(), &entries, "zvc_compressor.vcd");
+    assert_eq!(outputs.len(), entries.len());
 
     let mut parser = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
     let header = parser.parse_header().unwrap();
@@ -153,14 +160,8 @@ fn vcd_of_the_decompressor_shows_the_error_flag() {
     use vcd::{Command, Value};
     let good = stored(&MemoryEntry::from_words(std::array::from_fn(|i| if i == 3 { 7 } else { 0 })));
     let inputs = [StoredEntry { code: 9, payload: [0xa5; 128] }, good, good];
-    let dir = std::env::temp_dir().join(format!("buddy-vcd-d-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("zvc_decompressor.vcd");
-    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let run = run_stream(&mut ZvcDecompressor::default(), &inputs, Traffic::FULL, &mut rng, 100, Some(&mut file));
-    drop(file);
-    assert_eq!(run.outputs.iter().map(|o| o.error).collect::<Vec<_>>(), vec![true, false, false]);
+    let (path, outputs) = traced_run(ZvcDecompressor::default(), &inputs, "zvc_decompressor.vcd");
+    assert_eq!(outputs.iter().map(|o| o.error).collect::<Vec<_>>(), vec![true, false, false]);
 
     let mut parser = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
     let header = parser.parse_header().unwrap();

@@ -157,17 +157,16 @@ fn open(path: &Path, snapshot: Option<usize>) -> anyhow::Result<Workload> {
 }
 
 /// The table report and the JSON report (one study object) of the
-/// compression study of the workload at `path` (every snapshot).
+/// compression study of `workload` (every snapshot).
 ///
 /// # Errors
-/// The workload cannot be opened or is invalid.
-pub fn reports(path: &Path, algorithms: &[Algorithm]) -> anyhow::Result<(String, String)> {
-    let workload = open(path, None)?;
-    let progress = Progress::stderr(std::slice::from_ref(&workload), algorithms.len());
-    let study = CompressionStudy::run(&workload, algorithms, &progress);
+/// The report cannot be formatted or serialized.
+pub fn reports(workload: &Workload, algorithms: &[Algorithm]) -> anyhow::Result<(String, String)> {
+    let progress = Progress::stderr(std::slice::from_ref(workload), algorithms.len());
+    let study = CompressionStudy::run(workload, algorithms, &progress);
     progress.finish();
     let mut text = String::new();
-    write_tables(&mut text, &study, &workload)?;
+    write_tables(&mut text, &study, workload)?;
     let json = serde_json::to_string_pretty(&study).context("cannot serialize the study")? + "\n";
     Ok((text, json))
 }

@@ -90,16 +90,15 @@ fn write_vcd<D: StreamDut>(mut dut: D, inputs: &[D::Input], path: &Path) -> anyh
     w.flush().with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Check both ZVC modules on every entry of the workload at `path`.
+/// Check both ZVC modules on every entry of `workload`.
 ///
 /// # Errors
-/// The workload is invalid, a module's output differs from the golden model
-/// (the first difference is named), or a VCD cannot be written.
-pub fn check_workload(path: &Path, traffic: Traffic, vcd: Option<(&Path, usize)>) -> anyhow::Result<Vec<ModuleResult>> {
-    let workload = Workload::open(path).context("cannot open workload")?;
+/// The workload holds no entry, a module's output differs from the golden
+/// model (the first difference is named), or a VCD cannot be written.
+pub fn check_workload(workload: &Workload, traffic: Traffic, vcd: Option<(&Path, usize)>) -> anyhow::Result<Vec<ModuleResult>> {
     let entries = workload.all_entries();
     if entries.is_empty() {
-        bail!("{} holds no entries", path.display());
+        bail!("{} holds no entries", workload.path().display());
     }
     let compressed: Vec<_> = entries.iter().map(|e| Zvc.compress(e)).collect();
     let stored_entries: Vec<_> = entries.iter().map(stored).collect();
@@ -133,7 +132,8 @@ pub fn table(results: &[ModuleResult]) -> String {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let path = args.path.unwrap_or_else(|| PathBuf::from(crate::compress::DEFAULT_WORKLOAD));
     let traffic = Traffic { p_valid: args.p_valid as f64 / 100.0, p_ready: args.p_ready as f64 / 100.0 };
-    let results = check_workload(&path, traffic, args.vcd_dir.as_deref().map(|d| (d, args.vcd_entries)))?;
+    let workload = Workload::open(&path).context("cannot open workload")?;
+    let results = check_workload(&workload, traffic, args.vcd_dir.as_deref().map(|d| (d, args.vcd_entries)))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&results)?);
     } else {

@@ -34,11 +34,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     eprintln!("[2/3] checking the rust-hdl modules against the golden model on {}", path.display());
     let vcd_dir = out.join("vcd");
-    let results = crate::equiv::check_workload(&path, Traffic::RANDOM, Some((&vcd_dir, 16)))?;
+    let workload = buddy_sim::Workload::open(&path).context("cannot open workload")?;
+    let results = crate::equiv::check_workload(&workload, Traffic::RANDOM, Some((&vcd_dir, 16)))?;
     std::fs::write(out.join("equivalence.json"), serde_json::to_string_pretty(&results)? + "\n")?;
 
     eprintln!("[3/3] compression study (every algorithm)");
-    let (text, json) = crate::compress::reports(&path, &Algorithm::ALL)?;
+    let (text, json) = crate::compress::reports(&workload, &Algorithm::ALL)?;
     std::fs::write(out.join("compression.txt"), &text)?;
     std::fs::write(out.join("compression.json"), &json)?;
 

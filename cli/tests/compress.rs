@@ -306,33 +306,34 @@ fn raw_file_of_bad_size_is_an_error() {
     assert_eq!(err.lines().count(), 1, "{err}");
 }
 
-#[test]
-fn unknown_algorithm_exits_2_and_lists_valid_choices() {
-    let out = buddy(&["compress", "--algo", "foo"]);
+/// `buddy compress --algo <algo>`: a usage error (exit 2, nothing on
+/// stdout); returns stderr, which starts with `error: `.
+fn bad_algo(algo: &str) -> String {
+    let out = buddy(&["compress", "--algo", algo]);
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    stderr
+}
+
+#[test]
+fn unknown_algorithm_exits_2_and_lists_valid_choices() {
+    let stderr = bad_algo("foo");
     assert!(
-        stderr.starts_with("error: ")
-            && stderr.contains(
-                "unknown algorithm 'foo' (valid: bpc, mag-bdi, mag-bdi:16, mag-bdi:64, zvc, all"
-            ),
+        stderr.contains("unknown algorithm 'foo' (valid: bpc, mag-bdi, mag-bdi:16, mag-bdi:64, zvc, all"),
         "{stderr}"
     );
 }
 
 #[test]
 fn unknown_mag_lists_the_valid_choices() {
-    let out = buddy(&["compress", "--algo", "zvc,mag-bdi:48"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(out.stdout.is_empty());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = bad_algo("zvc,mag-bdi:48");
     assert!(
-        stderr.starts_with("error: ")
-            && stderr.contains(
-                "unknown algorithm 'mag-bdi:48' (valid: bpc, mag-bdi, mag-bdi:16, mag-bdi:64, zvc, all; \
-                 or a comma-separated list; the MAG of mag-bdi:MAG is one of 16, 32, 64 bytes)"
-            ),
+        stderr.contains(
+            "unknown algorithm 'mag-bdi:48' (valid: bpc, mag-bdi, mag-bdi:16, mag-bdi:64, zvc, all; \
+             or a comma-separated list; the MAG of mag-bdi:MAG is one of 16, 32, 64 bytes)"
+        ),
         "{stderr}"
     );
 }

@@ -48,15 +48,6 @@ impl BitWriter {
         self.bits += n as usize;
     }
 
-    /// Append the low `n` bits of `value` (n <= 64), bit `n - 1` first.
-    #[inline]
-    pub fn put_msb_first64(&mut self, value: u64, n: u32) {
-        if n == 0 {
-            return;
-        }
-        self.put_lsb_first64(value.reverse_bits() >> (64 - n), n);
-    }
-
     /// Append the low `n` bits of `value` (n <= 32), bit `n - 1` first.
     #[inline]
     pub fn put_msb_first(&mut self, value: u32, n: u32) {

@@ -1,3 +1,9 @@
 // Verilog sources of buddy-hdl, one per top module.
 zvc_compressor.v
 zvc_decompressor.v
+mag_bdi32_compressor.v
+mag_bdi32_decompressor.v
+mag_bdi16_compressor.v
+mag_bdi16_decompressor.v
+mag_bdi64_compressor.v
+mag_bdi64_decompressor.v

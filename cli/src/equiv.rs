@@ -1,18 +1,13 @@
-//! `buddy equiv`: run the entries of a workload through the rust-hdl ZVC
-//! modules and compare every output with the golden model, optionally
-//! writing a VCD of the first cycles.
+//! `buddy equiv`: run the entries of a workload through every rust-hdl
+//! module (ZVC, MAG-BDI 16/32/64) and compare every output with the golden
+//! model, optionally writing a VCD of the first entries per module.
 
 use anyhow::{bail, Context};
-use buddy_golden::{Codec, Zvc};
-use buddy_hdl::{ZvcCompressor, ZvcDecompressor};
 use buddy_sim::Workload;
-use buddy_testbenches::stream::{run_stream, StreamDut, Traffic};
-use buddy_testbenches::zvc::{expected_decompressed, stored};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use buddy_testbenches::modules::HwModule;
+use buddy_testbenches::stream::Traffic;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// Arguments of `buddy equiv`.
 #[derive(Debug, clap::Args)]
@@ -47,50 +42,8 @@ pub struct ModuleResult {
     pub cycles_per_second: f64,
 }
 
-fn check<D: StreamDut>(
-    module: &'static str,
-    mut dut: D,
-    inputs: &[D::Input],
-    expected: &[D::Output],
-    traffic: Traffic,
-) -> anyhow::Result<ModuleResult> {
-    let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let start = Instant::now();
-    let run = run_stream(&mut dut, inputs, traffic, &mut rng, 50 * inputs.len() as u64 + 100, None);
-    let seconds = start.elapsed().as_secs_f64();
-    if run.outputs.len() != expected.len() {
-        bail!("{module}: {} outputs for {} inputs", run.outputs.len(), expected.len());
-    }
-    let mismatches: Vec<usize> = (0..expected.len()).filter(|&i| run.outputs[i] != expected[i]).collect();
-    if let Some(&i) = mismatches.first() {
-        bail!(
-            "{module}: {} of {} outputs differ from the golden model; first at entry {i}:\n  hdl:    {:?}\n  golden: {:?}",
-            mismatches.len(),
-            expected.len(),
-            run.outputs[i],
-            expected[i]
-        );
-    }
-    Ok(ModuleResult {
-        module,
-        entries: inputs.len(),
-        mismatches: 0,
-        cycles: run.cycles,
-        seconds,
-        cycles_per_second: run.cycles as f64 / seconds.max(1e-9),
-    })
-}
-
-fn write_vcd<D: StreamDut>(mut dut: D, inputs: &[D::Input], path: &Path) -> anyhow::Result<()> {
-    let file = std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-    let mut w = std::io::BufWriter::new(file);
-    let mut rng = ChaCha8Rng::seed_from_u64(2);
-    run_stream(&mut dut, inputs, Traffic::RANDOM, &mut rng, 100 * inputs.len() as u64 + 100, Some(&mut w));
-    use std::io::Write;
-    w.flush().with_context(|| format!("cannot write {}", path.display()))
-}
-
-/// Check both ZVC modules on every entry of `workload`.
+/// Check every module of [`HwModule::ALL`] on every entry of `workload`
+/// (decompressors: every entry as the golden compressor stores it).
 ///
 /// # Errors
 /// The workload holds no entry, a module's output differs from the golden
@@ -100,27 +53,33 @@ pub fn check_workload(workload: &Workload, traffic: Traffic, vcd: Option<(&Path,
     if entries.is_empty() {
         bail!("{} holds no entries", workload.path().display());
     }
-    let compressed: Vec<_> = entries.iter().map(|e| Zvc.compress(e)).collect();
-    let stored_entries: Vec<_> = entries.iter().map(stored).collect();
-    let decompressed: Vec<_> = stored_entries.iter().map(expected_decompressed).collect();
-    let results = vec![
-        check("zvc_compressor", ZvcCompressor::default(), &entries, &compressed, traffic)?,
-        check("zvc_decompressor", ZvcDecompressor::default(), &stored_entries, &decompressed, traffic)?,
-    ];
+    let mut results = Vec::new();
+    for m in HwModule::ALL {
+        let run = m.check(&entries, &[], traffic, 1).map_err(anyhow::Error::msg)?;
+        results.push(ModuleResult {
+            module: m.name(),
+            entries: run.inputs,
+            mismatches: 0,
+            cycles: run.cycles,
+            seconds: run.seconds,
+            cycles_per_second: run.cycles as f64 / run.seconds.max(1e-9),
+        });
+    }
     if let Some((dir, n)) = vcd {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let n = n.clamp(1, entries.len());
-        write_vcd(ZvcCompressor::default(), &entries[..n], &dir.join("zvc_compressor.vcd"))?;
-        write_vcd(ZvcDecompressor::default(), &stored_entries[..n], &dir.join("zvc_decompressor.vcd"))?;
+        for m in HwModule::ALL {
+            m.write_vcd(&entries[..n], &dir.join(format!("{}.vcd", m.name()))).map_err(anyhow::Error::msg)?;
+        }
     }
     Ok(results)
 }
 
 /// The results as a text table.
 pub fn table(results: &[ModuleResult]) -> String {
-    let mut s = format!("{:<18} {:>8} {:>10} {:>9} {:>12}\n", "module", "entries", "mismatches", "cycles", "cycles/s");
+    let mut s = format!("{:<24} {:>8} {:>10} {:>9} {:>12}\n", "module", "entries", "mismatches", "cycles", "cycles/s");
     for r in results {
-        s += &format!("{:<18} {:>8} {:>10} {:>9} {:>12.0}\n", r.module, r.entries, r.mismatches, r.cycles, r.cycles_per_second);
+        s += &format!("{:<24} {:>8} {:>10} {:>9} {:>12.0}\n", r.module, r.entries, r.mismatches, r.cycles, r.cycles_per_second);
     }
     s
 }

@@ -3,8 +3,9 @@
 //! cells, LUTs, flip-flops, longest path in cells, and the Yosys run time.
 
 use anyhow::{bail, Context};
-use buddy_testbenches::delivery::{verilog_hash, MODULES};
-use serde::Serialize;
+use buddy_testbenches::delivery::verilog_hash;
+use buddy_testbenches::modules::HwModule;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,10 +20,23 @@ pub struct Args {
     /// [default: verilog-out/ of this repository].
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Synthesize only this module (repeatable); the other modules' entries
+    /// of an existing report are kept [default: every module].
+    #[arg(long = "module", value_name = "NAME", value_parser = parse_module)]
+    pub modules: Vec<HwModule>,
+    /// Yosys runs in parallel (each is single-threaded).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: u16,
+}
+
+fn parse_module(name: &str) -> Result<HwModule, String> {
+    HwModule::from_name(name).ok_or_else(|| {
+        format!("unknown module '{name}'; valid: {}", HwModule::ALL.iter().map(|m| m.name()).collect::<Vec<_>>().join(", "))
+    })
 }
 
 /// Synthesis figures of one module.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct ModuleSynth {
     pub module: String,
     /// SHA-256 of the Verilog without its revision line, to tell a stale report.
@@ -101,13 +115,44 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let dir = args.dir.unwrap_or_else(|| PathBuf::from(REPO_ROOT).join("verilog-out"));
     let work = std::env::temp_dir().join(format!("buddy-synth-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
-    let mut results = Vec::new();
-    for m in MODULES {
-        eprintln!("synthesizing {} (yosys synth_xilinx)...", m.module);
-        results.push(synthesize(&dir, m.module, &work)?);
-    }
-    std::fs::remove_dir_all(&work).ok();
+    let chosen: Vec<HwModule> = if args.modules.is_empty() { HwModule::ALL.to_vec() } else { args.modules.clone() };
     let out = dir.join("synth");
+    // Keep the other modules' figures when only some are synthesized.
+    let mut previous: Vec<ModuleSynth> = if args.modules.is_empty() {
+        Vec::new()
+    } else {
+        match std::fs::read_to_string(out.join("report.json")) {
+            Ok(text) => serde_json::from_str(&text).context("cannot read the existing synth/report.json")?,
+            Err(_) => Vec::new(),
+        }
+    };
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done: std::sync::Mutex<Vec<anyhow::Result<ModuleSynth>>> = Default::default();
+    std::thread::scope(|scope| {
+        for _ in 0..args.jobs {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some(m) = chosen.get(i) else { break };
+                eprintln!("synthesizing {} (yosys synth_xilinx)...", m.name());
+                let r = synthesize(&dir, m.name(), &work);
+                if let Ok(r) = &r {
+                    eprintln!("  {}: {} cells, {} flip-flops, {:.0} s", r.module, r.cells, r.flip_flops, r.yosys_seconds);
+                }
+                done.lock().unwrap().push(r);
+            });
+        }
+    });
+    std::fs::remove_dir_all(&work).ok();
+    let mut fresh = Vec::new();
+    for r in done.into_inner().unwrap() {
+        fresh.push(r?);
+    }
+    previous.retain(|p| !fresh.iter().any(|f| f.module == p.module) && HwModule::from_name(&p.module).is_some());
+    previous.extend(fresh);
+    // Report order: that of HwModule::ALL.
+    let order = |m: &ModuleSynth| HwModule::ALL.iter().position(|h| h.name() == m.module).unwrap_or(usize::MAX);
+    previous.sort_by_key(order);
+    let results = previous;
     std::fs::create_dir_all(&out)?;
     std::fs::write(out.join("report.json"), serde_json::to_string_pretty(&results)? + "\n")?;
     let mut md = String::from(

@@ -5,10 +5,9 @@
 use anyhow::{bail, Context};
 use buddy_golden::MemoryEntry;
 use buddy_sim::Workload;
-use buddy_testbenches::entries::random_entries;
-use buddy_testbenches::zvc::{self, StoredEntry};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use buddy_testbenches::decompress::random_stored;
+use buddy_testbenches::entries::{mag_boundary_entry, random_entries, sample};
+use buddy_testbenches::modules::HwModule;
 use std::path::PathBuf;
 
 /// Most vectors a testbench holds (its `MAX_VECTORS`).
@@ -25,13 +24,19 @@ pub struct Args {
     /// Random entries added (each word zero with a per-entry random probability).
     #[arg(long, default_value_t = 10_000, value_name = "N")]
     pub random: usize,
+    /// Entries on MAG-BDI's delta-width boundaries added.
+    #[arg(long, default_value_t = 8_000, value_name = "N")]
+    pub boundary: usize,
     /// Seed of the random entries.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
 
-/// Write `zvc_compressor.hex` and `zvc_decompressor.hex` and print the
-/// simulator command lines.
+/// Write `<module>.hex` for every module of `verilog-out/` and print the
+/// simulator command lines. Compressors get the workload's entries, then
+/// `--boundary` MAG-BDI boundary entries and `--random` random entries;
+/// decompressors get those entries as the golden compressor stores them,
+/// then `--random / 5` malformed inputs (random payloads under every code).
 ///
 /// # Errors
 /// The workload is invalid, the vectors exceed the testbench capacity, or a
@@ -40,20 +45,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let path = args.path.unwrap_or_else(|| PathBuf::from(crate::compress::DEFAULT_WORKLOAD));
     let workload = Workload::open(&path).context("cannot open workload")?;
     let mut entries: Vec<MemoryEntry> = workload.all_entries();
+    entries.extend(sample(&mag_boundary_entry(), args.boundary, args.seed));
     entries.extend(random_entries(args.random, args.seed));
-    let mut rng = ChaCha8Rng::seed_from_u64(args.seed ^ 0x5eed);
-    // Malformed inputs for the decompressor: random payloads under every code.
-    let mut stored: Vec<StoredEntry> = entries.iter().map(zvc::stored).collect();
-    stored.extend((0..args.random / 5).map(|_| StoredEntry { code: rng.gen_range(0..16), payload: std::array::from_fn(|_| rng.gen()) }));
-    if stored.len() > MAX_VECTORS {
-        bail!("{} vectors exceed the testbenches' MAX_VECTORS ({MAX_VECTORS}); use a smaller workload or fewer --random", stored.len());
+    let malformed = random_stored(args.random / 5, args.seed ^ 0x5eed);
+    if entries.len() + malformed.len() > MAX_VECTORS {
+        bail!(
+            "{} vectors exceed the testbenches' MAX_VECTORS ({MAX_VECTORS}); use a smaller workload or fewer --random/--boundary",
+            entries.len() + malformed.len()
+        );
     }
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
-    let files = [
-        ("zvc_compressor", entries.iter().map(zvc::compressor_vector).collect::<Vec<_>>()),
-        ("zvc_decompressor", stored.iter().map(zvc::decompressor_vector).collect::<Vec<_>>()),
-    ];
-    for (module, lines) in files {
+    for m in HwModule::ALL {
+        let lines = m.vector_lines(&entries, &malformed);
+        let module = m.name();
         let file = args.out.join(format!("{module}.hex"));
         std::fs::write(&file, lines.join("\n") + "\n").with_context(|| format!("cannot write {}", file.display()))?;
         println!("vvp <{module}_tb> +vectors={} +count={}", file.display(), lines.len());

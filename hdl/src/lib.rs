@@ -7,18 +7,32 @@
 //! |---|---|---|
 //! | [`zvc_compressor`] | [`ZvcCompressor`] | `buddy_golden::zvc` |
 //! | [`zvc_decompressor`] | [`ZvcDecompressor`] | `buddy_golden::zvc` |
+//! | [`mag_bdi_compressor`] | [`MagBdiCompressor`] (MAG 16, 32, 64) | `buddy_golden::mag_bdi` |
+//! | [`mag_bdi_decompressor`] | [`MagBdiDecompressor`] (MAG 16, 32, 64) | `buddy_golden::mag_bdi` |
 //!
 //! Shared blocks: [`entry_bits::EntryBits`] (the 1024-bit entry),
+//! [`decompressed_entry::DecompressedEntry`] (every decompressor's output),
 //! [`register_slice::RegisterSlice`] (valid/ready skid buffer),
-//! [`compaction`] (log-depth compaction and expansion networks).
+//! [`compaction`] (log-depth compaction and expansion networks),
+//! [`mag_bdi_unit`] (one MAG-BDI compressor unit), [`delta_packing`]
+//! (MAG-BDI stream wiring), [`mag_bdi_encodings`] (the encodings per MAG).
 
 pub mod compaction;
+pub mod decompressed_entry;
+pub mod delta_packing;
 pub mod entry_bits;
+pub mod mag_bdi_compressor;
+pub mod mag_bdi_decompressor;
+pub mod mag_bdi_encodings;
+pub mod mag_bdi_unit;
 pub mod register_slice;
 pub mod verilog;
 pub mod zvc_compressor;
 pub mod zvc_decompressor;
 
+pub use decompressed_entry::DecompressedEntry;
 pub use entry_bits::EntryBits;
+pub use mag_bdi_compressor::{MagBdiCompressed, MagBdiCompressor};
+pub use mag_bdi_decompressor::MagBdiDecompressor;
 pub use zvc_compressor::{ZvcCompressed, ZvcCompressor};
-pub use zvc_decompressor::{ZvcDecompressed, ZvcDecompressor};
+pub use zvc_decompressor::ZvcDecompressor;

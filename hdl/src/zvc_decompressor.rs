@@ -1,20 +1,10 @@
 //! ZVC decompressor: one 128-byte memory-entry per cycle.
 
 use crate::compaction::{CompactionControl, ExpansionNetwork};
+use crate::decompressed_entry::DecompressedEntry;
 use crate::entry_bits::EntryBits;
 use crate::register_slice::RegisterSlice;
 use rust_hdl::prelude::*;
-
-/// What [`ZvcDecompressor`] emits per entry (one flat vector in Verilog:
-/// `entry` in bits `[1023:0]`, `error` at bit 1024).
-#[derive(Clone, Copy, Debug, PartialEq, Default, LogicStruct)]
-pub struct ZvcDecompressed {
-    /// The decompressed entry, `w[i]` at `[32i +: 32]`; all zero when `error`.
-    pub entry: EntryBits,
-    /// The input was malformed: a reserved class code (8..15), or a mask with
-    /// more non-zero words than the class stores (formats.md §2-§3).
-    pub error: Bit,
-}
 
 /// Zero-Value decompression of one 128-byte memory-entry per cycle
 /// (cDMA, seed `003_*`, Sec. V-A; bits as formats.md §3).
@@ -36,7 +26,7 @@ pub struct ZvcDecompressed {
 /// | `in_payload` | 1024 | in | stored bytes as vector `C` (bits past the class size are ignored) |
 /// | `out_valid`, `out_ready` | 1, 1 | out, in | output handshake |
 /// | `out_entry` | 1024 | out | the entry, `w[i]` at `[32i +: 32]`; 0 on error |
-/// | `out_error` | 1 | out | malformed input (see [`ZvcDecompressed::error`]) |
+/// | `out_error` | 1 | out | malformed input (a reserved class code 8..15, or a mask with more non-zero words than the class stores, formats.md §2-§3) |
 ///
 /// Timing: initiation interval 1; latency 2 cycles. `in_ready` depends only
 /// on flip-flops; every output comes from a flip-flop.
@@ -65,10 +55,10 @@ pub struct ZvcDecompressor {
     mask: Signal<Local, Bits<32>>,
     error: Signal<Local, Bit>,
     entry_words: Signal<Local, EntryBits>,
-    result: Signal<Local, ZvcDecompressed>,
+    result: Signal<Local, DecompressedEntry>,
     control: CompactionControl,
     network: ExpansionNetwork,
-    slice: RegisterSlice<ZvcDecompressed>,
+    slice: RegisterSlice<DecompressedEntry>,
 }
 
 seq_macro::seq!(J in 0..32 {

@@ -74,3 +74,53 @@ pub fn random_entries(n: usize, seed: u64) -> Vec<MemoryEntry> {
         })
         .collect()
 }
+
+/// The MAG-BDI delta widths of every MAG (formats.md §4).
+pub const MAG_DELTA_WIDTHS: [u32; 7] = [2, 6, 10, 14, 18, 22, 26];
+
+/// Entries concentrated on MAG-BDI's delta-width boundaries.
+///
+/// Each entry picks a width `d` (mostly a MAG-BDI width, sometimes any of
+/// 1..=28), a base `B` placed at a random word `p`, and fills the other
+/// words with zeros, values inside `[-2^(d-1), 2^(d-1))` of the zero base or
+/// of `B`, the four boundary values `2^(d-1) - 1`, `2^(d-1)`, `-2^(d-1)`,
+/// `-2^(d-1) - 1` relative to either base, or (rarely) random words. Words
+/// before `p` use the zero base only, so `B` is usually the hardware's
+/// first failing word. Units one width step apart then succeed or fail by
+/// one word.
+pub fn mag_boundary_entry() -> impl Strategy<Value = MemoryEntry> {
+    let width = prop_oneof![3 => proptest::sample::select(MAG_DELTA_WIDTHS.to_vec()), 1 => 1u32..=28];
+    let base = prop_oneof![any::<u32>(), (0u32..=28).prop_map(|b| 1u32 << b), Just(0x8000_0000u32), Just(0x7fff_ffffu32)];
+    let kinds = proptest::collection::vec((0u8..16, any::<u32>(), 0u8..4), 32);
+    (width, base, 0usize..32, kinds).prop_map(|(d, base, p, kinds)| {
+        let half = 1u32 << (d - 1);
+        let boundary = [half - 1, half, half.wrapping_neg(), half.wrapping_neg().wrapping_sub(1)];
+        let mut words = [0u32; 32];
+        for (i, &(kind, r, b)) in kinds.iter().enumerate() {
+            let kind = if i < p { kind % 6 } else { kind };
+            let in_range = (r % (2 * half)).wrapping_sub(half);
+            words[i] = match kind {
+                0 | 1 => 0,
+                2 | 3 => in_range,
+                4 | 5 => boundary[b as usize],
+                6..=8 => base.wrapping_add(in_range),
+                9..=12 => base.wrapping_add(boundary[b as usize]),
+                13 | 14 => base,
+                _ => r,
+            };
+        }
+        words[p] = base;
+        MemoryEntry::from_words(words)
+    })
+}
+
+/// `n` values of `strategy`, reproducibly from `seed` (for co-simulation
+/// vector files, which are not proptest cases).
+pub fn sample<S: Strategy>(strategy: &S, n: usize, seed: u64) -> Vec<S::Value> {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let mut seed_bytes = [0u8; 32];
+    seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes));
+    (0..n).map(|_| strategy.new_tree(&mut runner).expect("strategy without filters").current()).collect()
+}

@@ -4,7 +4,10 @@
 //! Verilog.
 
 pub mod cosim;
+pub mod decompress;
 pub mod delivery;
 pub mod entries;
+pub mod mag_bdi;
+pub mod modules;
 pub mod stream;
 pub mod zvc;

@@ -6,6 +6,16 @@ use rust_hdl::prelude::*;
 use rust_hdl::core::vcd_probe::VCDProbe;
 use std::io::Write;
 
+/// An entry as the hardware's 1024-bit value (`w[i]` in word `i`).
+pub fn to_bits(e: &buddy_golden::MemoryEntry) -> buddy_hdl::EntryBits {
+    buddy_hdl::EntryBits::from_words(e.words())
+}
+
+/// The entry a hardware 1024-bit value holds.
+pub fn from_bits(b: &buddy_hdl::EntryBits) -> buddy_golden::MemoryEntry {
+    buddy_golden::MemoryEntry::from_words(b.to_words())
+}
+
 /// A module with one valid/ready input stream and one output stream.
 pub trait StreamDut: Block {
     /// One input transfer.

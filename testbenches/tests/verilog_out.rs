@@ -4,11 +4,12 @@
 
 use buddy_golden::MemoryEntry;
 use buddy_testbenches::cosim::{run_icarus, CosimPorts};
-use buddy_testbenches::delivery::{artifacts, verilog_out_dir, without_revision, MODULES};
+use buddy_testbenches::delivery::{artifacts, verilog_out_dir, without_revision};
+use buddy_testbenches::modules::HwModule;
 use buddy_testbenches::entries::{bundled_workload, random_entries, snapshot_entries};
-use buddy_testbenches::zvc::{self, StoredEntry};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use buddy_testbenches::decompress::{self, random_stored, StoredEntry};
+use buddy_testbenches::{mag_bdi, zvc};
+use buddy_golden::{Codec, Mag, MagBdi, Zvc};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -43,7 +44,7 @@ fn verilog_out_is_current() {
 fn verilator_lint_is_clean() {
     let verilator = tool("verilator");
     let dir = verilog_out_dir();
-    for m in MODULES {
+    for m in HwModule::ALL.map(HwModule::ports) {
         let out = Command::new(&verilator)
             .current_dir(&dir)
             .args(["--lint-only", "-Wall", "verilator.vlt"])
@@ -60,7 +61,7 @@ fn verilator_lint_is_clean() {
 fn yosys_finds_no_latches_undriven_wires_or_loops() {
     let yosys = tool("yosys");
     let dir = verilog_out_dir();
-    for m in MODULES {
+    for m in HwModule::ALL.map(HwModule::ports) {
         let script = format!(
             "read_verilog {m}.v; hierarchy -check -top {m}; proc; flatten; check; select -assert-none t:$dlatch t:$adlatch t:$dlatchsr",
             m = m.module
@@ -107,14 +108,35 @@ fn icarus_runs_zvc_compressor_verilog_like_golden() {
     cosim(&zvc::COMPRESSOR_PORTS, &lines, "cosim-zvc-c");
 }
 
+/// The golden vectors of a decompressor of `codec`: every entry of
+/// `entries` as `codec` stores it, then 2,000 malformed inputs (random
+/// payloads under every code, reserved included).
+fn decompressor_lines(codec: &dyn Codec, entries: &[MemoryEntry]) -> Vec<String> {
+    let mut inputs: Vec<StoredEntry> = entries.iter().map(|e| decompress::stored(codec, e)).collect();
+    inputs.extend(random_stored(2_000, 5));
+    inputs.iter().map(|i| decompress::decompressor_vector(codec, i)).collect()
+}
+
 #[test]
 fn icarus_runs_zvc_decompressor_verilog_like_golden() {
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let mut inputs: Vec<StoredEntry> = cosim_entries().iter().map(zvc::stored).collect();
-    // Malformed inputs too: random payloads under every code, reserved included.
-    inputs.extend((0..2_000).map(|_| StoredEntry { code: rng.gen_range(0..16), payload: std::array::from_fn(|_| rng.gen()) }));
-    let lines: Vec<String> = inputs.iter().map(zvc::decompressor_vector).collect();
-    cosim(&zvc::DECOMPRESSOR_PORTS, &lines, "cosim-zvc-d");
+    cosim(&zvc::DECOMPRESSOR_PORTS, &decompressor_lines(&Zvc, &cosim_entries()), "cosim-zvc-d");
+}
+
+#[test]
+fn icarus_runs_mag_bdi_compressors_verilog_like_golden() {
+    let entries = mag_bdi::cosim_entries();
+    for mag in Mag::ALL {
+        let lines: Vec<String> = entries.iter().map(|e| mag_bdi::compressor_vector(mag, e)).collect();
+        cosim(&mag_bdi::compressor_ports(mag), &lines, "cosim-mag-c");
+    }
+}
+
+#[test]
+fn icarus_runs_mag_bdi_decompressors_verilog_like_golden() {
+    let entries = mag_bdi::cosim_entries();
+    for mag in Mag::ALL {
+        cosim(&mag_bdi::decompressor_ports(mag), &decompressor_lines(&MagBdi::new(mag), &entries), "cosim-mag-d");
+    }
 }
 
 #[test]
@@ -122,7 +144,7 @@ fn filelist_and_core_name_every_module() {
     let dir = verilog_out_dir();
     let f = std::fs::read_to_string(dir.join("buddy_hdl.f")).unwrap();
     let core = std::fs::read_to_string(dir.join("buddy_hdl.core")).unwrap();
-    for m in MODULES {
+    for m in HwModule::ALL.map(HwModule::ports) {
         let file = format!("{}.v", m.module);
         assert!(f.lines().any(|l| l == file), "{file} missing from buddy_hdl.f");
         assert!(core.contains(&format!("- {file}")), "{file} missing from buddy_hdl.core");
@@ -136,7 +158,7 @@ fn filelist_and_core_name_every_module() {
 fn synthesis_report_is_current() {
     let dir = verilog_out_dir();
     let report = std::fs::read_to_string(dir.join("synth/report.json")).expect("verilog-out/synth/report.json: run `make synth`");
-    for m in MODULES {
+    for m in HwModule::ALL.map(HwModule::ports) {
         let verilog = std::fs::read_to_string(dir.join(format!("{}.v", m.module))).unwrap();
         let hash = buddy_testbenches::delivery::verilog_hash(&verilog);
         assert!(

@@ -5,10 +5,18 @@ use buddy_golden::{Codec, MemoryEntry, SizeClass, Zvc};
 use buddy_hdl::{ZvcCompressor, ZvcDecompressor};
 use buddy_testbenches::entries::{bundled_workload, snapshot_entries, sparse_entry, zvc_capacity_words};
 use buddy_testbenches::stream::{check_against, run_stream, Traffic};
-use buddy_testbenches::zvc::{expected_decompressed, stored, StoredEntry};
+use buddy_testbenches::decompress::{self, StoredEntry};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+fn stored(e: &MemoryEntry) -> StoredEntry {
+    decompress::stored(&Zvc, e)
+}
+
+fn expected_decompressed(input: &StoredEntry) -> decompress::Decompressed {
+    decompress::expected_decompressed(&Zvc, input)
+}
 
 /// Decompressor inputs: valid streams, streams with garbage past the class
 /// size, masks at and one past each class's capacity, and random bytes with

@@ -1,0 +1,209 @@
+//! Every delivered top module in one place: its name and co-simulation
+//! ports, its Verilog, its golden vectors, and its equivalence check in
+//! rust-hdl's simulator. The CLI (`buddy equiv`, `vectors`, `synth`) and
+//! the `verilog-out/` delivery iterate over [`HwModule::ALL`].
+
+use crate::cosim::CosimPorts;
+use crate::decompress::{self, StoredEntry};
+use crate::stream::{run_stream, StreamDut, Traffic};
+use crate::{mag_bdi, zvc};
+use buddy_golden::{Codec, Mag, MagBdi, MemoryEntry, Zvc};
+use buddy_hdl::{MagBdiCompressor, MagBdiDecompressor, ZvcCompressor, ZvcDecompressor};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rust_hdl::prelude::*;
+use std::path::Path;
+
+/// A delivered top module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HwModule {
+    ZvcCompressor,
+    ZvcDecompressor,
+    MagBdiCompressor(Mag),
+    MagBdiDecompressor(Mag),
+}
+
+/// What an equivalence run of one module observed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EquivRun {
+    /// Inputs given (each compared with the golden model).
+    pub inputs: usize,
+    /// Clock cycles simulated.
+    pub cycles: u64,
+    /// Wall-clock seconds of the simulation.
+    pub seconds: f64,
+}
+
+impl HwModule {
+    /// Every delivered module, in `verilog-out/` order.
+    pub const ALL: [HwModule; 8] = [
+        HwModule::ZvcCompressor,
+        HwModule::ZvcDecompressor,
+        HwModule::MagBdiCompressor(Mag::B32),
+        HwModule::MagBdiDecompressor(Mag::B32),
+        HwModule::MagBdiCompressor(Mag::B16),
+        HwModule::MagBdiDecompressor(Mag::B16),
+        HwModule::MagBdiCompressor(Mag::B64),
+        HwModule::MagBdiDecompressor(Mag::B64),
+    ];
+
+    /// The co-simulation ports; `ports().module` is the Verilog module name.
+    pub const fn ports(self) -> CosimPorts {
+        match self {
+            HwModule::ZvcCompressor => zvc::COMPRESSOR_PORTS,
+            HwModule::ZvcDecompressor => zvc::DECOMPRESSOR_PORTS,
+            HwModule::MagBdiCompressor(mag) => mag_bdi::compressor_ports(mag),
+            HwModule::MagBdiDecompressor(mag) => mag_bdi::decompressor_ports(mag),
+        }
+    }
+
+    /// The Verilog module name, e.g. `mag_bdi32_compressor`.
+    pub const fn name(self) -> &'static str {
+        self.ports().module
+    }
+
+    /// The module named `name`, if delivered.
+    pub fn from_name(name: &str) -> Option<HwModule> {
+        Self::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// The golden codec the module mirrors.
+    pub fn codec(self) -> Box<dyn Codec> {
+        match self {
+            HwModule::ZvcCompressor | HwModule::ZvcDecompressor => Box::new(Zvc),
+            HwModule::MagBdiCompressor(mag) | HwModule::MagBdiDecompressor(mag) => Box::new(MagBdi::new(mag)),
+        }
+    }
+
+    /// The module's Verilog (see `buddy_hdl::verilog::emit`).
+    ///
+    /// # Errors
+    /// A structural check of rust-hdl failed.
+    pub fn verilog(self, revision: &str) -> Result<String, String> {
+        fn emit<U: Block>(mut uut: U, name: &str, revision: &str) -> Result<String, String> {
+            uut.connect_all();
+            buddy_hdl::verilog::emit(&uut, name, revision)
+        }
+        let name = self.name();
+        match self {
+            HwModule::ZvcCompressor => emit(ZvcCompressor::default(), name, revision),
+            HwModule::ZvcDecompressor => emit(ZvcDecompressor::default(), name, revision),
+            HwModule::MagBdiCompressor(mag) => emit(MagBdiCompressor::new(mag), name, revision),
+            HwModule::MagBdiDecompressor(mag) => emit(MagBdiDecompressor::new(mag), name, revision),
+        }
+    }
+
+    /// The decompressor inputs for `entries` (each stored as the golden
+    /// compressor stores it) followed by `malformed`.
+    fn stored_inputs(&self, entries: &[MemoryEntry], malformed: &[StoredEntry]) -> Vec<StoredEntry> {
+        let codec = self.codec();
+        entries.iter().map(|e| decompress::stored(codec.as_ref(), e)).chain(malformed.iter().copied()).collect()
+    }
+
+    /// Golden `$readmemh` vector lines: a compressor gets one per entry; a
+    /// decompressor one per entry as stored, then one per `malformed` input.
+    pub fn vector_lines(self, entries: &[MemoryEntry], malformed: &[StoredEntry]) -> Vec<String> {
+        match self {
+            HwModule::ZvcCompressor => entries.iter().map(zvc::compressor_vector).collect(),
+            HwModule::MagBdiCompressor(mag) => entries.iter().map(|e| mag_bdi::compressor_vector(mag, e)).collect(),
+            HwModule::ZvcDecompressor | HwModule::MagBdiDecompressor(_) => {
+                let codec = self.codec();
+                self.stored_inputs(entries, malformed).iter().map(|i| decompress::decompressor_vector(codec.as_ref(), i)).collect()
+            }
+        }
+    }
+
+    /// Run `entries` (and, for a decompressor, `malformed`) through the
+    /// rust-hdl module under `traffic` and compare every output with the
+    /// golden model, in order.
+    ///
+    /// # Errors
+    /// The first difference (index, both values), or outputs lost.
+    pub fn check(self, entries: &[MemoryEntry], malformed: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
+        match self {
+            HwModule::ZvcCompressor => {
+                let expected: Vec<_> = entries.iter().map(|e| Zvc.compress(e)).collect();
+                compare(self.name(), ZvcCompressor::default(), entries, &expected, traffic, seed)
+            }
+            HwModule::MagBdiCompressor(mag) => {
+                let expected: Vec<_> = entries.iter().map(|e| mag_bdi::expected_compressed(mag, e)).collect();
+                compare(self.name(), MagBdiCompressor::new(mag), entries, &expected, traffic, seed)
+            }
+            HwModule::ZvcDecompressor => self.check_decompressor(ZvcDecompressor::default(), entries, malformed, traffic, seed),
+            HwModule::MagBdiDecompressor(mag) => {
+                self.check_decompressor(MagBdiDecompressor::new(mag), entries, malformed, traffic, seed)
+            }
+        }
+    }
+
+    fn check_decompressor<D: StreamDut<Input = StoredEntry, Output = decompress::Decompressed>>(
+        self,
+        dut: D,
+        entries: &[MemoryEntry],
+        malformed: &[StoredEntry],
+        traffic: Traffic,
+        seed: u64,
+    ) -> Result<EquivRun, String> {
+        let codec = self.codec();
+        let inputs = self.stored_inputs(entries, malformed);
+        let expected: Vec<_> = inputs.iter().map(|i| decompress::expected_decompressed(codec.as_ref(), i)).collect();
+        compare(self.name(), dut, &inputs, &expected, traffic, seed)
+    }
+
+    /// Write a VCD of `entries` (stored, for a decompressor) through the
+    /// module under random traffic; every scope of the hierarchy is in it.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn write_vcd(self, entries: &[MemoryEntry], path: &Path) -> Result<(), String> {
+        let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        let mut w = std::io::BufWriter::new(file);
+        let stored = self.stored_inputs(entries, &[]);
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let max = 100 * entries.len() as u64 + 100;
+        match self {
+            HwModule::ZvcCompressor => {
+                run_stream(&mut ZvcCompressor::default(), entries, Traffic::RANDOM, &mut rng, max, Some(&mut w));
+            }
+            HwModule::MagBdiCompressor(mag) => {
+                run_stream(&mut MagBdiCompressor::new(mag), entries, Traffic::RANDOM, &mut rng, max, Some(&mut w));
+            }
+            HwModule::ZvcDecompressor => {
+                run_stream(&mut ZvcDecompressor::default(), &stored, Traffic::RANDOM, &mut rng, max, Some(&mut w));
+            }
+            HwModule::MagBdiDecompressor(mag) => {
+                run_stream(&mut MagBdiDecompressor::new(mag), &stored, Traffic::RANDOM, &mut rng, max, Some(&mut w));
+            }
+        }
+        use std::io::Write;
+        w.flush().map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+}
+
+fn compare<D: StreamDut>(
+    name: &str,
+    mut dut: D,
+    inputs: &[D::Input],
+    expected: &[D::Output],
+    traffic: Traffic,
+    seed: u64,
+) -> Result<EquivRun, String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let start = std::time::Instant::now();
+    let run = run_stream(&mut dut, inputs, traffic, &mut rng, 50 * inputs.len() as u64 + 100, None);
+    let seconds = start.elapsed().as_secs_f64();
+    if run.outputs.len() != expected.len() {
+        return Err(format!("{name}: {} outputs for {} inputs", run.outputs.len(), expected.len()));
+    }
+    let mismatches: Vec<usize> = (0..expected.len()).filter(|&i| run.outputs[i] != expected[i]).collect();
+    if let Some(&i) = mismatches.first() {
+        return Err(format!(
+            "{name}: {} of {} outputs differ from the golden model; first at input {i}:\n  hdl:    {:?}\n  golden: {:?}",
+            mismatches.len(),
+            expected.len(),
+            run.outputs[i],
+            expected[i]
+        ));
+    }
+    Ok(EquivRun { inputs: inputs.len(), cycles: run.cycles, seconds })
+}

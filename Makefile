@@ -65,6 +65,7 @@ cosim: deps
 # 1,000,000 golden round trips of every algorithm.
 soak: deps
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test zvc -- equals_golden
+	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test mag_bdi -- equals_golden
 	PROPTEST_CASES=1000000 $(CARGO) test --release -p buddy-golden --test roundtrip
 
 bench: build

@@ -6,6 +6,8 @@
 
 mod compress;
 mod equiv;
+mod mdcache;
+mod plot;
 mod revision;
 mod run;
 mod synth;
@@ -32,6 +34,9 @@ enum Command {
     /// Check the rust-hdl modules against the golden model on every entry
     /// of a workload (random stalls and backpressure), optionally with VCDs.
     Equiv(equiv::Args),
+    /// Metadata cache hit rate against size per slice on workloads' access
+    /// traces (Buddy Compression Fig. 6b), with JSON and a PNG plot.
+    Mdcache(mdcache::Args),
     /// The main job: emit Verilog, check hardware == golden, compress, and
     /// write a report, VCDs and JSON into one folder.
     Run(run::Args),
@@ -48,6 +53,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Compress(args) => compress::run(args),
         Command::Equiv(args) => equiv::run(args),
+        Command::Mdcache(args) => mdcache::run(args),
         Command::Run(args) => run::run(args),
         Command::Synth(args) => synth::run(args),
         Command::Vectors(args) => vectors::run(args),

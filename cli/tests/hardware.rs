@@ -91,3 +91,57 @@ fn synth_rejects_an_unknown_module_and_lists_the_valid_ones() {
         assert!(err.contains(m), "{m} missing from: {err}");
     }
 }
+
+fn bundled() -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/minife-small")
+}
+
+#[test]
+fn mdcache_reports_hit_rates_per_size_and_writes_a_png() {
+    let dir = work_dir("mdcache");
+    let png = dir.join("mdcache.png");
+    let out = buddy(&["mdcache", bundled().to_str().unwrap(), "--sizes", "1K,4K,64K", "--json", "--plot", png.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let w = &json["workloads"][0];
+    assert_eq!(w["trace_accesses"], 112_000);
+    let points = w["points"].as_array().unwrap();
+    assert_eq!(points.iter().map(|p| p["bytes_per_slice"].as_u64().unwrap()).collect::<Vec<_>>(), vec![1024, 4096, 65536]);
+    let mut last = 0.0;
+    for p in points {
+        let st = &p["stats"];
+        let accesses = st["reads"].as_u64().unwrap() + st["writes"].as_u64().unwrap();
+        let misses = st["sector_misses"].as_u64().unwrap() + st["line_misses"].as_u64().unwrap();
+        assert_eq!(st["hits"].as_u64().unwrap() + misses, accesses, "{p}");
+        // Every L2 request is at least one metadata access.
+        assert!(accesses >= w["l2_requests"].as_u64().unwrap());
+        let rate = p["hit_rate"].as_f64().unwrap();
+        assert!(rate >= last && rate <= 1.0, "{p}");
+        last = rate;
+    }
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn mdcache_names_the_bad_record_of_a_trace_and_rejects_bad_sizes() {
+    let dir = work_dir("mdcache-bad");
+    std::fs::copy(bundled().join("trace_meta.json"), dir.join("trace_meta.json")).unwrap();
+    let mut trace = std::fs::read(bundled().join("trace.bin")).unwrap();
+    trace.truncate(12 * 10);
+    trace[12 * 3 + 10] = 7; // record 3: rw = 7
+    std::fs::write(dir.join("trace.bin"), &trace).unwrap();
+    let out = buddy(&["mdcache", dir.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("record 3: rw is 7"), "{err}");
+    std::fs::write(dir.join("trace.bin"), &trace[..25]).unwrap();
+    let err = String::from_utf8_lossy(&buddy(&["mdcache", dir.to_str().unwrap()]).stderr).into_owned();
+    assert!(err.contains("25 bytes is not a whole number of 12-byte records"), "{err}");
+    let err = String::from_utf8_lossy(&buddy(&["mdcache", "--sizes", "3K"]).stderr).into_owned();
+    assert!(err.contains("must be a power of two"), "{err}");
+    let err = String::from_utf8_lossy(&buddy(&["mdcache", "--sizes", "lots"]).stderr).into_owned();
+    assert!(err.contains("'lots' is not a size"), "{err}");
+    std::fs::remove_dir_all(dir).ok();
+}

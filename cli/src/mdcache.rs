@@ -1,0 +1,195 @@
+//! `buddy mdcache`: metadata cache hit rate against size per slice on the
+//! access traces of workloads (Buddy Compression Fig. 6b), as a table, JSON
+//! and a PNG plot.
+
+use anyhow::{bail, Context};
+use buddy_golden::metadata_cache::MetadataCacheConfig;
+use buddy_sim::l2_cache::{L2Config, L2Stats};
+use buddy_sim::mdcache_study::{l2_requests, replay, SizePoint};
+use buddy_sim::trace::{AddressLayout, Trace, DEFAULT_HEAP_BASE};
+use buddy_sim::Workload;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+use crate::plot::{line_plot_log2_x, LinePlot, Series};
+
+/// Arguments of `buddy mdcache`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Workload folders holding `trace.bin` and `trace_meta.json` (and
+    /// usually `manifest.json`) [default: the bundled data/minife-small].
+    pub paths: Vec<PathBuf>,
+    /// Metadata cache sizes per controller slice (bytes, or with K/M suffix).
+    #[arg(long, value_delimiter = ',', default_value = "1K,2K,4K,8K,16K,32K,64K", value_parser = parse_bytes)]
+    pub sizes: Vec<usize>,
+    /// Memory-controller slices, each with its own metadata cache.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub slices: u16,
+    /// Metadata cache associativity.
+    #[arg(long, default_value_t = 4)]
+    pub ways: usize,
+    /// L2 capacity in bytes (K/M suffix allowed) in front of the controllers.
+    #[arg(long, default_value = "64K", value_parser = parse_bytes)]
+    pub l2: usize,
+    /// L2 associativity.
+    #[arg(long, default_value_t = 16)]
+    pub l2_ways: usize,
+    /// Page size the allocations are aligned to: 2M or 64K.
+    #[arg(long, default_value = "2M", value_parser = ["2M", "64K"])]
+    pub page: String,
+    /// Print JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write a PNG plot of hit rate against size to this file.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+}
+
+/// `4096`, `4K`, `2M` (binary units) → bytes.
+fn parse_bytes(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let (num, mul) = match t.chars().last() {
+        Some('K' | 'k') => (&t[..t.len() - 1], 1024),
+        Some('M' | 'm') => (&t[..t.len() - 1], 1024 * 1024),
+        _ => (t, 1),
+    };
+    num.parse::<usize>().ok().filter(|&n| n > 0).map(|n| n * mul).ok_or_else(|| format!("'{s}' is not a size (e.g. 4096, 4K, 2M)"))
+}
+
+/// One workload's result.
+#[derive(Debug, Serialize)]
+pub struct WorkloadResult {
+    pub workload: String,
+    pub trace_accesses: usize,
+    /// Requests the L2 sent to the controllers (entry reads and write-backs).
+    pub l2_requests: usize,
+    pub l2: L2Stats,
+    pub points: Vec<SizePoint>,
+}
+
+/// The whole study.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub slices: u16,
+    pub ways: usize,
+    pub line_bytes: usize,
+    pub sector_bytes: usize,
+    pub l2: L2Config,
+    pub page_bytes: u64,
+    pub workloads: Vec<WorkloadResult>,
+}
+
+fn study(path: &Path, args: &Args, page_bytes: u64) -> anyhow::Result<WorkloadResult> {
+    let trace = Trace::open(path).with_context(|| format!("cannot read the access trace of {}", path.display()))?;
+    // Manifest order for the layout, when the folder has snapshots.
+    let order: Vec<(String, u64)> = if path.join("manifest.json").exists() {
+        let w = Workload::open(path).context("cannot open workload")?;
+        let snap = w.manifest().snapshots.first().context("manifest without snapshots")?;
+        snap.allocations.iter().map(|a| (a.name.clone(), a.size)).collect()
+    } else {
+        Vec::new()
+    };
+    let layout = AddressLayout::new(&trace.meta, &order, DEFAULT_HEAP_BASE, page_bytes);
+    let (requests, l2) = l2_requests(&trace, &layout, L2Config { bytes: args.l2 as u64, ways: args.l2_ways })?;
+    let mut points = Vec::new();
+    for &size in &args.sizes {
+        let config = MetadataCacheConfig { size_bytes: size, ways: args.ways, ..Default::default() };
+        points.push(replay(&requests, layout.heap_base, args.slices as usize, config).with_context(|| format!("metadata cache of {size} bytes"))?);
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
+    Ok(WorkloadResult { workload: name, trace_accesses: trace.accesses.len(), l2_requests: requests.len(), l2, points })
+}
+
+fn size_label(bytes: f64) -> String {
+    let b = bytes.round() as u64;
+    if b >= 1024 && b.is_multiple_of(1024) {
+        format!("{}K", b / 1024)
+    } else {
+        format!("{b}")
+    }
+}
+
+/// The report as a text table.
+pub fn table(r: &Report) -> String {
+    let mut s = format!(
+        "metadata cache hit rate per slice size ({} slices, {}-way, {} B lines, {} B sectors; L2 {} B, {}-way)\n",
+        r.slices, r.ways, r.line_bytes, r.sector_bytes, r.l2.bytes, r.l2.ways
+    );
+    for w in &r.workloads {
+        s += &format!(
+            "\n{}: {} trace accesses -> {} L2 requests ({} misses, {} write-backs)\n",
+            w.workload, w.trace_accesses, w.l2_requests, w.l2.misses, w.l2.write_backs
+        );
+        s += &format!("{:>8} {:>9} {:>10} {:>8} {:>8} {:>11}\n", "size", "hit rate", "accesses", "misses", "fills", "write-backs");
+        for p in &w.points {
+            let st = &p.stats;
+            s += &format!(
+                "{:>8} {:>8.2}% {:>10} {:>8} {:>8} {:>11}\n",
+                size_label(p.bytes_per_slice as f64),
+                100.0 * p.hit_rate,
+                st.reads + st.writes,
+                st.sector_misses + st.line_misses,
+                st.fills,
+                st.write_backs
+            );
+        }
+    }
+    s
+}
+
+/// Run `buddy mdcache`.
+///
+/// # Errors
+/// A workload without a valid trace, an impossible cache geometry, or a
+/// plot that cannot be written.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let paths = if args.paths.is_empty() { vec![PathBuf::from(crate::compress::DEFAULT_WORKLOAD)] } else { args.paths.clone() };
+    if args.sizes.is_empty() {
+        bail!("--sizes needs at least one size");
+    }
+    let page_bytes = if args.page == "64K" { 64 << 10 } else { 2 << 20 };
+    let mut workloads = Vec::new();
+    for p in &paths {
+        workloads.push(study(p, &args, page_bytes)?);
+    }
+    let report = Report {
+        slices: args.slices,
+        ways: args.ways,
+        line_bytes: 128,
+        sector_bytes: 32,
+        l2: L2Config { bytes: args.l2 as u64, ways: args.l2_ways },
+        page_bytes,
+        workloads,
+    };
+    if let Some(png) = &args.plot {
+        let series: Vec<Series> = report
+            .workloads
+            .iter()
+            .map(|w| Series {
+                name: w.workload.clone(),
+                points: w.points.iter().map(|p| (p.bytes_per_slice as f64, 100.0 * p.hit_rate)).collect(),
+            })
+            .collect();
+        let lo = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(100.0f64, f64::min);
+        line_plot_log2_x(
+            png,
+            &LinePlot {
+                title: &format!("Metadata cache hit rate ({} slices, {}-way, L2 {})", report.slices, report.ways, size_label(args.l2 as f64)),
+                x_label: "metadata cache size per slice (bytes)",
+                y_label: "hit rate (%)",
+                y_range: ((lo - 5.0).clamp(0.0, 95.0).floor(), 100.0),
+                series: &series,
+                x_ticks: &size_label,
+            },
+        )?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", table(&report));
+        if let Some(png) = &args.plot {
+            println!("plot: {}", png.display());
+        }
+    }
+    Ok(())
+}

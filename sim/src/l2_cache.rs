@@ -1,0 +1,220 @@
+//! The sectored L2 of the trace driver (buddy-memory.md §7): turns
+//! processor-level accesses into the memory-entry requests a memory
+//! controller sees.
+
+use serde::Serialize;
+
+/// Bytes of an L2 line = one memory-entry.
+pub const LINE_BYTES: u64 = 128;
+/// Bytes of an L2 sector = one DRAM sector.
+pub const SECTOR_BYTES: u64 = 32;
+
+/// One request from the L2 to the memory system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemRequest {
+    /// Virtual address of the memory-entry (a multiple of 128).
+    pub entry_va: u64,
+    /// `None`: read of the whole entry (a compressed entry is fetched
+    /// whole). `Some(mask)`: write-back of the dirty sectors, bit `s` =
+    /// sector `s` (bytes `32s .. 32s + 32`), never 0.
+    pub write_mask: Option<u8>,
+}
+
+/// L2 geometry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct L2Config {
+    /// Capacity in bytes (the paper's GPU: 4 MiB; default here 64 KiB for
+    /// megabyte-sized workloads, **decision** of buddy-memory.md §7).
+    pub bytes: u64,
+    pub ways: usize,
+}
+
+impl Default for L2Config {
+    fn default() -> Self {
+        L2Config { bytes: 64 * 1024, ways: 16 }
+    }
+}
+
+/// Counters of the L2.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct L2Stats {
+    /// Processor accesses (each may touch two lines).
+    pub accesses: u64,
+    /// Line lookups that hit.
+    pub hits: u64,
+    /// Line lookups that missed (each sends one entry read).
+    pub misses: u64,
+    /// Entry write-backs sent (evictions and the final flush).
+    pub write_backs: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Line {
+    valid: bool,
+    tag: u64,
+    dirty: u8,
+    last_use: u64,
+}
+
+/// A sectored, true-LRU, write-back, write-allocate L2 without data
+/// (buddy-memory.md §7).
+///
+/// A miss (read or write) reads the whole memory-entry and fills the line,
+/// all four sectors valid (**decision**: the controller returns the whole
+/// decompressed entry, so the L2 keeps it). A write marks the sectors it
+/// touches dirty; evicting a line with dirty sectors sends one write with
+/// their mask.
+#[derive(Debug, Clone)]
+pub struct L2Cache {
+    config: L2Config,
+    sets: u64,
+    lines: Vec<Line>,
+    clock: u64,
+    stats: L2Stats,
+}
+
+/// Why an L2 geometry is impossible.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("L2 of {bytes} bytes and {ways} ways: need ways >= 1 and a whole, non-zero number of sets of {ways} x 128-byte lines")]
+pub struct L2ConfigError {
+    pub bytes: u64,
+    pub ways: usize,
+}
+
+impl L2Cache {
+    /// An empty L2.
+    ///
+    /// # Errors
+    /// `ways` is 0 or `bytes` is not a non-zero multiple of `ways * 128`.
+    pub fn new(config: L2Config) -> Result<L2Cache, L2ConfigError> {
+        let way_bytes = config.ways as u64 * LINE_BYTES;
+        if config.ways == 0 || config.bytes == 0 || !config.bytes.is_multiple_of(way_bytes) {
+            return Err(L2ConfigError { bytes: config.bytes, ways: config.ways });
+        }
+        let sets = config.bytes / way_bytes;
+        Ok(L2Cache { config, sets, lines: vec![Line::default(); (sets as usize) * config.ways], clock: 0, stats: L2Stats::default() })
+    }
+
+    pub fn stats(&self) -> L2Stats {
+        self.stats
+    }
+
+    /// One processor access of `bytes` bytes at `va`, appending the memory
+    /// requests it causes to `out` (in order: a victim's write-back, then
+    /// the entry read).
+    pub fn access(&mut self, va: u64, bytes: u64, write: bool, out: &mut Vec<MemRequest>) {
+        self.stats.accesses += 1;
+        let last = va + bytes.max(1) - 1;
+        let mut line = va / LINE_BYTES;
+        while line <= last / LINE_BYTES {
+            let start = (line * LINE_BYTES).max(va);
+            let end = ((line + 1) * LINE_BYTES - 1).min(last);
+            let mut mask = 0u8;
+            for s in (start % LINE_BYTES) / SECTOR_BYTES..=(end % LINE_BYTES) / SECTOR_BYTES {
+                mask |= 1 << s;
+            }
+            self.touch_line(line, if write { mask } else { 0 }, out);
+            line += 1;
+        }
+    }
+
+    fn touch_line(&mut self, line: u64, dirty: u8, out: &mut Vec<MemRequest>) {
+        self.clock += 1;
+        let set = (line % self.sets) as usize;
+        let tag = line / self.sets;
+        let ways = set * self.config.ways..(set + 1) * self.config.ways;
+        let index = match ways.clone().find(|&i| self.lines[i].valid && self.lines[i].tag == tag) {
+            Some(i) => {
+                self.stats.hits += 1;
+                i
+            }
+            None => {
+                self.stats.misses += 1;
+                let victim = ways.min_by_key(|&i| (self.lines[i].valid, self.lines[i].last_use)).expect("ways >= 1");
+                self.write_back(victim, set, out);
+                out.push(MemRequest { entry_va: line * LINE_BYTES, write_mask: None });
+                self.lines[victim] = Line { valid: true, tag, dirty: 0, last_use: 0 };
+                victim
+            }
+        };
+        let l = &mut self.lines[index];
+        l.last_use = self.clock;
+        l.dirty |= dirty;
+    }
+
+    fn write_back(&mut self, index: usize, set: usize, out: &mut Vec<MemRequest>) {
+        let l = self.lines[index];
+        if l.valid && l.dirty != 0 {
+            let line = l.tag * self.sets + set as u64;
+            out.push(MemRequest { entry_va: line * LINE_BYTES, write_mask: Some(l.dirty) });
+            self.stats.write_backs += 1;
+        }
+        self.lines[index].dirty = 0;
+    }
+
+    /// Write back every dirty line (end of a run), appending to `out`.
+    pub fn flush(&mut self, out: &mut Vec<MemRequest>) {
+        for i in 0..self.lines.len() {
+            self.write_back(i, i / self.config.ways, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn l2(bytes: u64, ways: usize) -> L2Cache {
+        L2Cache::new(L2Config { bytes, ways }).unwrap()
+    }
+
+    #[test]
+    fn a_miss_reads_the_entry_and_a_dirty_eviction_writes_its_sectors() {
+        // 2 sets x 1 way: lines 0 and 2 share set 0.
+        let mut c = l2(256, 1);
+        let mut out = Vec::new();
+        c.access(8, 8, true, &mut out); // line 0, sector 0 dirty
+        c.access(100, 8, false, &mut out); // hit
+        c.access(256 + 40, 8, false, &mut out); // line 2 evicts line 0
+        assert_eq!(
+            out,
+            vec![
+                MemRequest { entry_va: 0, write_mask: None },
+                MemRequest { entry_va: 0, write_mask: Some(0b0001) },
+                MemRequest { entry_va: 256, write_mask: None },
+            ]
+        );
+        assert_eq!(c.stats(), L2Stats { accesses: 3, hits: 1, misses: 2, write_backs: 1 });
+    }
+
+    #[test]
+    fn an_access_across_a_line_boundary_touches_both_lines_and_flush_writes_back() {
+        let mut c = l2(1024, 2);
+        let mut out = Vec::new();
+        c.access(120, 16, true, &mut out); // bytes 120..136: line 0 sector 3, line 1 sector 0
+        assert_eq!(out.len(), 2);
+        out.clear();
+        c.flush(&mut out);
+        out.sort_by_key(|r| r.entry_va);
+        assert_eq!(
+            out,
+            vec![MemRequest { entry_va: 0, write_mask: Some(0b1000) }, MemRequest { entry_va: 128, write_mask: Some(0b0001) }]
+        );
+        out.clear();
+        c.flush(&mut out);
+        assert!(out.is_empty(), "a second flush has nothing dirty");
+    }
+
+    #[test]
+    fn lru_evicts_the_least_recently_used_way() {
+        let mut c = l2(256, 2); // 1 set, 2 ways
+        let mut out = Vec::new();
+        c.access(0, 1, false, &mut out);
+        c.access(128, 1, false, &mut out);
+        c.access(0, 1, false, &mut out); // line 0 most recent
+        c.access(256, 1, false, &mut out); // evicts line 1
+        c.access(0, 1, false, &mut out); // still a hit
+        assert_eq!(c.stats().hits, 2);
+        assert!(L2Cache::new(L2Config { bytes: 300, ways: 2 }).is_err());
+    }
+}

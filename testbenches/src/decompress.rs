@@ -78,18 +78,7 @@ macro_rules! decompressor_dut {
                 self.in_class.next = (data.code as u64).into();
                 self.in_payload.next = $crate::stream::to_bits(&buddy_golden::MemoryEntry::from_bytes(&data.payload));
             }
-            fn drive_out_ready(&mut self, ready: bool) {
-                self.out_ready.next = ready;
-            }
-            fn drive_reset(&mut self, reset: bool) {
-                self.reset.next = reset;
-            }
-            fn drive_clock(&mut self, level: bool) {
-                self.clock.next = rust_hdl::prelude::Clock::from(level);
-            }
-            fn in_ready(&self) -> bool {
-                self.in_ready.val()
-            }
+            $crate::stream_handshake!();
             fn output(&self) -> Option<Self::Output> {
                 self.out_valid.val().then(|| $crate::decompress::Decompressed {
                     entry: $crate::stream::from_bits(&self.out_entry.val()),

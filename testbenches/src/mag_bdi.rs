@@ -4,11 +4,10 @@
 
 use crate::cosim::{hex_field, CosimPorts};
 use crate::decompress::{DECOMPRESSOR_INPUTS, DECOMPRESSOR_OUTPUTS};
-use crate::stream::{from_bits, to_bits, StreamDut};
+use crate::stream::{compressed_from_ports, to_bits, StreamDut};
 use crate::zvc::compressed_fields;
-use buddy_golden::{Codec, CompressedEntry, Mag, MagBdi, MemoryEntry, SizeClass};
+use buddy_golden::{Codec, CompressedEntry, Mag, MagBdi, MemoryEntry};
 use buddy_hdl::{MagBdiCompressor, MagBdiDecompressor};
-use rust_hdl::prelude::*;
 
 /// One output of the MAG-BDI compressor.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,29 +32,10 @@ impl StreamDut for MagBdiCompressor {
         self.in_valid.next = valid;
         self.in_entry.next = to_bits(data);
     }
-    fn drive_out_ready(&mut self, ready: bool) {
-        self.out_ready.next = ready;
-    }
-    fn drive_reset(&mut self, reset: bool) {
-        self.reset.next = reset;
-    }
-    fn drive_clock(&mut self, level: bool) {
-        self.clock.next = Clock::from(level);
-    }
-    fn in_ready(&self) -> bool {
-        self.in_ready.val()
-    }
+    crate::stream_handshake!();
     fn output(&self) -> Option<MagBdiOutput> {
-        if !self.out_valid.val() {
-            return None;
-        }
-        let code = self.out_class.val().to_u32() as u8;
-        Some(MagBdiOutput {
-            compressed: CompressedEntry {
-                class: SizeClass::from_code(code).unwrap_or_else(|e| panic!("hardware emitted {e}")),
-                stream_bits: self.out_stream_bits.val().to_u32() as usize,
-                payload: from_bits(&self.out_payload.val()).to_bytes(),
-            },
+        self.out_valid.val().then(|| MagBdiOutput {
+            compressed: compressed_from_ports(self.out_class.val().to_u32(), self.out_stream_bits.val().to_u32(), &self.out_payload.val()),
             encoding: self.out_encoding.val().to_u32() as u8,
         })
     }

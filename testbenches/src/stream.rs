@@ -16,6 +16,40 @@ pub fn from_bits(b: &buddy_hdl::EntryBits) -> buddy_golden::MemoryEntry {
     buddy_golden::MemoryEntry::from_words(b.to_words())
 }
 
+/// The [`StreamDut`] methods every stream module implements the same way
+/// from its `out_ready`, `reset`, `clock` and `in_ready` ports; expands
+/// inside an `impl StreamDut for ...` block.
+#[macro_export]
+macro_rules! stream_handshake {
+    () => {
+        fn drive_out_ready(&mut self, ready: bool) {
+            self.out_ready.next = ready;
+        }
+        fn drive_reset(&mut self, reset: bool) {
+            self.reset.next = reset;
+        }
+        fn drive_clock(&mut self, level: bool) {
+            self.clock.next = rust_hdl::prelude::Clock::from(level);
+        }
+        fn in_ready(&self) -> bool {
+            self.in_ready.val()
+        }
+    };
+}
+
+/// What a compressor's `out_class`, `out_stream_bits` and `out_payload`
+/// ports hold, as the golden model's type.
+///
+/// # Panics
+/// On a class code the hardware must never emit (8..15).
+pub fn compressed_from_ports(class: u32, stream_bits: u32, payload: &buddy_hdl::EntryBits) -> buddy_golden::CompressedEntry {
+    buddy_golden::CompressedEntry {
+        class: buddy_golden::SizeClass::from_code(class as u8).unwrap_or_else(|e| panic!("hardware emitted {e}")),
+        stream_bits: stream_bits as usize,
+        payload: from_bits(payload).to_bytes(),
+    }
+}
+
 /// A module with one valid/ready input stream and one output stream.
 pub trait StreamDut: Block {
     /// One input transfer.

@@ -3,10 +3,9 @@
 
 use crate::cosim::{hex_field, CosimPorts};
 use crate::decompress::{DECOMPRESSOR_INPUTS, DECOMPRESSOR_OUTPUTS};
-use crate::stream::{from_bits, to_bits, StreamDut};
-use buddy_golden::{Codec, CompressedEntry, MemoryEntry, SizeClass, Zvc};
+use crate::stream::{compressed_from_ports, to_bits, StreamDut};
+use buddy_golden::{Codec, CompressedEntry, MemoryEntry, Zvc};
 use buddy_hdl::{ZvcCompressor, ZvcDecompressor};
-use rust_hdl::prelude::*;
 
 impl StreamDut for ZvcCompressor {
     type Input = MemoryEntry;
@@ -15,27 +14,10 @@ impl StreamDut for ZvcCompressor {
         self.in_valid.next = valid;
         self.in_entry.next = to_bits(data);
     }
-    fn drive_out_ready(&mut self, ready: bool) {
-        self.out_ready.next = ready;
-    }
-    fn drive_reset(&mut self, reset: bool) {
-        self.reset.next = reset;
-    }
-    fn drive_clock(&mut self, level: bool) {
-        self.clock.next = Clock::from(level);
-    }
-    fn in_ready(&self) -> bool {
-        self.in_ready.val()
-    }
+    crate::stream_handshake!();
     fn output(&self) -> Option<CompressedEntry> {
-        if !self.out_valid.val() {
-            return None;
-        }
-        let code = self.out_class.val().to_u32() as u8;
-        Some(CompressedEntry {
-            class: SizeClass::from_code(code).unwrap_or_else(|e| panic!("hardware emitted {e}")),
-            stream_bits: self.out_stream_bits.val().to_u32() as usize,
-            payload: from_bits(&self.out_payload.val()).to_bytes(),
+        self.out_valid.val().then(|| {
+            compressed_from_ports(self.out_class.val().to_u32(), self.out_stream_bits.val().to_u32(), &self.out_payload.val())
         })
     }
 }

@@ -7,7 +7,7 @@ use buddy_golden::metadata_cache::MetadataCacheConfig;
 use buddy_sim::l2_cache::{L2Config, L2Stats};
 use buddy_sim::mdcache_study::{l2_requests, replay, SizePoint};
 use buddy_sim::trace::{AddressLayout, Trace, DEFAULT_HEAP_BASE};
-use buddy_sim::Workload;
+use buddy_sim::workload::read_manifest;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -81,10 +81,11 @@ pub struct Report {
 
 fn study(path: &Path, args: &Args, page_bytes: u64) -> anyhow::Result<WorkloadResult> {
     let trace = Trace::open(path).with_context(|| format!("cannot read the access trace of {}", path.display()))?;
-    // Manifest order for the layout, when the folder has snapshots.
+    // Manifest order for the layout, when the folder has snapshots (the
+    // snapshot bytes themselves are not needed).
     let order: Vec<(String, u64)> = if path.join("manifest.json").exists() {
-        let w = Workload::open(path).context("cannot open workload")?;
-        let snap = w.manifest().snapshots.first().context("manifest without snapshots")?;
+        let manifest = read_manifest(path).context("cannot read the workload manifest")?;
+        let snap = manifest.snapshots.first().context("manifest without snapshots")?;
         snap.allocations.iter().map(|a| (a.name.clone(), a.size)).collect()
     } else {
         Vec::new()

@@ -100,6 +100,19 @@ pub struct CacheStats {
     pub write_backs: u64,
 }
 
+impl std::ops::AddAssign for CacheStats {
+    /// Sum of two caches' counters (e.g. over the slices of a GPU).
+    fn add_assign(&mut self, o: CacheStats) {
+        self.reads += o.reads;
+        self.writes += o.writes;
+        self.hits += o.hits;
+        self.sector_misses += o.sector_misses;
+        self.line_misses += o.line_misses;
+        self.fills += o.fills;
+        self.write_backs += o.write_backs;
+    }
+}
+
 impl CacheStats {
     /// Hits / accesses (None without accesses).
     pub fn hit_rate(&self) -> Option<f64> {

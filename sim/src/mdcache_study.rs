@@ -75,14 +75,7 @@ pub fn replay(requests: &[MemRequest], heap_base: u64, slices: usize, config: Me
     let mut stats = CacheStats::default();
     for c in &mut caches {
         c.flush(&mut memory);
-        let s = c.stats();
-        stats.reads += s.reads;
-        stats.writes += s.writes;
-        stats.hits += s.hits;
-        stats.sector_misses += s.sector_misses;
-        stats.line_misses += s.line_misses;
-        stats.fills += s.fills;
-        stats.write_backs += s.write_backs;
+        stats += c.stats();
     }
     Ok(SizePoint { bytes_per_slice: config.size_bytes, hit_rate: stats.hit_rate().unwrap_or(0.0), stats })
 }

@@ -306,14 +306,7 @@ impl Workload {
     }
 
     fn open_folder(folder: &Path) -> Result<Self, WorkloadError> {
-        let manifest_path = folder.join(MANIFEST_FILE);
-        let text = read(&manifest_path)?;
-        let manifest: Manifest =
-            serde_json::from_slice(&text).map_err(|source| WorkloadError::Manifest {
-                path: manifest_path.clone(),
-                source,
-            })?;
-        validate_manifest(&manifest, folder, &manifest_path)?;
+        let manifest = read_manifest(folder)?;
         let data = manifest
             .snapshots
             .iter()
@@ -489,6 +482,21 @@ fn read_snapshot(folder: &Path, snapshot: &SnapshotInfo) -> Result<Vec<u8>, Work
 
 /// Checks that need only the manifest: entry size, byte order, each
 /// snapshot's layout, and agreement of all snapshots' allocation lists.
+/// Read and validate the `manifest.json` of the workload folder `folder`
+/// without reading the snapshot files (for users that need only the
+/// allocation list, e.g. the trace layout).
+///
+/// # Errors
+/// As [`Workload::open`], except the checks that need the snapshot bytes.
+pub fn read_manifest(folder: &Path) -> Result<Manifest, WorkloadError> {
+    let manifest_path = folder.join(MANIFEST_FILE);
+    let text = read(&manifest_path)?;
+    let manifest: Manifest = serde_json::from_slice(&text)
+        .map_err(|source| WorkloadError::Manifest { path: manifest_path.clone(), source })?;
+    validate_manifest(&manifest, folder, &manifest_path)?;
+    Ok(manifest)
+}
+
 fn validate_manifest(
     manifest: &Manifest,
     folder: &Path,

@@ -9,6 +9,8 @@
 //! | [`zvc_decompressor`] | [`ZvcDecompressor`] | `buddy_golden::zvc` |
 //! | [`mag_bdi_compressor`] | [`MagBdiCompressor`] (MAG 16, 32, 64) | `buddy_golden::mag_bdi` |
 //! | [`mag_bdi_decompressor`] | [`MagBdiDecompressor`] (MAG 16, 32, 64) | `buddy_golden::mag_bdi` |
+//! | [`address_translator`] | [`AddressTranslator`] | `buddy_golden::translation` |
+//! | [`metadata_cache`] | [`MetadataCache`] (4 KiB, 4 ways) | `buddy_golden::metadata_cache` |
 //!
 //! Shared blocks: [`entry_bits::EntryBits`] (the 1024-bit entry),
 //! [`decompressed_entry::DecompressedEntry`] (every decompressor's output),
@@ -17,6 +19,7 @@
 //! [`mag_bdi_unit`] (one MAG-BDI compressor unit), [`delta_packing`]
 //! (MAG-BDI stream wiring), [`mag_bdi_encodings`] (the encodings per MAG).
 
+pub mod address_translator;
 pub mod compaction;
 pub mod decompressed_entry;
 pub mod delta_packing;
@@ -25,13 +28,16 @@ pub mod mag_bdi_compressor;
 pub mod mag_bdi_decompressor;
 pub mod mag_bdi_encodings;
 pub mod mag_bdi_unit;
+pub mod metadata_cache;
 pub mod register_slice;
 pub mod verilog;
 pub mod zvc_compressor;
 pub mod zvc_decompressor;
 
+pub use address_translator::{AddressTranslator, Translation};
 pub use decompressed_entry::DecompressedEntry;
 pub use entry_bits::EntryBits;
+pub use metadata_cache::MetadataCache;
 pub use mag_bdi_compressor::{MagBdiCompressed, MagBdiCompressor};
 pub use mag_bdi_decompressor::MagBdiDecompressor;
 pub use zvc_compressor::{ZvcCompressed, ZvcCompressor};

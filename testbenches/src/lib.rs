@@ -8,6 +8,8 @@ pub mod decompress;
 pub mod delivery;
 pub mod entries;
 pub mod mag_bdi;
+pub mod metadata_cache;
 pub mod modules;
 pub mod stream;
+pub mod translation;
 pub mod zvc;

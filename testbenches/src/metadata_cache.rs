@@ -1,0 +1,277 @@
+//! Adapters between the `MetadataCache` hardware and the golden metadata
+//! cache: operations, the golden scoreboard (responses and memory-side
+//! requests), a cycle driver with random stalls on all four ports and a
+//! memory model, random operation sequences, and co-simulation vectors.
+
+use buddy_golden::metadata_cache::{MetadataCache as GoldenCache, MetadataCacheConfig, Outcome, SectorMemory};
+use buddy_golden::translation::MetadataNibble;
+use buddy_hdl::MetadataCache;
+use rand::Rng;
+use rust_hdl::core::vcd_probe::VCDProbe;
+use rust_hdl::prelude::*;
+use std::collections::{HashMap, VecDeque};
+use std::io::Write;
+
+/// One request to the cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheOp {
+    Read(MetadataNibble),
+    Write(MetadataNibble, u8),
+    Flush,
+}
+
+/// One response: `nibble` is the value read (a write: the value written;
+/// a flush: 0), `outcome` a `buddy_hdl::metadata_cache::outcome` code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheResponse {
+    pub nibble: u8,
+    pub outcome: u8,
+}
+
+/// One memory-side request, in issue order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemRequest {
+    /// Sector fill at a byte address; `data` is what memory answered.
+    Fill { address: u64, data: [u8; 32] },
+    /// Write-back of a dirty sector.
+    WriteBack { address: u64, data: [u8; 32] },
+}
+
+/// The initial contents of every metadata sector: a fixed function of its
+/// address, so that golden and hardware runs start from the same memory.
+pub fn initial_sector(address: u64) -> [u8; 32] {
+    let mut x = address ^ 0x9E37_79B9_7F4A_7C15;
+    std::array::from_fn(|_| {
+        x = x.wrapping_mul(0x5851_F42D_4C95_7F2D).wrapping_add(0x1405_7B7E_F767_814F);
+        (x >> 56) as u8
+    })
+}
+
+/// Sector memory holding [`initial_sector`] until written, recording every
+/// request.
+#[derive(Debug, Default)]
+pub struct RecordingMemory {
+    sectors: HashMap<u64, [u8; 32]>,
+    pub requests: Vec<MemRequest>,
+}
+
+impl RecordingMemory {
+    fn sector(&self, address: u64) -> [u8; 32] {
+        self.sectors.get(&address).copied().unwrap_or_else(|| initial_sector(address))
+    }
+}
+
+impl SectorMemory for RecordingMemory {
+    fn read_sector(&mut self, address: u64, data: &mut [u8]) {
+        let s = self.sector(address);
+        data.copy_from_slice(&s);
+        self.requests.push(MemRequest::Fill { address, data: s });
+    }
+    fn write_sector(&mut self, address: u64, data: &[u8]) {
+        let s: [u8; 32] = data.try_into().expect("32-byte sector");
+        self.sectors.insert(address, s);
+        self.requests.push(MemRequest::WriteBack { address, data: s });
+    }
+}
+
+fn outcome_code(o: Outcome) -> u8 {
+    match o {
+        Outcome::Hit => 0,
+        Outcome::SectorMiss => 1,
+        Outcome::LineMiss => 2,
+    }
+}
+
+/// The golden model's responses and memory-side requests for `ops`, with
+/// the hardware's geometry (the default 4 KiB, 4 ways, 128 B lines).
+pub fn expected(ops: &[CacheOp]) -> (Vec<CacheResponse>, Vec<MemRequest>) {
+    let mut cache = GoldenCache::new(MetadataCacheConfig::default()).expect("default geometry");
+    let mut memory = RecordingMemory::default();
+    let responses = ops
+        .iter()
+        .map(|op| match *op {
+            CacheOp::Read(at) => {
+                let (nibble, o) = cache.read_nibble(at, &mut memory);
+                CacheResponse { nibble, outcome: outcome_code(o) }
+            }
+            CacheOp::Write(at, value) => {
+                let o = cache.write_nibble(at, value, &mut memory);
+                CacheResponse { nibble: value, outcome: outcome_code(o) }
+            }
+            CacheOp::Flush => {
+                cache.flush(&mut memory);
+                CacheResponse { nibble: 0, outcome: 0 }
+            }
+        })
+        .collect();
+    (responses, memory.requests)
+}
+
+/// Stall rates on the cache's four ports (probabilities per cycle).
+#[derive(Clone, Copy, Debug)]
+pub struct CacheTraffic {
+    /// The requester offers a pending request.
+    pub p_request: f64,
+    /// The response sink is ready.
+    pub p_response_ready: f64,
+    /// Memory accepts a request.
+    pub p_memory_ready: f64,
+    /// Memory answers a pending fill (so fill latency is geometric).
+    pub p_fill: f64,
+}
+
+impl CacheTraffic {
+    /// No stalls anywhere: fills answered the cycle after their request.
+    pub const FULL: CacheTraffic = CacheTraffic { p_request: 1.0, p_response_ready: 1.0, p_memory_ready: 1.0, p_fill: 1.0 };
+    /// Random stalls on every port.
+    pub const RANDOM: CacheTraffic = CacheTraffic { p_request: 0.7, p_response_ready: 0.6, p_memory_ready: 0.6, p_fill: 0.3 };
+}
+
+/// What a hardware run observed.
+#[derive(Debug, Default)]
+pub struct CacheRun {
+    pub responses: Vec<CacheResponse>,
+    pub memory_requests: Vec<MemRequest>,
+    /// Clock cycles after reset (including the 8 initialization cycles).
+    pub cycles: u64,
+    /// For each request, the cycle it was accepted and the cycle its response was taken.
+    pub accept_cycles: Vec<u64>,
+    pub response_cycles: Vec<u64>,
+}
+
+fn sector_bits(s: &[u8; 32]) -> Bits<256> {
+    let mut b = Bits::<256>::default();
+    for (i, &byte) in s.iter().enumerate() {
+        for k in 0..8 {
+            b = b.replace_bit(8 * i + k, byte >> k & 1 == 1);
+        }
+    }
+    b
+}
+
+fn sector_bytes(b: &Bits<256>) -> [u8; 32] {
+    std::array::from_fn(|i| (0..8).fold(0u8, |acc, k| acc | ((b.get_bit(8 * i + k) as u8) << k)))
+}
+
+fn settle(dut: &mut MetadataCache) {
+    assert!(simulate(dut, 500), "circuit did not settle");
+}
+
+/// Run `ops` through the hardware cache under `traffic`, with a memory
+/// that starts as [`initial_sector`], optionally writing a VCD (10 time
+/// units per cycle). Stops when every request has been answered or after
+/// `max_cycles`.
+pub fn run_cache<R: Rng>(
+    dut: &mut MetadataCache,
+    ops: &[CacheOp],
+    traffic: CacheTraffic,
+    rng: &mut R,
+    max_cycles: u64,
+    mut vcd: Option<&mut dyn Write>,
+) -> CacheRun {
+    dut.connect_all();
+    let mut probe: Option<VCDProbe<&mut dyn Write>> = vcd.take().map(|w| {
+        let p = write_vcd_header(w, dut as &dyn Block);
+        write_vcd_dump(p, dut as &dyn Block)
+    });
+    let mut time = 0u64;
+    let mut edge = |dut: &mut MetadataCache| {
+        for level in [true, false] {
+            dut.clock.next = Clock::from(level);
+            settle(dut);
+            if let Some(mut p) = probe.take() {
+                p.timestamp(time).expect("VCD write");
+                probe = Some(write_vcd_change(p, dut as &dyn Block));
+            }
+            time += 5;
+        }
+    };
+    let mut memory = RecordingMemory::default();
+    let mut pending_fills: VecDeque<[u8; 32]> = VecDeque::new();
+    let mut run = CacheRun::default();
+    dut.reset.next = true;
+    settle(dut);
+    edge(dut);
+    dut.reset.next = false;
+    let (mut next, mut offering) = (0usize, false);
+    while run.responses.len() < ops.len() && run.cycles < max_cycles {
+        if next < ops.len() && !offering {
+            offering = rng.gen_bool(traffic.p_request);
+        }
+        let op = ops[next.min(ops.len() - 1)];
+        dut.req_valid.next = offering && next < ops.len();
+        let (at, value) = match op {
+            CacheOp::Read(at) => (at, 0),
+            CacheOp::Write(at, v) => (at, v),
+            CacheOp::Flush => (MetadataNibble { address: rng.gen(), high: rng.gen() }, rng.gen_range(0..16)),
+        };
+        dut.req_write.next = matches!(op, CacheOp::Write(..));
+        dut.req_flush.next = op == CacheOp::Flush;
+        dut.req_address.next = at.address.into();
+        dut.req_high.next = at.high;
+        dut.req_value.next = (value as u64).into();
+        let resp_ready = rng.gen_bool(traffic.p_response_ready);
+        dut.resp_ready.next = resp_ready;
+        let mem_ready = rng.gen_bool(traffic.p_memory_ready);
+        dut.mem_req_ready.next = mem_ready;
+        let fill_valid = !pending_fills.is_empty() && rng.gen_bool(traffic.p_fill);
+        dut.mem_fill_valid.next = fill_valid;
+        dut.mem_fill_data.next = sector_bits(pending_fills.front().unwrap_or(&[0; 32]));
+        settle(dut);
+        let accepted = dut.req_valid.val() && dut.req_ready.val();
+        if dut.resp_valid.val() && resp_ready {
+            run.responses.push(CacheResponse {
+                nibble: dut.resp_nibble.val().to_u32() as u8,
+                outcome: dut.resp_outcome.val().to_u32() as u8,
+            });
+            run.response_cycles.push(run.cycles);
+        }
+        if dut.mem_req_valid.val() && mem_ready {
+            let address = dut.mem_req_address.val().to_u64();
+            if dut.mem_req_write.val() {
+                memory.write_sector(address, &sector_bytes(&dut.mem_req_data.val()));
+            } else {
+                let mut data = [0u8; 32];
+                memory.read_sector(address, &mut data);
+                pending_fills.push_back(data);
+            }
+        }
+        if fill_valid && dut.mem_fill_ready.val() {
+            pending_fills.pop_front();
+        }
+        edge(dut);
+        if accepted {
+            run.accept_cycles.push(run.cycles);
+            next += 1;
+            offering = false;
+        }
+        run.cycles += 1;
+    }
+    run.memory_requests = memory.requests;
+    run
+}
+
+/// A random operation sequence of `n` requests that keeps the cache busy
+/// with conflicts: line addresses from 6 random tags (any 54-bit value)
+/// times 2-3 sets, so each set sees up to 6-9 lines for its 4 ways; 40%
+/// writes, about 1% flushes, both nibbles and all 32 bytes of a sector.
+pub fn random_ops<R: Rng>(n: usize, rng: &mut R) -> Vec<CacheOp> {
+    let tags: Vec<u64> = (0..6).map(|_| rng.gen_range(0u64..1 << 54)).collect();
+    let sets: Vec<u64> = (0..rng.gen_range(2..=3)).map(|_| rng.gen_range(0u64..8)).collect();
+    (0..n)
+        .map(|_| {
+            if rng.gen_bool(0.01) {
+                return CacheOp::Flush;
+            }
+            let address = (tags[rng.gen_range(0..tags.len())] << 10)
+                | (sets[rng.gen_range(0..sets.len())] << 7)
+                | rng.gen_range(0u64..128);
+            let at = MetadataNibble { address, high: rng.gen() };
+            if rng.gen_bool(0.4) {
+                CacheOp::Write(at, rng.gen_range(0..16))
+            } else {
+                CacheOp::Read(at)
+            }
+        })
+        .collect()
+}

@@ -7,3 +7,5 @@ mag_bdi16_compressor.v
 mag_bdi16_decompressor.v
 mag_bdi64_compressor.v
 mag_bdi64_decompressor.v
+address_translator.v
+metadata_cache.v

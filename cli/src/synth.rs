@@ -1,6 +1,7 @@
 //! `buddy synth`: synthesize every module of `verilog-out/` with Yosys
 //! (`synth_xilinx -flatten -abc9`) and write `verilog-out/synth/report.{json,md}`:
-//! cells, LUTs, flip-flops, longest path in cells, and the Yosys run time.
+//! cells, LUTs, flip-flops, inferred memory bits and the RAM primitives they
+//! map to, longest path in cells, and the Yosys run time.
 
 use anyhow::{bail, Context};
 use buddy_testbenches::delivery::verilog_hash;
@@ -48,8 +49,18 @@ pub struct ModuleSynth {
     pub flip_flops: u64,
     pub carry4: u64,
     pub muxf7_f8: u64,
+    /// Memories Yosys infers after `proc` (RAM arrays), and their bits.
+    #[serde(default)]
+    pub memories: u64,
+    #[serde(default)]
+    pub memory_bits: u64,
+    /// Mapped RAM primitives (RAM32M/RAM64M/RAMB18E1/RAMB36E1/...).
+    #[serde(default)]
+    pub ram_cells: u64,
     /// Longest topological path through the flattened netlist, in cells
-    /// (Yosys `ltp -noff`; flip-flops cut paths). An upper bound on LUT levels.
+    /// (Yosys `ltp -noff`; flip-flops cut paths, and so do RAM cells, whose
+    /// read port is registered: `ltp` would otherwise run from a RAM's write
+    /// data through the cell to its read data). An upper bound on LUT levels.
     pub longest_path_cells: u64,
     pub yosys_seconds: f64,
     /// Every cell type and its count.
@@ -60,9 +71,12 @@ fn synthesize(dir: &Path, module: &str, work: &Path) -> anyhow::Result<ModuleSyn
     let verilog = std::fs::read_to_string(dir.join(format!("{module}.v")))
         .with_context(|| format!("cannot read {module}.v in {} (run `make verilog`)", dir.display()))?;
     let stat = work.join(format!("{module}.stat.json"));
+    let memory_stat = work.join(format!("{module}.memory.json"));
     let ltp = work.join(format!("{module}.ltp.txt"));
     let script = format!(
-        "read_verilog {module}.v; synth_xilinx -flatten -abc9 -top {module}; tee -q -o {} stat -json; tee -q -o {} ltp -noff",
+        "read_verilog {module}.v; hierarchy -top {module}; proc; flatten; tee -q -o {} stat -json; \
+         synth_xilinx -flatten -abc9 -top {module}; tee -q -o {} stat -json; delete t:RAM*; tee -q -o {} ltp -noff",
+        memory_stat.display(),
         stat.display(),
         ltp.display()
     );
@@ -86,6 +100,8 @@ fn synthesize(dir: &Path, module: &str, work: &Path) -> anyhow::Result<ModuleSyn
         .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0)))
         .collect();
     let sum = |names: &[&str]| names.iter().map(|n| by_type.get(*n).copied().unwrap_or(0)).sum::<u64>();
+    let memory_json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&memory_stat)?)?;
+    let memory_top = memory_json["modules"].as_object().and_then(|m| m.values().next()).context("empty yosys stat")?;
     let ltp_text = std::fs::read_to_string(&ltp)?;
     let longest = ltp_text
         .lines()
@@ -101,6 +117,9 @@ fn synthesize(dir: &Path, module: &str, work: &Path) -> anyhow::Result<ModuleSyn
         flip_flops: sum(&["FDRE", "FDSE", "FDCE", "FDPE"]),
         carry4: sum(&["CARRY4"]),
         muxf7_f8: sum(&["MUXF7", "MUXF8"]),
+        memories: memory_top["num_memories"].as_u64().unwrap_or(0),
+        memory_bits: memory_top["num_memory_bits"].as_u64().unwrap_or(0),
+        ram_cells: by_type.iter().filter(|(k, _)| k.starts_with("RAM")).map(|(_, v)| v).sum(),
         longest_path_cells: longest,
         yosys_seconds: (seconds * 10.0).round() / 10.0,
         cells_by_type: by_type,
@@ -159,14 +178,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "# Synthesis report\n\n\
          Yosys 0.23 `synth_xilinx -flatten -abc9` (7-series cells), written by `make synth`.\n\
          LUTs = LUT1..LUT6; flip-flops = FDRE/FDSE/FDCE/FDPE; longest path = `ltp -noff`, in cells\n\
-         between flip-flops or ports (an upper bound on logic levels). I/O buffers are counted in cells.\n\n\
-         | module | cells | LUTs | flip-flops | CARRY4 | MUXF7/F8 | longest path (cells) | yosys time (s) |\n\
-         |---|---|---|---|---|---|---|---|\n",
+         between flip-flops, RAM cells or ports (an upper bound on logic levels). I/O buffers are counted in cells.\n\
+         Memory bits = bits of the memories Yosys infers after `proc` (RAM arrays, and `case` tables\n\
+         that `proc_rom` turns into ROMs); RAM cells = the RAM primitives\n\
+         they map to (RAM32M/RAM64M LUT-RAM, RAMB18E1/RAMB36E1 block RAM).\n\n\
+         | module | cells | LUTs | flip-flops | CARRY4 | MUXF7/F8 | memory bits | RAM cells | longest path (cells) | yosys time (s) |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in &results {
         md += &format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            r.module, r.cells, r.luts, r.flip_flops, r.carry4, r.muxf7_f8, r.longest_path_cells, r.yosys_seconds
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.module, r.cells, r.luts, r.flip_flops, r.carry4, r.muxf7_f8, r.memory_bits, r.ram_cells, r.longest_path_cells, r.yosys_seconds
         );
     }
     std::fs::write(out.join("report.md"), &md)?;

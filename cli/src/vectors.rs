@@ -37,6 +37,9 @@ pub struct Args {
 /// `--boundary` MAG-BDI boundary entries and `--random` random entries;
 /// decompressors get those entries as the golden compressor stores them,
 /// then `--random / 5` malformed inputs (random payloads under every code).
+/// The address translator gets as many random accesses as there are
+/// entries, the metadata cache as many random operations (then a flush) and
+/// a second file of the memory-side requests it must make.
 ///
 /// # Errors
 /// The workload is invalid, the vectors exceed the testbench capacity, or a
@@ -56,11 +59,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     for m in HwModule::ALL {
-        let lines = m.vector_lines(&entries, &malformed);
-        let module = m.name();
-        let file = args.out.join(format!("{module}.hex"));
-        std::fs::write(&file, lines.join("\n") + "\n").with_context(|| format!("cannot write {}", file.display()))?;
-        println!("vvp <{module}_tb> +vectors={} +count={}", file.display(), lines.len());
+        let mut command = format!("vvp <{}_tb>", m.name());
+        for f in m.vector_files(&entries, &malformed) {
+            let file = args.out.join(&f.file);
+            std::fs::write(&file, f.lines.join("\n") + "\n").with_context(|| format!("cannot write {}", file.display()))?;
+            command += &format!(" +{}={} +{}={}", f.plusargs.0, file.display(), f.plusargs.1, f.lines.len());
+        }
+        println!("{command}");
     }
     Ok(())
 }

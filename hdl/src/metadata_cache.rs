@@ -53,6 +53,10 @@ enum CacheState {
 ///  flush ─▶ FlushTag ─▶ Victim ─▶ Evict ⇄ EvictSend ─▶ Evicted ─(next way/set)─▶ Respond
 /// ```
 ///
+/// The LRU and data arrays are written in Respond from registers loaded in
+/// Update, so that no combinational path runs from a RAM's read port to its
+/// write port.
+///
 /// Arrays (one `RAM` each, registered read, so yosys infers memories):
 /// per way a tag array of 8 x 63 bits (`[53:0]` tag = address bits
 /// `[63:10]`, `[54]` valid, `[58:55]` sector valid, `[62:59]` sector
@@ -134,6 +138,8 @@ pub struct MetadataCache {
     from_fill: DFF<Bit>,
     fill: DFF<Bits<256>>,
     nibble: DFF<Bits<4>>,
+    lru_next: DFF<Bits<8>>,
+    data_next: DFF<Bits<256>>,
     tag_word: [Signal<Local, Bits<63>>; 4],
     hit: [Signal<Local, Bit>; 4],
     rank: [Signal<Local, Bits<2>>; 4],
@@ -152,6 +158,7 @@ pub struct MetadataCache {
     sector_data: Signal<Local, Bits<256>>,
     nibble_offset: Signal<Local, Bits<8>>,
     merged: Signal<Local, Bits<256>>,
+    shifted: Signal<Local, Bits<256>>,
     new_dirty: Signal<Local, Bits<4>>,
 }
 
@@ -200,6 +207,8 @@ impl Default for MetadataCache {
             from_fill: Default::default(),
             fill: Default::default(),
             nibble: Default::default(),
+            lru_next: Default::default(),
+            data_next: Default::default(),
             tag_word: Default::default(),
             hit: Default::default(),
             rank: Default::default(),
@@ -218,6 +227,7 @@ impl Default for MetadataCache {
             sector_data: Default::default(),
             nibble_offset: Default::default(),
             merged: Default::default(),
+            shifted: Default::default(),
             new_dirty: Default::default(),
         }
     }
@@ -229,7 +239,7 @@ impl Logic for MetadataCache {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, write, address, high, value, set, way, sector, flushing, outcome, sector_valid,
-            sector_dirty, victim_tag, victim_dirty, from_fill, fill, nibble
+            sector_dirty, victim_tag, victim_dirty, from_fill, fill, nibble, lru_next, data_next
         );
         for w in 0..4 {
             self.tags[w].read_clock.next = self.clock.val();
@@ -244,11 +254,11 @@ impl Logic for MetadataCache {
         self.lru.read_address.next = self.set.q.val();
         self.lru.write_address.next = self.set.q.val();
         self.lru.write_enable.next = false;
-        self.lru.write_data.next = self.new_lru.val();
+        self.lru.write_data.next = self.lru_next.q.val();
         self.data.read_clock.next = self.clock.val();
         self.data.write_clock.next = self.clock.val();
         self.data.write_enable.next = false;
-        self.data.write_data.next = self.merged.val();
+        self.data.write_data.next = self.data_next.q.val();
 
         // Tag compare and victim choice: an invalid way first, else the
         // least recently used; among invalid ways the oldest (the golden
@@ -316,6 +326,8 @@ impl Logic for MetadataCache {
         }
         self.merged.next = (self.sector_data.val() & !(bit_cast::<256, 4>(bits::<4>(15)) << self.nibble_offset.val()))
             | (bit_cast::<256, 4>(self.value.q.val()) << self.nibble_offset.val());
+        // A part-select of a shift is no Verilog-2005: shift into a signal first.
+        self.shifted.next = self.sector_data.val() >> self.nibble_offset.val();
         if !self.write.q.val() {
             self.merged.next = self.sector_data.val();
         }
@@ -476,11 +488,14 @@ impl Logic for MetadataCache {
                 }
             }
             CacheState::Update => {
-                self.nibble.d.next = (self.sector_data.val() >> self.nibble_offset.val()).get_bits::<4>(0);
+                self.nibble.d.next = self.shifted.val().get_bits::<4>(0);
                 if self.write.q.val() {
                     self.nibble.d.next = self.value.q.val();
                 }
-                self.data.write_enable.next = self.write.q.val() | self.from_fill.q.val();
+                // The arrays' write data comes from registers (written in
+                // Respond), so no path runs from a RAM's read to its write port.
+                self.data_next.d.next = self.merged.val();
+                self.lru_next.d.next = self.new_lru.val();
                 for w in 0..4 {
                     if self.way.q.val() == self.way_id[w].val() {
                         self.tags[w].write_enable.next = true;
@@ -490,10 +505,11 @@ impl Logic for MetadataCache {
                         | (bits::<63>(1) << 54)
                         | bit_cast::<63, 54>(self.request_tag.val());
                 }
-                self.lru.write_enable.next = true;
                 self.state.d.next = CacheState::Respond;
             }
             CacheState::Respond => {
+                self.lru.write_enable.next = !self.flushing.q.val();
+                self.data.write_enable.next = !self.flushing.q.val() & (self.write.q.val() | self.from_fill.q.val());
                 self.resp_valid.next = true;
                 if self.resp_ready.val() {
                     self.state.d.next = CacheState::Idle;

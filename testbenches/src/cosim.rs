@@ -188,7 +188,23 @@ pub fn run_icarus(
     seed: u32,
     work_dir: &Path,
 ) -> Result<CosimReport, String> {
-    let exe = work_dir.join(format!("{}_tb.vvp", ports.module));
+    let plusargs = [format!("+vectors={}", vectors.display()), format!("+count={count}"), format!("+seed={seed}")];
+    run_icarus_with(ports.module, design, testbench, &plusargs, work_dir)
+}
+
+/// Compile `design` with `testbench` in Icarus and run `vvp` with
+/// `plusargs` (e.g. `+vectors=FILE`); `module`'s result line is parsed.
+///
+/// # Errors
+/// As [`run_icarus`].
+pub fn run_icarus_with(
+    module: &str,
+    design: &Path,
+    testbench: &Path,
+    plusargs: &[String],
+    work_dir: &Path,
+) -> Result<CosimReport, String> {
+    let exe = work_dir.join(format!("{module}_tb.vvp"));
     let out = Command::new("iverilog")
         .args(["-g2005", "-Wall", "-o"])
         .arg(&exe)
@@ -202,13 +218,11 @@ pub fn run_icarus(
     let out = Command::new("vvp")
         .arg("-n")
         .arg(&exe)
-        .arg(format!("+vectors={}", vectors.display()))
-        .arg(format!("+count={count}"))
-        .arg(format!("+seed={seed}"))
+        .args(plusargs)
         .output()
         .map_err(|e| format!("cannot run vvp: {e}"))?;
     let log = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    let prefix = format!("{}: ", ports.module);
+    let prefix = format!("{module}: ");
     let line = log
         .lines()
         .find(|l| l.starts_with(&prefix) && l.ends_with(" failed"))

@@ -1,14 +1,16 @@
 //! Every delivered top module in one place: its name and co-simulation
-//! ports, its Verilog, its golden vectors, and its equivalence check in
-//! rust-hdl's simulator. The CLI (`buddy equiv`, `vectors`, `synth`) and
+//! ports, its Verilog and testbench, its golden vectors, and its
+//! equivalence check in rust-hdl's simulator. The codec modules take
+//! memory-entries; the address translator and the metadata cache take
+//! random accesses and operations (as many as there are entries). The CLI (`buddy equiv`, `vectors`, `synth`) and
 //! the `verilog-out/` delivery iterate over [`HwModule::ALL`].
 
 use crate::cosim::CosimPorts;
 use crate::decompress::{self, StoredEntry};
 use crate::stream::{run_stream, StreamDut, Traffic};
-use crate::{mag_bdi, zvc};
+use crate::{mag_bdi, metadata_cache, translation, zvc};
 use buddy_golden::{Codec, Mag, MagBdi, MemoryEntry, Zvc};
-use buddy_hdl::{MagBdiCompressor, MagBdiDecompressor, ZvcCompressor, ZvcDecompressor};
+use buddy_hdl::{AddressTranslator, MagBdiCompressor, MagBdiDecompressor, MetadataCache, ZvcCompressor, ZvcDecompressor};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rust_hdl::prelude::*;
@@ -21,7 +23,23 @@ pub enum HwModule {
     ZvcDecompressor,
     MagBdiCompressor(Mag),
     MagBdiDecompressor(Mag),
+    AddressTranslator,
+    MetadataCache,
 }
+
+/// One `$readmemh` file of a module's testbench.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VectorFile {
+    /// File name, e.g. `metadata_cache_memory.hex`.
+    pub file: String,
+    /// The testbench plusargs naming the file and its line count
+    /// (`vectors`/`count` or `memory`/`memory_count`).
+    pub plusargs: (&'static str, &'static str),
+    pub lines: Vec<String>,
+}
+
+/// The seed of the random accesses and operations of [`HwModule::vector_files`].
+const VECTOR_SEED: u64 = 0xB0DD;
 
 /// What an equivalence run of one module observed.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,7 +54,7 @@ pub struct EquivRun {
 
 impl HwModule {
     /// Every delivered module, in `verilog-out/` order.
-    pub const ALL: [HwModule; 8] = [
+    pub const ALL: [HwModule; 10] = [
         HwModule::ZvcCompressor,
         HwModule::ZvcDecompressor,
         HwModule::MagBdiCompressor(Mag::B32),
@@ -45,6 +63,8 @@ impl HwModule {
         HwModule::MagBdiDecompressor(Mag::B16),
         HwModule::MagBdiCompressor(Mag::B64),
         HwModule::MagBdiDecompressor(Mag::B64),
+        HwModule::AddressTranslator,
+        HwModule::MetadataCache,
     ];
 
     /// The co-simulation ports; `ports().module` is the Verilog module name.
@@ -54,6 +74,16 @@ impl HwModule {
             HwModule::ZvcDecompressor => zvc::DECOMPRESSOR_PORTS,
             HwModule::MagBdiCompressor(mag) => mag_bdi::compressor_ports(mag),
             HwModule::MagBdiDecompressor(mag) => mag_bdi::decompressor_ports(mag),
+            HwModule::AddressTranslator => translation::PORTS,
+            HwModule::MetadataCache => metadata_cache::PORTS,
+        }
+    }
+
+    /// The self-checking Verilog testbench `<name>_tb`.
+    pub fn testbench(self) -> String {
+        match self {
+            HwModule::MetadataCache => metadata_cache::testbench(),
+            _ => self.ports().testbench(),
         }
     }
 
@@ -67,11 +97,12 @@ impl HwModule {
         Self::ALL.into_iter().find(|m| m.name() == name)
     }
 
-    /// The golden codec the module mirrors.
-    pub fn codec(self) -> Box<dyn Codec> {
+    /// The golden codec a (de)compressor mirrors; `None` for the others.
+    pub fn codec(self) -> Option<Box<dyn Codec>> {
         match self {
-            HwModule::ZvcCompressor | HwModule::ZvcDecompressor => Box::new(Zvc),
-            HwModule::MagBdiCompressor(mag) | HwModule::MagBdiDecompressor(mag) => Box::new(MagBdi::new(mag)),
+            HwModule::ZvcCompressor | HwModule::ZvcDecompressor => Some(Box::new(Zvc)),
+            HwModule::MagBdiCompressor(mag) | HwModule::MagBdiDecompressor(mag) => Some(Box::new(MagBdi::new(mag))),
+            HwModule::AddressTranslator | HwModule::MetadataCache => None,
         }
     }
 
@@ -90,27 +121,53 @@ impl HwModule {
             HwModule::ZvcDecompressor => emit(ZvcDecompressor::default(), name, revision),
             HwModule::MagBdiCompressor(mag) => emit(MagBdiCompressor::new(mag), name, revision),
             HwModule::MagBdiDecompressor(mag) => emit(MagBdiDecompressor::new(mag), name, revision),
+            HwModule::AddressTranslator => emit(AddressTranslator::default(), name, revision),
+            HwModule::MetadataCache => emit(MetadataCache::default(), name, revision),
         }
     }
 
     /// The decompressor inputs for `entries` (each stored as the golden
     /// compressor stores it) followed by `malformed`.
     fn stored_inputs(&self, entries: &[MemoryEntry], malformed: &[StoredEntry]) -> Vec<StoredEntry> {
-        let codec = self.codec();
+        let Some(codec) = self.codec() else { return Vec::new() };
         entries.iter().map(|e| decompress::stored(codec.as_ref(), e)).chain(malformed.iter().copied()).collect()
     }
 
-    /// Golden `$readmemh` vector lines: a compressor gets one per entry; a
-    /// decompressor one per entry as stored, then one per `malformed` input.
-    pub fn vector_lines(self, entries: &[MemoryEntry], malformed: &[StoredEntry]) -> Vec<String> {
+    /// Golden `$readmemh` vector files: a compressor gets one line per
+    /// entry; a decompressor one per entry as stored, then one per
+    /// `malformed` input; the address translator one random access per
+    /// entry (one register set), the metadata cache one random operation
+    /// per entry then a flush, plus its memory-request file.
+    pub fn vector_files(self, entries: &[MemoryEntry], malformed: &[StoredEntry]) -> Vec<VectorFile> {
+        let vectors = |lines| VectorFile { file: format!("{}.hex", self.name()), plusargs: ("vectors", "count"), lines };
+        let mut rng = ChaCha8Rng::seed_from_u64(VECTOR_SEED);
         match self {
-            HwModule::ZvcCompressor => entries.iter().map(zvc::compressor_vector).collect(),
-            HwModule::MagBdiCompressor(mag) => entries.iter().map(|e| mag_bdi::compressor_vector(mag, e)).collect(),
+            HwModule::ZvcCompressor => vec![vectors(entries.iter().map(zvc::compressor_vector).collect())],
+            HwModule::MagBdiCompressor(mag) => vec![vectors(entries.iter().map(|e| mag_bdi::compressor_vector(mag, e)).collect())],
             HwModule::ZvcDecompressor | HwModule::MagBdiDecompressor(_) => {
-                let codec = self.codec();
-                self.stored_inputs(entries, malformed).iter().map(|i| decompress::decompressor_vector(codec.as_ref(), i)).collect()
+                let codec = self.codec().expect("a decompressor has a codec");
+                vec![vectors(
+                    self.stored_inputs(entries, malformed).iter().map(|i| decompress::decompressor_vector(codec.as_ref(), i)).collect(),
+                )]
+            }
+            HwModule::AddressTranslator => {
+                vec![vectors(translation::random_accesses(entries.len(), &mut rng).iter().map(translation::vector).collect())]
+            }
+            HwModule::MetadataCache => {
+                let (ops, memory) = metadata_cache::vector_lines(&self.cache_ops(entries.len(), &mut rng));
+                vec![
+                    vectors(ops),
+                    VectorFile { file: format!("{}_memory.hex", self.name()), plusargs: ("memory", "memory_count"), lines: memory },
+                ]
             }
         }
+    }
+
+    /// `n` random cache operations then a flush.
+    fn cache_ops(self, n: usize, rng: &mut ChaCha8Rng) -> Vec<metadata_cache::CacheOp> {
+        let mut ops = metadata_cache::random_ops(n, rng);
+        ops.push(metadata_cache::CacheOp::Flush);
+        ops
     }
 
     /// Run `entries` (and, for a decompressor, `malformed`) through the
@@ -133,7 +190,38 @@ impl HwModule {
             HwModule::MagBdiDecompressor(mag) => {
                 self.check_decompressor(MagBdiDecompressor::new(mag), entries, malformed, traffic, seed)
             }
+            HwModule::AddressTranslator => {
+                let accesses = translation::random_accesses(entries.len(), &mut ChaCha8Rng::seed_from_u64(seed));
+                let expected: Vec<_> = accesses.iter().map(translation::expected_translation).collect();
+                compare(self.name(), AddressTranslator::default(), &accesses, &expected, traffic, seed)
+            }
+            HwModule::MetadataCache => self.check_cache(entries.len(), traffic, seed),
         }
+    }
+
+    fn check_cache(self, n: usize, traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let ops = self.cache_ops(n, &mut rng);
+        let (responses, requests) = metadata_cache::expected(&ops);
+        let stalls = metadata_cache::CacheTraffic { p_request: traffic.p_valid, p_response_ready: traffic.p_ready, ..metadata_cache::CacheTraffic::RANDOM };
+        let start = std::time::Instant::now();
+        let run = metadata_cache::run_cache(&mut MetadataCache::default(), &ops, stalls, &mut rng, 400 * ops.len() as u64 + 1000, None);
+        let seconds = start.elapsed().as_secs_f64();
+        let name = self.name();
+        if run.responses.len() != ops.len() {
+            return Err(format!("{name}: {} responses for {} operations", run.responses.len(), ops.len()));
+        }
+        if let Some(i) = (0..ops.len()).find(|&i| run.responses[i] != responses[i]) {
+            return Err(format!("{name}: response {i} to {:?} differs:\n  hdl:    {:?}\n  golden: {:?}", ops[i], run.responses[i], responses[i]));
+        }
+        if let Some(i) = (0..requests.len().max(run.memory_requests.len())).find(|&i| run.memory_requests.get(i) != requests.get(i)) {
+            return Err(format!(
+                "{name}: memory request {i} differs:\n  hdl:    {:?}\n  golden: {:?}",
+                run.memory_requests.get(i),
+                requests.get(i)
+            ));
+        }
+        Ok(EquivRun { inputs: ops.len(), cycles: run.cycles, seconds })
     }
 
     fn check_decompressor<D: StreamDut<Input = StoredEntry, Output = decompress::Decompressed>>(
@@ -144,7 +232,7 @@ impl HwModule {
         traffic: Traffic,
         seed: u64,
     ) -> Result<EquivRun, String> {
-        let codec = self.codec();
+        let codec = self.codec().expect("a decompressor has a codec");
         let inputs = self.stored_inputs(entries, malformed);
         let expected: Vec<_> = inputs.iter().map(|i| decompress::expected_decompressed(codec.as_ref(), i)).collect();
         compare(self.name(), dut, &inputs, &expected, traffic, seed)
@@ -173,6 +261,15 @@ impl HwModule {
             }
             HwModule::MagBdiDecompressor(mag) => {
                 run_stream(&mut MagBdiDecompressor::new(mag), &stored, Traffic::RANDOM, &mut rng, max, Some(&mut w));
+            }
+            HwModule::AddressTranslator => {
+                let accesses = translation::random_accesses(entries.len(), &mut rng);
+                run_stream(&mut AddressTranslator::default(), &accesses, Traffic::RANDOM, &mut rng, max, Some(&mut w));
+            }
+            HwModule::MetadataCache => {
+                let ops = self.cache_ops(entries.len(), &mut rng);
+                let stalls = metadata_cache::CacheTraffic::RANDOM;
+                metadata_cache::run_cache(&mut MetadataCache::default(), &ops, stalls, &mut rng, 400 * max, Some(&mut w));
             }
         }
         use std::io::Write;

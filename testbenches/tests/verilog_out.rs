@@ -3,12 +3,14 @@
 //! simulator.
 
 use buddy_golden::MemoryEntry;
-use buddy_testbenches::cosim::{run_icarus, CosimPorts};
+use buddy_testbenches::cosim::{run_icarus, run_icarus_with, CosimPorts};
 use buddy_testbenches::delivery::{artifacts, verilog_out_dir, without_revision};
 use buddy_testbenches::modules::HwModule;
 use buddy_testbenches::entries::{bundled_workload, random_entries, snapshot_entries};
 use buddy_testbenches::decompress::{self, random_stored, StoredEntry};
-use buddy_testbenches::{mag_bdi, zvc};
+use buddy_testbenches::{mag_bdi, metadata_cache, translation, zvc};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use buddy_golden::{Codec, Mag, MagBdi, Zvc};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -136,6 +138,52 @@ fn icarus_runs_mag_bdi_decompressors_verilog_like_golden() {
     let entries = mag_bdi::cosim_entries();
     for mag in Mag::ALL {
         cosim(&mag_bdi::decompressor_ports(mag), &decompressor_lines(&MagBdi::new(mag), &entries), "cosim-mag-d");
+    }
+}
+
+/// 4 register sets x 10,000 random accesses (a vector file holds one
+/// register set: the registers are configuration inputs).
+#[test]
+fn icarus_runs_address_translator_verilog_like_golden() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    for _ in 0..4 {
+        let lines: Vec<String> = translation::random_accesses(10_000, &mut rng).iter().map(translation::vector).collect();
+        cosim(&translation::PORTS, &lines, "cosim-at");
+    }
+}
+
+/// 3 sequences of 10,000 random operations and a flush, with random stalls
+/// on all four ports; every response and every memory-side request checked.
+#[test]
+fn icarus_runs_metadata_cache_verilog_like_golden() {
+    tool("iverilog");
+    let mut rng = ChaCha8Rng::seed_from_u64(22);
+    let dir = verilog_out_dir();
+    for run in 0..3 {
+        let mut ops = metadata_cache::random_ops(10_000, &mut rng);
+        ops.push(metadata_cache::CacheOp::Flush);
+        let (op_lines, memory_lines) = metadata_cache::vector_lines(&ops);
+        let work = work_dir("cosim-mc");
+        let (ops_file, memory_file) = (work.join("ops.hex"), work.join("memory.hex"));
+        std::fs::write(&ops_file, op_lines.join("\n") + "\n").unwrap();
+        std::fs::write(&memory_file, memory_lines.join("\n") + "\n").unwrap();
+        let plusargs = [
+            format!("+vectors={}", ops_file.display()),
+            format!("+count={}", op_lines.len()),
+            format!("+memory={}", memory_file.display()),
+            format!("+memory_count={}", memory_lines.len()),
+            format!("+seed={}", 100 + run),
+        ];
+        let report = run_icarus_with(
+            "metadata_cache",
+            &dir.join("metadata_cache.v"),
+            &dir.join("tb/metadata_cache_tb.v"),
+            &plusargs,
+            &work,
+        )
+        .unwrap();
+        assert_eq!((report.passed, report.failed), (op_lines.len() + memory_lines.len(), 0), "{}", report.log);
+        std::fs::remove_dir_all(work).ok();
     }
 }
 

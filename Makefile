@@ -61,11 +61,14 @@ lint: deps
 cosim: deps
 	$(CARGO) test --release -p buddy-testbenches --test verilog_out icarus
 
-# Long property-test runs: 2,000 batches of 200 entries per module and
-# 1,000,000 golden round trips of every algorithm.
+# Long property-test runs: 2,000 batches of 200 entries per codec module,
+# 2,000 runs of 1,000 accesses / operations for the translator and the
+# metadata cache, and 1,000,000 golden round trips of every algorithm.
 soak: deps
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test zvc -- equals_golden
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test mag_bdi -- equals_golden
+	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test translation -- equals_golden
+	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test metadata_cache -- equals_golden
 	PROPTEST_CASES=1000000 $(CARGO) test --release -p buddy-golden --test roundtrip
 
 bench: build

@@ -46,7 +46,7 @@ run: deps build
 # often a crate's empty doctest run).
 test: deps
 	@mkdir -p target
-	set -o pipefail; $(CARGO) test --release --workspace 2>&1 | tee target/test.log
+	set -o pipefail; $(CARGO) test --release --workspace --no-fail-fast 2>&1 | tee target/test.log
 	@awk '/^test result:/ { gsub(";", ""); p += $$4; f += $$6 } END { printf "make test: %d passed, %d failed\n", p, f }' target/test.log
 
 verilog: build

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 /// Every delivered module, as `buddy` names them.
-const MODULES: [&str; 8] = [
+const MODULES: [&str; 10] = [
     "zvc_compressor",
     "zvc_decompressor",
     "mag_bdi32_compressor",
@@ -14,6 +14,8 @@ const MODULES: [&str; 8] = [
     "mag_bdi16_decompressor",
     "mag_bdi64_compressor",
     "mag_bdi64_decompressor",
+    "address_translator",
+    "metadata_cache",
 ];
 
 fn buddy(args: &[&str]) -> Output {
@@ -57,7 +59,9 @@ fn equiv_checks_every_module_with_no_mismatch() {
     let names: Vec<&str> = rows.iter().map(|r| r["module"].as_str().unwrap()).collect();
     assert_eq!(names, MODULES);
     for r in rows {
-        assert_eq!(r["entries"], 48, "{r}");
+        // The metadata cache gets one random operation per entry, then a flush.
+        let inputs = if r["module"] == "metadata_cache" { 49 } else { 48 };
+        assert_eq!(r["entries"], inputs, "{r}");
         assert_eq!(r["mismatches"], 0, "{r}");
         assert!(r["cycles"].as_u64().unwrap() >= 48, "{r}");
     }
@@ -73,11 +77,18 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     for m in MODULES {
         let text = std::fs::read_to_string(out_dir.join(format!("{m}.hex"))).unwrap();
-        // Compressors: 48 + 7 + 10 entries; decompressors add 10 / 5 malformed inputs.
-        let expected = if m.ends_with("_decompressor") { 67 } else { 65 };
+        // Compressors and the translator: 48 + 7 + 10 entries (accesses);
+        // decompressors add 10 / 5 malformed inputs; the cache adds a flush.
+        let expected = match m {
+            "metadata_cache" => 66,
+            _ if m.ends_with("_decompressor") => 67,
+            _ => 65,
+        };
         assert_eq!(text.lines().count(), expected, "{m}");
         assert!(text.lines().all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_hexdigit())), "{m}");
     }
+    let memory = std::fs::read_to_string(out_dir.join("metadata_cache_memory.hex")).unwrap();
+    assert!(memory.lines().count() > 0 && memory.lines().all(|l| l.len() == 81), "memory requests: 1 + 16 + 64 hex digits");
     std::fs::remove_dir_all(dir).ok();
 }
 

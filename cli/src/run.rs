@@ -44,7 +44,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     std::fs::write(out.join("compression.json"), &json)?;
 
     let report = format!(
-        "# buddy run: {}\n\n## Verilog\n\n{}\n\n## Hardware == golden model\n\nEvery entry through the rust-hdl modules under random bubbles (30%) and backpressure (40%), compared with the golden model; VCDs of the first 16 entries in `vcd/`.\n\n```\n{}```\n\n## Compression (every algorithm)\n\n```\n{}```\n",
+        "# buddy run: {}\n\n## Verilog\n\n{}\n\n## Hardware == golden model\n\nEvery entry through the rust-hdl (de)compressors, and as many random accesses through the address translator and random operations (then a flush) through the metadata cache, under random bubbles (30%) and backpressure (40%), compared with the golden model; VCDs of the first 16 inputs in `vcd/`.\n\n```\n{}```\n\n## Compression (every algorithm)\n\n```\n{}```\n",
         path.display(),
         files.iter().map(|f| format!("- `verilog/{f}`")).collect::<Vec<_>>().join("\n"),
         crate::equiv::table(&results),

@@ -7,7 +7,7 @@ use buddy_golden::metadata_cache::{MetadataCache as GoldenCache, MetadataCacheCo
 use buddy_golden::translation::MetadataNibble;
 use buddy_hdl::MetadataCache;
 use rand::Rng;
-use rust_hdl::core::vcd_probe::VCDProbe;
+use crate::stream::{settle, VcdTrace};
 use rust_hdl::prelude::*;
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
@@ -153,10 +153,6 @@ fn sector_bytes(b: &Bits<256>) -> [u8; 32] {
     std::array::from_fn(|i| (0..8).fold(0u8, |acc, k| acc | ((b.get_bit(8 * i + k) as u8) << k)))
 }
 
-fn settle(dut: &mut MetadataCache) {
-    assert!(simulate(dut, 500), "circuit did not settle");
-}
-
 /// Run `ops` through the hardware cache under `traffic`, with a memory
 /// that starts as [`initial_sector`], optionally writing a VCD (10 time
 /// units per cycle). Stops when every request has been answered or after
@@ -167,23 +163,15 @@ pub fn run_cache<R: Rng>(
     traffic: CacheTraffic,
     rng: &mut R,
     max_cycles: u64,
-    mut vcd: Option<&mut dyn Write>,
+    vcd: Option<&mut dyn Write>,
 ) -> CacheRun {
     dut.connect_all();
-    let mut probe: Option<VCDProbe<&mut dyn Write>> = vcd.take().map(|w| {
-        let p = write_vcd_header(w, dut as &dyn Block);
-        write_vcd_dump(p, dut as &dyn Block)
-    });
-    let mut time = 0u64;
+    let mut trace = VcdTrace::new(vcd, dut as &dyn Block);
     let mut edge = |dut: &mut MetadataCache| {
         for level in [true, false] {
             dut.clock.next = Clock::from(level);
             settle(dut);
-            if let Some(mut p) = probe.take() {
-                p.timestamp(time).expect("VCD write");
-                probe = Some(write_vcd_change(p, dut as &dyn Block));
-            }
-            time += 5;
+            trace.sample(dut as &dyn Block);
         }
     };
     let mut memory = RecordingMemory::default();

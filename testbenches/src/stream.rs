@@ -108,8 +108,34 @@ pub struct RunResult<O> {
 
 /// Settle combinational logic; panics if the circuit does not converge
 /// (a combinational loop is a design bug, not a test outcome).
-fn settle<D: StreamDut>(dut: &mut D) {
+pub fn settle<B: Block>(dut: &mut B) {
     assert!(simulate(dut, 500), "circuit did not settle");
+}
+
+/// An optional VCD being written while a testbench steps a circuit by hand:
+/// every scope of the hierarchy, 5 time units per half cycle.
+pub struct VcdTrace<'a> {
+    probe: Option<VCDProbe<&'a mut dyn Write>>,
+    time: u64,
+}
+
+impl<'a> VcdTrace<'a> {
+    /// Write the header and initial values of `dut` into `w`, if given.
+    pub fn new(w: Option<&'a mut dyn Write>, dut: &dyn Block) -> Self {
+        VcdTrace { probe: w.map(|w| write_vcd_dump(write_vcd_header(w, dut), dut)), time: 0 }
+    }
+
+    /// Record the changes of `dut` at the current time and advance half a cycle.
+    ///
+    /// # Panics
+    /// The VCD cannot be written.
+    pub fn sample(&mut self, dut: &dyn Block) {
+        if let Some(mut p) = self.probe.take() {
+            p.timestamp(self.time).expect("VCD write");
+            self.probe = Some(write_vcd_change(p, dut));
+        }
+        self.time += 5;
+    }
 }
 
 /// Run `inputs` through `dut` under `traffic`, optionally writing a VCD.
@@ -124,21 +150,11 @@ pub fn run_stream<D: StreamDut, R: Rng>(
     traffic: Traffic,
     rng: &mut R,
     max_cycles: u64,
-    mut vcd: Option<&mut dyn Write>,
+    vcd: Option<&mut dyn Write>,
 ) -> RunResult<D::Output> {
     dut.connect_all();
-    let mut probe: Option<VCDProbe<&mut dyn Write>> = vcd.take().map(|w| {
-        let p = write_vcd_header(w, dut as &dyn Block);
-        write_vcd_dump(p, dut as &dyn Block)
-    });
-    let mut time = 0u64;
-    let mut step = |dut: &mut D| {
-        if let Some(mut p) = probe.take() {
-            p.timestamp(time).expect("VCD write");
-            probe = Some(write_vcd_change(p, dut as &dyn Block));
-        }
-        time += 5;
-    };
+    let mut trace = VcdTrace::new(vcd, dut as &dyn Block);
+    let mut step = |dut: &mut D| trace.sample(dut as &dyn Block);
     // Two cycles of reset with idle streams.
     dut.drive_input(false, &inputs.first().cloned().unwrap_or_else(|| panic!("no inputs")));
     dut.drive_out_ready(false);

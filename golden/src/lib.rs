@@ -15,6 +15,7 @@
 //! | [`mag_bdi`] | MAG-aware Base-Delta-Immediate | seed 002 Sec. IV, formats.md §4 |
 //! | [`zvc`] | Zero-Value Compression | cDMA (seed 003) Sec. V-A, formats.md §3 |
 //! | [`metadata_cache`] | sectored, true-LRU, write-back metadata cache | buddy-memory.md §3 |
+//! | [`profiler`] | target ratio per allocation from size-class histograms | buddy-memory.md §6, Sec. III-B |
 //! | [`translation`] | PTE Buddy fields, GBBR, device/buddy/metadata addresses | buddy-memory.md §1-§2 |
 //! | [`bitstream`] | LSB-first stream packing, MSB-first code words | formats.md §1, bpc.md §3 |
 
@@ -25,6 +26,7 @@ pub mod entry;
 pub mod error;
 pub mod metadata_cache;
 pub mod mag_bdi;
+pub mod profiler;
 pub mod size_class;
 pub mod translation;
 pub mod zvc;

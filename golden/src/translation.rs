@@ -104,6 +104,59 @@ impl TargetRatio {
     pub const fn fits(self, class: SizeClass) -> bool {
         class.bytes() as u64 <= self.device_bytes()
     }
+
+    /// The name used in annotation files and reports: `1x`, `4/3x`, `2x`,
+    /// `4x`, `16x`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            TargetRatio::X1 => "1x",
+            TargetRatio::X4Over3 => "4/3x",
+            TargetRatio::X2 => "2x",
+            TargetRatio::X4 => "4x",
+            TargetRatio::X16 => "16x",
+        }
+    }
+
+    /// The next less aggressive target (`None` for 1x).
+    pub const fn less_aggressive(self) -> Option<TargetRatio> {
+        match self {
+            TargetRatio::X1 => None,
+            TargetRatio::X4Over3 => Some(TargetRatio::X1),
+            TargetRatio::X2 => Some(TargetRatio::X4Over3),
+            TargetRatio::X4 => Some(TargetRatio::X2),
+            TargetRatio::X16 => Some(TargetRatio::X4),
+        }
+    }
+}
+
+impl std::fmt::Display for TargetRatio {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A target name that is not one of `1x`, `4/3x`, `2x`, `4x`, `16x`.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("unknown target ratio '{0}' (valid: 1x, 4/3x, 2x, 4x, 16x)")]
+pub struct UnknownTarget(pub String);
+
+impl std::str::FromStr for TargetRatio {
+    type Err = UnknownTarget;
+
+    /// Parses [`TargetRatio::name`] (also without the trailing `x`, and
+    /// `1.33x` for 4/3x).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        let t = t.strip_suffix('x').unwrap_or(t);
+        match t {
+            "1" => Ok(TargetRatio::X1),
+            "4/3" | "1.33" => Ok(TargetRatio::X4Over3),
+            "2" => Ok(TargetRatio::X2),
+            "4" => Ok(TargetRatio::X4),
+            "16" => Ok(TargetRatio::X16),
+            _ => Err(UnknownTarget(s.to_string())),
+        }
+    }
 }
 
 /// The Buddy fields of a GPU PTE (27 spare bits, buddy-memory.md §2), with

@@ -8,11 +8,17 @@
 //! | [`trace`] | access traces (`trace.bin`, `trace_meta.json`) and their virtual-address layout |
 //! | [`l2_cache`] | the trace driver's sectored L2: accesses to memory-entry requests |
 //! | [`mdcache_study`] | metadata cache hit rate against size on a trace (Fig. 6b) |
+//! | [`class_profile`] | every entry's size class per snapshot and allocation: the profiler's input |
+//! | [`annotation`] | target-ratio annotation files (`buddy profile` writes them) |
+//! | [`study`] | the paper's compressibility and target-ratio studies (Fig. 3, 7, 8, 9, 10) |
 
+pub mod annotation;
+pub mod class_profile;
 pub mod compression_study;
 pub mod l2_cache;
 pub mod mag_metrics;
 pub mod mdcache_study;
+pub mod study;
 pub mod trace;
 pub mod workload;
 

@@ -1,0 +1,23 @@
+//! The Buddy Compression paper's compressibility and target-ratio studies on
+//! snapshot workloads (seed 000, Sec. II-C and III-B). Each study is computed
+//! from a [`ClassProfile`](crate::class_profile::ClassProfile) and serializes to JSON;
+//! tables, CSV and plots are the CLI's.
+//!
+//! | module | paper | what |
+//! |---|---|---|
+//! | [`heatmap`] | Fig. 8 | size class of every entry, 64 per row in virtual-address order |
+//! | [`ratio_over_time`] | Fig. 3 | compression ratio of each snapshot of a run |
+//! | [`designs`] | Fig. 7 | whole-program vs per-allocation vs per-allocation + 16x targets |
+//! | [`threshold_sweep`] | Fig. 10 | Buddy Threshold 10%-40% vs the unconstrained ratio |
+//! | [`buddy_over_time`] | Fig. 9 | buddy-access fraction per snapshot for fixed targets |
+
+pub mod buddy_over_time;
+pub mod designs;
+pub mod heatmap;
+pub mod ratio_over_time;
+pub mod threshold_sweep;
+
+/// `part / whole`, or `None` when `whole` is 0.
+pub(crate) fn ratio(part: u64, whole: u64) -> Option<f64> {
+    (whole != 0).then(|| part as f64 / whole as f64)
+}

@@ -1,0 +1,68 @@
+//! Buddy Threshold sensitivity (Buddy Compression Fig. 10): the evaluated
+//! design (per-allocation targets with 16x) at several thresholds, next to
+//! the best ratio without any threshold: every entry stored at its class
+//! bytes over all snapshots (the Fig. 3 ratio of the whole run).
+
+use buddy_golden::profiler::{profile, Granularity, ProfileError, ProfilerConfig, MAX_OVERALL_RATIO};
+use serde::Serialize;
+
+use super::ratio;
+use crate::class_profile::ClassProfile;
+
+/// The paper's sweep: 10% to 40%.
+pub const DEFAULT_THRESHOLDS: [f64; 4] = [0.10, 0.20, 0.30, 0.40];
+
+/// One threshold.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThresholdPoint {
+    pub threshold: f64,
+    pub overall_ratio: f64,
+    pub buddy_fraction_mean: f64,
+    pub buddy_fraction_worst: f64,
+}
+
+/// The study of one workload.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThresholdSweep {
+    pub workload: String,
+    pub algorithm: String,
+    /// Uncompressed bytes / class bytes over all snapshots (`None` if all zero).
+    pub unconstrained_ratio: Option<f64>,
+    pub points: Vec<ThresholdPoint>,
+}
+
+impl ThresholdSweep {
+    /// Profile `class_profile` at each of `thresholds`.
+    ///
+    /// # Errors
+    /// [`ProfileError`] for a threshold outside (0, 1) or an empty workload.
+    pub fn new(class_profile: &ClassProfile, thresholds: &[f64]) -> Result<Self, ProfileError> {
+        let allocations = class_profile.allocation_profiles();
+        let points = thresholds
+            .iter()
+            .map(|&threshold| {
+                let config = ProfilerConfig {
+                    threshold,
+                    granularity: Granularity::PerAllocationMostlyZero,
+                    max_overall_ratio: MAX_OVERALL_RATIO,
+                };
+                let p = profile(&allocations, &config)?;
+                Ok(ThresholdPoint {
+                    threshold,
+                    overall_ratio: p.overall_ratio,
+                    buddy_fraction_mean: p.buddy_fraction_mean,
+                    buddy_fraction_worst: p.buddy_fraction_worst,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let (raw, stored) = (0..class_profile.snapshots.len())
+            .map(|i| class_profile.snapshot_histogram(i))
+            .fold((0, 0), |(r, s), h| (r + h.entries() * 128, s + h.class_bytes()));
+        Ok(ThresholdSweep {
+            workload: class_profile.workload.clone(),
+            algorithm: class_profile.algorithm.to_string(),
+            unconstrained_ratio: ratio(raw, stored),
+            points,
+        })
+    }
+}

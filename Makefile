@@ -7,9 +7,11 @@ CARGO   ?= cargo
 BUDDY   := target/release/buddy
 OUT     ?= out
 WORKLOAD ?=
+SHARED_DATA ?= ../shared/data
+STUDY_OUT ?= $(OUT)/study
 DEBIAN_TOOLS := verilator iverilog yosys
 
-.PHONY: all run test deps build verilog synth lint cosim soak bench fuzz clean help
+.PHONY: all run test deps build verilog synth lint cosim soak bench fuzz study clean help
 
 all: build
 
@@ -18,6 +20,7 @@ help:
 	@echo "make test     - every test (golden, HDL equivalence, Verilog lint/co-simulation, CLI)"
 	@echo "make verilog  - regenerate verilog-out/ (commit the result)"
 	@echo "make synth    - Yosys synthesis report into verilog-out/synth/"
+	@echo "make study    - the paper's profiler studies (Fig. 3, 7, 8, 9, 10) on every workload of SHARED_DATA; report in $(STUDY_OUT)/"
 	@echo "make soak     - long property-test runs (not part of make test)"
 	@echo "make bench    - criterion throughput of every golden codec"
 	@echo "make fuzz     - cargo-fuzz targets round_trip and corrupt_stream (nightly), FUZZ_SECONDS each"
@@ -48,6 +51,14 @@ test: deps
 	@mkdir -p target
 	set -o pipefail; $(CARGO) test --release --workspace --no-fail-fast 2>&1 | tee target/test.log
 	@awk '/^test result:/ { gsub(";", ""); p += $$4; f += $$6 } END { printf "make test: %d passed, %d failed\n", p, f }' target/test.log
+
+# Every workload folder (with manifest.json) of SHARED_DATA, or the bundled
+# default when there is none.
+study: build
+	@workloads=""; for w in $(SHARED_DATA)/*/; do [ -f "$$w/manifest.json" ] && workloads="$$workloads $${w%/}"; done; \
+	if [ -z "$$workloads" ]; then echo "no workloads in $(SHARED_DATA); using the bundled data/minife-small"; workloads=data/minife-small; fi; \
+	echo "buddy study all$$workloads --out $(STUDY_OUT)"; \
+	$(BUDDY) study all $$workloads --out $(STUDY_OUT)
 
 verilog: build
 	$(BUDDY) verilog

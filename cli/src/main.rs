@@ -8,8 +8,10 @@ mod compress;
 mod equiv;
 mod mdcache;
 mod plot;
+mod profile;
 mod revision;
 mod run;
+mod study;
 mod synth;
 mod vectors;
 mod verilog;
@@ -37,9 +39,16 @@ enum Command {
     /// Metadata cache hit rate against size per slice on workloads' access
     /// traces (Buddy Compression Fig. 6b), with JSON and a PNG plot.
     Mdcache(mdcache::Args),
+    /// Choose a target ratio per allocation from every snapshot of a
+    /// workload (Buddy Threshold, 16x for mostly-zero allocations, 4x cap)
+    /// and write the annotation file.
+    Profile(profile::Args),
     /// The main job: emit Verilog, check hardware == golden, compress, and
     /// write a report, VCDs and JSON into one folder.
     Run(run::Args),
+    /// The paper's compressibility and target-ratio studies (Fig. 3, 7, 8,
+    /// 9, 10): JSON, CSV, PNG plots, and report.md for `all`.
+    Study(study::Args),
     /// Synthesize verilog-out/ with Yosys and write verilog-out/synth/report.{json,md}.
     Synth(synth::Args),
     /// Write golden vector files for the Verilog testbenches of verilog-out/tb/.
@@ -54,7 +63,9 @@ fn main() -> ExitCode {
         Command::Compress(args) => compress::run(args),
         Command::Equiv(args) => equiv::run(args),
         Command::Mdcache(args) => mdcache::run(args),
+        Command::Profile(args) => profile::run(args),
         Command::Run(args) => run::run(args),
+        Command::Study(args) => study::run(args),
         Command::Synth(args) => synth::run(args),
         Command::Vectors(args) => vectors::run(args),
         Command::Verilog(args) => verilog::run(args),

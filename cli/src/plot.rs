@@ -1,13 +1,19 @@
-//! PNG line plots for the studies (plotters, bitmap backend, the DejaVu
-//! Sans font embedded so that no system font is needed).
+//! PNG plots for the studies (plotters, bitmap backend, the DejaVu Sans font
+//! embedded so that no system font is needed): line panels with a linear or
+//! log2 x axis, grouped bars, and the size-class heat map.
 
 use anyhow::anyhow;
+use buddy_golden::SizeClass;
+use buddy_sim::study::heatmap::Heatmap;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 use std::sync::Once;
 
 /// Font family name registered for every plot.
 const FONT: &str = "sans-serif";
+
+type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
 
 fn register_font() {
     static ONCE: Once = Once::new();
@@ -30,13 +36,17 @@ const SERIES_COLORS: [RGBColor; 7] = [
     RGBColor(0, 0, 0),
 ];
 
+fn series_color(i: usize) -> RGBAColor {
+    SERIES_COLORS[i % SERIES_COLORS.len()].to_rgba()
+}
+
 /// One named series of (x, y) points.
 pub struct Series {
     pub name: String,
     pub points: Vec<(f64, f64)>,
 }
 
-/// A line plot with a logarithmic (base 2) x axis.
+/// A line plot (one panel).
 pub struct LinePlot<'a> {
     pub title: &'a str,
     pub x_label: &'a str,
@@ -48,57 +58,287 @@ pub struct LinePlot<'a> {
     pub x_ticks: &'a dyn Fn(f64) -> String,
 }
 
-/// Draw `plot` into the PNG file `path` (1000 x 600 pixels).
-///
-/// # Errors
-/// No points, or the file cannot be written.
-pub fn line_plot_log2_x(path: &Path, plot: &LinePlot) -> anyhow::Result<()> {
-    register_font();
-    let xs: Vec<f64> = plot.series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).collect();
-    let (lo, hi) = xs.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
-    if xs.is_empty() || lo <= 0.0 {
-        return Err(anyhow!("nothing to plot for {}", path.display()));
+/// Horizontal dashed reference lines drawn in a panel, one per series colour
+/// index (`None`: no line for that series).
+pub type References<'a> = &'a [Option<f64>];
+
+fn draw_err(path: &Path) -> impl Fn(String) -> anyhow::Error + '_ {
+    move |e| anyhow!("cannot draw {}: {e}", path.display())
+}
+
+fn x_extent(series: &[Series]) -> Option<(f64, f64)> {
+    let xs: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).collect();
+    if xs.is_empty() {
+        return None;
     }
-    let root = BitMapBackend::new(path, (1000, 600)).into_drawing_area();
-    let draw = |e| anyhow!("cannot draw {}: {e:?}", path.display());
-    root.fill(&WHITE).map_err(draw)?;
-    let (l2lo, l2hi) = (lo.log2(), hi.log2().max(lo.log2() + 1.0));
-    let mut chart = ChartBuilder::on(&root)
-        .caption(plot.title, (FONT, 24))
+    Some(xs.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x))))
+}
+
+/// Draws `plot` into `area`; `log2_x` puts x on a log2 scale, `refs` adds
+/// dashed horizontal lines in the series' colours.
+fn line_panel(area: &Area, path: &Path, plot: &LinePlot, log2_x: bool, refs: References) -> anyhow::Result<()> {
+    let err = draw_err(path);
+    let (lo, hi) = x_extent(plot.series).ok_or_else(|| anyhow!("nothing to plot for {}", path.display()))?;
+    if log2_x && lo <= 0.0 {
+        return Err(anyhow!("log-scale x needs positive values in {}", path.display()));
+    }
+    let tx = |x: f64| if log2_x { x.log2() } else { x };
+    let (tlo, thi) = (tx(lo), tx(hi).max(tx(lo) + if log2_x { 1.0 } else { 1e-9 }));
+    let pad = ((thi - tlo) * 0.04).max(0.2 * f64::from(log2_x as u8));
+    let mut chart = ChartBuilder::on(area)
+        .caption(plot.title, (FONT, 22))
         .margin(20)
         .x_label_area_size(50)
         .y_label_area_size(70)
-        .build_cartesian_2d((l2lo - 0.2)..(l2hi + 0.2), plot.y_range.0..plot.y_range.1)
-        .map_err(draw)?;
+        .build_cartesian_2d((tlo - pad)..(thi + pad), plot.y_range.0..plot.y_range.1)
+        .map_err(|e| err(format!("{e:?}")))?;
     let ticks = plot.x_ticks;
+    let distinct: std::collections::BTreeSet<u64> =
+        plot.series.iter().flat_map(|s| s.points.iter().map(|p| tx(p.0).to_bits())).collect();
+    let untx = move |v: f64| if log2_x { v.exp2() } else { v };
     chart
         .configure_mesh()
         .x_desc(plot.x_label)
         .y_desc(plot.y_label)
-        .x_labels(((l2hi - l2lo).round() as usize + 1).max(2))
-        .x_label_formatter(&|v| ticks(v.exp2()))
-        .label_style((FONT, 16))
-        .axis_desc_style((FONT, 18))
+        .x_labels(distinct.len().clamp(2, 12))
+        .x_label_formatter(&|v| ticks(untx(*v)))
+        .label_style((FONT, 15))
+        .axis_desc_style((FONT, 17))
         .draw()
-        .map_err(draw)?;
+        .map_err(|e| err(format!("{e:?}")))?;
     for (i, s) in plot.series.iter().enumerate() {
-        let color = SERIES_COLORS[i % SERIES_COLORS.len()].to_rgba();
-        let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (x.log2(), y)).collect();
+        let color = series_color(i);
+        let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (tx(x), y)).collect();
         chart
             .draw_series(LineSeries::new(pts.clone(), color.stroke_width(3)))
-            .map_err(draw)?
+            .map_err(|e| err(format!("{e:?}")))?
             .label(s.name.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));
-        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 5, color.filled()))).map_err(draw)?;
+        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 5, color.filled()))).map_err(|e| err(format!("{e:?}")))?;
+    }
+    for (i, r) in refs.iter().enumerate() {
+        if let Some(y) = r {
+            let line = vec![(tlo - pad, *y), (thi + pad, *y)];
+            chart
+                .draw_series(DashedLineSeries::new(line, 10, 6, series_color(i).stroke_width(2)))
+                .map_err(|e| err(format!("{e:?}")))?;
+        }
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .label_font((FONT, 16))
-        .background_style(WHITE.mix(0.8))
+        .position(SeriesLabelPosition::UpperRight)
+        .label_font((FONT, 15))
+        .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()
-        .map_err(draw)?;
-    root.present().map_err(|e| anyhow!("cannot write {}: {e:?}", path.display()))?;
+        .map_err(|e| err(format!("{e:?}")))?;
     Ok(())
+}
+
+/// Draw `plot` into the PNG file `path` (1000 x 600 pixels), x on a log2 scale.
+///
+/// # Errors
+/// No points, an x value <= 0, or the file cannot be written.
+pub fn line_plot_log2_x(path: &Path, plot: &LinePlot) -> anyhow::Result<()> {
+    register_font();
+    let root = BitMapBackend::new(path, (1000, 600)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| draw_err(path)(format!("{e:?}")))?;
+    line_panel(&root, path, plot, true, &[])?;
+    root.present().map_err(|e| anyhow!("cannot write {}: {e:?}", path.display()))
+}
+
+/// Draw line panels side by side (linear x) into the PNG file `path`, each
+/// with its dashed reference lines, under one caption.
+///
+/// # Errors
+/// A panel without points, or the file cannot be written.
+pub fn line_panels(path: &Path, caption: &str, panels: &[(LinePlot, References)]) -> anyhow::Result<()> {
+    register_font();
+    let width = 900 * panels.len().max(1) as u32;
+    let root = BitMapBackend::new(path, (width, 620)).into_drawing_area();
+    let err = draw_err(path);
+    root.fill(&WHITE).map_err(|e| err(format!("{e:?}")))?;
+    let root = root.titled(caption, (FONT, 26)).map_err(|e| err(format!("{e:?}")))?;
+    for (area, (plot, refs)) in root.split_evenly((1, panels.len().max(1))).iter().zip(panels) {
+        line_panel(area, path, plot, false, refs)?;
+    }
+    root.present().map_err(|e| anyhow!("cannot write {}: {e:?}", path.display()))
+}
+
+/// One panel of grouped bars: a group per category (workload), a bar per series.
+pub struct Bars<'a> {
+    pub title: &'a str,
+    pub y_label: &'a str,
+    pub groups: &'a [String],
+    pub series: &'a [String],
+    /// `values[group][series]`.
+    pub values: &'a [Vec<f64>],
+    /// Printed above each bar.
+    pub value_label: &'a dyn Fn(f64) -> String,
+}
+
+fn bar_panel(area: &Area, path: &Path, bars: &Bars) -> anyhow::Result<()> {
+    let err = draw_err(path);
+    let top = bars.values.iter().flatten().copied().fold(0.0f64, f64::max);
+    let top = if top > 0.0 { top * 1.18 } else { 1.0 };
+    let n = bars.groups.len().max(1) as f64;
+    let mut chart = ChartBuilder::on(area)
+        .caption(bars.title, (FONT, 22))
+        .margin(20)
+        .x_label_area_size(45)
+        .y_label_area_size(75)
+        .build_cartesian_2d(0.0..n, 0.0..top)
+        .map_err(|e| err(format!("{e:?}")))?;
+    let groups = bars.groups;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(groups.len() * 2 + 1)
+        .x_label_formatter(&|v| {
+            let i = v.floor() as usize;
+            if (v - v.floor() - 0.5).abs() < 1e-6 && i < groups.len() {
+                groups[i].clone()
+            } else {
+                String::new()
+            }
+        })
+        .y_desc(bars.y_label)
+        .label_style((FONT, 15))
+        .axis_desc_style((FONT, 17))
+        .draw()
+        .map_err(|e| err(format!("{e:?}")))?;
+    let k = bars.series.len().max(1) as f64;
+    let width = 0.8 / k;
+    for (s, name) in bars.series.iter().enumerate() {
+        let color = series_color(s);
+        let rects: Vec<_> = bars
+            .values
+            .iter()
+            .enumerate()
+            .map(|(g, v)| {
+                let x0 = g as f64 + 0.1 + s as f64 * width;
+                Rectangle::new([(x0, 0.0), (x0 + width * 0.92, v[s])], color.filled())
+            })
+            .collect();
+        chart
+            .draw_series(rects)
+            .map_err(|e| err(format!("{e:?}")))?
+            .label(name.as_str())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled()));
+        let labels: Vec<_> = bars
+            .values
+            .iter()
+            .enumerate()
+            .map(|(g, v)| {
+                let x = g as f64 + 0.1 + (s as f64 + 0.1) * width;
+                Text::new((bars.value_label)(v[s]), (x, v[s] + top * 0.01), (FONT, 13).into_font())
+            })
+            .collect();
+        chart.draw_series(labels).map_err(|e| err(format!("{e:?}")))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .label_font((FONT, 15))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(format!("{e:?}")))?;
+    Ok(())
+}
+
+/// Draw bar panels side by side into the PNG file `path`.
+///
+/// # Errors
+/// The file cannot be written.
+pub fn bar_panels(path: &Path, caption: &str, panels: &[Bars]) -> anyhow::Result<()> {
+    register_font();
+    let width = 900 * panels.len().max(1) as u32;
+    let root = BitMapBackend::new(path, (width, 620)).into_drawing_area();
+    let err = draw_err(path);
+    root.fill(&WHITE).map_err(|e| err(format!("{e:?}")))?;
+    let root = root.titled(caption, (FONT, 26)).map_err(|e| err(format!("{e:?}")))?;
+    for (area, bars) in root.split_evenly((1, panels.len().max(1))).iter().zip(panels) {
+        bar_panel(area, path, bars)?;
+    }
+    root.present().map_err(|e| anyhow!("cannot write {}: {e:?}", path.display()))
+}
+
+/// Colour of a size class: cold (blue, compressible) to hot (red, RAW), as
+/// in the paper's Fig. 8.
+pub fn class_color(class: SizeClass) -> RGBColor {
+    const RAMP: [RGBColor; 8] = [
+        RGBColor(49, 54, 149),
+        RGBColor(69, 117, 180),
+        RGBColor(116, 173, 209),
+        RGBColor(171, 217, 233),
+        RGBColor(254, 224, 144),
+        RGBColor(253, 174, 97),
+        RGBColor(244, 109, 67),
+        RGBColor(165, 0, 38),
+    ];
+    RAMP[class.code() as usize]
+}
+
+/// Draw `map` into the PNG file `path`: one panel per snapshot side by side,
+/// `columns` entries per row, each entry a `cell`-pixel square coloured by
+/// its size class, allocation starts marked by a tick left of the first
+/// panel, and a legend of the classes.
+///
+/// # Errors
+/// An empty map, or the file cannot be written.
+pub fn heatmap(path: &Path, map: &Heatmap) -> anyhow::Result<()> {
+    register_font();
+    let rows = map.rows();
+    if rows == 0 || map.snapshots.is_empty() {
+        return Err(anyhow!("nothing to plot for {}", path.display()));
+    }
+    let panels = map.snapshots.len() as u32;
+    // Cells as large as fit in about 1800 x 1000 pixels of panels, at least 1.
+    let cell = ((1800 / (panels * (map.columns as u32 + 8))).min(1000 / rows as u32)).clamp(1, 8);
+    let (left, top, gap, bottom) = (40u32, 90u32, 8 * cell, 70u32);
+    let panel_w = map.columns as u32 * cell;
+    let width = (left + panels * (panel_w + gap) + 20).max(1100);
+    let height = top + rows as u32 * cell + bottom;
+    let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
+    let err = draw_err(path);
+    root.fill(&WHITE).map_err(|e| err(format!("{e:?}")))?;
+    let title = format!(
+        "{}: size class of every 128 B memory-entry ({}), {} entries per row in virtual-address order",
+        map.workload, map.algorithm, map.columns
+    );
+    root.draw(&Text::new(title, (left as i32, 10), (FONT, 20).into_font())).map_err(|e| err(format!("{e:?}")))?;
+    for (p, snap) in map.snapshots.iter().enumerate() {
+        let x0 = (left + p as u32 * (panel_w + gap)) as i32;
+        root.draw(&Text::new(format!("snapshot {}", snap.index), (x0, top as i32 - 24), (FONT, 14).into_font()))
+            .map_err(|e| err(format!("{e:?}")))?;
+        for (r, row) in snap.rows.iter().enumerate() {
+            for (c, code) in row.bytes().enumerate() {
+                let class = SizeClass::from_code(code - b'0').map_err(|e| anyhow!("{e}"))?;
+                let x = x0 + (c as u32 * cell) as i32;
+                let y = (top + r as u32 * cell) as i32;
+                root.draw(&Rectangle::new([(x, y), (x + cell as i32, y + cell as i32)], class_color(class).filled()))
+                    .map_err(|e| err(format!("{e:?}")))?;
+            }
+        }
+    }
+    // Allocation starts: a short black tick left of the first panel.
+    for a in &map.allocations {
+        let y = (top + (a.first_entry / map.columns as u64) as u32 * cell) as i32;
+        root.draw(&PathElement::new(vec![(left as i32 - 12, y), (left as i32 - 3, y)], BLACK.stroke_width(1)))
+            .map_err(|e| err(format!("{e:?}")))?;
+    }
+    root.draw(&Text::new("allocation starts", (4, top as i32 - 44), (FONT, 12).into_font()))
+        .map_err(|e| err(format!("{e:?}")))?;
+    // Legend: one swatch per class.
+    let ly = (top + rows as u32 * cell + 25) as i32;
+    let mut lx = left as i32;
+    for class in SizeClass::ALL {
+        root.draw(&Rectangle::new([(lx, ly), (lx + 18, ly + 18)], class_color(class).filled()))
+            .map_err(|e| err(format!("{e:?}")))?;
+        let label = format!("{} ({} B)", class.name(), class.bytes());
+        root.draw(&Text::new(label, (lx + 24, ly + 2), (FONT, 15).into_font())).map_err(|e| err(format!("{e:?}")))?;
+        lx += 125;
+    }
+    root.present().map_err(|e| anyhow!("cannot write {}: {e:?}", path.display()))
 }

@@ -2,10 +2,11 @@
 //! raw files whose results are known, and on broken inputs.
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::{json, Value};
+
+mod common;
+use common::{buddy, bundled, bundled_copy, edit_manifest, failure, stdout};
 
 const SIZE_CLASSES: [(&str, u64); 8] = [
     ("ZERO", 0),
@@ -20,39 +21,6 @@ const SIZE_CLASSES: [(&str, u64); 8] = [
 
 /// Entries in one snapshot of the bundled workload (422016 bytes / 128).
 const BUNDLED_SNAPSHOT_ENTRIES: u64 = 3297;
-
-fn bundled() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/minife-small")
-}
-
-fn buddy(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_buddy"))
-        .args(args)
-        .output()
-        .expect("run buddy")
-}
-
-fn stdout(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "buddy failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).expect("utf-8 stdout")
-}
-
-/// A failed run: non-zero exit, nothing on stdout, one `error: ` line on stderr.
-fn failure(out: &Output) -> String {
-    assert!(!out.status.success(), "buddy should have failed");
-    assert!(
-        out.stdout.is_empty(),
-        "stdout should be empty: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let stderr = String::from_utf8(out.stderr.clone()).expect("utf-8 stderr");
-    assert!(stderr.starts_with("error: "), "{stderr}");
-    stderr
-}
 
 /// Checks one stats object of the JSON report and returns its histogram in class order.
 fn checked_histogram(stats: &Value) -> [u64; 8] {
@@ -377,22 +345,6 @@ fn per_entry_with_all_algorithms_has_an_algo_column() {
     assert_eq!(lines[3], "zvc\t0\tentries.bin\t0\t0\tZERO");
     assert_eq!(lines[4], "zvc\t0\tentries.bin\t1\t64\tB8");
     assert_eq!(lines.len(), 5);
-}
-
-/// A copy of the bundled workload's manifest and snapshots in a temp dir.
-fn bundled_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for file in ["manifest.json", "snap_00.bin", "snap_05.bin"] {
-        fs::copy(bundled().join(file), dir.path().join(file)).unwrap();
-    }
-    dir
-}
-
-fn edit_manifest(dir: &Path, edit: impl FnOnce(&mut Value)) {
-    let path = dir.join("manifest.json");
-    let mut manifest: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
-    edit(&mut manifest);
-    fs::write(&path, manifest.to_string()).unwrap();
 }
 
 #[test]

@@ -14,10 +14,10 @@
 //! - A target is admissible when that fraction is within the Buddy Threshold
 //!   in **every** snapshot (the worst snapshot decides: conservative).
 //! - The most aggressive admissible target wins. 16x (8 B per entry in device
-//!   memory) is the paper's mostly-zero case: it is admissible only for an
-//!   allocation that is mostly zero in every snapshot, which with the rule
-//!   above means at least `1 - threshold` of its entries are ZERO or B8 in
-//!   every snapshot.
+//!   memory) is the paper's mostly-zero case: besides the rule above (at
+//!   most `threshold` of the entries above 8 B), the allocation must be
+//!   mostly zero, i.e. more than half of its entries of class ZERO, in every
+//!   snapshot. (A ramp compresses to 8 B under BPC but is not mostly zero.)
 //! - The overall ratio (uncompressed bytes / device bytes) must stay <= 4x,
 //!   because the buddy carve-out is 3x device memory. Only 16x allocations
 //!   can push it above 4x, so while it is above, one 16x allocation goes to
@@ -89,6 +89,12 @@ impl AllocationProfile {
     /// Entries of the allocation (those of its first snapshot).
     pub fn entries(&self) -> u64 {
         self.snapshots.first().map_or(0, ClassHistogram::entries)
+    }
+
+    /// True when more than half of the entries are ZERO in every snapshot
+    /// (the paper's mostly-zero allocation, Sec. III-B).
+    pub fn mostly_zero(&self) -> bool {
+        self.snapshots.iter().all(|h| 2 * h.0[SizeClass::Zero.code() as usize] > h.entries())
     }
 
     /// Per snapshot, the fraction of entries not fitting `target` (0 for an
@@ -326,7 +332,7 @@ fn most_aggressive(a: &AllocationProfile, config: &ProfilerConfig) -> TargetRati
         .iter()
         .rev()
         .copied()
-        .find(|&t| a.buddy_fractions(t).iter().all(|&f| f <= config.threshold))
+        .find(|&t| a.buddy_fractions(t).iter().all(|&f| f <= config.threshold) && (t != TargetRatio::X16 || a.mostly_zero()))
         .unwrap_or(TargetRatio::X1)
 }
 
@@ -334,7 +340,7 @@ fn validate(allocations: &[AllocationProfile], config: &ProfilerConfig) -> Resul
     if !(config.threshold > 0.0 && config.threshold < 1.0) {
         return Err(ProfileError::Threshold(config.threshold));
     }
-    if !(config.max_overall_ratio >= 1.0) {
+    if config.max_overall_ratio.is_nan() || config.max_overall_ratio < 1.0 {
         return Err(ProfileError::MaxRatio(config.max_overall_ratio));
     }
     let first = allocations.first().ok_or(ProfileError::NoAllocations)?;
@@ -438,6 +444,12 @@ mod tests {
         assert_eq!(p.buddy_fraction_per_snapshot, vec![0.05, 0.075]);
         let p = profile(&both, &config(0.30, Granularity::PerAllocation)).unwrap();
         assert_eq!(p.allocations[0].target, TargetRatio::X4);
+        // Fits in 8 B but is not mostly zero: 4x, never 16x.
+        let ramp = alloc("ramp", &[&[(Zero, 1), (B8, 99)]]);
+        let half = alloc("half", &[&[(Zero, 50), (B8, 50)]]);
+        let p = profile(&[ramp, half], &config(0.30, Granularity::PerAllocationMostlyZero)).unwrap();
+        assert_eq!(p.allocations[0].target, TargetRatio::X4);
+        assert_eq!(p.allocations[1].target, TargetRatio::X4);
     }
 
     #[test]

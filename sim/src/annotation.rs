@@ -112,10 +112,16 @@ impl AnnotationFile {
     /// workload lacks or listed twice, or unlisted allocations without a
     /// `default_target`.
     pub fn read_targets(path: &Path, workload: &str, allocations: &[String]) -> Result<Vec<TargetRatio>, AnnotationError> {
+        Self::read(path)?.targets(path, workload, allocations)
+    }
+
+    /// Read and parse `path` (no check against a workload).
+    ///
+    /// # Errors
+    /// [`AnnotationError::Read`] or [`AnnotationError::Json`] (with line and column).
+    pub fn read(path: &Path) -> Result<AnnotationFile, AnnotationError> {
         let text = fs::read_to_string(path).map_err(|source| AnnotationError::Read { path: path.into(), source })?;
-        let file: AnnotationFile =
-            serde_json::from_str(&text).map_err(|source| AnnotationError::Json { path: path.into(), source })?;
-        file.targets(path, workload, allocations)
+        serde_json::from_str(&text).map_err(|source| AnnotationError::Json { path: path.into(), source })
     }
 
     /// The target of each of `allocations` (see [`AnnotationFile::read_targets`]).

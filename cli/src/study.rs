@@ -1,0 +1,577 @@
+//! `buddy study NAME [PATH...]`: the Buddy Compression paper's compressibility
+//! and target-ratio studies (Fig. 3, 7, 8, 9, 10) on snapshot workloads. Every
+//! study writes `<out>/<name>.json`, `<out>/<name>.csv` and PNG plots and
+//! prints a table (or the JSON / CSV on stdout); `all` runs them all and
+//! writes `<out>/report.md`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use buddy_golden::profiler::{profile, Granularity, ProfilerConfig, DEFAULT_THRESHOLD, MAX_OVERALL_RATIO};
+use buddy_golden::translation::TargetRatio;
+use buddy_golden::{Algorithm, SizeClass};
+use buddy_sim::annotation::AnnotationFile;
+use buddy_sim::class_profile::ClassProfile;
+use buddy_sim::study::buddy_over_time::BuddyOverTime;
+use buddy_sim::study::designs::{target_names, Designs};
+use buddy_sim::study::heatmap::{Heatmap, COLUMNS};
+use buddy_sim::study::ratio_over_time::RatioOverTime;
+use buddy_sim::study::threshold_sweep::{ThresholdSweep, DEFAULT_THRESHOLDS};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::plot::{bar_panels, heatmap, line_panels, Bars, LinePlot, Series};
+use crate::profile::{class_profiles, parse_algorithm, parse_threshold};
+
+/// The studies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StudyName {
+    /// Fig. 8: size class of every entry, 64 per row, per snapshot.
+    Heatmap,
+    /// Fig. 3: compression ratio of each snapshot.
+    RatioOverTime,
+    /// Fig. 7: whole-program vs per-allocation vs per-allocation + 16x targets.
+    Designs,
+    /// Fig. 10: Buddy Threshold sweep next to the unconstrained ratio.
+    ThresholdSweep,
+    /// Fig. 9: buddy-access fraction per snapshot for fixed targets.
+    BuddyOverTime,
+    /// Every study above, and report.md.
+    All,
+}
+
+impl StudyName {
+    const EACH: [StudyName; 5] =
+        [StudyName::RatioOverTime, StudyName::Heatmap, StudyName::Designs, StudyName::ThresholdSweep, StudyName::BuddyOverTime];
+
+    fn file_stem(self) -> &'static str {
+        match self {
+            StudyName::Heatmap => "heatmap",
+            StudyName::RatioOverTime => "ratio-over-time",
+            StudyName::Designs => "designs",
+            StudyName::ThresholdSweep => "threshold-sweep",
+            StudyName::BuddyOverTime => "buddy-over-time",
+            StudyName::All => "report",
+        }
+    }
+}
+
+/// Arguments of `buddy study`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Which study.
+    #[arg(value_enum)]
+    pub study: StudyName,
+    /// Workload folders (manifest.json + snapshots) or raw files of 128-byte
+    /// entries [default: the bundled data/minife-small].
+    pub paths: Vec<PathBuf>,
+    /// Compression algorithm whose size classes are studied.
+    #[arg(long, default_value = "bpc", value_parser = parse_algorithm)]
+    pub algo: Algorithm,
+    /// Buddy Threshold of the profiler (designs, buddy-over-time), e.g. 0.3 or 30%.
+    #[arg(long, default_value_t = DEFAULT_THRESHOLD, value_parser = parse_threshold)]
+    pub threshold: f64,
+    /// Thresholds of the sweep.
+    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_THRESHOLDS, value_parser = parse_threshold)]
+    pub thresholds: Vec<f64>,
+    /// An annotation file (`buddy profile`) whose targets buddy-over-time
+    /// also checks, on the workload it names.
+    #[arg(long, value_name = "FILE")]
+    pub annotation: Option<PathBuf>,
+    /// Output folder for JSON, CSV, PNG (and report.md).
+    #[arg(long, default_value = "study", value_name = "DIR")]
+    pub out: PathBuf,
+    /// Print the JSON document instead of the table.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the CSV document instead of the table (not with `all`).
+    #[arg(long)]
+    pub csv: bool,
+}
+
+/// What one study produced.
+struct Output {
+    study: StudyName,
+    table: String,
+    json: serde_json::Value,
+    csv: String,
+    pngs: Vec<PathBuf>,
+}
+
+fn csv_of<T: Serialize>(rows: &[T]) -> anyhow::Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in rows {
+        w.serialize(r)?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+fn pct(f: f64) -> String {
+    format!("{:.2}%", 100.0 * f)
+}
+
+fn opt_ratio(r: Option<f64>) -> String {
+    r.map_or_else(|| "-".to_string(), |r| format!("{r:.3}"))
+}
+
+fn geomean(v: impl Iterator<Item = f64>) -> Option<f64> {
+    let v: Vec<f64> = v.filter(|x| *x > 0.0 && x.is_finite()).collect();
+    (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
+}
+
+fn mean(v: impl Iterator<Item = f64>) -> f64 {
+    let v: Vec<f64> = v.collect();
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+fn safe(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
+}
+
+fn ratio_over_time(cps: &[ClassProfile], out: &Path) -> anyhow::Result<Output> {
+    let studies: Vec<RatioOverTime> = cps.iter().map(RatioOverTime::new).collect();
+    #[derive(Serialize)]
+    struct Row<'a> {
+        workload: &'a str,
+        algorithm: &'a str,
+        snapshot: usize,
+        label: &'a str,
+        entries: u64,
+        zero_fraction: f64,
+        ratio: Option<f64>,
+    }
+    let mut rows = Vec::new();
+    let mut table = format!("{:<16} {:>8} {:>8} {:>8}  {}\n", "workload", "snapshot", "zero", "ratio", "label");
+    for s in &studies {
+        for p in &s.snapshots {
+            let label = p.label.as_deref().unwrap_or("");
+            rows.push(Row { workload: &s.workload, algorithm: &s.algorithm, snapshot: p.index, label, entries: p.entries, zero_fraction: p.zero_fraction, ratio: p.ratio });
+            let _ = writeln!(table, "{:<16} {:>8} {:>8} {:>8}  {label}", s.workload, p.index, pct(p.zero_fraction), opt_ratio(p.ratio));
+        }
+        let _ = writeln!(table, "{:<16} {:>8} {:>8} {:>8}", s.workload, "run", "", opt_ratio(s.run_ratio));
+    }
+    let series: Vec<Series> = studies
+        .iter()
+        .map(|s| Series { name: s.workload.clone(), points: s.snapshots.iter().filter_map(|p| Some((p.index as f64, p.ratio?))).collect() })
+        .collect();
+    let top = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(1.0f64, f64::max);
+    let png = out.join("ratio-over-time.png");
+    let algo = studies.first().map_or("", |s| s.algorithm.as_str());
+    line_panels(
+        &png,
+        &format!("Compression ratio over the run ({algo}, every entry at its size-class bytes)"),
+        &[(
+            LinePlot {
+                title: "Buddy Compression Fig. 3",
+                x_label: "snapshot (manifest index, in run order)",
+                y_label: "compression ratio (uncompressed / class bytes)",
+                y_range: (0.0, (top * 1.15).ceil()),
+                series: &series,
+                x_ticks: &|x| format!("{x:.0}"),
+            },
+            &[],
+        )],
+    )?;
+    Ok(Output { study: StudyName::RatioOverTime, table, json: serde_json::to_value(&studies)?, csv: csv_of(&rows)?, pngs: vec![png] })
+}
+
+fn heatmaps(cps: &[ClassProfile], out: &Path) -> anyhow::Result<Output> {
+    let maps: Vec<Heatmap> = cps.iter().map(|cp| Heatmap::new(cp, COLUMNS)).collect();
+    #[derive(Serialize)]
+    struct Row<'a> {
+        workload: &'a str,
+        algorithm: &'a str,
+        snapshot: usize,
+        allocation: &'a str,
+        entry: u64,
+        row: u64,
+        column: u64,
+        class: &'static str,
+    }
+    let mut rows = Vec::new();
+    let mut table = format!("{:<16} {:>9} {:>6} {:>8}  {}\n", "workload", "snapshots", "rows", "entries", "share of entries per class over all snapshots");
+    let mut pngs = Vec::new();
+    for (m, cp) in maps.iter().zip(cps) {
+        for snap in &cp.snapshots {
+            let mut global = 0u64;
+            for (name, classes) in cp.allocations.iter().zip(&snap.classes) {
+                for (e, c) in classes.iter().enumerate() {
+                    rows.push(Row {
+                        workload: &m.workload,
+                        algorithm: &m.algorithm,
+                        snapshot: snap.index,
+                        allocation: name,
+                        entry: e as u64,
+                        row: global / COLUMNS as u64,
+                        column: global % COLUMNS as u64,
+                        class: c.name(),
+                    });
+                    global += 1;
+                }
+            }
+        }
+        let mut all = buddy_golden::profiler::ClassHistogram::default();
+        (0..cp.snapshots.len()).for_each(|i| all.add(&cp.snapshot_histogram(i)));
+        let shares: Vec<String> = SizeClass::ALL
+            .iter()
+            .map(|c| format!("{} {:.1}%", c.name(), 100.0 * all.0[c.code() as usize] as f64 / all.entries().max(1) as f64))
+            .collect();
+        let _ = writeln!(table, "{:<16} {:>9} {:>6} {:>8}  {}", m.workload, m.snapshots.len(), m.rows(), cp.entries_per_snapshot(), shares.join(", "));
+        let png = out.join(format!("heatmap-{}.png", safe(&m.workload)));
+        heatmap(&png, m)?;
+        pngs.push(png);
+    }
+    Ok(Output { study: StudyName::Heatmap, table, json: serde_json::to_value(&maps)?, csv: csv_of(&rows)?, pngs })
+}
+
+fn designs(cps: &[ClassProfile], threshold: f64, out: &Path) -> anyhow::Result<Output> {
+    let studies: Vec<Designs> = cps.iter().map(|cp| Designs::new(cp, threshold)).collect::<Result<_, _>>()?;
+    #[derive(Serialize)]
+    struct Row<'a> {
+        workload: &'a str,
+        algorithm: &'a str,
+        threshold: f64,
+        design: &'static str,
+        overall_ratio: f64,
+        buddy_fraction_mean: f64,
+        buddy_fraction_worst: f64,
+        allocations_1x: usize,
+        allocations_4_3x: usize,
+        allocations_2x: usize,
+        allocations_4x: usize,
+        allocations_16x: usize,
+        capped: bool,
+    }
+    let mut rows = Vec::new();
+    let names = target_names();
+    let mut table = format!(
+        "Buddy Threshold {:.0}%\n{:<16} {:<27} {:>7} {:>11} {:>11}  allocations per target ({})\n",
+        100.0 * threshold,
+        "workload",
+        "design",
+        "ratio",
+        "buddy mean",
+        "buddy worst",
+        names.join(" / ")
+    );
+    for s in &studies {
+        for d in &s.designs {
+            let t = d.allocations_per_target;
+            rows.push(Row {
+                workload: &s.workload,
+                algorithm: &s.algorithm,
+                threshold,
+                design: d.design.name(),
+                overall_ratio: d.overall_ratio,
+                buddy_fraction_mean: d.buddy_fraction_mean,
+                buddy_fraction_worst: d.buddy_fraction_worst,
+                allocations_1x: t[0],
+                allocations_4_3x: t[1],
+                allocations_2x: t[2],
+                allocations_4x: t[3],
+                allocations_16x: t[4],
+                capped: d.capped,
+            });
+            let _ = writeln!(
+                table,
+                "{:<16} {:<27} {:>6.3}x {:>11} {:>11}  {}{}",
+                s.workload,
+                d.design.name(),
+                d.overall_ratio,
+                pct(d.buddy_fraction_mean),
+                pct(d.buddy_fraction_worst),
+                t.map(|n| n.to_string()).join(" / "),
+                if d.capped { " (4x cap applied)" } else { "" }
+            );
+        }
+    }
+    let mut summary = Vec::new();
+    for (i, g) in Granularity::ALL.iter().enumerate() {
+        let r = geomean(studies.iter().map(|s| s.designs[i].overall_ratio)).unwrap_or(1.0);
+        let b = mean(studies.iter().map(|s| s.designs[i].buddy_fraction_mean));
+        let _ = writeln!(table, "{:<16} {:<27} {:>6.3}x {:>11}  (geomean ratio, mean buddy fraction)", "MEAN", g.name(), r, pct(b));
+        summary.push(json!({"design": g.name(), "geomean_ratio": r, "mean_buddy_fraction": b}));
+    }
+    let groups: Vec<String> = studies.iter().map(|s| s.workload.clone()).collect();
+    let series: Vec<String> = Granularity::ALL.iter().map(|g| g.name().to_string()).collect();
+    let ratios: Vec<Vec<f64>> = studies.iter().map(|s| s.designs.iter().map(|d| d.overall_ratio).collect()).collect();
+    let buddy: Vec<Vec<f64>> = studies.iter().map(|s| s.designs.iter().map(|d| 100.0 * d.buddy_fraction_mean).collect()).collect();
+    let png = out.join("designs.png");
+    bar_panels(
+        &png,
+        &format!("Target-ratio designs (Fig. 7), Buddy Threshold {:.0}%", 100.0 * threshold),
+        &[
+            Bars { title: "compression ratio (uncompressed / device bytes)", y_label: "ratio", groups: &groups, series: &series, values: &ratios, value_label: &|v| format!("{v:.2}") },
+            Bars { title: "expected buddy-memory accesses (mean over snapshots)", y_label: "entries not fitting (%)", groups: &groups, series: &series, values: &buddy, value_label: &|v| format!("{v:.2}") },
+        ],
+    )?;
+    let json = json!({"threshold": threshold, "workloads": studies, "summary": summary});
+    Ok(Output { study: StudyName::Designs, table, json, csv: csv_of(&rows)?, pngs: vec![png] })
+}
+
+fn threshold_sweep(cps: &[ClassProfile], thresholds: &[f64], out: &Path) -> anyhow::Result<Output> {
+    let studies: Vec<ThresholdSweep> = cps.iter().map(|cp| ThresholdSweep::new(cp, thresholds)).collect::<Result<_, _>>()?;
+    #[derive(Serialize)]
+    struct Row<'a> {
+        workload: &'a str,
+        algorithm: &'a str,
+        threshold: f64,
+        overall_ratio: f64,
+        buddy_fraction_mean: f64,
+        buddy_fraction_worst: f64,
+        unconstrained_ratio: Option<f64>,
+    }
+    let mut rows = Vec::new();
+    let mut table = format!("{:<16} {:>13}", "workload", "unconstrained");
+    thresholds.iter().for_each(|t| {
+        let _ = write!(table, " {:>18}", format!("{:.0}%: ratio (buddy)", 100.0 * t));
+    });
+    table.push('\n');
+    for s in &studies {
+        let _ = write!(table, "{:<16} {:>13}", s.workload, opt_ratio(s.unconstrained_ratio));
+        for p in &s.points {
+            rows.push(Row {
+                workload: &s.workload,
+                algorithm: &s.algorithm,
+                threshold: p.threshold,
+                overall_ratio: p.overall_ratio,
+                buddy_fraction_mean: p.buddy_fraction_mean,
+                buddy_fraction_worst: p.buddy_fraction_worst,
+                unconstrained_ratio: s.unconstrained_ratio,
+            });
+            let _ = write!(table, " {:>18}", format!("{:.3} ({})", p.overall_ratio, pct(p.buddy_fraction_mean)));
+        }
+        table.push('\n');
+    }
+    let ratio_series: Vec<Series> = studies
+        .iter()
+        .map(|s| Series { name: s.workload.clone(), points: s.points.iter().map(|p| (100.0 * p.threshold, p.overall_ratio)).collect() })
+        .collect();
+    let refs: Vec<Option<f64>> = studies.iter().map(|s| s.unconstrained_ratio).collect();
+    let buddy_series: Vec<Series> = studies
+        .iter()
+        .map(|s| Series { name: s.workload.clone(), points: s.points.iter().map(|p| (100.0 * p.threshold, 100.0 * p.buddy_fraction_mean)).collect() })
+        .collect();
+    let top_r = ratio_series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).chain(refs.iter().flatten().copied()).fold(1.0f64, f64::max);
+    let top_b = buddy_series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(1.0f64, f64::max);
+    let png = out.join("threshold-sweep.png");
+    let ticks = |x: f64| format!("{x:.0}%");
+    line_panels(
+        &png,
+        "Buddy Threshold sweep (Fig. 10), per-allocation targets with 16x",
+        &[
+            (
+                LinePlot {
+                    title: "compression ratio; dashed: unconstrained (class bytes)",
+                    x_label: "Buddy Threshold",
+                    y_label: "compression ratio",
+                    y_range: (0.0, (top_r * 1.15).ceil()),
+                    series: &ratio_series,
+                    x_ticks: &ticks,
+                },
+                &refs,
+            ),
+            (
+                LinePlot {
+                    title: "expected buddy-memory accesses (mean over snapshots)",
+                    x_label: "Buddy Threshold",
+                    y_label: "entries not fitting (%)",
+                    y_range: (0.0, top_b * 1.2),
+                    series: &buddy_series,
+                    x_ticks: &ticks,
+                },
+                &[],
+            ),
+        ],
+    )?;
+    Ok(Output { study: StudyName::ThresholdSweep, table, json: serde_json::to_value(&studies)?, csv: csv_of(&rows)?, pngs: vec![png] })
+}
+
+fn buddy_over_time(cps: &[ClassProfile], threshold: f64, annotation: Option<&Path>, out: &Path) -> anyhow::Result<Output> {
+    let annotation = annotation
+        .map(|p| -> anyhow::Result<(PathBuf, AnnotationFile)> {
+            let file = AnnotationFile::read(p)?;
+            if !cps.iter().any(|cp| cp.workload == file.workload) {
+                let names: Vec<&str> = cps.iter().map(|cp| cp.workload.as_str()).collect();
+                bail!("annotation {} is for workload '{}', which is not among the studied workloads ({})", p.display(), file.workload, names.join(", "));
+            }
+            Ok((p.to_path_buf(), file))
+        })
+        .transpose()?;
+    let mut studies = Vec::new();
+    for cp in cps {
+        let allocations = cp.allocation_profiles();
+        let config = ProfilerConfig { threshold, granularity: Granularity::PerAllocationMostlyZero, max_overall_ratio: MAX_OVERALL_RATIO };
+        let p = profile(&allocations, &config)?;
+        let mut sets = vec![(format!("profiled at {:.0}%", 100.0 * threshold), p.allocations.iter().map(|c| c.target).collect::<Vec<_>>())];
+        for t in [TargetRatio::X4Over3, TargetRatio::X2, TargetRatio::X4] {
+            sets.push((format!("{} everywhere", t.name()), vec![t; allocations.len()]));
+        }
+        if let Some((path, file)) = annotation.as_ref().filter(|(_, f)| f.workload == cp.workload) {
+            let targets = file.targets(path, &cp.workload, &cp.allocations)?;
+            sets.push((format!("annotation {}", path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())), targets));
+        }
+        studies.push(BuddyOverTime::new(cp, &sets));
+    }
+    #[derive(Serialize)]
+    struct Row<'a> {
+        workload: &'a str,
+        algorithm: &'a str,
+        targets: &'a str,
+        overall_ratio: f64,
+        snapshot: usize,
+        buddy_fraction: f64,
+    }
+    let mut rows = Vec::new();
+    let mut table = String::new();
+    let mut pngs = Vec::new();
+    for s in &studies {
+        let _ = write!(table, "{}: fraction of entries not fitting their target, per snapshot\n{:<24} {:>7}", s.workload, "targets", "ratio");
+        s.snapshots.iter().for_each(|i| {
+            let _ = write!(table, " {:>7}", format!("s{i}"));
+        });
+        table.push('\n');
+        for series in &s.series {
+            let _ = write!(table, "{:<24} {:>6.3}x", series.name, series.overall_ratio);
+            for (i, f) in s.snapshots.iter().zip(&series.buddy_fraction) {
+                rows.push(Row { workload: &s.workload, algorithm: &s.algorithm, targets: &series.name, overall_ratio: series.overall_ratio, snapshot: *i, buddy_fraction: *f });
+                let _ = write!(table, " {:>7}", format!("{:.2}", 100.0 * f));
+            }
+            table.push('\n');
+        }
+        table.push('\n');
+        let plot_series: Vec<Series> = s
+            .series
+            .iter()
+            .map(|x| Series {
+                name: format!("{} ({:.2}x)", x.name, x.overall_ratio),
+                points: s.snapshots.iter().zip(&x.buddy_fraction).map(|(i, f)| (*i as f64, 100.0 * f)).collect(),
+            })
+            .collect();
+        let top = plot_series.iter().flat_map(|x| x.points.iter().map(|p| p.1)).fold(1.0f64, f64::max);
+        let png = out.join(format!("buddy-over-time-{}.png", safe(&s.workload)));
+        line_panels(
+            &png,
+            &format!("{}: buddy-memory accesses over the run for fixed targets (Fig. 9)", s.workload),
+            &[(
+                LinePlot {
+                    title: &format!("{} size classes; legend: targets (overall ratio)", s.algorithm),
+                    x_label: "snapshot (manifest index, in run order)",
+                    y_label: "entries not fitting their target (%)",
+                    y_range: (0.0, (top * 1.25).min(100.0)),
+                    series: &plot_series,
+                    x_ticks: &|x| format!("{x:.0}"),
+                },
+                &[],
+            )],
+        )?;
+        pngs.push(png);
+    }
+    let table = table.trim_end().to_string() + "\n";
+    Ok(Output { study: StudyName::BuddyOverTime, table, json: serde_json::to_value(&studies)?, csv: csv_of(&rows)?, pngs })
+}
+
+fn run_one(study: StudyName, cps: &[ClassProfile], args: &Args) -> anyhow::Result<Output> {
+    let out = &args.out;
+    match study {
+        StudyName::Heatmap => heatmaps(cps, out),
+        StudyName::RatioOverTime => ratio_over_time(cps, out),
+        StudyName::Designs => designs(cps, args.threshold, out),
+        StudyName::ThresholdSweep => threshold_sweep(cps, &args.thresholds, out),
+        StudyName::BuddyOverTime => buddy_over_time(cps, args.threshold, args.annotation.as_deref(), out),
+        StudyName::All => unreachable!("`all` runs the others"),
+    }
+}
+
+fn write_files(o: &Output, out: &Path) -> anyhow::Result<()> {
+    let stem = o.study.file_stem();
+    std::fs::write(out.join(format!("{stem}.json")), serde_json::to_string_pretty(&o.json)? + "\n")?;
+    std::fs::write(out.join(format!("{stem}.csv")), &o.csv)?;
+    Ok(())
+}
+
+/// How to read each study, for report.md.
+fn explanation(study: StudyName) -> &'static str {
+    match study {
+        StudyName::RatioOverTime => "Buddy Compression Fig. 3. Every entry stored at exactly its size-class bytes (0, 8, 16, 32, 64, 80, 96, 128 B; no target ratio, no page packing): the optimistic ratio each snapshot could reach. A flat line means the data's compressibility does not drift over the run; a target chosen early then stays right.",
+        StudyName::Heatmap => "Buddy Compression Fig. 8. One panel per snapshot; each pixel square is one 128 B memory-entry, 64 per row, in virtual-address order (allocations back to back in manifest order; ticks at the left mark where each allocation starts). Blue = compressible (ZERO, 8 B), red = incompressible (RAW). Large single-coloured bands that start at allocation ticks are why per-allocation targets work.",
+        StudyName::Designs => "Buddy Compression Fig. 7. The profiler (worst snapshot within the Buddy Threshold) choosing one target for the whole program, one per allocation (1x-4x), and one per allocation with 16x for mostly-zero allocations; ratio = uncompressed bytes / device bytes (capped at 4x), buddy accesses = fraction of entries whose class does not fit the device part (every entry taken as equally likely to be accessed).",
+        StudyName::ThresholdSweep => "Buddy Compression Fig. 10. The evaluated design at each Buddy Threshold; the dashed line of the same colour is the unconstrained ratio (every entry at its class bytes over the whole run), the ceiling that targets approach as the threshold rises.",
+        StudyName::BuddyOverTime => "Buddy Compression Fig. 9. Targets fixed once (by the profiler over all snapshots, or one ratio everywhere) and every snapshot checked against them. A flat line means compressibility changes are unbiased and the static targets stay valid over the run.",
+        StudyName::All => "",
+    }
+}
+
+fn report_md(outputs: &[Output], cps: &[ClassProfile], args: &Args) -> String {
+    let mut s = format!(
+        "# Buddy Compression studies\n\nWorkloads: {}. Size classes by `{}` (golden model), profiler Buddy Threshold {:.0}% (sweep: {}), 4x cap on the overall ratio.\n\n",
+        cps.iter().map(|cp| format!("`{}` ({} snapshots, {} entries each)", cp.workload, cp.snapshots.len(), cp.entries_per_snapshot())).collect::<Vec<_>>().join(", "),
+        args.algo,
+        100.0 * args.threshold,
+        args.thresholds.iter().map(|t| format!("{:.0}%", 100.0 * t)).collect::<Vec<_>>().join(", ")
+    );
+    s += "The paper's averages for its evaluated design (Sec. III-C): 1.9x compression for HPC and 1.5x for DL, with 0.08% (HPC) and 4% (DL) of accesses going to buddy-memory.\n\n";
+    for o in outputs {
+        let stem = o.study.file_stem();
+        let _ = write!(s, "## {stem}\n\n{}\n\n```\n{}```\n\n", explanation(o.study), o.table);
+        for png in &o.pngs {
+            let name = png.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            let _ = write!(s, "![{name}]({name})\n\n");
+        }
+        let _ = write!(s, "Data: `{stem}.json`, `{stem}.csv`.\n\n");
+    }
+    s += "## Not run: interconnect bandwidth sweep (Fig. 12) and DRAM energy (Fig. 13)\n\nThese need the cycle-level memory system (controller slices, HBM2 channels, NVLink buddy link; issue 7), which does not exist yet. They are not estimated here.\n";
+    s
+}
+
+/// Run `buddy study`.
+///
+/// # Errors
+/// Invalid workloads or annotation, `--csv` with `all`, or files that cannot be written.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.csv && args.study == StudyName::All {
+        bail!("--csv prints one study's table; with `all` the CSV files are in the output folder");
+    }
+    if args.thresholds.is_empty() {
+        bail!("--thresholds needs at least one threshold");
+    }
+    let paths = if args.paths.is_empty() { vec![PathBuf::from(crate::compress::DEFAULT_WORKLOAD)] } else { args.paths.clone() };
+    let cps = class_profiles(&paths, args.algo)?;
+    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    let studies: Vec<StudyName> = if args.study == StudyName::All { StudyName::EACH.to_vec() } else { vec![args.study] };
+    let mut outputs = Vec::new();
+    for s in studies {
+        let o = run_one(s, &cps, &args).with_context(|| format!("study {}", s.file_stem()))?;
+        write_files(&o, &args.out)?;
+        outputs.push(o);
+    }
+    if args.study == StudyName::All {
+        let md = args.out.join("report.md");
+        std::fs::write(&md, report_md(&outputs, &cps, &args)).with_context(|| format!("cannot write {}", md.display()))?;
+    }
+    if args.json {
+        let doc = if outputs.len() == 1 {
+            outputs.remove(0).json
+        } else {
+            serde_json::Value::Object(outputs.into_iter().map(|o| (o.study.file_stem().to_string(), o.json)).collect())
+        };
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else if args.csv {
+        print!("{}", outputs[0].csv);
+    } else {
+        for o in &outputs {
+            println!("== {} ==\n{}", o.study.file_stem(), o.table);
+            o.pngs.iter().for_each(|p| println!("plot: {}", p.display()));
+            println!();
+        }
+        if args.study == StudyName::All {
+            println!("report: {}", args.out.join("report.md").display());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,51 @@
+//! Helpers shared by the CLI test binaries: run `buddy`, check success or a
+//! one-line error, and work on copies of the bundled workload.
+#![allow(dead_code)] // each test binary uses a different subset
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// The bundled workload folder.
+pub fn bundled() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/minife-small")
+}
+
+/// Run `buddy` with `args`.
+pub fn buddy(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_buddy")).args(args).output().expect("run buddy")
+}
+
+/// The stdout of a successful run.
+pub fn stdout(out: &Output) -> String {
+    assert!(out.status.success(), "buddy failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout.clone()).expect("utf-8 stdout")
+}
+
+/// A failed run: non-zero exit, nothing on stdout, one `error: ` line on stderr.
+pub fn failure(out: &Output) -> String {
+    assert!(!out.status.success(), "buddy should have failed");
+    assert!(out.stdout.is_empty(), "stdout should be empty: {}", String::from_utf8_lossy(&out.stdout));
+    let stderr = String::from_utf8(out.stderr.clone()).expect("utf-8 stderr");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    stderr
+}
+
+/// A copy of the bundled workload's manifest and snapshots in a temp dir.
+pub fn bundled_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["manifest.json", "snap_00.bin", "snap_05.bin"] {
+        fs::copy(bundled().join(file), dir.path().join(file)).unwrap();
+    }
+    dir
+}
+
+/// Rewrite `dir/manifest.json` with `edit`.
+pub fn edit_manifest(dir: &Path, edit: impl FnOnce(&mut Value)) {
+    let path = dir.join("manifest.json");
+    let mut manifest: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    edit(&mut manifest);
+    fs::write(&path, manifest.to_string()).unwrap();
+}

@@ -1,0 +1,194 @@
+//! `buddy profile` and `buddy study` run as processes on the bundled
+//! workload: the profile's figures recomputed from its own targets, the
+//! annotation read back, every study's files, and bad inputs.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+
+mod common;
+use common::{buddy, bundled, bundled_copy, edit_manifest, failure, stdout};
+
+/// Device bytes per entry of a target name.
+fn device_bytes(target: &str) -> f64 {
+    match target {
+        "1x" => 128.0,
+        "4/3x" => 96.0,
+        "2x" => 64.0,
+        "4x" => 32.0,
+        "16x" => 8.0,
+        other => panic!("unknown target {other}"),
+    }
+}
+
+fn json_of(args: &[&str]) -> Value {
+    serde_json::from_str(&stdout(&buddy(args))).expect("JSON on stdout")
+}
+
+fn is_png(path: &Path) -> bool {
+    let bytes = fs::read(path).unwrap_or_default();
+    bytes.len() > 1000 && bytes.starts_with(b"\x89PNG\r\n\x1a\n")
+}
+
+#[test]
+fn profile_figures_follow_from_its_targets_and_the_annotation_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let ann = dir.path().join("t.json");
+    let bundled = bundled();
+    let p = json_of(&["profile", bundled.to_str().unwrap(), "--json", "--out", ann.to_str().unwrap(), "--threshold", "25%"]);
+    assert_eq!(p["config"]["threshold"], 0.25);
+    let allocs = p["allocations"].as_array().unwrap();
+    assert_eq!(allocs.len(), 9);
+    let (mut raw, mut device) = (0.0, 0.0);
+    let mut sixteen = 0;
+    for a in allocs {
+        let entries = a["entries"].as_f64().unwrap();
+        let target = a["target"].as_str().unwrap();
+        raw += 128.0 * entries;
+        device += device_bytes(target) * entries;
+        sixteen += (target == "16x") as usize;
+        assert!(a["buddy_fraction_worst"].as_f64().unwrap() <= 0.25, "{a}");
+        assert!(a["buddy_fraction_mean"].as_f64().unwrap() <= a["buddy_fraction_worst"].as_f64().unwrap());
+    }
+    let ratio = p["overall_ratio"].as_f64().unwrap();
+    assert!((ratio - raw / device).abs() < 1e-9, "{ratio} vs {}", raw / device);
+    assert!(ratio > 1.0 && ratio <= 4.0);
+    // The bundled miniFE subset has no mostly-zero allocation.
+    assert_eq!(sixteen, 0);
+    // The annotation holds the same targets, and buddy-over-time evaluates it
+    // exactly like the profiler's own targets at the same threshold.
+    let file: Value = serde_json::from_slice(&fs::read(&ann).unwrap()).unwrap();
+    assert_eq!(file["format"], "buddy-targets/1");
+    for (a, f) in allocs.iter().zip(file["allocations"].as_array().unwrap()) {
+        assert_eq!(a["name"], f["name"]);
+        assert_eq!(a["target"], f["target"]);
+    }
+    let out = dir.path().join("s");
+    let b = json_of(&[
+        "study", "buddy-over-time", bundled.to_str().unwrap(), "--threshold", "0.25",
+        "--annotation", ann.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json",
+    ]);
+    let series = b[0]["series"].as_array().unwrap();
+    let names: Vec<&str> = series.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["profiled at 25%", "4/3x everywhere", "2x everywhere", "4x everywhere", "annotation t.json"]);
+    assert_eq!(series[0]["buddy_fraction"], series[4]["buddy_fraction"]);
+    assert_eq!(series[0]["buddy_fraction"], p["buddy_fraction_per_snapshot"]);
+    assert!((series[4]["overall_ratio"].as_f64().unwrap() - ratio).abs() < 1e-12);
+    // Fixed targets: more aggressive never fits more entries.
+    for s in 0..2 {
+        let f = |i: usize| series[i]["buddy_fraction"][s].as_f64().unwrap();
+        assert!(f(1) <= f(2) && f(2) <= f(3), "snapshot {s}");
+    }
+}
+
+#[test]
+fn study_all_writes_every_file_and_the_files_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("study");
+    let text = stdout(&buddy(&["study", "all", bundled().to_str().unwrap(), "--out", out.to_str().unwrap()]));
+    assert!(text.contains("report: "), "{text}");
+    for f in [
+        "report.md", "ratio-over-time.json", "ratio-over-time.csv", "heatmap.json", "heatmap.csv", "designs.json",
+        "designs.csv", "threshold-sweep.json", "threshold-sweep.csv", "buddy-over-time.json", "buddy-over-time.csv",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    for png in ["ratio-over-time.png", "heatmap-minife.png", "designs.png", "threshold-sweep.png", "buddy-over-time-minife.png"] {
+        assert!(is_png(&out.join(png)), "{png} is not a PNG");
+    }
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("![designs.png](designs.png)"));
+    assert!(report.contains("Not run: interconnect bandwidth sweep (Fig. 12)"));
+
+    // Heat map: one character per entry, one CSV row per entry and snapshot.
+    let heat: Value = serde_json::from_slice(&fs::read(out.join("heatmap.json")).unwrap()).unwrap();
+    let snaps = heat[0]["snapshots"].as_array().unwrap();
+    assert_eq!(snaps.len(), 2);
+    let chars: usize = snaps[0]["rows"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().len()).sum();
+    assert_eq!(chars, 3297);
+    assert!(snaps[0]["rows"].as_array().unwrap().iter().all(|r| r.as_str().unwrap().bytes().all(|c| (b'0'..=b'7').contains(&c))));
+    let csv_rows = fs::read_to_string(out.join("heatmap.csv")).unwrap().lines().count();
+    assert_eq!(csv_rows, 1 + 2 * 3297);
+
+    // Ratio over time agrees with `buddy compress` on each snapshot.
+    let rot: Value = serde_json::from_slice(&fs::read(out.join("ratio-over-time.json")).unwrap()).unwrap();
+    let compress = json_of(&["compress", bundled().to_str().unwrap(), "--algo", "bpc", "--json"]);
+    let snapshots = compress["workloads"][0]["algorithms"][0]["snapshots"].as_array().unwrap();
+    for (r, c) in rot[0]["snapshots"].as_array().unwrap().iter().zip(snapshots) {
+        let (a, b) = (r["ratio"].as_f64().unwrap(), c["total"]["compression_ratio"].as_f64().unwrap());
+        assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+    }
+
+    // Threshold sweep: a higher threshold never gives a lower ratio.
+    let sweep: Value = serde_json::from_slice(&fs::read(out.join("threshold-sweep.json")).unwrap()).unwrap();
+    let ratios: Vec<f64> = sweep[0]["points"].as_array().unwrap().iter().map(|p| p["overall_ratio"].as_f64().unwrap()).collect();
+    assert_eq!(ratios.len(), 4);
+    assert!(ratios.windows(2).all(|w| w[0] <= w[1]), "{ratios:?}");
+
+    // Designs: per-allocation targets never compress less than one target for all.
+    let designs: Value = serde_json::from_slice(&fs::read(out.join("designs.json")).unwrap()).unwrap();
+    let d = designs["workloads"][0]["designs"].as_array().unwrap();
+    let r = |i: usize| d[i]["overall_ratio"].as_f64().unwrap();
+    assert!(r(0) <= r(1) && r(1) <= r(2), "{d:?}");
+    let csv = fs::read_to_string(out.join("designs.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 3);
+}
+
+#[test]
+fn csv_on_stdout_matches_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s");
+    let text = stdout(&buddy(&["study", "threshold-sweep", bundled().to_str().unwrap(), "--csv", "--out", out.to_str().unwrap(), "--thresholds", "0.1,0.5"]));
+    assert_eq!(text, fs::read_to_string(out.join("threshold-sweep.csv")).unwrap());
+    assert!(text.starts_with("workload,algorithm,threshold,overall_ratio,"), "{text}");
+    assert_eq!(text.lines().count(), 3);
+}
+
+#[test]
+fn bad_thresholds_are_usage_errors() {
+    for t in ["0", "1", "100%", "-0.2", "abc", "1.5"] {
+        let out = buddy(&["profile", bundled().to_str().unwrap(), &format!("--threshold={t}")]);
+        assert_eq!(out.status.code(), Some(2), "{t}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--threshold"), "{err}");
+    }
+    let out = buddy(&["study", "threshold-sweep", "--thresholds", "0.2,2"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn annotation_naming_an_unknown_allocation_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let ann = dir.path().join("bad.json");
+    fs::write(
+        &ann,
+        r#"{"format": "buddy-targets/1", "workload": "minife", "default_target": "2x",
+            "allocations": [{"name": "A.rows", "target": "4x"}, {"name": "no_such_vector", "target": "2x"}]}"#,
+    )
+    .unwrap();
+    let out = dir.path().join("s");
+    let err = failure(&buddy(&["study", "buddy-over-time", "--annotation", ann.to_str().unwrap(), "--out", out.to_str().unwrap()]));
+    assert!(err.contains("'no_such_vector' is not an allocation of workload 'minife'"), "{err}");
+    fs::write(&ann, r#"{"format": "buddy-targets/1", "workload": "hpgmg", "allocations": []}"#).unwrap();
+    let err = failure(&buddy(&["study", "buddy-over-time", "--annotation", ann.to_str().unwrap(), "--out", out.to_str().unwrap()]));
+    assert!(err.contains("is for workload 'hpgmg', which is not among the studied workloads (minife)"), "{err}");
+    fs::write(&ann, "{ \"format\": 3 ").unwrap();
+    let err = failure(&buddy(&["study", "buddy-over-time", "--annotation", ann.to_str().unwrap(), "--out", out.to_str().unwrap()]));
+    assert!(err.contains("invalid annotation") && err.contains("line 1"), "{err}");
+}
+
+#[test]
+fn snapshots_disagreeing_on_allocations_are_an_error() {
+    let dir = bundled_copy();
+    edit_manifest(dir.path(), |m| m["snapshots"][1]["allocations"][2]["name"] = "other".into());
+    let err = failure(&buddy(&["profile", dir.path().to_str().unwrap()]));
+    assert!(err.contains("allocation #2 is 'other'"), "{err}");
+}
+
+#[test]
+fn csv_with_all_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = failure(&buddy(&["study", "all", "--csv", "--out", dir.path().to_str().unwrap()]));
+    assert!(err.contains("--csv"), "{err}");
+}

@@ -11,6 +11,7 @@ mod plot;
 mod profile;
 mod revision;
 mod run;
+mod sim;
 mod study;
 mod synth;
 mod vectors;
@@ -49,6 +50,10 @@ enum Command {
     /// The paper's compressibility and target-ratio studies (Fig. 3, 7, 8,
     /// 9, 10): JSON, CSV, PNG plots, and report.md for `all`.
     Study(study::Args),
+    /// The memory system on a workload's access trace (fast mode: golden
+    /// models with HBM2 and NVLink timing) in uncompressed, bandwidth-only
+    /// and buddy modes; statistics as a table, JSON and CSV.
+    Sim(sim::Args),
     /// Synthesize verilog-out/ with Yosys and write verilog-out/synth/report.{json,md}.
     Synth(synth::Args),
     /// Write golden vector files for the Verilog testbenches of verilog-out/tb/.
@@ -65,6 +70,7 @@ fn main() -> ExitCode {
         Command::Mdcache(args) => mdcache::run(args),
         Command::Profile(args) => profile::run(args),
         Command::Run(args) => run::run(args),
+        Command::Sim(args) => sim::run(args),
         Command::Study(args) => study::run(args),
         Command::Synth(args) => synth::run(args),
         Command::Vectors(args) => vectors::run(args),

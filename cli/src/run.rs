@@ -29,26 +29,47 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let out = &args.out;
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
 
-    eprintln!("[1/3] emitting Verilog into {}", out.join("verilog").display());
+    eprintln!("[1/4] emitting Verilog into {}", out.join("verilog").display());
     let files = buddy_testbenches::delivery::write_all(&out.join("verilog"), &git_revision()).map_err(|e| anyhow!(e))?;
 
-    eprintln!("[2/3] checking the rust-hdl modules against the golden model on {}", path.display());
+    eprintln!("[2/4] checking the rust-hdl modules against the golden model on {}", path.display());
     let vcd_dir = out.join("vcd");
     let workload = buddy_sim::Workload::open(&path).context("cannot open workload")?;
     let results = crate::equiv::check_workload(&workload, Traffic::RANDOM, Some((&vcd_dir, 16)))?;
     std::fs::write(out.join("equivalence.json"), serde_json::to_string_pretty(&results)? + "\n")?;
 
-    eprintln!("[3/3] compression study (every algorithm)");
+    eprintln!("[3/4] compression study (every algorithm)");
     let (text, json) = crate::compress::reports(&workload, &Algorithm::ALL)?;
     std::fs::write(out.join("compression.txt"), &text)?;
     std::fs::write(out.join("compression.json"), &json)?;
 
+    // The whole memory system on the workload's trace, when it has one.
+    let sim_text = if path.join("trace.bin").is_file() {
+        eprintln!("[4/4] memory system on the access trace (fast mode, every mode)");
+        let config = buddy_sim::memory_system::config::SimConfig::default();
+        let prepared = crate::sim::prepare(&path, None, None)?;
+        let reports = buddy_sim::memory_system::Mode::ALL
+            .iter()
+            .map(|&m| crate::sim::simulate(&prepared, m, Algorithm::Bpc, &config))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        std::fs::create_dir_all(out.join("sim"))?;
+        std::fs::write(out.join("sim/sim.json"), serde_json::to_string_pretty(&reports)? + "\n")?;
+        std::fs::write(out.join("sim/config.toml"), config.to_toml())?;
+        let rows: Vec<_> = reports.iter().map(|r| (config.nvlink.gbps, r)).collect();
+        std::fs::write(out.join("sim/sim.csv"), crate::sim::csv(&rows)?)?;
+        crate::sim::table(&reports)
+    } else {
+        eprintln!("[4/4] no access trace: memory system not simulated");
+        "no access trace in this workload: not simulated\n".to_string()
+    };
+
     let report = format!(
-        "# buddy run: {}\n\n## Verilog\n\n{}\n\n## Hardware == golden model\n\nEvery entry through the rust-hdl (de)compressors, and as many random accesses through the address translator and random operations (then a flush) through the metadata cache, under random bubbles (30%) and backpressure (40%), compared with the golden model; VCDs of the first 16 inputs in `vcd/`.\n\n```\n{}```\n\n## Compression (every algorithm)\n\n```\n{}```\n",
+        "# buddy run: {}\n\n## Verilog\n\n{}\n\n## Hardware == golden model\n\nEvery entry through the rust-hdl (de)compressors, and as many random accesses through the address translator and random operations (then a flush) through the metadata cache, under random bubbles (30%) and backpressure (40%), compared with the golden model; VCDs of the first 16 inputs in `vcd/`.\n\n```\n{}```\n\n## Compression (every algorithm)\n\n```\n{}```\n\n## Memory system (fast mode: golden models, HBM2 and NVLink timing; every allocation at 2x)\n\n`sim/`: statistics per mode (JSON, CSV) and the effective configuration.\n\n```\n{}```\n",
         path.display(),
         files.iter().map(|f| format!("- `verilog/{f}`")).collect::<Vec<_>>().join("\n"),
         crate::equiv::table(&results),
-        text
+        text,
+        sim_text
     );
     std::fs::write(out.join("REPORT.md"), &report)?;
     print!("{}", crate::equiv::table(&results));

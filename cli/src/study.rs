@@ -17,7 +17,10 @@ use buddy_sim::study::buddy_over_time::BuddyOverTime;
 use buddy_sim::study::designs::{target_names, Designs};
 use buddy_sim::study::heatmap::{Heatmap, COLUMNS};
 use buddy_sim::study::ratio_over_time::RatioOverTime;
+use buddy_sim::study::memory_modes::{MemoryModes, DEFAULT_LINK_GBPS};
 use buddy_sim::study::threshold_sweep::{ThresholdSweep, DEFAULT_THRESHOLDS};
+use buddy_sim::memory_system::Mode;
+use std::cell::OnceCell;
 use serde::Serialize;
 use serde_json::json;
 
@@ -37,13 +40,24 @@ pub enum StudyName {
     ThresholdSweep,
     /// Fig. 9: buddy-access fraction per snapshot for fixed targets.
     BuddyOverTime,
+    /// Fig. 12: speedup against the buddy link's bandwidth (fast-mode memory system; workloads with a trace).
+    BandwidthSweep,
+    /// Fig. 13: DRAM (and link) energy relative to uncompressed (fast-mode memory system).
+    Energy,
     /// Every study above, and report.md.
     All,
 }
 
 impl StudyName {
-    const EACH: [StudyName; 5] =
-        [StudyName::RatioOverTime, StudyName::Heatmap, StudyName::Designs, StudyName::ThresholdSweep, StudyName::BuddyOverTime];
+    const EACH: [StudyName; 7] = [
+        StudyName::RatioOverTime,
+        StudyName::Heatmap,
+        StudyName::Designs,
+        StudyName::ThresholdSweep,
+        StudyName::BuddyOverTime,
+        StudyName::BandwidthSweep,
+        StudyName::Energy,
+    ];
 
     fn file_stem(self) -> &'static str {
         match self {
@@ -52,6 +66,8 @@ impl StudyName {
             StudyName::Designs => "designs",
             StudyName::ThresholdSweep => "threshold-sweep",
             StudyName::BuddyOverTime => "buddy-over-time",
+            StudyName::BandwidthSweep => "bandwidth-sweep",
+            StudyName::Energy => "energy",
             StudyName::All => "report",
         }
     }
@@ -79,6 +95,12 @@ pub struct Args {
     /// also checks, on the workload it names.
     #[arg(long, value_name = "FILE")]
     pub annotation: Option<PathBuf>,
+    /// Buddy link bandwidths of the bandwidth sweep, GB/s per direction.
+    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_LINK_GBPS)]
+    pub link_gbps: Vec<f64>,
+    /// TOML file overriding the memory system's parameters (as `buddy sim --config`).
+    #[arg(long, value_name = "FILE")]
+    pub sim_config: Option<PathBuf>,
     /// Output folder for JSON, CSV, PNG (and report.md).
     #[arg(long, default_value = "study", value_name = "DIR")]
     pub out: PathBuf,
@@ -476,7 +498,194 @@ fn buddy_over_time(cps: &[ClassProfile], threshold: f64, annotation: Option<&Pat
     Ok(Output { study: StudyName::BuddyOverTime, table, json: serde_json::to_value(&studies)?, csv: csv_of(&rows)?, pngs })
 }
 
-fn run_one(study: StudyName, cps: &[ClassProfile], args: &Args) -> anyhow::Result<Output> {
+/// What every study of one invocation shares; the memory-system runs are
+/// made once for both Fig. 12 and Fig. 13.
+struct Ctx<'a> {
+    cps: &'a [ClassProfile],
+    paths: &'a [PathBuf],
+    args: &'a Args,
+    memory: OnceCell<Vec<Option<MemoryModes>>>,
+}
+
+impl Ctx<'_> {
+    /// Per workload, the memory-system runs (`None` without a trace).
+    fn memory(&self) -> anyhow::Result<&[Option<MemoryModes>]> {
+        if self.memory.get().is_none() {
+            let config = crate::sim::load_config(self.args.sim_config.as_deref(), None)?;
+            let mut all = Vec::new();
+            for (cp, path) in self.cps.iter().zip(self.paths) {
+                if !path.join("trace.bin").is_file() {
+                    all.push(None);
+                    continue;
+                }
+                let allocations = cp.allocation_profiles();
+                let pc = ProfilerConfig { threshold: self.args.threshold, granularity: Granularity::PerAllocationMostlyZero, max_overall_ratio: MAX_OVERALL_RATIO };
+                let targets: Vec<TargetRatio> = profile(&allocations, &pc)?.allocations.iter().map(|c| c.target).collect();
+                let p = crate::sim::prepare(path, None, None)?;
+                eprintln!("memory system: {} in every mode, Buddy at {} link bandwidths ...", cp.workload, self.args.link_gbps.len());
+                let m = MemoryModes::new(&p.workload, &p.trace, targets, self.args.algo, &config, &self.args.link_gbps)
+                    .with_context(|| format!("memory system on {}", cp.workload))?;
+                all.push(Some(m));
+            }
+            let _ = self.memory.set(all);
+        }
+        Ok(self.memory.get().map(Vec::as_slice).unwrap_or(&[]))
+    }
+}
+
+fn bandwidth_sweep(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
+    let runs = ctx.memory()?;
+    let mut table = format!("{:<16} {:>7} {:>14}", "workload", "ratio", "bandwidth-only");
+    ctx.args.link_gbps.iter().for_each(|g| {
+        let _ = write!(table, " {:>20}", format!("buddy {g:.0} GB/s (buddy%)"));
+    });
+    table.push('\n');
+    let mut series = Vec::new();
+    let mut refs = Vec::new();
+    let mut rows = Vec::new();
+    for (cp, m) in ctx.cps.iter().zip(runs) {
+        let Some(m) = m else {
+            let _ = writeln!(table, "{:<16} no access trace: not simulated", cp.workload);
+            continue;
+        };
+        let bw = m.points.iter().find(|p| p.mode == Mode::BandwidthOnly).map_or(1.0, |p| p.speedup);
+        let _ = write!(table, "{:<16} {:>6.3}x {:>14.3}", m.workload, m.buddy_compression_ratio, bw);
+        let buddy: Vec<_> = m.points.iter().filter(|p| p.mode == Mode::Buddy && p.targets == "profiled").collect();
+        let naive: Vec<_> = m.points.iter().filter(|p| p.mode == Mode::Buddy && p.targets == "2x").collect();
+        for p in &buddy {
+            let _ = write!(table, " {:>20}", format!("{:.3} ({:.2}%)", p.speedup, 100.0 * p.buddy_access_fraction));
+        }
+        let _ = write!(table, "\n{:<16} {:>7} {:>14}", format!("  all at 2x"), "2.000x", "");
+        for p in &naive {
+            let _ = write!(table, " {:>20}", format!("{:.3} ({:.2}%)", p.speedup, 100.0 * p.buddy_access_fraction));
+        }
+        table.push('\n');
+        for p in &m.points {
+            rows.push(MemoryRow::of(&m.workload, p));
+        }
+        series.push(Series { name: format!("{} buddy, profiled", m.workload), points: buddy.iter().map(|p| (p.link_gbps, p.speedup)).collect() });
+        series.push(Series { name: format!("{} buddy, all 2x", m.workload), points: naive.iter().map(|p| (p.link_gbps, p.speedup)).collect() });
+        refs.push(Some(bw));
+        refs.push(None);
+    }
+    let _ = writeln!(table, "speedup = uncompressed time / time (fast mode, {} size classes); dashed in the plot: bandwidth-only", ctx.args.algo);
+    let mut pngs = Vec::new();
+    if !series.is_empty() {
+        let top = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).chain(refs.iter().flatten().copied()).fold(1.0f64, f64::max);
+        let png = out.join("bandwidth-sweep.png");
+        line_panels(
+            &png,
+            "Buddy link bandwidth sweep (Fig. 12), normalized to uncompressed",
+            &[(
+                LinePlot {
+                    title: "solid: Buddy Compression (profiled targets, and all at 2x); dashed: bandwidth-only",
+                    x_label: "buddy link bandwidth per direction (GB/s)",
+                    y_label: "speedup over uncompressed",
+                    y_range: (0.0, (top * 1.2 * 4.0).ceil() / 4.0),
+                    series: &series,
+                    x_ticks: &|x| format!("{x:.0}"),
+                },
+                &refs,
+            )],
+        )?;
+        pngs.push(png);
+    }
+    let csv = csv_of(&rows)?;
+    Ok(Output { study: StudyName::BandwidthSweep, table, json: serde_json::to_value(runs)?, csv, pngs })
+}
+
+fn energy(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
+    let runs = ctx.memory()?;
+    let gbps = crate::sim::load_config(ctx.args.sim_config.as_deref(), None)?.nvlink.gbps;
+    let mut table = format!("{:<16} {:<15} {:>9} {:>12} {:>12} {:>14}\n", "workload", "mode", "link GB/s", "DRAM uJ", "DRAM rel.", "DRAM+link rel.");
+    let (mut groups, mut dram, mut total) = (Vec::new(), Vec::new(), Vec::new());
+    let mut rows = Vec::new();
+    for (cp, m) in ctx.cps.iter().zip(runs) {
+        let Some(m) = m else {
+            let _ = writeln!(table, "{:<16} no access trace: not simulated", cp.workload);
+            continue;
+        };
+        let pick = |mode: Mode| {
+            let buddy_ok = |p: &&buddy_sim::study::memory_modes::MemoryPoint| mode != Mode::Buddy || p.targets == "profiled";
+            m.points.iter().filter(buddy_ok).find(|p| p.mode == mode && (mode != Mode::Buddy || p.link_gbps == gbps)).or_else(|| m.points.iter().filter(buddy_ok).rev().find(|p| p.mode == mode))
+        };
+        let chosen: Vec<_> = [Mode::Uncompressed, Mode::BandwidthOnly, Mode::Buddy].into_iter().filter_map(pick).collect();
+        for p in &chosen {
+            let _ = writeln!(
+                table,
+                "{:<16} {:<15} {:>9.0} {:>12.3} {:>12.3} {:>14.3}",
+                m.workload,
+                p.mode.name(),
+                p.link_gbps,
+                p.dram_pj / 1e6,
+                p.dram_energy_relative,
+                p.total_energy_relative
+            );
+            rows.push(MemoryRow::of(&m.workload, p));
+        }
+        groups.push(m.workload.clone());
+        dram.push(chosen.iter().map(|p| p.dram_energy_relative).collect::<Vec<_>>());
+        total.push(chosen.iter().map(|p| p.total_energy_relative).collect::<Vec<_>>());
+    }
+    let _ = writeln!(table, "energy per Sec. IV-B: 909 pJ per activation, 1.51 + 1.97 pJ/bit per sector moved; link 11 pJ/bit; relative to the uncompressed run's DRAM energy");
+    let mut pngs = Vec::new();
+    if !groups.is_empty() {
+        let series: Vec<String> = ["uncompressed".to_string(), "bandwidth-only".to_string(), format!("buddy ({gbps:.0} GB/s)")].to_vec();
+        let png = out.join("energy.png");
+        bar_panels(
+            &png,
+            "Memory energy relative to uncompressed (Fig. 13)",
+            &[
+                Bars { title: "HBM2 DRAM energy", y_label: "relative to uncompressed", groups: &groups, series: &series, values: &dram, value_label: &|v| format!("{v:.2}") },
+                Bars { title: "DRAM + buddy link energy", y_label: "relative to uncompressed DRAM", groups: &groups, series: &series, values: &total, value_label: &|v| format!("{v:.2}") },
+            ],
+        )?;
+        pngs.push(png);
+    }
+    let csv = csv_of(&rows)?;
+    Ok(Output { study: StudyName::Energy, table, json: serde_json::to_value(runs)?, csv, pngs })
+}
+
+/// One memory-system run as a CSV row.
+#[derive(Serialize)]
+struct MemoryRow<'a> {
+    workload: &'a str,
+    mode: &'static str,
+    targets: &'static str,
+    link_gbps: f64,
+    time_ns: f64,
+    speedup: f64,
+    buddy_access_fraction: f64,
+    device_bytes: u64,
+    buddy_bytes: u64,
+    dram_pj: f64,
+    link_pj: f64,
+    dram_energy_relative: f64,
+    total_energy_relative: f64,
+}
+
+impl<'a> MemoryRow<'a> {
+    fn of(workload: &'a str, p: &buddy_sim::study::memory_modes::MemoryPoint) -> Self {
+        MemoryRow {
+            workload,
+            mode: p.mode.name(),
+            targets: p.targets,
+            link_gbps: p.link_gbps,
+            time_ns: p.time_ns,
+            speedup: p.speedup,
+            buddy_access_fraction: p.buddy_access_fraction,
+            device_bytes: p.device_bytes,
+            buddy_bytes: p.buddy_bytes,
+            dram_pj: p.dram_pj,
+            link_pj: p.link_pj,
+            dram_energy_relative: p.dram_energy_relative,
+            total_energy_relative: p.total_energy_relative,
+        }
+    }
+}
+
+fn run_one(study: StudyName, ctx: &Ctx) -> anyhow::Result<Output> {
+    let (cps, args) = (ctx.cps, ctx.args);
     let out = &args.out;
     match study {
         StudyName::Heatmap => heatmaps(cps, out),
@@ -484,6 +693,8 @@ fn run_one(study: StudyName, cps: &[ClassProfile], args: &Args) -> anyhow::Resul
         StudyName::Designs => designs(cps, args.threshold, out),
         StudyName::ThresholdSweep => threshold_sweep(cps, &args.thresholds, out),
         StudyName::BuddyOverTime => buddy_over_time(cps, args.threshold, args.annotation.as_deref(), out),
+        StudyName::BandwidthSweep => bandwidth_sweep(ctx, out),
+        StudyName::Energy => energy(ctx, out),
         StudyName::All => unreachable!("`all` runs the others"),
     }
 }
@@ -503,6 +714,8 @@ fn explanation(study: StudyName) -> &'static str {
         StudyName::Designs => "Buddy Compression Fig. 7. The profiler (worst snapshot within the Buddy Threshold) choosing one target for the whole program, one per allocation (1x-4x), and one per allocation with 16x for mostly-zero allocations; ratio = uncompressed bytes / device bytes (capped at 4x), buddy accesses = fraction of entries whose class does not fit the device part (every entry taken as equally likely to be accessed).",
         StudyName::ThresholdSweep => "Buddy Compression Fig. 10. The evaluated design at each Buddy Threshold; the dashed line of the same colour is the unconstrained ratio (every entry at its class bytes over the whole run), the ceiling that targets approach as the threshold rises.",
         StudyName::BuddyOverTime => "Buddy Compression Fig. 9. Targets fixed once (by the profiler over all snapshots, or one ratio everywhere) and every snapshot checked against them. A flat line means compressibility changes are unbiased and the static targets stay valid over the run.",
+        StudyName::BandwidthSweep => "Buddy Compression Fig. 12. The workload's access trace through the memory system in fast mode (golden models, HBM2 and NVLink timing; `buddy sim`), with the profiler's targets at the Buddy Threshold above: speedup over the uncompressed run for Buddy Compression at each buddy link bandwidth (solid) and for bandwidth-only compression (dashed; it never uses the link). Workloads without a trace are not simulated.",
+        StudyName::Energy => "Buddy Compression Fig. 13. HBM2 energy (activations, column access and I/O per bit, Sec. IV-B) of the same runs relative to the uncompressed run, and with the buddy link's energy (11 pJ/bit) added. Compression moves fewer sectors; Buddy adds link traffic for entries that do not fit.",
         StudyName::All => "",
     }
 }
@@ -525,7 +738,7 @@ fn report_md(outputs: &[Output], cps: &[ClassProfile], args: &Args) -> String {
         }
         let _ = write!(s, "Data: `{stem}.json`, `{stem}.csv`.\n\n");
     }
-    s += "## Not run: interconnect bandwidth sweep (Fig. 12) and DRAM energy (Fig. 13)\n\nThese need the cycle-level memory system (controller slices, HBM2 channels, NVLink buddy link; issue 7), which does not exist yet. They are not estimated here.\n";
+    s += "Fig. 12 and 13 come from the fast mode of the memory system (golden models in place of the controller hardware); the RTL mode with the `BuddyController` hardware does not exist yet.\n";
     s
 }
 
@@ -545,8 +758,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     let studies: Vec<StudyName> = if args.study == StudyName::All { StudyName::EACH.to_vec() } else { vec![args.study] };
     let mut outputs = Vec::new();
+    let ctx = Ctx { cps: &cps, paths: &paths, args: &args, memory: OnceCell::new() };
     for s in studies {
-        let o = run_one(s, &cps, &args).with_context(|| format!("study {}", s.file_stem()))?;
+        let o = run_one(s, &ctx).with_context(|| format!("study {}", s.file_stem()))?;
         write_files(&o, &args.out)?;
         outputs.push(o);
     }

@@ -91,6 +91,7 @@ fn study_all_writes_every_file_and_the_files_agree() {
     for f in [
         "report.md", "ratio-over-time.json", "ratio-over-time.csv", "heatmap.json", "heatmap.csv", "designs.json",
         "designs.csv", "threshold-sweep.json", "threshold-sweep.csv", "buddy-over-time.json", "buddy-over-time.csv",
+        "bandwidth-sweep.json", "bandwidth-sweep.csv", "energy.json", "energy.csv",
     ] {
         assert!(out.join(f).is_file(), "{f} missing");
     }
@@ -99,7 +100,19 @@ fn study_all_writes_every_file_and_the_files_agree() {
     }
     let report = fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("![designs.png](designs.png)"));
-    assert!(report.contains("Not run: interconnect bandwidth sweep (Fig. 12)"));
+    assert!(report.contains("## bandwidth-sweep") && report.contains("## energy"));
+    for png in ["bandwidth-sweep.png", "energy.png"] {
+        assert!(is_png(&out.join(png)), "{png} is not a PNG");
+    }
+    // Fig. 12 / 13: uncompressed is the reference; bandwidth-only never uses the link.
+    let sweep: Value = serde_json::from_slice(&fs::read(out.join("bandwidth-sweep.json")).unwrap()).unwrap();
+    let points = sweep[0]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2 + 2 * 4);
+    assert_eq!(points[0]["mode"], "uncompressed");
+    assert_eq!(points[0]["speedup"], 1.0);
+    assert_eq!(points[1]["mode"], "bandwidth-only");
+    assert_eq!(points[1]["buddy_bytes"], 0);
+    assert!(points[1]["dram_energy_relative"].as_f64().unwrap() < 1.0);
 
     // Heat map: one character per entry, one CSV row per entry and snapshot.
     let heat: Value = serde_json::from_slice(&fs::read(out.join("heatmap.json")).unwrap()).unwrap();

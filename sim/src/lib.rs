@@ -10,6 +10,7 @@
 //! | [`mdcache_study`] | metadata cache hit rate against size on a trace (Fig. 6b) |
 //! | [`class_profile`] | every entry's size class per snapshot and allocation: the profiler's input |
 //! | [`annotation`] | target-ratio annotation files (`buddy profile` writes them) |
+//! | [`memory_system`] | the memory system on a trace in fast mode (golden models, HBM2 and NVLink timing) |
 //! | [`study`] | the paper's compressibility and target-ratio studies (Fig. 3, 7, 8, 9, 10) |
 
 pub mod annotation;
@@ -18,6 +19,7 @@ pub mod compression_study;
 pub mod l2_cache;
 pub mod mag_metrics;
 pub mod mdcache_study;
+pub mod memory_system;
 pub mod study;
 pub mod trace;
 pub mod workload;

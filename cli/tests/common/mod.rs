@@ -42,6 +42,23 @@ pub fn bundled_copy() -> tempfile::TempDir {
     dir
 }
 
+/// [`bundled_copy`] with the access trace (`trace.bin`, `trace_meta.json`).
+pub fn bundled_copy_with_trace() -> tempfile::TempDir {
+    let dir = bundled_copy();
+    for file in ["trace.bin", "trace_meta.json"] {
+        fs::copy(bundled().join(file), dir.path().join(file)).unwrap();
+    }
+    dir
+}
+
+/// Rewrite `dir/<file>` (JSON) with `edit`.
+pub fn edit_json(dir: &Path, file: &str, edit: impl FnOnce(&mut Value)) {
+    let path = dir.join(file);
+    let mut value: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    edit(&mut value);
+    fs::write(&path, value.to_string()).unwrap();
+}
+
 /// Rewrite `dir/manifest.json` with `edit`.
 pub fn edit_manifest(dir: &Path, edit: impl FnOnce(&mut Value)) {
     let path = dir.join("manifest.json");

@@ -10,10 +10,12 @@
 //! | [`designs`] | Fig. 7 | whole-program vs per-allocation vs per-allocation + 16x targets |
 //! | [`threshold_sweep`] | Fig. 10 | Buddy Threshold 10%-40% vs the unconstrained ratio |
 //! | [`buddy_over_time`] | Fig. 9 | buddy-access fraction per snapshot for fixed targets |
+//! | [`memory_modes`] | Fig. 12, 13 | speedup and DRAM energy against the buddy link's bandwidth, from fast-mode runs |
 
 pub mod buddy_over_time;
 pub mod designs;
 pub mod heatmap;
+pub mod memory_modes;
 pub mod ratio_over_time;
 pub mod threshold_sweep;
 

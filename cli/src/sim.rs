@@ -1,0 +1,268 @@
+//! `buddy sim`: the memory system on a workload's access trace, in fast mode
+//! (golden models in place of the controller hardware; see
+//! `buddy_sim::memory_system`), in one or all three modes.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use buddy_golden::translation::TargetRatio;
+use buddy_golden::Algorithm;
+use buddy_sim::annotation::AnnotationFile;
+use buddy_sim::memory_system::config::SimConfig;
+use buddy_sim::memory_system::{run as run_sim, Mode, SimInput, SimReport};
+use buddy_sim::trace::Trace;
+use buddy_sim::Workload;
+use serde::Serialize;
+
+use crate::profile::parse_algorithm;
+
+/// Arguments of `buddy sim`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Workload folder with manifest.json, snapshots, trace.bin and
+    /// trace_meta.json [default: the bundled data/minife-small].
+    pub path: Option<PathBuf>,
+    /// Controller mode, or `all` for the three.
+    #[arg(long, default_value = "all", value_parser = ["uncompressed", "bandwidth-only", "buddy", "all"])]
+    pub mode: String,
+    /// TOML file overriding any default parameter (see README); the
+    /// effective values are written to `<out>/config.toml`.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Target ratios per allocation (`buddy profile`); without it every allocation is 2x.
+    #[arg(long, value_name = "FILE")]
+    pub annotation: Option<PathBuf>,
+    /// Compression algorithm of the controllers.
+    #[arg(long, default_value = "bpc", value_parser = parse_algorithm)]
+    pub algo: Algorithm,
+    /// Manifest index of the snapshot memory starts from (stores write the
+    /// next snapshot's bytes) [default: the first].
+    #[arg(long, value_name = "N")]
+    pub snapshot: Option<usize>,
+    /// Override the NVLink bandwidth per direction, GB/s.
+    #[arg(long, value_name = "GBPS")]
+    pub link_gbps: Option<f64>,
+    /// Output folder.
+    #[arg(long, default_value = "out/sim", value_name = "DIR")]
+    pub out: PathBuf,
+    /// Print the JSON reports instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Everything a run needs, loaded and checked before any simulation.
+pub struct Prepared {
+    pub workload: Workload,
+    pub trace: Trace,
+    pub targets: Option<Vec<TargetRatio>>,
+    pub snapshot: usize,
+}
+
+/// Load the workload, its trace and the annotation, and resolve the snapshot.
+///
+/// # Errors
+/// A missing or invalid workload, trace or annotation, or an unknown snapshot index.
+pub fn prepare(path: &Path, annotation: Option<&Path>, snapshot: Option<usize>) -> anyhow::Result<Prepared> {
+    let workload = Workload::open(path).with_context(|| format!("cannot open workload {}", path.display()))?;
+    let trace = Trace::open(path).with_context(|| format!("cannot read the access trace of {}", path.display()))?;
+    buddy_sim::memory_system::check_trace(&workload, &trace).with_context(|| format!("workload {}", path.display()))?;
+    let manifest = workload.manifest();
+    let names: Vec<String> = manifest.snapshots[0].allocations.iter().map(|a| a.name.clone()).collect();
+    let targets = annotation.map(|a| AnnotationFile::read_targets(a, &manifest.workload, &names)).transpose()?;
+    let position = match snapshot {
+        None => 0,
+        Some(index) => manifest.snapshots.iter().position(|s| s.index == index).with_context(|| {
+            let have: Vec<String> = manifest.snapshots.iter().map(|s| s.index.to_string()).collect();
+            format!("no snapshot with index {index} (available: {})", have.join(", "))
+        })?,
+    };
+    Ok(Prepared { workload, trace, targets, snapshot: position })
+}
+
+/// Run `prepared` in `mode`.
+///
+/// # Errors
+/// What the simulator reports (data mismatch, fault, bad input).
+pub fn simulate(p: &Prepared, mode: Mode, algorithm: Algorithm, config: &SimConfig) -> anyhow::Result<SimReport> {
+    let input = SimInput { workload: &p.workload, trace: &p.trace, targets: p.targets.clone(), snapshot: p.snapshot, algorithm, mode, config, corrupt_first_entry: false };
+    run_sim(&input).with_context(|| format!("{} mode", mode.name()))
+}
+
+/// The summary table of some runs of one workload.
+pub fn table(reports: &[SimReport]) -> String {
+    let mut s = String::new();
+    let Some(first) = reports.first() else { return s };
+    let _ = writeln!(
+        s,
+        "{}: {} trace accesses -> {} L2 requests ({} reads, {} writes), {} size classes, fast mode (golden models)",
+        first.workload, first.trace_accesses, first.requests, first.reads, first.writes, first.algorithm
+    );
+    let _ = writeln!(
+        s,
+        "{:<15} {:>11} {:>8} {:>11} {:>10} {:>7} {:>9} {:>9} {:>9} {:>9} {:>7} {:>10}",
+        "mode", "DRAM cycles", "speedup", "device MB", "buddy MB", "buddy%", "md hit%", "lat ns", "p99 ns", "link rd%", "ratio", "energy uJ"
+    );
+    let base = reports.iter().find(|r| r.mode == Mode::Uncompressed).map(|r| r.time_ns);
+    for r in reports {
+        let _ = writeln!(
+            s,
+            "{:<15} {:>11.0} {:>8} {:>11.3} {:>10.3} {:>7.3} {:>9} {:>9.1} {:>9.1} {:>9.2} {:>7.3} {:>10.3}",
+            r.mode.name(),
+            r.dram_cycles,
+            base.map_or_else(|| "-".into(), |b| format!("{:.3}", b / r.time_ns)),
+            r.device_bytes as f64 / 1e6,
+            (r.link.read_bytes + r.link.write_bytes) as f64 / 1e6,
+            100.0 * r.buddy_access_fraction,
+            r.metadata_hit_rate.map_or_else(|| "-".into(), |h| format!("{:.2}", 100.0 * h)),
+            r.read_latency_mean_ns,
+            r.read_latency_p99_ns,
+            100.0 * r.link_read_utilization,
+            r.compression_ratio,
+            r.energy.total_pj / 1e6,
+        );
+    }
+    let checked: u64 = reports.iter().map(|r| r.checked_reads).sum();
+    let entries: u64 = reports.iter().map(|r| r.checked_entries).sum();
+    let _ = writeln!(s, "data: {checked} read responses and {entries} final entries checked against the shadow memory, 0 mismatches");
+    s
+}
+
+#[derive(Serialize)]
+struct CsvRow<'a> {
+    workload: &'a str,
+    mode: &'a str,
+    algorithm: &'a str,
+    link_gbps: f64,
+    trace_accesses: u64,
+    requests: u64,
+    reads: u64,
+    writes: u64,
+    partial_writes: u64,
+    time_ns: f64,
+    dram_cycles: f64,
+    device_bytes: u64,
+    device_activations: u64,
+    buddy_read_bytes: u64,
+    buddy_write_bytes: u64,
+    buddy_access_fraction: f64,
+    metadata_hit_rate: Option<f64>,
+    read_latency_mean_ns: f64,
+    read_latency_p99_ns: f64,
+    link_read_utilization: f64,
+    link_write_utilization: f64,
+    compression_ratio: f64,
+    dram_energy_pj: f64,
+    link_energy_pj: f64,
+    accesses_per_second: f64,
+}
+
+/// One CSV row per report.
+///
+/// # Errors
+/// Serialization failure.
+pub fn csv(reports: &[(f64, &SimReport)]) -> anyhow::Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for (gbps, r) in reports {
+        w.serialize(CsvRow {
+            workload: &r.workload,
+            mode: r.mode.name(),
+            algorithm: &r.algorithm,
+            link_gbps: *gbps,
+            trace_accesses: r.trace_accesses,
+            requests: r.requests,
+            reads: r.reads,
+            writes: r.writes,
+            partial_writes: r.partial_writes,
+            time_ns: r.time_ns,
+            dram_cycles: r.dram_cycles,
+            device_bytes: r.device_bytes,
+            device_activations: r.device.activations,
+            buddy_read_bytes: r.link.read_bytes,
+            buddy_write_bytes: r.link.write_bytes,
+            buddy_access_fraction: r.buddy_access_fraction,
+            metadata_hit_rate: r.metadata_hit_rate,
+            read_latency_mean_ns: r.read_latency_mean_ns,
+            read_latency_p99_ns: r.read_latency_p99_ns,
+            link_read_utilization: r.link_read_utilization,
+            link_write_utilization: r.link_write_utilization,
+            compression_ratio: r.compression_ratio,
+            dram_energy_pj: r.energy.dram_pj,
+            link_energy_pj: r.energy.link_pj,
+            accesses_per_second: r.accesses_per_second,
+        })?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+fn epochs_csv(reports: &[SimReport]) -> anyhow::Result<String> {
+    #[derive(Serialize)]
+    struct Row<'a> {
+        mode: &'a str,
+        requests: u64,
+        end_ns: f64,
+        device_bytes: u64,
+        buddy_bytes: u64,
+        buddy_requests: u64,
+    }
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in reports {
+        for e in &r.epochs {
+            w.serialize(Row { mode: r.mode.name(), requests: e.requests, end_ns: e.end_ns, device_bytes: e.device_bytes, buddy_bytes: e.buddy_bytes, buddy_requests: e.buddy_requests })?;
+        }
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// Read `--config` (or the defaults) and apply `--link-gbps`.
+///
+/// # Errors
+/// The file cannot be read, or a key or value is invalid.
+pub fn load_config(path: Option<&Path>, link_gbps: Option<f64>) -> anyhow::Result<SimConfig> {
+    let mut config = match path {
+        Some(p) => SimConfig::read(p)?,
+        None => SimConfig::default(),
+    };
+    if let Some(g) = link_gbps {
+        config.nvlink.gbps = g;
+        config.validate().context("--link-gbps")?;
+    }
+    Ok(config)
+}
+
+/// Run `buddy sim`.
+///
+/// # Errors
+/// Bad input (reported before any run) or a failed run.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let path = args.path.clone().unwrap_or_else(|| PathBuf::from(crate::compress::DEFAULT_WORKLOAD));
+    let config = load_config(args.config.as_deref(), args.link_gbps)?;
+    let prepared = prepare(&path, args.annotation.as_deref(), args.snapshot)?;
+    let modes: Vec<Mode> = match args.mode.as_str() {
+        "uncompressed" => vec![Mode::Uncompressed],
+        "bandwidth-only" => vec![Mode::BandwidthOnly],
+        "buddy" => vec![Mode::Buddy],
+        "all" => Mode::ALL.to_vec(),
+        other => bail!("unknown mode {other}"),
+    };
+    let mut reports = Vec::new();
+    for m in modes {
+        eprintln!("simulating {} in {} mode ...", prepared.workload.manifest().workload, m.name());
+        reports.push(simulate(&prepared, m, args.algo, &config)?);
+    }
+    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    std::fs::write(args.out.join("config.toml"), config.to_toml())?;
+    std::fs::write(args.out.join("sim.json"), serde_json::to_string_pretty(&reports)? + "\n")?;
+    let rows: Vec<(f64, &SimReport)> = reports.iter().map(|r| (config.nvlink.gbps, r)).collect();
+    std::fs::write(args.out.join("sim.csv"), csv(&rows)?)?;
+    std::fs::write(args.out.join("epochs.csv"), epochs_csv(&reports)?)?;
+    let text = table(&reports);
+    std::fs::write(args.out.join("summary.txt"), &text)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    } else {
+        print!("{text}");
+        println!("results: {} (sim.json, sim.csv, epochs.csv, summary.txt, config.toml)", args.out.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,94 @@
+//! `buddy sim` as a process on the bundled workload's trace, and its bad inputs.
+
+use std::fs;
+
+use serde_json::Value;
+
+mod common;
+use common::{buddy, bundled, bundled_copy_with_trace, edit_json, failure, stdout};
+
+#[test]
+fn all_modes_run_and_the_files_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sim");
+    let text = stdout(&buddy(&["sim", bundled().to_str().unwrap(), "--out", out.to_str().unwrap()]));
+    assert!(text.contains("0 mismatches"), "{text}");
+    for mode in ["uncompressed", "bandwidth-only", "buddy"] {
+        assert!(text.lines().any(|l| l.starts_with(mode)), "{text}");
+    }
+    let reports: Vec<Value> = serde_json::from_slice(&fs::read(out.join("sim.json")).unwrap()).unwrap();
+    assert_eq!(reports.len(), 3);
+    for r in &reports {
+        assert_eq!(r["checked_reads"], r["reads"]);
+        assert_eq!(r["requests"], reports[0]["requests"]);
+        assert_eq!(r["engine"], "fast");
+    }
+    let csv = fs::read_to_string(out.join("sim.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 4);
+    assert!(csv.starts_with("workload,mode,algorithm,link_gbps,"));
+    // The effective configuration is written and reads back as a config.
+    let config = out.join("config.toml");
+    let again = dir.path().join("again");
+    stdout(&buddy(&["sim", "--mode", "buddy", "--config", config.to_str().unwrap(), "--out", again.to_str().unwrap()]));
+    let one: Vec<Value> = serde_json::from_slice(&fs::read(again.join("sim.json")).unwrap()).unwrap();
+    assert_eq!(one[0]["time_ns"], reports[2]["time_ns"]);
+    assert!(fs::read_to_string(out.join("epochs.csv")).unwrap().lines().count() > 3);
+}
+
+#[test]
+fn link_bandwidth_and_annotation_change_the_buddy_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let ann = dir.path().join("t.json");
+    fs::write(&ann, r#"{"format": "buddy-targets/1", "workload": "minife", "default_target": "4x", "allocations": []}"#).unwrap();
+    let run = |extra: &[&str]| -> Value {
+        let out = dir.path().join("o");
+        let mut args = vec!["sim", "--mode", "buddy", "--json", "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let v: Value = serde_json::from_str(&stdout(&buddy(&args))).unwrap();
+        v[0].clone()
+    };
+    let fast = run(&["--annotation", ann.to_str().unwrap()]);
+    let slow = run(&["--annotation", ann.to_str().unwrap(), "--link-gbps", "5"]);
+    let two = run(&[]);
+    assert!(fast["buddy_requests"].as_u64().unwrap() > two["buddy_requests"].as_u64().unwrap());
+    assert!(slow["time_ns"].as_f64().unwrap() > fast["time_ns"].as_f64().unwrap());
+    assert!(fast["compression_ratio"].as_f64().unwrap() > 2.0);
+}
+
+#[test]
+fn bad_inputs_are_reported_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let o = out.to_str().unwrap();
+    let cfg = dir.path().join("c.toml");
+    fs::write(&cfg, "[nvlink]\ngbps = 50\nbandwith = 3\n").unwrap();
+    let err = failure(&buddy(&["sim", "--config", cfg.to_str().unwrap(), "--out", o]));
+    assert!(err.contains("line 3") && err.contains("bandwith"), "{err}");
+    fs::write(&cfg, "[hbm]\ntotal_gbps = 0\n").unwrap();
+    let err = failure(&buddy(&["sim", "--config", cfg.to_str().unwrap(), "--out", o]));
+    assert!(err.contains("hbm.total_gbps"), "{err}");
+    let err = failure(&buddy(&["sim", "--link-gbps", "0", "--out", o]));
+    assert!(err.contains("nvlink.gbps"), "{err}");
+    let err = failure(&buddy(&["sim", "--snapshot", "7", "--out", o]));
+    assert!(err.contains("no snapshot with index 7 (available: 0, 5)"), "{err}");
+    let ann = dir.path().join("a.json");
+    fs::write(&ann, r#"{"format": "buddy-targets/1", "workload": "minife", "allocations": [{"name": "nope", "target": "2x"}]}"#).unwrap();
+    let err = failure(&buddy(&["sim", "--annotation", ann.to_str().unwrap(), "--out", o]));
+    assert!(err.contains("'nope' is not an allocation"), "{err}");
+    // A trace allocation marked in_snapshot that the manifest lacks.
+    let w = bundled_copy_with_trace();
+    edit_json(w.path(), "trace_meta.json", |m| {
+        let a = m["allocations"].as_array_mut().unwrap().iter_mut().find(|a| a["in_snapshot"] == true).unwrap();
+        a["name"] = "renamed".into();
+    });
+    let err = failure(&buddy(&["sim", w.path().to_str().unwrap(), "--out", o]));
+    assert!(err.contains("'renamed' is marked in_snapshot"), "{err}");
+    // A trace record past its allocation names the record.
+    let w = bundled_copy_with_trace();
+    let mut trace = fs::read(w.path().join("trace.bin")).unwrap();
+    trace[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+    fs::write(w.path().join("trace.bin"), trace).unwrap();
+    let err = failure(&buddy(&["sim", w.path().to_str().unwrap(), "--out", o]));
+    assert!(err.contains("record 0"), "{err}");
+    assert!(!out.join("sim.json").exists(), "nothing written on bad input");
+}

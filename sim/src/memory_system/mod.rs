@@ -1,0 +1,450 @@
+//! The Buddy Compression memory system run on a real access trace, in
+//! **fast mode**: the golden models (translation, metadata caches,
+//! compressors) stand in for the controller hardware, between the trace
+//! driver's L2 and timing models of the HBM2 channels and the NVLink buddy
+//! link (buddy-memory.md §1-§5, §7; Buddy paper Sec. III-IV).
+//!
+//! | module | what |
+//! |---|---|
+//! | [`config`] | every parameter (Table I defaults), TOML in and out |
+//! | [`hbm`] | HBM2 channels: banks, open rows, data bus, energy |
+//! | [`nvlink`] | the buddy link: bandwidth per direction, latency, headers |
+//! | [`pages`] | device frames, buddy slots, metadata region; memory contents |
+//! | [`controller`] | the slices' read / write behaviour with real data |
+//!
+//! Data (**decision**): memory starts as snapshot `snapshot` of the
+//! workload. The trace has no values, so a store writes the bytes the next
+//! snapshot holds at that place (real program data, written in the
+//! window between the two snapshots); allocations only the trace knows
+//! (temporaries) start zero and keep their bytes. Every read response is
+//! checked against a shadow copy of what was last written (or preloaded),
+//! and after the run every entry is read back once more; any difference
+//! stops the run with the address, the time and both values.
+//!
+//! Issue model: L2 requests issue in trace order, at most
+//! `system.max_outstanding` in flight; a request issues when an earlier one
+//! completes. The run's time is the last completion.
+
+pub mod config;
+pub mod controller;
+pub mod hbm;
+pub mod nvlink;
+pub mod pages;
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use buddy_golden::metadata_cache::CacheStats;
+use buddy_golden::translation::{PageSize, TargetRatio, TranslationFault};
+use buddy_golden::{Algorithm, MemoryEntry, ENTRY_BYTES};
+use serde::Serialize;
+use thiserror::Error;
+
+use crate::l2_cache::{L2Cache, L2Config, L2Stats, MemRequest};
+use crate::trace::{AddressLayout, Trace, DEFAULT_HEAP_BASE};
+use crate::workload::Workload;
+use config::SimConfig;
+use controller::Controllers;
+use hbm::HbmStats;
+use nvlink::LinkStats;
+use pages::PageTable;
+
+/// How the controllers treat memory (buddy-memory.md §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// No compression, no metadata: 4 sectors per entry.
+    Uncompressed,
+    /// Compressed into full 128 B slots: only the class's sectors move; no buddy.
+    BandwidthOnly,
+    /// Buddy Compression: device part per target ratio, the rest in buddy-memory.
+    Buddy,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 3] = [Mode::Uncompressed, Mode::BandwidthOnly, Mode::Buddy];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Mode::Uncompressed => "uncompressed",
+            Mode::BandwidthOnly => "bandwidth-only",
+            Mode::Buddy => "buddy",
+        }
+    }
+}
+
+/// Why a run stopped.
+#[derive(Debug, Error)]
+pub enum SimError {
+    #[error("address {va:#x} is in no allocation's pages")]
+    Unmapped { va: u64 },
+    #[error("address {va:#x}: translation fault: {fault}")]
+    Fault { va: u64, fault: TranslationFault },
+    #[error("address {va:#x}: the stored entry does not decode: {message}")]
+    Decode { va: u64, message: String },
+    #[error("data mismatch at entry {va:#x} ({what}) at {ns:.1} ns (DRAM cycle {cycle}):\n  expected {expected}\n  got      {got}")]
+    Mismatch { va: u64, what: &'static str, ns: f64, cycle: u64, expected: String, got: String },
+    #[error("trace allocation '{name}' is marked in_snapshot, but the manifest has no allocation of that name")]
+    NotInManifest { name: String },
+    #[error("snapshot position {position} does not exist (the workload has {count})")]
+    Snapshot { position: usize, count: usize },
+    #[error("{0}")]
+    Config(String),
+}
+
+/// What to run.
+pub struct SimInput<'a> {
+    pub workload: &'a Workload,
+    pub trace: &'a Trace,
+    /// Target per manifest allocation (manifest order); `None`: all 2x.
+    pub targets: Option<Vec<TargetRatio>>,
+    /// Position (in manifest order) of the snapshot memory starts from.
+    pub snapshot: usize,
+    pub algorithm: Algorithm,
+    pub mode: Mode,
+    pub config: &'a SimConfig,
+    /// Test hook for the checker itself: flip one bit of the first traced
+    /// entry's stored data after the initial contents are written, so the
+    /// run must stop with a mismatch (or a decode error) when it reads it.
+    pub corrupt_first_entry: bool,
+}
+
+/// One epoch of `system.epoch_requests` requests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Epoch {
+    /// Requests issued up to the end of this epoch.
+    pub requests: u64,
+    /// Latest completion so far, ns.
+    pub end_ns: f64,
+    pub device_bytes: u64,
+    pub buddy_bytes: u64,
+    pub buddy_requests: u64,
+}
+
+/// Energy of a run, picojoules.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Energy {
+    pub dram_pj: f64,
+    pub link_pj: f64,
+    pub total_pj: f64,
+}
+
+/// The statistics of one run.
+#[derive(Debug, Clone, Serialize)]
+pub struct SimReport {
+    pub workload: String,
+    pub engine: &'static str,
+    pub mode: Mode,
+    pub algorithm: String,
+    pub snapshot: usize,
+    pub trace_accesses: u64,
+    pub l2: L2Stats,
+    pub reads: u64,
+    pub writes: u64,
+    pub partial_writes: u64,
+    pub requests: u64,
+    pub time_ns: f64,
+    pub dram_cycles: f64,
+    pub device: HbmStats,
+    pub device_bytes: u64,
+    pub metadata: CacheStats,
+    pub metadata_hit_rate: Option<f64>,
+    pub buddy_requests: u64,
+    pub buddy_access_fraction: f64,
+    pub link: LinkStats,
+    pub link_read_utilization: f64,
+    pub link_write_utilization: f64,
+    pub read_latency_mean_ns: f64,
+    pub read_latency_p99_ns: f64,
+    /// Uncompressed bytes / device bytes of the traced allocations' entries.
+    pub compression_ratio: f64,
+    pub energy: Energy,
+    /// Read responses checked against the shadow memory (all matched).
+    pub checked_reads: u64,
+    /// Entries read back and checked after the run.
+    pub checked_entries: u64,
+    pub epochs: Vec<Epoch>,
+    /// Wall-clock seconds of the run, and trace accesses per second.
+    pub wall_seconds: f64,
+    pub accesses_per_second: f64,
+}
+
+/// One traced allocation: where it is, what it holds now, what stores write.
+struct TracedAllocation {
+    base: u64,
+    view: Vec<u8>,
+    next: Option<Vec<u8>>,
+}
+
+/// Check that `trace` fits `workload`: every trace allocation marked
+/// `in_snapshot` is in the manifest. (Records naming an unknown allocation
+/// or reaching past one are rejected when the trace is read.)
+///
+/// # Errors
+/// [`SimError::NotInManifest`] naming the allocation.
+pub fn check_trace(workload: &Workload, trace: &Trace) -> Result<(), SimError> {
+    let names: std::collections::HashSet<&str> =
+        workload.manifest().snapshots.first().map(|s| s.allocations.iter().map(|a| a.name.as_str()).collect()).unwrap_or_default();
+    match trace.meta.allocations.iter().find(|a| a.in_snapshot && !names.contains(a.name.as_str())) {
+        Some(a) => Err(SimError::NotInManifest { name: a.name.clone() }),
+        None => Ok(()),
+    }
+}
+
+/// Run the trace of `input` through the memory system.
+///
+/// # Errors
+/// [`SimError`]: a bad input found before the run (an `in_snapshot`
+/// allocation the manifest lacks, a missing snapshot), or a data mismatch,
+/// fault or undecodable entry during it.
+pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
+    let started = std::time::Instant::now();
+    let config = input.config;
+    config.validate().map_err(|e| SimError::Config(e.to_string()))?;
+    let snapshots: Vec<_> = input.workload.snapshots().collect();
+    let snap = *snapshots.get(input.snapshot).ok_or(SimError::Snapshot { position: input.snapshot, count: snapshots.len() })?;
+    let next = snapshots.get(input.snapshot + 1).copied();
+    let manifest: Vec<_> = snap.allocations().collect();
+    let by_name: HashMap<&str, usize> = manifest.iter().enumerate().map(|(i, a)| (a.info().name.as_str(), i)).collect();
+    let meta = &input.trace.meta;
+    check_trace(input.workload, input.trace)?;
+    let page = if config.page_bytes() == 64 << 10 { PageSize::Small64K } else { PageSize::Huge2M };
+    let order: Vec<(String, u64)> = manifest.iter().map(|a| (a.info().name.clone(), a.info().size)).collect();
+    let layout = AddressLayout::new(meta, &order, DEFAULT_HEAP_BASE, page.bytes());
+
+    // Every traced allocation: bytes, target, data for stores.
+    let mut traced = Vec::with_capacity(meta.allocations.len());
+    let mut mapping = Vec::new();
+    for (id, a) in meta.allocations.iter().enumerate() {
+        let m = by_name.get(a.name.as_str()).copied();
+        let size = a.size.max(m.map_or(0, |i| manifest[i].info().size)).div_ceil(ENTRY_BYTES as u64) * ENTRY_BYTES as u64;
+        let mut view = vec![0u8; size as usize];
+        let mut next_bytes = None;
+        if let Some(i) = m {
+            let bytes = manifest[i].bytes();
+            view[..bytes.len()].copy_from_slice(bytes);
+            if let Some(n) = next {
+                let nb = n.allocations().nth(i).expect("same allocations in every snapshot").bytes();
+                next_bytes = Some(nb.to_vec());
+            }
+        }
+        let target = match (&input.targets, m) {
+            (Some(t), Some(i)) => t[i],
+            _ => TargetRatio::X2,
+        };
+        mapping.push((layout.base[id], size, target));
+        traced.push(TracedAllocation { base: layout.base[id], view, next: next_bytes });
+    }
+    let pages = PageTable::new(mapping.clone(), layout.heap_base, layout.end, page, input.mode);
+    let mut ctl = Controllers::new(config, input.mode, input.algorithm, pages);
+
+    // Initial contents and the shadow copy.
+    let mut shadow: HashMap<u64, MemoryEntry> = HashMap::new();
+    let (mut raw_bytes, mut device_bytes) = (0u64, 0u64);
+    for (t, (_, size, target)) in traced.iter().zip(&mapping) {
+        let entries = size / ENTRY_BYTES as u64;
+        raw_bytes += entries * ENTRY_BYTES as u64;
+        device_bytes += entries * if input.mode == Mode::Buddy { target.device_bytes() } else { ENTRY_BYTES as u64 };
+        for (e, chunk) in t.view.chunks_exact(ENTRY_BYTES).enumerate() {
+            let va = t.base + (e * ENTRY_BYTES) as u64;
+            let entry = MemoryEntry::from_slice(chunk).expect("128 bytes");
+            ctl.preload(va, &entry)?;
+            shadow.insert(va, entry);
+        }
+    }
+
+    if input.corrupt_first_entry {
+        if let Some(t) = traced.iter().find(|t| !t.view.is_empty()) {
+            ctl.corrupt(t.base)?;
+        }
+    }
+    let cycle_ps = config.cycle_ps();
+    let mut l2 = L2Cache::new(L2Config { bytes: config.l2.bytes, ways: config.l2.ways }).map_err(|e| SimError::Config(e.to_string()))?;
+    let mut state = IssueState {
+        outstanding: BinaryHeap::new(),
+        max: config.system.max_outstanding as usize,
+        last_issue: 0,
+        end: 0,
+        latencies: Vec::new(),
+        buddy_requests: 0,
+        checked: 0,
+        epoch_size: config.system.epoch_requests,
+        epochs: Vec::new(),
+        epoch: Epoch::default(),
+        epoch_base: (0, 0, 0),
+        issued: 0,
+        cycle_ps,
+    };
+    let mut out: Vec<MemRequest> = Vec::new();
+    for a in &input.trace.accesses {
+        let t = &mut traced[a.alloc_id as usize];
+        if a.write {
+            let (o, n) = (a.offset as usize, a.size as usize);
+            if let Some(next) = &t.next {
+                if o + n <= next.len() {
+                    t.view[o..o + n].copy_from_slice(&next[o..o + n]);
+                }
+            }
+        }
+        l2.access(layout.va(a), a.size as u64, a.write, &mut out);
+        for r in out.drain(..) {
+            state.issue(&mut ctl, &traced, &layout, &mut shadow, r)?;
+        }
+    }
+    l2.flush(&mut out);
+    for r in out.drain(..) {
+        state.issue(&mut ctl, &traced, &layout, &mut shadow, r)?;
+    }
+    let end = ctl.flush_metadata(state.end).max(state.end);
+    state.close_epoch(&ctl, true);
+
+    // Everything written is still there.
+    let mut vas: Vec<u64> = shadow.keys().copied().collect();
+    vas.sort_unstable();
+    for va in &vas {
+        let got = ctl.peek(*va)?;
+        if got != shadow[va] {
+            return Err(mismatch(*va, "final read-back", end, cycle_ps, &shadow[va], &got));
+        }
+    }
+
+    let time_ps = end.max(1);
+    let md = ctl.metadata_stats();
+    let mut lat = state.latencies.clone();
+    lat.sort_unstable();
+    let p99 = lat.get(((lat.len() as f64 * 0.99).ceil() as usize).saturating_sub(1)).copied().unwrap_or(0);
+    let mean = if lat.is_empty() { 0.0 } else { lat.iter().sum::<u64>() as f64 / lat.len() as f64 };
+    let requests = ctl.stats.reads + ctl.stats.writes;
+    let dram_pj = ctl.hbm.stats.energy_pj(config);
+    let link_pj = ctl.link.stats.energy_pj(config);
+    let wall = started.elapsed().as_secs_f64();
+    Ok(SimReport {
+        workload: input.workload.manifest().workload.clone(),
+        engine: "fast",
+        mode: input.mode,
+        algorithm: input.algorithm.to_string(),
+        snapshot: snap.info().index,
+        trace_accesses: input.trace.accesses.len() as u64,
+        l2: l2.stats(),
+        reads: ctl.stats.reads,
+        writes: ctl.stats.writes,
+        partial_writes: ctl.stats.partial_writes,
+        requests,
+        time_ns: time_ps as f64 / 1000.0,
+        dram_cycles: time_ps as f64 / cycle_ps,
+        device: ctl.hbm.stats,
+        device_bytes: ctl.hbm.stats.bytes(),
+        metadata: md,
+        metadata_hit_rate: md.hit_rate(),
+        buddy_requests: state.buddy_requests,
+        buddy_access_fraction: if requests == 0 { 0.0 } else { state.buddy_requests as f64 / requests as f64 },
+        link: ctl.link.stats,
+        link_read_utilization: ctl.link.stats.read_busy_ps as f64 / time_ps as f64,
+        link_write_utilization: ctl.link.stats.write_busy_ps as f64 / time_ps as f64,
+        read_latency_mean_ns: mean / 1000.0,
+        read_latency_p99_ns: p99 as f64 / 1000.0,
+        compression_ratio: if device_bytes == 0 { 1.0 } else { raw_bytes as f64 / device_bytes as f64 },
+        energy: Energy { dram_pj, link_pj, total_pj: dram_pj + link_pj },
+        checked_reads: state.checked,
+        checked_entries: vas.len() as u64,
+        epochs: state.epochs,
+        wall_seconds: wall,
+        accesses_per_second: input.trace.accesses.len() as f64 / wall.max(1e-9),
+    })
+}
+
+fn mismatch(va: u64, what: &'static str, t: u64, cycle_ps: f64, expected: &MemoryEntry, got: &MemoryEntry) -> SimError {
+    SimError::Mismatch { va, what, ns: t as f64 / 1000.0, cycle: (t as f64 / cycle_ps) as u64, expected: expected.to_hex(), got: got.to_hex() }
+}
+
+/// The issue model and the running counters.
+struct IssueState {
+    outstanding: BinaryHeap<Reverse<u64>>,
+    max: usize,
+    last_issue: u64,
+    end: u64,
+    latencies: Vec<u64>,
+    buddy_requests: u64,
+    checked: u64,
+    epoch_size: u64,
+    epochs: Vec<Epoch>,
+    epoch: Epoch,
+    /// Device bytes, buddy bytes, buddy requests at the start of the epoch.
+    epoch_base: (u64, u64, u64),
+    issued: u64,
+    cycle_ps: f64,
+}
+
+impl IssueState {
+    fn issue(
+        &mut self,
+        ctl: &mut Controllers,
+        traced: &[TracedAllocation],
+        layout: &AddressLayout,
+        shadow: &mut HashMap<u64, MemoryEntry>,
+        r: MemRequest,
+    ) -> Result<(), SimError> {
+        let mut t = self.last_issue;
+        if self.outstanding.len() >= self.max {
+            if let Some(Reverse(done)) = self.outstanding.pop() {
+                t = t.max(done);
+            }
+        }
+        self.last_issue = t;
+        let va = r.entry_va;
+        let info = match r.write_mask {
+            None => {
+                let (entry, info) = ctl.read(va, t)?;
+                let expected = shadow.get(&va).copied().unwrap_or(MemoryEntry::ZERO);
+                if entry != expected {
+                    return Err(mismatch(va, "read response", info.done, self.cycle_ps, &expected, &entry));
+                }
+                self.checked += 1;
+                self.latencies.push(info.done - t);
+                info
+            }
+            Some(mask) => {
+                let value = view_entry(traced, layout, va);
+                let (stored, info) = ctl.write(va, mask, &value, t)?;
+                shadow.insert(va, stored);
+                info
+            }
+        };
+        self.buddy_requests += info.buddy as u64;
+        self.end = self.end.max(info.done);
+        self.outstanding.push(Reverse(info.done));
+        self.issued += 1;
+        if self.issued % self.epoch_size == 0 {
+            self.close_epoch(ctl, false);
+        }
+        Ok(())
+    }
+
+    fn close_epoch(&mut self, ctl: &Controllers, last: bool) {
+        let (d, b, n) = (ctl.hbm.stats.bytes(), ctl.link.stats.read_bytes + ctl.link.stats.write_bytes, self.buddy_requests);
+        if last && self.issued % self.epoch_size == 0 && self.issued > 0 && d == self.epoch_base.0 {
+            return; // nothing since the last full epoch
+        }
+        self.epochs.push(Epoch {
+            requests: self.issued,
+            end_ns: self.end as f64 / 1000.0,
+            device_bytes: d - self.epoch_base.0,
+            buddy_bytes: b - self.epoch_base.1,
+            buddy_requests: n - self.epoch_base.2,
+        });
+        self.epoch_base = (d, b, n);
+        let _ = &self.epoch;
+    }
+}
+
+/// The program's current bytes of the entry at `va`.
+fn view_entry(traced: &[TracedAllocation], layout: &AddressLayout, va: u64) -> [u8; ENTRY_BYTES] {
+    let mut out = [0u8; ENTRY_BYTES];
+    // Allocations are page-aligned and disjoint: find the one holding va.
+    if let Some((i, t)) = traced.iter().enumerate().filter(|(_, t)| t.base <= va && va < t.base + t.view.len() as u64).max_by_key(|(_, t)| t.base) {
+        let o = (va - t.base) as usize;
+        out.copy_from_slice(&traced[i].view[o..o + ENTRY_BYTES]);
+    }
+    let _ = layout;
+    out
+}

@@ -1,0 +1,96 @@
+//! The NVLink buddy link (buddy-memory.md §5): one link per direction,
+//! `gbps` each, packets of a 32-byte control header plus the sectors, and a
+//! buddy access latency of `latency_factor` x the HBM2 latency. Times are
+//! picoseconds; packets are served first come, first served.
+
+use serde::Serialize;
+
+use super::config::SimConfig;
+
+/// Counters of both directions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct LinkStats {
+    /// Packets and bytes (data plus headers) from buddy-memory to the GPU.
+    pub read_packets: u64,
+    pub read_bytes: u64,
+    /// Packets and bytes from the GPU to buddy-memory.
+    pub write_packets: u64,
+    pub write_bytes: u64,
+    /// Picoseconds each direction was busy.
+    pub read_busy_ps: u64,
+    pub write_busy_ps: u64,
+}
+
+impl LinkStats {
+    /// Energy in picojoules.
+    pub fn energy_pj(&self, c: &SimConfig) -> f64 {
+        let factor = if c.energy.switch { 2.0 } else { 1.0 };
+        ((self.read_bytes + self.write_bytes) * 8) as f64 * c.energy.link_pj_per_bit * factor
+    }
+}
+
+/// The buddy link.
+#[derive(Debug, Clone)]
+pub struct Nvlink {
+    ps_per_byte: f64,
+    latency_ps: u64,
+    header: u64,
+    read_free: u64,
+    write_free: u64,
+    pub stats: LinkStats,
+}
+
+impl Nvlink {
+    /// The link of `config`; `hbm_latency_ps` is the HBM2 row-hit latency.
+    pub fn new(config: &SimConfig, hbm_latency_ps: u64) -> Self {
+        Nvlink {
+            ps_per_byte: 1e12 / (config.nvlink.gbps * 1e9),
+            latency_ps: (hbm_latency_ps as f64 * config.nvlink.latency_factor).round() as u64,
+            header: config.nvlink.header_bytes,
+            read_free: 0,
+            write_free: 0,
+            stats: LinkStats::default(),
+        }
+    }
+
+    /// One packet of `bytes` data bytes issued at `t`; returns when the
+    /// data has arrived (read) or been written (write).
+    pub fn transfer(&mut self, bytes: u64, write: bool, t: u64) -> u64 {
+        let total = bytes + self.header;
+        let busy = (total as f64 * self.ps_per_byte).round() as u64;
+        let free = if write { &mut self.write_free } else { &mut self.read_free };
+        let start = t.max(*free);
+        *free = start + busy;
+        let end = *free;
+        if write {
+            self.stats.write_packets += 1;
+            self.stats.write_bytes += total;
+            self.stats.write_busy_ps += busy;
+        } else {
+            self.stats.read_packets += 1;
+            self.stats.read_bytes += total;
+            self.stats.read_busy_ps += busy;
+        }
+        end + self.latency_ps
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bandwidth_and_latency() {
+        let c = SimConfig::default();
+        let mut l = Nvlink::new(&c, 100_000);
+        // 1000 packets of 64 B + 32 B header at 150 GB/s: 96 kB / 150 GB/s = 640 ns.
+        let mut t = 0;
+        for _ in 0..1000 {
+            t = l.transfer(64, false, 0);
+        }
+        assert_eq!(t, 640_000 + 200_000);
+        assert_eq!(l.stats.read_bytes, 96_000);
+        // The write direction is independent.
+        assert_eq!(l.transfer(32, true, 0), 427 + 200_000);
+    }
+}

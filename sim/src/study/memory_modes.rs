@@ -1,0 +1,109 @@
+//! The memory system's performance and energy against the buddy link's
+//! bandwidth (Buddy Compression Fig. 12 and Fig. 13), from fast-mode runs
+//! of a workload's trace ([`crate::memory_system`]): uncompressed once,
+//! bandwidth-only once (it never uses the link), Buddy Compression at each
+//! link bandwidth with the given targets.
+
+use buddy_golden::translation::TargetRatio;
+use buddy_golden::Algorithm;
+use serde::Serialize;
+
+use crate::memory_system::config::SimConfig;
+use crate::memory_system::{run, Mode, SimError, SimInput, SimReport};
+use crate::trace::Trace;
+use crate::workload::Workload;
+
+/// The paper's sweep: 50 to 200 GB/s per direction.
+pub const DEFAULT_LINK_GBPS: [f64; 4] = [50.0, 100.0, 150.0, 200.0];
+
+/// One run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MemoryPoint {
+    pub mode: Mode,
+    /// The Buddy run's targets: `profiled` or `2x` (every allocation 2x,
+    /// which stresses the link); empty for the other modes.
+    pub targets: &'static str,
+    pub link_gbps: f64,
+    pub time_ns: f64,
+    /// Uncompressed time / this time.
+    pub speedup: f64,
+    pub buddy_access_fraction: f64,
+    pub device_bytes: u64,
+    pub buddy_bytes: u64,
+    pub dram_pj: f64,
+    pub link_pj: f64,
+    /// DRAM energy / uncompressed DRAM energy.
+    pub dram_energy_relative: f64,
+    /// (DRAM + link energy) / uncompressed DRAM energy.
+    pub total_energy_relative: f64,
+}
+
+/// The study of one workload.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MemoryModes {
+    pub workload: String,
+    pub algorithm: String,
+    /// Capacity ratio of the Buddy runs' targets over the traced allocations.
+    pub buddy_compression_ratio: f64,
+    pub requests: u64,
+    /// Uncompressed, bandwidth-only, then Buddy at each bandwidth with the
+    /// profiled targets, then with every allocation at 2x.
+    pub points: Vec<MemoryPoint>,
+}
+
+impl MemoryModes {
+    /// Run `trace` over `workload` (memory from its first snapshot) in every
+    /// mode, Buddy at each of `link_gbps` with `targets` (per manifest allocation).
+    ///
+    /// # Errors
+    /// What a run reports ([`SimError`]), e.g. a data mismatch.
+    pub fn new(
+        workload: &Workload,
+        trace: &Trace,
+        targets: Vec<TargetRatio>,
+        algorithm: Algorithm,
+        config: &SimConfig,
+        link_gbps: &[f64],
+    ) -> Result<Self, SimError> {
+        let sim = |mode: Mode, gbps: f64, targets: Option<Vec<TargetRatio>>| -> Result<SimReport, SimError> {
+            let mut c = config.clone();
+            c.nvlink.gbps = gbps;
+            run(&SimInput { workload, trace, targets, snapshot: 0, algorithm, mode, config: &c, corrupt_first_entry: false })
+        };
+        let base = sim(Mode::Uncompressed, config.nvlink.gbps, None)?;
+        let point = |r: &SimReport, gbps: f64, targets: &'static str| MemoryPoint {
+            mode: r.mode,
+            targets,
+            link_gbps: gbps,
+            time_ns: r.time_ns,
+            speedup: base.time_ns / r.time_ns,
+            buddy_access_fraction: r.buddy_access_fraction,
+            device_bytes: r.device_bytes,
+            buddy_bytes: r.link.read_bytes + r.link.write_bytes,
+            dram_pj: r.energy.dram_pj,
+            link_pj: r.energy.link_pj,
+            dram_energy_relative: r.energy.dram_pj / base.energy.dram_pj,
+            total_energy_relative: r.energy.total_pj / base.energy.dram_pj,
+        };
+        let mut points = vec![point(&base, config.nvlink.gbps, "")];
+        let bw = sim(Mode::BandwidthOnly, config.nvlink.gbps, None)?;
+        points.push(point(&bw, config.nvlink.gbps, ""));
+        let mut ratio = 1.0;
+        for &g in link_gbps {
+            let r = sim(Mode::Buddy, g, Some(targets.clone()))?;
+            ratio = r.compression_ratio;
+            points.push(point(&r, g, "profiled"));
+        }
+        for &g in link_gbps {
+            let r = sim(Mode::Buddy, g, None)?;
+            points.push(point(&r, g, "2x"));
+        }
+        Ok(MemoryModes {
+            workload: base.workload.clone(),
+            algorithm: algorithm.to_string(),
+            buddy_compression_ratio: ratio,
+            requests: base.requests,
+            points,
+        })
+    }
+}

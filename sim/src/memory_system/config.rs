@@ -8,7 +8,7 @@ use thiserror::Error;
 use buddy_golden::Algorithm;
 
 /// Every parameter, grouped as in the TOML file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct SimConfig {
     pub system: SystemConfig,
@@ -105,20 +105,6 @@ pub struct EnergyConfig {
     pub link_pj_per_bit: f64,
     /// The buddy link goes through an NVSwitch.
     pub switch: bool,
-}
-
-impl Default for SimConfig {
-    fn default() -> Self {
-        SimConfig {
-            system: SystemConfig::default(),
-            hbm: HbmConfig::default(),
-            nvlink: NvlinkConfig::default(),
-            codec: CodecConfig::default(),
-            metadata_cache: MetadataCacheParams::default(),
-            l2: L2Params::default(),
-            energy: EnergyConfig::default(),
-        }
-    }
 }
 
 impl Default for SystemConfig {

@@ -235,7 +235,7 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
         mapping.push((layout.base[id], size, target));
         traced.push(TracedAllocation { base: layout.base[id], view, next: next_bytes });
     }
-    let pages = PageTable::new(mapping.clone(), layout.heap_base, layout.end, page, input.mode);
+    let pages = PageTable::new(mapping.clone(), layout.heap_base, page, input.mode);
     let mut ctl = Controllers::new(config, input.mode, input.algorithm, pages);
 
     // Initial contents and the shadow copy.
@@ -270,7 +270,6 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
         checked: 0,
         epoch_size: config.system.epoch_requests,
         epochs: Vec::new(),
-        epoch: Epoch::default(),
         epoch_base: (0, 0, 0),
         issued: 0,
         cycle_ps,
@@ -288,12 +287,12 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
         }
         l2.access(layout.va(a), a.size as u64, a.write, &mut out);
         for r in out.drain(..) {
-            state.issue(&mut ctl, &traced, &layout, &mut shadow, r)?;
+            state.issue(&mut ctl, &traced, &mut shadow, r)?;
         }
     }
     l2.flush(&mut out);
     for r in out.drain(..) {
-        state.issue(&mut ctl, &traced, &layout, &mut shadow, r)?;
+        state.issue(&mut ctl, &traced, &mut shadow, r)?;
     }
     let end = ctl.flush_metadata(state.end).max(state.end);
     state.close_epoch(&ctl, true);
@@ -368,7 +367,6 @@ struct IssueState {
     checked: u64,
     epoch_size: u64,
     epochs: Vec<Epoch>,
-    epoch: Epoch,
     /// Device bytes, buddy bytes, buddy requests at the start of the epoch.
     epoch_base: (u64, u64, u64),
     issued: u64,
@@ -380,7 +378,6 @@ impl IssueState {
         &mut self,
         ctl: &mut Controllers,
         traced: &[TracedAllocation],
-        layout: &AddressLayout,
         shadow: &mut HashMap<u64, MemoryEntry>,
         r: MemRequest,
     ) -> Result<(), SimError> {
@@ -404,7 +401,7 @@ impl IssueState {
                 info
             }
             Some(mask) => {
-                let value = view_entry(traced, layout, va);
+                let value = view_entry(traced, va);
                 let (stored, info) = ctl.write(va, mask, &value, t)?;
                 shadow.insert(va, stored);
                 info
@@ -414,7 +411,7 @@ impl IssueState {
         self.end = self.end.max(info.done);
         self.outstanding.push(Reverse(info.done));
         self.issued += 1;
-        if self.issued % self.epoch_size == 0 {
+        if self.issued.is_multiple_of(self.epoch_size) {
             self.close_epoch(ctl, false);
         }
         Ok(())
@@ -422,7 +419,7 @@ impl IssueState {
 
     fn close_epoch(&mut self, ctl: &Controllers, last: bool) {
         let (d, b, n) = (ctl.hbm.stats.bytes(), ctl.link.stats.read_bytes + ctl.link.stats.write_bytes, self.buddy_requests);
-        if last && self.issued % self.epoch_size == 0 && self.issued > 0 && d == self.epoch_base.0 {
+        if last && self.issued.is_multiple_of(self.epoch_size) && self.issued > 0 && d == self.epoch_base.0 {
             return; // nothing since the last full epoch
         }
         self.epochs.push(Epoch {
@@ -433,18 +430,16 @@ impl IssueState {
             buddy_requests: n - self.epoch_base.2,
         });
         self.epoch_base = (d, b, n);
-        let _ = &self.epoch;
     }
 }
 
 /// The program's current bytes of the entry at `va`.
-fn view_entry(traced: &[TracedAllocation], layout: &AddressLayout, va: u64) -> [u8; ENTRY_BYTES] {
+fn view_entry(traced: &[TracedAllocation], va: u64) -> [u8; ENTRY_BYTES] {
     let mut out = [0u8; ENTRY_BYTES];
     // Allocations are page-aligned and disjoint: find the one holding va.
-    if let Some((i, t)) = traced.iter().enumerate().filter(|(_, t)| t.base <= va && va < t.base + t.view.len() as u64).max_by_key(|(_, t)| t.base) {
+    if let Some(t) = traced.iter().find(|t| t.base <= va && va < t.base + t.view.len() as u64) {
         let o = (va - t.base) as usize;
-        out.copy_from_slice(&traced[i].view[o..o + ENTRY_BYTES]);
+        out.copy_from_slice(&t.view[o..o + ENTRY_BYTES]);
     }
-    let _ = layout;
     out
 }

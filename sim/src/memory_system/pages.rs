@@ -30,7 +30,7 @@ pub struct PageTable {
 impl PageTable {
     /// Map `[base, base + size)` of every allocation with its target, in
     /// increasing address order.
-    pub fn new(mut allocations: Vec<(u64, u64, TargetRatio)>, heap_base: u64, va_end: u64, page: PageSize, mode: Mode) -> Self {
+    pub fn new(mut allocations: Vec<(u64, u64, TargetRatio)>, heap_base: u64, page: PageSize, mode: Mode) -> Self {
         allocations.sort_by_key(|a| a.0);
         let pb = page.bytes();
         let mut ptes = HashMap::new();
@@ -56,7 +56,6 @@ impl PageTable {
         }
         let md_base = frame.div_ceil(2 << 20) * (2 << 20);
         let regs = BuddyRegisters { gbbr: GBBR, carve_out_bytes: buddy_units * (pb / 4), md_base, heap_base };
-        let _ = va_end;
         PageTable { page, regs, ptes, device_bytes: frame }
     }
 
@@ -127,7 +126,6 @@ mod tests {
         let t = PageTable::new(
             vec![(0x10_0000, 100_000, TargetRatio::X2), (0x10_0000 + 2 * pb, 10, TargetRatio::X16)],
             0x10_0000,
-            0,
             PageSize::Small64K,
             Mode::Buddy,
         );

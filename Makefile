@@ -11,7 +11,7 @@ SHARED_DATA ?= ../shared/data
 STUDY_OUT ?= $(OUT)/study
 DEBIAN_TOOLS := verilator iverilog yosys
 
-.PHONY: all run test deps build verilog synth lint cosim soak bench fuzz study clean help
+.PHONY: all run test deps build verilog synth lint cosim soak soak-sim bench fuzz study clean help
 
 all: build
 
@@ -21,8 +21,9 @@ help:
 	@echo "make verilog  - regenerate verilog-out/ (commit the result)"
 	@echo "make synth    - Yosys synthesis report into verilog-out/synth/"
 	@echo "make study    - the paper's profiler studies (Fig. 3, 7, 8, 9, 10) on every workload of SHARED_DATA; report in $(STUDY_OUT)/"
-	@echo "make soak     - long property-test runs (not part of make test)"
-	@echo "make bench    - criterion throughput of every golden codec"
+	@echo "make soak     - long property-test runs and soak-sim (not part of make test)"
+	@echo "make soak-sim - the memory system on every shared trace from 3 snapshots with 3 algorithms"
+	@echo "make bench    - criterion throughput of every golden codec and of the fast-mode memory system"
 	@echo "make fuzz     - cargo-fuzz targets round_trip and corrupt_stream (nightly), FUZZ_SECONDS each"
 	@echo "make deps     - install verilator, iverilog and yosys from Debian when missing"
 
@@ -81,9 +82,21 @@ soak: deps
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test translation -- equals_golden
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test metadata_cache -- equals_golden
 	PROPTEST_CASES=1000000 $(CARGO) test --release -p buddy-golden --test roundtrip
+	$(MAKE) soak-sim
+
+# The memory system (fast mode) on every shared trace, from three initial
+# snapshots each, with every algorithm: over 1.5 million trace accesses per
+# mode, every read checked against the shadow memory.
+soak-sim: build
+	@for w in $(SHARED_DATA)/*/; do [ -f "$$w/trace.bin" ] || continue; \
+	  for s in 0 2 7; do for a in bpc zvc mag-bdi; do \
+	    echo "buddy sim $${w%/} --snapshot $$s --algo $$a"; \
+	    $(BUDDY) sim $${w%/} --snapshot $$s --algo $$a --out $(OUT)/soak-sim >/dev/null || exit 1; \
+	  done; done; done; echo "soak-sim: every run matched the shadow memory"
 
 bench: build
 	$(CARGO) bench -p buddy-golden --bench codecs
+	$(CARGO) bench -p buddy-sim --bench fast_mode
 
 # cargo-fuzz needs the nightly toolchain; FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 60

@@ -66,6 +66,32 @@ fn draw_err(path: &Path) -> impl Fn(String) -> anyhow::Error + '_ {
     move |e| anyhow!("cannot draw {}: {e}", path.display())
 }
 
+/// The series legend in the upper right corner.
+fn legend<'a, CT: plotters::coord::CoordTranslate>(chart: &mut ChartContext<'a, BitMapBackend<'a>, CT>, path: &Path) -> anyhow::Result<()> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .label_font((FONT, 15))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| draw_err(path)(format!("{e:?}")))
+}
+
+/// A PNG of `n` panels side by side (900 x 620 pixels each) under `caption`,
+/// each drawn by `draw(area, index)`.
+fn panels(path: &Path, caption: &str, n: usize, draw: impl Fn(&Area, usize) -> anyhow::Result<()>) -> anyhow::Result<()> {
+    register_font();
+    let root = BitMapBackend::new(path, (900 * n.max(1) as u32, 620)).into_drawing_area();
+    let err = draw_err(path);
+    root.fill(&WHITE).map_err(|e| err(format!("{e:?}")))?;
+    let root = root.titled(caption, (FONT, 26)).map_err(|e| err(format!("{e:?}")))?;
+    for (i, area) in root.split_evenly((1, n.max(1))).iter().enumerate().take(n) {
+        draw(area, i)?;
+    }
+    root.present().map_err(|e| anyhow!("cannot write {}: {e:?}", path.display()))
+}
+
 fn x_extent(series: &[Series]) -> Option<(f64, f64)> {
     let xs: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).collect();
     if xs.is_empty() {
@@ -124,15 +150,7 @@ fn line_panel(area: &Area, path: &Path, plot: &LinePlot, log2_x: bool, refs: Ref
                 .map_err(|e| err(format!("{e:?}")))?;
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font((FONT, 15))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(format!("{e:?}")))?;
-    Ok(())
+    legend(&mut chart, path)
 }
 
 /// Draw `plot` into the PNG file `path` (1000 x 600 pixels), x on a log2 scale.
@@ -152,17 +170,8 @@ pub fn line_plot_log2_x(path: &Path, plot: &LinePlot) -> anyhow::Result<()> {
 ///
 /// # Errors
 /// A panel without points, or the file cannot be written.
-pub fn line_panels(path: &Path, caption: &str, panels: &[(LinePlot, References)]) -> anyhow::Result<()> {
-    register_font();
-    let width = 900 * panels.len().max(1) as u32;
-    let root = BitMapBackend::new(path, (width, 620)).into_drawing_area();
-    let err = draw_err(path);
-    root.fill(&WHITE).map_err(|e| err(format!("{e:?}")))?;
-    let root = root.titled(caption, (FONT, 26)).map_err(|e| err(format!("{e:?}")))?;
-    for (area, (plot, refs)) in root.split_evenly((1, panels.len().max(1))).iter().zip(panels) {
-        line_panel(area, path, plot, false, refs)?;
-    }
-    root.present().map_err(|e| anyhow!("cannot write {}: {e:?}", path.display()))
+pub fn line_panels(path: &Path, caption: &str, plots: &[(LinePlot, References)]) -> anyhow::Result<()> {
+    panels(path, caption, plots.len(), |area, i| line_panel(area, path, &plots[i].0, false, plots[i].1))
 }
 
 /// One panel of grouped bars: a group per category (workload), a bar per series.
@@ -236,32 +245,15 @@ fn bar_panel(area: &Area, path: &Path, bars: &Bars) -> anyhow::Result<()> {
             .collect();
         chart.draw_series(labels).map_err(|e| err(format!("{e:?}")))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font((FONT, 15))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(format!("{e:?}")))?;
-    Ok(())
+    legend(&mut chart, path)
 }
 
 /// Draw bar panels side by side into the PNG file `path`.
 ///
 /// # Errors
 /// The file cannot be written.
-pub fn bar_panels(path: &Path, caption: &str, panels: &[Bars]) -> anyhow::Result<()> {
-    register_font();
-    let width = 900 * panels.len().max(1) as u32;
-    let root = BitMapBackend::new(path, (width, 620)).into_drawing_area();
-    let err = draw_err(path);
-    root.fill(&WHITE).map_err(|e| err(format!("{e:?}")))?;
-    let root = root.titled(caption, (FONT, 26)).map_err(|e| err(format!("{e:?}")))?;
-    for (area, bars) in root.split_evenly((1, panels.len().max(1))).iter().zip(panels) {
-        bar_panel(area, path, bars)?;
-    }
-    root.present().map_err(|e| anyhow!("cannot write {}: {e:?}", path.display()))
+pub fn bar_panels(path: &Path, caption: &str, bars: &[Bars]) -> anyhow::Result<()> {
+    panels(path, caption, bars.len(), |area, i| bar_panel(area, path, &bars[i]))
 }
 
 /// Colour of a size class: cold (blue, compressible) to hot (red, RAW), as

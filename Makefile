@@ -77,6 +77,7 @@ cosim: deps
 # 2,000 runs of 1,000 accesses / operations for the translator and the
 # metadata cache, and 1,000,000 golden round trips of every algorithm.
 soak: deps
+	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test bpc -- equals_golden
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test zvc -- equals_golden
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test mag_bdi -- equals_golden
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test translation -- equals_golden

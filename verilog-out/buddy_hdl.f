@@ -1,4 +1,5 @@
 // Verilog sources of buddy-hdl, one per top module.
+bpc_compressor.v
 zvc_compressor.v
 zvc_decompressor.v
 mag_bdi32_compressor.v

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 /// Every delivered module, as `buddy` names them.
-const MODULES: [&str; 10] = [
+const MODULES: [&str; 11] = [
+    "bpc_compressor",
     "zvc_compressor",
     "zvc_decompressor",
     "mag_bdi32_compressor",
@@ -94,10 +95,10 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
 
 #[test]
 fn synth_rejects_an_unknown_module_and_lists_the_valid_ones() {
-    let out = buddy(&["synth", "--module", "bpc_compressor"]);
+    let out = buddy(&["synth", "--module", "bpc_decompressor"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("unknown module 'bpc_compressor'"), "{err}");
+    assert!(err.contains("unknown module 'bpc_decompressor'"), "{err}");
     for m in MODULES {
         assert!(err.contains(m), "{m} missing from: {err}");
     }

@@ -5,6 +5,7 @@
 //!
 //! | module | hardware | golden model |
 //! |---|---|---|
+//! | [`bpc_compressor`] | [`BpcCompressor`] | `buddy_golden::bpc` |
 //! | [`zvc_compressor`] | [`ZvcCompressor`] | `buddy_golden::zvc` |
 //! | [`zvc_decompressor`] | [`ZvcDecompressor`] | `buddy_golden::zvc` |
 //! | [`mag_bdi_compressor`] | [`MagBdiCompressor`] (MAG 16, 32, 64) | `buddy_golden::mag_bdi` |
@@ -17,9 +18,12 @@
 //! [`register_slice::RegisterSlice`] (valid/ready skid buffer),
 //! [`compaction`] (log-depth compaction and expansion networks),
 //! [`mag_bdi_unit`] (one MAG-BDI compressor unit), [`delta_packing`]
-//! (MAG-BDI stream wiring), [`mag_bdi_encodings`] (the encodings per MAG).
+//! (MAG-BDI stream wiring), [`mag_bdi_encodings`] (the encodings per MAG),
+//! [`bpc_symbol_packer`] (BPC symbol concatenation).
 
 pub mod address_translator;
+pub mod bpc_compressor;
+pub mod bpc_symbol_packer;
 pub mod compaction;
 pub mod decompressed_entry;
 pub mod delta_packing;
@@ -35,6 +39,7 @@ pub mod zvc_compressor;
 pub mod zvc_decompressor;
 
 pub use address_translator::{AddressTranslator, Translation};
+pub use bpc_compressor::{BpcCompressed, BpcCompressor};
 pub use decompressed_entry::DecompressedEntry;
 pub use entry_bits::EntryBits;
 pub use metadata_cache::MetadataCache;

@@ -8,9 +8,9 @@
 use crate::cosim::CosimPorts;
 use crate::decompress::{self, StoredEntry};
 use crate::stream::{run_stream, StreamDut, Traffic};
-use crate::{mag_bdi, metadata_cache, translation, zvc};
-use buddy_golden::{Codec, Mag, MagBdi, MemoryEntry, Zvc};
-use buddy_hdl::{AddressTranslator, MagBdiCompressor, MagBdiDecompressor, MetadataCache, ZvcCompressor, ZvcDecompressor};
+use crate::{bpc, mag_bdi, metadata_cache, translation, zvc};
+use buddy_golden::{Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
+use buddy_hdl::{AddressTranslator, BpcCompressor, MagBdiCompressor, MagBdiDecompressor, MetadataCache, ZvcCompressor, ZvcDecompressor};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rust_hdl::prelude::*;
@@ -19,6 +19,7 @@ use std::path::Path;
 /// A delivered top module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HwModule {
+    BpcCompressor,
     ZvcCompressor,
     ZvcDecompressor,
     MagBdiCompressor(Mag),
@@ -54,7 +55,8 @@ pub struct EquivRun {
 
 impl HwModule {
     /// Every delivered module, in `verilog-out/` order.
-    pub const ALL: [HwModule; 10] = [
+    pub const ALL: [HwModule; 11] = [
+        HwModule::BpcCompressor,
         HwModule::ZvcCompressor,
         HwModule::ZvcDecompressor,
         HwModule::MagBdiCompressor(Mag::B32),
@@ -70,6 +72,7 @@ impl HwModule {
     /// The co-simulation ports; `ports().module` is the Verilog module name.
     pub const fn ports(self) -> CosimPorts {
         match self {
+            HwModule::BpcCompressor => bpc::COMPRESSOR_PORTS,
             HwModule::ZvcCompressor => zvc::COMPRESSOR_PORTS,
             HwModule::ZvcDecompressor => zvc::DECOMPRESSOR_PORTS,
             HwModule::MagBdiCompressor(mag) => mag_bdi::compressor_ports(mag),
@@ -100,6 +103,7 @@ impl HwModule {
     /// The golden codec a (de)compressor mirrors; `None` for the others.
     pub fn codec(self) -> Option<Box<dyn Codec>> {
         match self {
+            HwModule::BpcCompressor => Some(Box::new(Bpc)),
             HwModule::ZvcCompressor | HwModule::ZvcDecompressor => Some(Box::new(Zvc)),
             HwModule::MagBdiCompressor(mag) | HwModule::MagBdiDecompressor(mag) => Some(Box::new(MagBdi::new(mag))),
             HwModule::AddressTranslator | HwModule::MetadataCache => None,
@@ -117,6 +121,7 @@ impl HwModule {
         }
         let name = self.name();
         match self {
+            HwModule::BpcCompressor => emit(BpcCompressor::default(), name, revision),
             HwModule::ZvcCompressor => emit(ZvcCompressor::default(), name, revision),
             HwModule::ZvcDecompressor => emit(ZvcDecompressor::default(), name, revision),
             HwModule::MagBdiCompressor(mag) => emit(MagBdiCompressor::new(mag), name, revision),
@@ -142,6 +147,7 @@ impl HwModule {
         let vectors = |lines| VectorFile { file: format!("{}.hex", self.name()), plusargs: ("vectors", "count"), lines };
         let mut rng = ChaCha8Rng::seed_from_u64(VECTOR_SEED);
         match self {
+            HwModule::BpcCompressor => vec![vectors(entries.iter().map(bpc::compressor_vector).collect())],
             HwModule::ZvcCompressor => vec![vectors(entries.iter().map(zvc::compressor_vector).collect())],
             HwModule::MagBdiCompressor(mag) => vec![vectors(entries.iter().map(|e| mag_bdi::compressor_vector(mag, e)).collect())],
             HwModule::ZvcDecompressor | HwModule::MagBdiDecompressor(_) => {
@@ -178,6 +184,10 @@ impl HwModule {
     /// The first difference (index, both values), or outputs lost.
     pub fn check(self, entries: &[MemoryEntry], malformed: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
         match self {
+            HwModule::BpcCompressor => {
+                let expected: Vec<_> = entries.iter().map(|e| Bpc.compress(e)).collect();
+                compare(self.name(), BpcCompressor::default(), entries, &expected, traffic, seed)
+            }
             HwModule::ZvcCompressor => {
                 let expected: Vec<_> = entries.iter().map(|e| Zvc.compress(e)).collect();
                 compare(self.name(), ZvcCompressor::default(), entries, &expected, traffic, seed)
@@ -250,6 +260,9 @@ impl HwModule {
         let mut rng = ChaCha8Rng::seed_from_u64(2);
         let max = 100 * entries.len() as u64 + 100;
         match self {
+            HwModule::BpcCompressor => {
+                run_stream(&mut BpcCompressor::default(), entries, Traffic::RANDOM, &mut rng, max, Some(&mut w));
+            }
             HwModule::ZvcCompressor => {
                 run_stream(&mut ZvcCompressor::default(), entries, Traffic::RANDOM, &mut rng, max, Some(&mut w));
             }

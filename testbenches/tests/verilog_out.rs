@@ -8,7 +8,7 @@ use buddy_testbenches::delivery::{artifacts, verilog_out_dir, without_revision};
 use buddy_testbenches::modules::HwModule;
 use buddy_testbenches::entries::{bundled_workload, random_entries, snapshot_entries};
 use buddy_testbenches::decompress::{self, random_stored, StoredEntry};
-use buddy_testbenches::{mag_bdi, metadata_cache, translation, zvc};
+use buddy_testbenches::{bpc, mag_bdi, metadata_cache, translation, zvc};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use buddy_golden::{Codec, Mag, MagBdi, Zvc};
@@ -102,6 +102,15 @@ fn cosim_entries() -> Vec<MemoryEntry> {
     let mut entries = random_entries(10_000, 99);
     entries.extend(snapshot_entries(&bundled_workload()));
     entries
+}
+
+/// 16,594 entries: 8,000 built plane by plane (every symbol kind and
+/// zero-run length), 2,000 random, the bundled snapshot.
+#[test]
+fn icarus_runs_bpc_compressor_verilog_like_golden() {
+    let lines: Vec<String> = bpc::cosim_entries().iter().map(bpc::compressor_vector).collect();
+    assert!(lines.len() >= 10_000);
+    cosim(&bpc::COMPRESSOR_PORTS, &lines, "cosim-bpc-c");
 }
 
 #[test]

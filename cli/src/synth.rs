@@ -67,14 +67,19 @@ pub struct ModuleSynth {
     pub cells_by_type: BTreeMap<String, u64>,
 }
 
-fn synthesize(dir: &Path, module: &str, work: &Path) -> anyhow::Result<ModuleSynth> {
-    let verilog = std::fs::read_to_string(dir.join(format!("{module}.v")))
-        .with_context(|| format!("cannot read {module}.v in {} (run `make verilog`)", dir.display()))?;
-    let stat = work.join(format!("{module}.stat.json"));
-    let memory_stat = work.join(format!("{module}.memory.json"));
-    let ltp = work.join(format!("{module}.ltp.txt"));
+/// Synthesize `top` (a module, or a stage sub-module `<module>$<stage>`)
+/// from `<module>.v`.
+fn synthesize(dir: &Path, top: &str, work: &Path) -> anyhow::Result<ModuleSynth> {
+    let file = top.split('$').next().unwrap_or(top);
+    let module = top;
+    let verilog = std::fs::read_to_string(dir.join(format!("{file}.v")))
+        .with_context(|| format!("cannot read {file}.v in {} (run `make verilog`)", dir.display()))?;
+    let stem = module.replace('$', "-");
+    let stat = work.join(format!("{stem}.stat.json"));
+    let memory_stat = work.join(format!("{stem}.memory.json"));
+    let ltp = work.join(format!("{stem}.ltp.txt"));
     let script = format!(
-        "read_verilog {module}.v; hierarchy -top {module}; proc; flatten; tee -q -o {} stat -json; \
+        "read_verilog {file}.v; hierarchy -top {module}; proc; flatten; tee -q -o {} stat -json; \
          synth_xilinx -flatten -abc9 -top {module}; tee -q -o {} stat -json; delete t:RAM*; tee -q -o {} ltp -noff",
         memory_stat.display(),
         stat.display(),
@@ -134,7 +139,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let dir = args.dir.unwrap_or_else(|| PathBuf::from(REPO_ROOT).join("verilog-out"));
     let work = std::env::temp_dir().join(format!("buddy-synth-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
-    let chosen: Vec<HwModule> = if args.modules.is_empty() { HwModule::ALL.to_vec() } else { args.modules.clone() };
+    let chosen_modules: Vec<HwModule> = if args.modules.is_empty() { HwModule::ALL.to_vec() } else { args.modules.clone() };
+    // Every module, then each module's pipeline stages on their own.
+    let chosen: Vec<String> = chosen_modules
+        .iter()
+        .map(|m| m.name().to_string())
+        .chain(chosen_modules.iter().flat_map(|m| m.stages().iter().map(move |s| format!("{}${s}", m.name()))))
+        .collect();
     let out = dir.join("synth");
     // Keep the other modules' figures when only some are synthesized.
     let mut previous: Vec<ModuleSynth> = if args.modules.is_empty() {
@@ -152,8 +163,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let Some(m) = chosen.get(i) else { break };
-                eprintln!("synthesizing {} (yosys synth_xilinx)...", m.name());
-                let r = synthesize(&dir, m.name(), &work);
+                eprintln!("synthesizing {m} (yosys synth_xilinx)...");
+                let r = synthesize(&dir, m, &work);
                 if let Ok(r) = &r {
                     eprintln!("  {}: {} cells, {} flip-flops, {:.0} s", r.module, r.cells, r.flip_flops, r.yosys_seconds);
                 }
@@ -166,10 +177,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for r in done.into_inner().unwrap() {
         fresh.push(r?);
     }
-    previous.retain(|p| !fresh.iter().any(|f| f.module == p.module) && HwModule::from_name(&p.module).is_some());
+    let module_of = |name: &str| HwModule::from_name(name.split('$').next().unwrap_or(name));
+    previous.retain(|p| {
+        !fresh.iter().any(|f| f.module == p.module)
+            && module_of(&p.module).is_some_and(|m| !p.module.contains('$') || m.stages().iter().any(|s| p.module.ends_with(&format!("${s}"))))
+    });
     previous.extend(fresh);
-    // Report order: that of HwModule::ALL.
-    let order = |m: &ModuleSynth| HwModule::ALL.iter().position(|h| h.name() == m.module).unwrap_or(usize::MAX);
+    // Report order: that of HwModule::ALL, each module before its stages.
+    let order = |r: &ModuleSynth| {
+        let m = module_of(&r.module);
+        let position = m.and_then(|m| HwModule::ALL.iter().position(|h| *h == m)).unwrap_or(usize::MAX);
+        let stage = m.and_then(|m| m.stages().iter().position(|s| r.module.ends_with(&format!("${s}")))).map_or(0, |i| i + 1);
+        (position, stage)
+    };
     previous.sort_by_key(order);
     let results = previous;
     std::fs::create_dir_all(&out)?;
@@ -185,11 +205,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
          | module | cells | LUTs | flip-flops | CARRY4 | MUXF7/F8 | memory bits | RAM cells | longest path (cells) | yosys time (s) |\n\
          |---|---|---|---|---|---|---|---|---|---|\n",
     );
-    for r in &results {
-        md += &format!(
+    let row = |r: &ModuleSynth| {
+        format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             r.module, r.cells, r.luts, r.flip_flops, r.carry4, r.muxf7_f8, r.memory_bits, r.ram_cells, r.longest_path_cells, r.yosys_seconds
-        );
+        )
+    };
+    for r in results.iter().filter(|r| !r.module.contains('$')) {
+        md += &row(r);
+    }
+    if results.iter().any(|r| r.module.contains('$')) {
+        md += "\nPipeline stages: the combinational block between two stage registers, synthesized on its own \
+               (`<module>$<stage>`, ports as its inputs and outputs, so its longest path is the stage's logic depth).\n\n\
+               | stage | cells | LUTs | flip-flops | CARRY4 | MUXF7/F8 | memory bits | RAM cells | longest path (cells) | yosys time (s) |\n\
+               |---|---|---|---|---|---|---|---|---|---|\n";
+        for r in results.iter().filter(|r| r.module.contains('$')) {
+            md += &row(r);
+        }
     }
     std::fs::write(out.join("report.md"), &md)?;
     print!("{md}");

@@ -19,11 +19,14 @@
 //! [`compaction`] (log-depth compaction and expansion networks),
 //! [`mag_bdi_unit`] (one MAG-BDI compressor unit), [`delta_packing`]
 //! (MAG-BDI stream wiring), [`mag_bdi_encodings`] (the encodings per MAG),
-//! [`bpc_symbol_packer`] (BPC symbol concatenation).
+//! [`bpc_transform`], [`bpc_zero_runs`], [`bpc_symbol_packer`] (the BPC
+//! compressor's stages).
 
 pub mod address_translator;
 pub mod bpc_compressor;
 pub mod bpc_symbol_packer;
+pub mod bpc_transform;
+pub mod bpc_zero_runs;
 pub mod compaction;
 pub mod decompressed_entry;
 pub mod delta_packing;

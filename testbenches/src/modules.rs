@@ -82,6 +82,15 @@ impl HwModule {
         }
     }
 
+    /// The module's pipeline stages that are sub-modules of their own
+    /// (`<name>$<stage>` in its Verilog), for per-stage synthesis figures.
+    pub const fn stages(self) -> &'static [&'static str] {
+        match self {
+            HwModule::BpcCompressor => &["transform", "runs", "leaves", "root"],
+            _ => &[],
+        }
+    }
+
     /// The self-checking Verilog testbench `<name>_tb`.
     pub fn testbench(self) -> String {
         match self {

@@ -1,0 +1,225 @@
+//! Stage 1 of [`crate::BpcCompressor`]: the DBX transform of one
+//! memory-entry and the symbol of every bit-plane and of the base word
+//! (bpc.md §2, §4, §5), as 35 symbol slots in emission order.
+
+use crate::entry_bits::EntryBits;
+use rust_hdl::prelude::*;
+
+/// Bit-planes of 33-bit deltas.
+const PLANES: usize = 33;
+
+fn arr<T: Default, const M: usize>() -> [T; M] {
+    std::array::from_fn(|_| T::default())
+}
+
+seq_macro::seq!(J in 0..35 {
+/// Combinational: the entry's symbols, before zero planes are merged into
+/// runs.
+///
+/// | port | width | dir | meaning |
+/// |---|---|---|---|
+/// | `entry` | 1024 | in | `w[i]` at `[32i +: 32]` |
+/// | `code0` .. `code34` | 32 each | out | slot `N`: code word and payload, first emitted bit at bit `len - 1` |
+/// | `len0` .. `len34` | 32 each | out | slot `N`'s bits (0..=32) |
+/// | `zero0` .. `zero34` | 1 each | out | slot `N` is a plane with `DBX == 0` (its code is decided by the run merge) |
+///
+/// Slots: 0 = the base-word symbol (`1` alone when the base is stored
+/// uncompressed), 1 = the 32-bit base payload of an uncompressed base (else
+/// empty), `2 + i` = plane `32 - i`.
+///
+/// Logic: 31 subtractions `w[k+1] - w[k]` and signed compares (bit 32 of the
+/// 33-bit delta is `s(w[k+1]) < s(w[k])`); the planes are a transpose
+/// (wiring); per plane in parallel `DBX`, its lowest set bit `l = x & -x`
+/// and that bit's position, and the mandatory priority ALL1, DBP0, TWO1
+/// (`x == l | l << 1`), ONE1 (`x == l`), RAW; the base class from three adds
+/// and compares.
+#[derive(LogicBlock)]
+pub struct BpcTransform {
+    pub entry: Signal<In, EntryBits>,
+    #( pub code~J: Signal<Out, Bits<32>>, )*
+    #( pub len~J: Signal<Out, Bits<32>>, )*
+    #( pub zero~J: Signal<Out, Bit>, )*
+    msb: Constant<Bits<32>>,
+    all1: Constant<Bits<32>>,
+    index: [Constant<Bits<32>>; 31],
+    w: [Signal<Local, Bits<32>>; 32],
+    lo: [Signal<Local, Bits<32>>; 31],
+    signs: Signal<Local, Bits<32>>,
+    dbp: [Signal<Local, Bits<32>>; PLANES],
+    dbx: [Signal<Local, Bits<32>>; PLANES],
+    low: [Signal<Local, Bits<32>>; PLANES],
+    pos: [Signal<Local, Bits<32>>; PLANES],
+    pcode: [Signal<Local, Bits<32>>; PLANES],
+    plen: [Signal<Local, Bits<32>>; PLANES],
+    base_sums: [Signal<Local, Bits<32>>; 3],
+    base_code: Signal<Local, Bits<32>>,
+    base_len: Signal<Local, Bits<32>>,
+    base_raw: Signal<Local, Bit>,
+    slot_code: [Signal<Local, Bits<32>>; 35],
+    slot_len: [Signal<Local, Bits<32>>; 35],
+    slot_zero: [Signal<Local, Bit>; 35],
+}
+
+impl Default for BpcTransform {
+    fn default() -> Self {
+        BpcTransform {
+            entry: Default::default(),
+            #( code~J: Default::default(), )*
+            #( len~J: Default::default(), )*
+            #( zero~J: Default::default(), )*
+            msb: Constant::new(0x8000_0000u64.into()),
+            all1: Constant::new(0x7FFF_FFFFu64.into()),
+            index: std::array::from_fn(|j| Constant::new((j as u64).into())),
+            w: arr(),
+            lo: arr(),
+            signs: Default::default(),
+            dbp: arr(),
+            dbx: arr(),
+            low: arr(),
+            pos: arr(),
+            pcode: arr(),
+            plen: arr(),
+            base_sums: arr(),
+            base_code: Default::default(),
+            base_len: Default::default(),
+            base_raw: Default::default(),
+            slot_code: arr(),
+            slot_len: arr(),
+            slot_zero: arr(),
+        }
+    }
+}
+
+impl Logic for BpcTransform {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.w[0].next = self.entry.val().w0;
+        self.w[1].next = self.entry.val().w1;
+        self.w[2].next = self.entry.val().w2;
+        self.w[3].next = self.entry.val().w3;
+        self.w[4].next = self.entry.val().w4;
+        self.w[5].next = self.entry.val().w5;
+        self.w[6].next = self.entry.val().w6;
+        self.w[7].next = self.entry.val().w7;
+        self.w[8].next = self.entry.val().w8;
+        self.w[9].next = self.entry.val().w9;
+        self.w[10].next = self.entry.val().w10;
+        self.w[11].next = self.entry.val().w11;
+        self.w[12].next = self.entry.val().w12;
+        self.w[13].next = self.entry.val().w13;
+        self.w[14].next = self.entry.val().w14;
+        self.w[15].next = self.entry.val().w15;
+        self.w[16].next = self.entry.val().w16;
+        self.w[17].next = self.entry.val().w17;
+        self.w[18].next = self.entry.val().w18;
+        self.w[19].next = self.entry.val().w19;
+        self.w[20].next = self.entry.val().w20;
+        self.w[21].next = self.entry.val().w21;
+        self.w[22].next = self.entry.val().w22;
+        self.w[23].next = self.entry.val().w23;
+        self.w[24].next = self.entry.val().w24;
+        self.w[25].next = self.entry.val().w25;
+        self.w[26].next = self.entry.val().w26;
+        self.w[27].next = self.entry.val().w27;
+        self.w[28].next = self.entry.val().w28;
+        self.w[29].next = self.entry.val().w29;
+        self.w[30].next = self.entry.val().w30;
+        self.w[31].next = self.entry.val().w31;
+        // Deltas mod 2^32 and their signs: bit 32 of the 33-bit signed
+        // difference is s(w[k+1]) < s(w[k]), an unsigned compare with the
+        // sign bits flipped.
+        self.signs.next = 0.into();
+        for k in 0..31 {
+            self.lo[k].next = self.w[k + 1].val() - self.w[k].val();
+            self.signs.next = self.signs.val().replace_bit(k, (self.w[k + 1].val() ^ self.msb.val()) < (self.w[k].val() ^ self.msb.val()));
+        }
+        // Bit-planes: a transpose, pure wiring.
+        for b in 0..32 {
+            self.dbp[b].next = 0.into();
+            for k in 0..31 {
+                self.dbp[b].next = self.dbp[b].val().replace_bit(k, self.lo[k].val().get_bit(b));
+            }
+        }
+        self.dbp[32].next = self.signs.val();
+        for b in 0..32 {
+            self.dbx[b].next = self.dbp[b].val() ^ self.dbp[b + 1].val();
+        }
+        self.dbx[32].next = self.dbp[32].val();
+        for b in 0..33 {
+            // Lowest set bit and its position.
+            self.low[b].next = self.dbx[b].val() & ((!self.dbx[b].val()) + bits::<32>(1));
+            self.pos[b].next = 0.into();
+            for j in 0..31 {
+                if self.low[b].val().get_bit(j) {
+                    self.pos[b].next = self.index[j].val();
+                }
+            }
+            // Mandatory priority, lowest first so that the last match wins:
+            // RAW, ONE1, TWO1, DBP0, ALL1 (code word and payload, MSB first).
+            self.pcode[b].next = self.msb.val() | self.dbx[b].val();
+            self.plen[b].next = 32.into();
+            if self.dbx[b].val() == self.low[b].val() {
+                self.pcode[b].next = self.pos[b].val() | bits::<32>(0x60);
+                self.plen[b].next = 10.into();
+            }
+            if self.dbx[b].val() == (self.low[b].val() | (self.low[b].val() << 1)) {
+                self.pcode[b].next = self.pos[b].val() | bits::<32>(0x40);
+                self.plen[b].next = 10.into();
+            }
+            if !self.dbp[b].val().any() {
+                self.pcode[b].next = 1.into();
+                self.plen[b].next = 5.into();
+            }
+            if self.dbx[b].val() == self.all1.val() {
+                self.pcode[b].next = 0.into();
+                self.plen[b].next = 5.into();
+            }
+        }
+        // Base word (bpc.md §4): -8 <= v <= 7 iff v + 8 < 16, and so on.
+        self.base_sums[0].next = self.w[0].val() + bits::<32>(8);
+        self.base_sums[1].next = self.w[0].val() + bits::<32>(128);
+        self.base_sums[2].next = self.w[0].val() + bits::<32>(32768);
+        self.base_raw.next = true;
+        self.base_code.next = 1.into();
+        self.base_len.next = 1.into();
+        if self.base_sums[2].val() < bits::<32>(65536) {
+            self.base_raw.next = false;
+            self.base_code.next = (self.w[0].val() & bits::<32>(0xFFFF)) | bits::<32>(0x30000);
+            self.base_len.next = 19.into();
+        }
+        if self.base_sums[1].val() < bits::<32>(256) {
+            self.base_code.next = (self.w[0].val() & bits::<32>(0xFF)) | bits::<32>(0x200);
+            self.base_len.next = 11.into();
+        }
+        if self.base_sums[0].val() < bits::<32>(16) {
+            self.base_code.next = (self.w[0].val() & bits::<32>(0xF)) | bits::<32>(0x10);
+            self.base_len.next = 7.into();
+        }
+        if !self.w[0].val().any() {
+            self.base_code.next = 0.into();
+            self.base_len.next = 3.into();
+        }
+
+        // Slots in emission order.
+        self.slot_code[0].next = self.base_code.val();
+        self.slot_len[0].next = self.base_len.val();
+        self.slot_zero[0].next = false;
+        self.slot_code[1].next = self.w[0].val();
+        self.slot_len[1].next = 0.into();
+        if self.base_raw.val() {
+            self.slot_len[1].next = 32.into();
+        }
+        self.slot_zero[1].next = false;
+        for i in 0..33 {
+            self.slot_code[i + 2].next = self.pcode[32 - i].val();
+            self.slot_len[i + 2].next = self.plen[32 - i].val();
+            self.slot_zero[i + 2].next = !self.dbx[32 - i].val().any();
+        }
+        #(
+            self.code~J.next = self.slot_code[J].val();
+            self.len~J.next = self.slot_len[J].val();
+            self.zero~J.next = self.slot_zero[J].val();
+        )*
+    }
+}
+});

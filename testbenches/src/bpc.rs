@@ -3,27 +3,13 @@
 //! every BPC symbol kind and every zero-run length.
 
 use crate::cosim::CosimPorts;
-use crate::stream::{compressed_from_ports, to_bits, StreamDut};
 use crate::zvc::compressed_fields;
 use buddy_golden::bpc::PLANES;
-use buddy_golden::{Bpc, Codec, CompressedEntry, MemoryEntry};
+use buddy_golden::{Bpc, Codec, MemoryEntry};
 use buddy_hdl::BpcCompressor;
 use proptest::prelude::*;
 
-impl StreamDut for BpcCompressor {
-    type Input = MemoryEntry;
-    type Output = CompressedEntry;
-    fn drive_input(&mut self, valid: bool, data: &MemoryEntry) {
-        self.in_valid.next = valid;
-        self.in_entry.next = to_bits(data);
-    }
-    crate::stream_handshake!();
-    fn output(&self) -> Option<CompressedEntry> {
-        self.out_valid.val().then(|| {
-            compressed_from_ports(self.out_class.val().to_u32(), self.out_stream_bits.val().to_u32(), &self.out_payload.val())
-        })
-    }
-}
+crate::compressor_dut!(BpcCompressor);
 
 /// Co-simulation ports of `bpc_compressor`: vector line =
 /// `{in_entry, out_payload, out_class, out_stream_bits}`.

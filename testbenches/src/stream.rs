@@ -37,6 +37,41 @@ macro_rules! stream_handshake {
     };
 }
 
+/// Random bubble and backpressure rates for property tests: the source
+/// offers and the sink accepts with probabilities in 0.3..=1.0.
+pub fn random_traffic() -> impl proptest::strategy::Strategy<Value = Traffic> {
+    use proptest::strategy::Strategy;
+    (0.3f64..=1.0, 0.3f64..=1.0).prop_map(|(p_valid, p_ready)| Traffic { p_valid, p_ready })
+}
+
+/// Property-test cases: `PROPTEST_CASES` when set (`make soak`), else `default`.
+pub fn proptest_cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// `StreamDut` for a compressor with the common ports (`in_entry`,
+/// `out_payload`, `out_class`, `out_stream_bits` and the handshakes),
+/// output as the golden `CompressedEntry`.
+#[macro_export]
+macro_rules! compressor_dut {
+    ($t:ty) => {
+        impl $crate::stream::StreamDut for $t {
+            type Input = buddy_golden::MemoryEntry;
+            type Output = buddy_golden::CompressedEntry;
+            fn drive_input(&mut self, valid: bool, data: &Self::Input) {
+                self.in_valid.next = valid;
+                self.in_entry.next = $crate::stream::to_bits(data);
+            }
+            $crate::stream_handshake!();
+            fn output(&self) -> Option<Self::Output> {
+                self.out_valid.val().then(|| {
+                    $crate::stream::compressed_from_ports(self.out_class.val().to_u32(), self.out_stream_bits.val().to_u32(), &self.out_payload.val())
+                })
+            }
+        }
+    };
+}
+
 /// What a compressor's `out_class`, `out_stream_bits` and `out_payload`
 /// ports hold, as the golden model's type.
 ///

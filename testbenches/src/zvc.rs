@@ -3,24 +3,10 @@
 
 use crate::cosim::{hex_field, CosimPorts};
 use crate::decompress::{DECOMPRESSOR_INPUTS, DECOMPRESSOR_OUTPUTS};
-use crate::stream::{compressed_from_ports, to_bits, StreamDut};
 use buddy_golden::{Codec, CompressedEntry, MemoryEntry, Zvc};
 use buddy_hdl::{ZvcCompressor, ZvcDecompressor};
 
-impl StreamDut for ZvcCompressor {
-    type Input = MemoryEntry;
-    type Output = CompressedEntry;
-    fn drive_input(&mut self, valid: bool, data: &MemoryEntry) {
-        self.in_valid.next = valid;
-        self.in_entry.next = to_bits(data);
-    }
-    crate::stream_handshake!();
-    fn output(&self) -> Option<CompressedEntry> {
-        self.out_valid.val().then(|| {
-            compressed_from_ports(self.out_class.val().to_u32(), self.out_stream_bits.val().to_u32(), &self.out_payload.val())
-        })
-    }
-}
+crate::compressor_dut!(ZvcCompressor);
 
 crate::decompressor_dut!(ZvcDecompressor);
 

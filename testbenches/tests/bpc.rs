@@ -9,6 +9,7 @@ use buddy_testbenches::bpc::plane_entry;
 use buddy_testbenches::entries::{bundled_workload, random_entries, sample, snapshot_entries};
 use buddy_testbenches::stream::{check_against, run_stream, Traffic};
 use proptest::prelude::*;
+use buddy_testbenches::stream::{proptest_cases, random_traffic};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -89,21 +90,14 @@ fn plane_entries_reach_every_symbol_and_run_length() {
     assert_eq!(runs, (1..=33).collect(), "missing run lengths");
 }
 
-fn traffic() -> impl Strategy<Value = Traffic> {
-    (0.3f64..=1.0, 0.3f64..=1.0).prop_map(|(p_valid, p_ready)| Traffic { p_valid, p_ready })
-}
 
-/// Cases from `PROPTEST_CASES` when set, else `default`.
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
 
 proptest! {
     // 50 batches of 200 entries: 10,000 entries (`make soak`: 2,000 batches).
-    #![proptest_config(ProptestConfig::with_cases(cases(50)))]
+    #![proptest_config(ProptestConfig::with_cases(proptest_cases(50)))]
 
     #[test]
-    fn compressor_equals_golden(entries in proptest::collection::vec(plane_entry(), 200), traffic in traffic(), seed in any::<u64>()) {
+    fn compressor_equals_golden(entries in proptest::collection::vec(plane_entry(), 200), traffic in random_traffic(), seed in any::<u64>()) {
         let expected: Vec<_> = entries.iter().map(|e| Bpc.compress(e)).collect();
         let mut dut = BpcCompressor::default();
         let run = run_stream(&mut dut, &entries, traffic, &mut ChaCha8Rng::seed_from_u64(seed), 20_000, None);

@@ -9,6 +9,7 @@ use buddy_testbenches::entries::{bundled_workload, mag_boundary_entry, sample, s
 use buddy_testbenches::mag_bdi::expected_compressed;
 use buddy_testbenches::stream::{check_against, run_stream, Traffic};
 use proptest::prelude::*;
+use buddy_testbenches::stream::{proptest_cases, random_traffic};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeSet;
@@ -42,14 +43,7 @@ fn decompressor_input(mag: Mag) -> impl Strategy<Value = StoredEntry> {
     ]
 }
 
-fn traffic() -> impl Strategy<Value = Traffic> {
-    (0.3f64..=1.0, 0.3f64..=1.0).prop_map(|(p_valid, p_ready)| Traffic { p_valid, p_ready })
-}
 
-/// Cases from `PROPTEST_CASES` when set, else `default`.
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
 
 fn compressor_case(mag: Mag, entries: &[MemoryEntry], traffic: Traffic, seed: u64) -> Result<(), TestCaseError> {
     let expected: Vec<_> = entries.iter().map(|e| expected_compressed(mag, e)).collect();
@@ -71,35 +65,35 @@ fn decompressor_case(mag: Mag, inputs: &[StoredEntry], traffic: Traffic, seed: u
 proptest! {
     // 50 batches of 200 entries: 10,000 entries per module and MAG
     // (PROPTEST_CASES overrides the batch count: `make soak`).
-    #![proptest_config(ProptestConfig::with_cases(cases(50)))]
+    #![proptest_config(ProptestConfig::with_cases(proptest_cases(50)))]
 
     #[test]
-    fn mag32_compressor_equals_golden(entries in proptest::collection::vec(compressor_input(), 200), traffic in traffic(), seed in any::<u64>()) {
+    fn mag32_compressor_equals_golden(entries in proptest::collection::vec(compressor_input(), 200), traffic in random_traffic(), seed in any::<u64>()) {
         compressor_case(Mag::B32, &entries, traffic, seed)?;
     }
 
     #[test]
-    fn mag16_compressor_equals_golden(entries in proptest::collection::vec(compressor_input(), 200), traffic in traffic(), seed in any::<u64>()) {
+    fn mag16_compressor_equals_golden(entries in proptest::collection::vec(compressor_input(), 200), traffic in random_traffic(), seed in any::<u64>()) {
         compressor_case(Mag::B16, &entries, traffic, seed)?;
     }
 
     #[test]
-    fn mag64_compressor_equals_golden(entries in proptest::collection::vec(compressor_input(), 200), traffic in traffic(), seed in any::<u64>()) {
+    fn mag64_compressor_equals_golden(entries in proptest::collection::vec(compressor_input(), 200), traffic in random_traffic(), seed in any::<u64>()) {
         compressor_case(Mag::B64, &entries, traffic, seed)?;
     }
 
     #[test]
-    fn mag32_decompressor_equals_golden(inputs in proptest::collection::vec(decompressor_input(Mag::B32), 200), traffic in traffic(), seed in any::<u64>()) {
+    fn mag32_decompressor_equals_golden(inputs in proptest::collection::vec(decompressor_input(Mag::B32), 200), traffic in random_traffic(), seed in any::<u64>()) {
         decompressor_case(Mag::B32, &inputs, traffic, seed)?;
     }
 
     #[test]
-    fn mag16_decompressor_equals_golden(inputs in proptest::collection::vec(decompressor_input(Mag::B16), 200), traffic in traffic(), seed in any::<u64>()) {
+    fn mag16_decompressor_equals_golden(inputs in proptest::collection::vec(decompressor_input(Mag::B16), 200), traffic in random_traffic(), seed in any::<u64>()) {
         decompressor_case(Mag::B16, &inputs, traffic, seed)?;
     }
 
     #[test]
-    fn mag64_decompressor_equals_golden(inputs in proptest::collection::vec(decompressor_input(Mag::B64), 200), traffic in traffic(), seed in any::<u64>()) {
+    fn mag64_decompressor_equals_golden(inputs in proptest::collection::vec(decompressor_input(Mag::B64), 200), traffic in random_traffic(), seed in any::<u64>()) {
         decompressor_case(Mag::B64, &inputs, traffic, seed)?;
     }
 }

@@ -7,12 +7,10 @@ use buddy_golden::translation::MetadataNibble;
 use buddy_hdl::MetadataCache;
 use buddy_testbenches::metadata_cache::{expected, random_ops, run_cache, CacheOp, CacheTraffic, MemRequest};
 use proptest::prelude::*;
+use buddy_testbenches::stream::{proptest_cases};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
 
 fn traffic() -> impl Strategy<Value = CacheTraffic> {
     (0.3f64..=1.0, 0.3f64..=1.0, 0.3f64..=1.0, 0.1f64..=1.0).prop_map(|(p_request, p_response_ready, p_memory_ready, p_fill)| {
@@ -23,7 +21,7 @@ fn traffic() -> impl Strategy<Value = CacheTraffic> {
 proptest! {
     // 100 sequences of 1,000 operations (then a flush, so that the memory
     // images must agree too): 100,000 operations.
-    #![proptest_config(ProptestConfig::with_cases(cases(100)))]
+    #![proptest_config(ProptestConfig::with_cases(proptest_cases(100)))]
 
     #[test]
     fn cache_equals_golden(seed in any::<u64>(), traffic in traffic()) {

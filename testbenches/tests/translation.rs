@@ -8,17 +8,15 @@ use buddy_hdl::AddressTranslator;
 use buddy_testbenches::stream::{run_stream, Traffic};
 use buddy_testbenches::translation::{expected_translation, random_accesses, random_registers, Access, Translated};
 use proptest::prelude::*;
+use buddy_testbenches::stream::{proptest_cases};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
 
 proptest! {
     // 100 runs of 1,000 accesses: 100,000 accesses, each run with its own
     // random registers and stall rates on both ports.
-    #![proptest_config(ProptestConfig::with_cases(cases(100)))]
+    #![proptest_config(ProptestConfig::with_cases(proptest_cases(100)))]
 
     #[test]
     fn translator_equals_golden(seed in any::<u64>(), p_valid in 0.3f64..=1.0, p_ready in 0.3f64..=1.0) {

@@ -7,6 +7,7 @@ use buddy_testbenches::entries::{bundled_workload, snapshot_entries, sparse_entr
 use buddy_testbenches::stream::{check_against, run_stream, Traffic};
 use buddy_testbenches::decompress::{self, StoredEntry};
 use proptest::prelude::*;
+use buddy_testbenches::stream::{proptest_cases, random_traffic};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -44,22 +45,15 @@ fn decompressor_input() -> impl Strategy<Value = StoredEntry> {
     ]
 }
 
-fn traffic() -> impl Strategy<Value = Traffic> {
-    (0.3f64..=1.0, 0.3f64..=1.0).prop_map(|(p_valid, p_ready)| Traffic { p_valid, p_ready })
-}
 
-/// Cases from `PROPTEST_CASES` when set, else `default`.
-fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
 
 proptest! {
     // 50 batches of 200 entries: 10,000 entries per module (PROPTEST_CASES
     // overrides the batch count: `make soak`).
-    #![proptest_config(ProptestConfig::with_cases(cases(50)))]
+    #![proptest_config(ProptestConfig::with_cases(proptest_cases(50)))]
 
     #[test]
-    fn compressor_equals_golden(entries in proptest::collection::vec(sparse_entry(), 200), traffic in traffic(), seed in any::<u64>()) {
+    fn compressor_equals_golden(entries in proptest::collection::vec(sparse_entry(), 200), traffic in random_traffic(), seed in any::<u64>()) {
         let expected: Vec<_> = entries.iter().map(|e| Zvc.compress(e)).collect();
         let mut dut = ZvcCompressor::default();
         let run = run_stream(&mut dut, &entries, traffic, &mut ChaCha8Rng::seed_from_u64(seed), 20_000, None);
@@ -67,7 +61,7 @@ proptest! {
     }
 
     #[test]
-    fn decompressor_equals_golden(inputs in proptest::collection::vec(decompressor_input(), 200), traffic in traffic(), seed in any::<u64>()) {
+    fn decompressor_equals_golden(inputs in proptest::collection::vec(decompressor_input(), 200), traffic in random_traffic(), seed in any::<u64>()) {
         let expected: Vec<_> = inputs.iter().map(expected_decompressed).collect();
         let mut dut = ZvcDecompressor::default();
         let run = run_stream(&mut dut, &inputs, traffic, &mut ChaCha8Rng::seed_from_u64(seed), 20_000, None);

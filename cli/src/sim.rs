@@ -85,8 +85,28 @@ pub fn prepare(path: &Path, annotation: Option<&Path>, snapshot: Option<usize>) 
 /// # Errors
 /// What the simulator reports (data mismatch, fault, bad input).
 pub fn simulate(p: &Prepared, mode: Mode, algorithm: Algorithm, config: &SimConfig) -> anyhow::Result<SimReport> {
-    let input = SimInput { workload: &p.workload, trace: &p.trace, targets: p.targets.clone(), snapshot: p.snapshot, algorithm, mode, config, corrupt_first_entry: false };
-    run_sim(&input).with_context(|| format!("{} mode", mode.name()))
+    // Drawn on stderr only when it is a terminal, and cleared at the end.
+    let bar = indicatif::ProgressBar::new(p.trace.accesses.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} {bar:40} {human_pos}/{human_len} accesses ({eta})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_message(format!("{} mode", mode.name()));
+    let progress = |n: u64| bar.set_position(n);
+    let input = SimInput {
+        workload: &p.workload,
+        trace: &p.trace,
+        targets: p.targets.clone(),
+        snapshot: p.snapshot,
+        algorithm,
+        mode,
+        config,
+        progress: Some(&progress),
+        corrupt_first_entry: false,
+    };
+    let report = run_sim(&input).with_context(|| format!("{} mode", mode.name()));
+    bar.finish_and_clear();
+    report
 }
 
 /// The summary table of some runs of one workload.
@@ -247,7 +267,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let mut reports = Vec::new();
     for m in modes {
-        eprintln!("simulating {} in {} mode ...", prepared.workload.manifest().workload, m.name());
         reports.push(simulate(&prepared, m, args.algo, &config)?);
     }
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;

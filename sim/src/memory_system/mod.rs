@@ -103,6 +103,9 @@ pub struct SimInput<'a> {
     pub algorithm: Algorithm,
     pub mode: Mode,
     pub config: &'a SimConfig,
+    /// Called with the number of trace accesses done, every 65,536 of them
+    /// (a progress bar).
+    pub progress: Option<&'a dyn Fn(u64)>,
     /// Test hook for the checker itself: flip one bit of the first traced
     /// entry's stored data after the initial contents are written, so the
     /// run must stop with a mismatch (or a decode error) when it reads it.
@@ -275,7 +278,12 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
         cycle_ps,
     };
     let mut out: Vec<MemRequest> = Vec::new();
-    for a in &input.trace.accesses {
+    for (n, a) in input.trace.accesses.iter().enumerate() {
+        if let Some(report) = input.progress {
+            if n % 65_536 == 0 {
+                report(n as u64);
+            }
+        }
         let t = &mut traced[a.alloc_id as usize];
         if a.write {
             let (o, n) = (a.offset as usize, a.size as usize);

@@ -69,7 +69,15 @@ pub fn prepare(path: &Path, annotation: Option<&Path>, snapshot: Option<usize>) 
     buddy_sim::memory_system::check_trace(&workload, &trace).with_context(|| format!("workload {}", path.display()))?;
     let manifest = workload.manifest();
     let names: Vec<String> = manifest.snapshots[0].allocations.iter().map(|a| a.name.clone()).collect();
-    let targets = annotation.map(|a| AnnotationFile::read_targets(a, &manifest.workload, &names)).transpose()?;
+    let targets = annotation
+        .map(|a| -> anyhow::Result<Vec<TargetRatio>> {
+            let file = AnnotationFile::read(a)?;
+            if file.workload != manifest.workload {
+                bail!("annotation {} is for workload '{}', not '{}'", a.display(), file.workload, manifest.workload);
+            }
+            Ok(file.targets(a, &manifest.workload, &names)?)
+        })
+        .transpose()?;
     let position = match snapshot {
         None => 0,
         Some(index) => manifest.snapshots.iter().position(|s| s.index == index).with_context(|| {

@@ -75,6 +75,9 @@ fn bad_inputs_are_reported_before_the_run() {
     fs::write(&ann, r#"{"format": "buddy-targets/1", "workload": "minife", "allocations": [{"name": "nope", "target": "2x"}]}"#).unwrap();
     let err = failure(&buddy(&["sim", "--annotation", ann.to_str().unwrap(), "--out", o]));
     assert!(err.contains("'nope' is not an allocation"), "{err}");
+    fs::write(&ann, r#"{"format": "buddy-targets/1", "workload": "hpgmg", "default_target": "2x", "allocations": []}"#).unwrap();
+    let err = failure(&buddy(&["sim", "--annotation", ann.to_str().unwrap(), "--out", o]));
+    assert!(err.contains("is for workload 'hpgmg', not 'minife'"), "{err}");
     // A trace allocation marked in_snapshot that the manifest lacks.
     let w = bundled_copy_with_trace();
     edit_json(w.path(), "trace_meta.json", |m| {

@@ -146,7 +146,7 @@ pub struct ProfilerConfig {
     pub threshold: f64,
     /// Targets admitted and how they are shared.
     pub granularity: Granularity,
-    /// Largest overall ratio (4x for a 3x carve-out).
+    /// Largest overall ratio (4x for a 3x carve-out; at least 4).
     pub max_overall_ratio: f64,
 }
 
@@ -166,8 +166,9 @@ pub enum ProfileError {
     /// The threshold is not strictly between 0 and 1.
     #[error("the Buddy Threshold must lie in (0, 1), got {0}")]
     Threshold(f64),
-    /// The maximum overall ratio is below 1.
-    #[error("the maximum overall ratio must be at least 1, got {0}")]
+    /// The maximum overall ratio is below 4: only 16x targets can exceed 4x,
+    /// so the cap steps 16x allocations down to 4x and no further.
+    #[error("the maximum overall ratio must be at least 4 (the cap steps 16x targets down to 4x), got {0}")]
     MaxRatio(f64),
     /// There is nothing to profile.
     #[error("no allocations to profile")]
@@ -289,7 +290,7 @@ pub fn profile(allocations: &[AllocationProfile], config: &ProfilerConfig) -> Re
                 targets[i] = TargetRatio::X4;
                 capped = true;
             }
-            None => break, // unreachable for max >= 4: without 16x the ratio is <= 4
+            None => break, // unreachable: `validate` keeps max >= 4, and without 16x the ratio is <= 4
         }
     }
     let choices = allocations
@@ -340,7 +341,7 @@ fn validate(allocations: &[AllocationProfile], config: &ProfilerConfig) -> Resul
     if !(config.threshold > 0.0 && config.threshold < 1.0) {
         return Err(ProfileError::Threshold(config.threshold));
     }
-    if config.max_overall_ratio.is_nan() || config.max_overall_ratio < 1.0 {
+    if config.max_overall_ratio.is_nan() || config.max_overall_ratio < MAX_OVERALL_RATIO {
         return Err(ProfileError::MaxRatio(config.max_overall_ratio));
     }
     let first = allocations.first().ok_or(ProfileError::NoAllocations)?;
@@ -492,6 +493,8 @@ mod tests {
             assert!(matches!(profile(&[a.clone()], &config(t, Granularity::PerAllocation)), Err(ProfileError::Threshold(_))));
         }
         assert_eq!(profile(&[], &ProfilerConfig::default()), Err(ProfileError::NoAllocations));
+        let low_cap = ProfilerConfig { max_overall_ratio: 2.0, ..ProfilerConfig::default() };
+        assert_eq!(profile(&[a.clone()], &low_cap), Err(ProfileError::MaxRatio(2.0)));
         let two = alloc("b", &[&[(Zero, 1)], &[(Zero, 1)]]);
         assert!(matches!(profile(&[a.clone(), two], &ProfilerConfig::default()), Err(ProfileError::SnapshotCount { .. })));
         let changing = alloc("c", &[&[(Zero, 1)], &[(Zero, 2)]]);

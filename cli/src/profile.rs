@@ -67,17 +67,18 @@ fn parse_granularity(s: &str) -> Result<Granularity, String> {
     })
 }
 
-/// Open each workload and classify every entry with `algorithm` (one progress
-/// bar over all of them).
+/// Open and validate each workload.
 ///
 /// # Errors
 /// A workload that cannot be opened or is invalid.
-pub fn class_profiles(paths: &[PathBuf], algorithm: Algorithm) -> anyhow::Result<Vec<ClassProfile>> {
-    let workloads = paths
-        .iter()
-        .map(|p| Workload::open(p).with_context(|| format!("cannot open workload {}", p.display())))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let progress = Progress::stderr(&workloads, 1);
+pub fn open_workloads(paths: &[PathBuf]) -> anyhow::Result<Vec<Workload>> {
+    paths.iter().map(|p| Workload::open(p).with_context(|| format!("cannot open workload {}", p.display()))).collect()
+}
+
+/// Classify every entry of each workload with `algorithm` (one progress bar
+/// over all of them).
+pub fn class_profiles(workloads: &[Workload], algorithm: Algorithm) -> Vec<ClassProfile> {
+    let progress = Progress::stderr(workloads, 1);
     let profiles = workloads
         .iter()
         .map(|w| {
@@ -86,7 +87,7 @@ pub fn class_profiles(paths: &[PathBuf], algorithm: Algorithm) -> anyhow::Result
         })
         .collect();
     progress.finish();
-    Ok(profiles)
+    profiles
 }
 
 /// The JSON document of `buddy profile --json`.
@@ -158,8 +159,7 @@ pub fn table(workload: &str, algorithm: Algorithm, snapshots: usize, p: &Profile
 }
 
 fn default_out(workload: &str) -> PathBuf {
-    let safe: String = workload.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
-    PathBuf::from(format!("{safe}.targets.json"))
+    PathBuf::from(format!("{}.targets.json", crate::study::safe_file_name(workload)))
 }
 
 /// Write `file` as pretty JSON to `path`.
@@ -176,7 +176,7 @@ pub fn write_annotation(path: &Path, file: &AnnotationFile) -> anyhow::Result<()
 /// An invalid workload, or the annotation cannot be written.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let path = args.path.clone().unwrap_or_else(|| PathBuf::from(crate::compress::DEFAULT_WORKLOAD));
-    let cp = class_profiles(std::slice::from_ref(&path), args.algo)?.remove(0);
+    let cp = class_profiles(&open_workloads(std::slice::from_ref(&path))?, args.algo).remove(0);
     let config = ProfilerConfig { threshold: args.threshold, granularity: args.granularity, max_overall_ratio: MAX_OVERALL_RATIO };
     let p = profile(&cp.allocation_profiles(), &config).with_context(|| format!("cannot profile {}", path.display()))?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&cp.workload));

@@ -47,7 +47,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let sim_text = if path.join("trace.bin").is_file() {
         eprintln!("[4/4] memory system on the access trace (fast mode, every mode)");
         let config = buddy_sim::memory_system::config::SimConfig::default();
-        let prepared = crate::sim::prepare(&path, None, None)?;
+        let prepared = crate::sim::prepare(&workload, None, None)?;
         let reports = buddy_sim::memory_system::Mode::ALL
             .iter()
             .map(|&m| crate::sim::simulate(&prepared, m, Algorithm::Bpc, &config))

@@ -51,22 +51,23 @@ pub struct Args {
     pub json: bool,
 }
 
-/// Everything a run needs, loaded and checked before any simulation.
-pub struct Prepared {
-    pub workload: Workload,
+/// Everything a run needs besides the configuration, loaded and checked
+/// before any simulation.
+pub struct Prepared<'a> {
+    pub workload: &'a Workload,
     pub trace: Trace,
     pub targets: Option<Vec<TargetRatio>>,
     pub snapshot: usize,
 }
 
-/// Load the workload, its trace and the annotation, and resolve the snapshot.
+/// Load `workload`'s trace and the annotation, and resolve the snapshot
+/// (whether the trace fits the workload is the simulator's first check).
 ///
 /// # Errors
-/// A missing or invalid workload, trace or annotation, or an unknown snapshot index.
-pub fn prepare(path: &Path, annotation: Option<&Path>, snapshot: Option<usize>) -> anyhow::Result<Prepared> {
-    let workload = Workload::open(path).with_context(|| format!("cannot open workload {}", path.display()))?;
+/// A missing or invalid trace or annotation, or an unknown snapshot index.
+pub fn prepare<'a>(workload: &'a Workload, annotation: Option<&Path>, snapshot: Option<usize>) -> anyhow::Result<Prepared<'a>> {
+    let path = workload.path();
     let trace = Trace::open(path).with_context(|| format!("cannot read the access trace of {}", path.display()))?;
-    buddy_sim::memory_system::check_trace(&workload, &trace).with_context(|| format!("workload {}", path.display()))?;
     let manifest = workload.manifest();
     let names: Vec<String> = manifest.snapshots[0].allocations.iter().map(|a| a.name.clone()).collect();
     let targets = annotation
@@ -102,7 +103,7 @@ pub fn simulate(p: &Prepared, mode: Mode, algorithm: Algorithm, config: &SimConf
     bar.set_message(format!("{} mode", mode.name()));
     let progress = |n: u64| bar.set_position(n);
     let input = SimInput {
-        workload: &p.workload,
+        workload: p.workload,
         trace: &p.trace,
         targets: p.targets.clone(),
         snapshot: p.snapshot,
@@ -265,7 +266,8 @@ pub fn load_config(path: Option<&Path>, link_gbps: Option<f64>) -> anyhow::Resul
 pub fn run(args: Args) -> anyhow::Result<()> {
     let path = args.path.clone().unwrap_or_else(|| PathBuf::from(crate::compress::DEFAULT_WORKLOAD));
     let config = load_config(args.config.as_deref(), args.link_gbps)?;
-    let prepared = prepare(&path, args.annotation.as_deref(), args.snapshot)?;
+    let workload = Workload::open(&path).with_context(|| format!("cannot open workload {}", path.display()))?;
+    let prepared = prepare(&workload, args.annotation.as_deref(), args.snapshot)?;
     let modes: Vec<Mode> = match args.mode.as_str() {
         "uncompressed" => vec![Mode::Uncompressed],
         "bandwidth-only" => vec![Mode::BandwidthOnly],

@@ -14,6 +14,8 @@ use buddy_golden::translation::TargetRatio;
 use buddy_golden::{Algorithm, SizeClass};
 use buddy_sim::annotation::AnnotationFile;
 use buddy_sim::class_profile::ClassProfile;
+use buddy_sim::compression_study::geomean;
+use buddy_sim::Workload;
 use buddy_sim::study::buddy_over_time::BuddyOverTime;
 use buddy_sim::study::designs::{target_names, Designs};
 use buddy_sim::study::heatmap::{Heatmap, COLUMNS};
@@ -26,7 +28,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::plot::{bar_panels, heatmap, line_panels, Bars, LinePlot, Series};
-use crate::profile::{class_profiles, parse_algorithm, parse_threshold};
+use crate::profile::{class_profiles, open_workloads, parse_algorithm, parse_threshold};
 
 /// The studies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -138,11 +140,6 @@ fn opt_ratio(r: Option<f64>) -> String {
     r.map_or_else(|| "-".to_string(), |r| format!("{r:.3}"))
 }
 
-fn geomean(v: impl Iterator<Item = f64>) -> Option<f64> {
-    let v: Vec<f64> = v.filter(|x| *x > 0.0 && x.is_finite()).collect();
-    (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
-}
-
 fn mean(v: impl Iterator<Item = f64>) -> f64 {
     let v: Vec<f64> = v.collect();
     if v.is_empty() {
@@ -152,7 +149,9 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
     }
 }
 
-fn safe(name: &str) -> String {
+/// `name` with every character other than ASCII letters, digits, `-`, `_`
+/// and `.` replaced by `_`, for file names.
+pub fn safe_file_name(name: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
 }
 
@@ -245,7 +244,7 @@ fn heatmaps(cps: &[ClassProfile], out: &Path) -> anyhow::Result<Output> {
             .map(|c| format!("{} {:.1}%", c.name(), 100.0 * all.0[c.code() as usize] as f64 / all.entries().max(1) as f64))
             .collect();
         let _ = writeln!(table, "{:<16} {:>9} {:>6} {:>8}  {}", m.workload, m.snapshots.len(), m.rows(), cp.entries_per_snapshot(), shares.join(", "));
-        let png = out.join(format!("heatmap-{}.png", safe(&m.workload)));
+        let png = out.join(format!("heatmap-{}.png", safe_file_name(&m.workload)));
         heatmap(&png, m)?;
         pngs.push(png);
     }
@@ -315,7 +314,7 @@ fn designs(cps: &[ClassProfile], threshold: f64, out: &Path) -> anyhow::Result<O
     }
     let mut summary = Vec::new();
     for (i, g) in Granularity::ALL.iter().enumerate() {
-        let r = geomean(studies.iter().map(|s| s.designs[i].overall_ratio)).unwrap_or(1.0);
+        let r = geomean(studies.iter().map(|s| Some(s.designs[i].overall_ratio))).unwrap_or(1.0);
         let b = mean(studies.iter().map(|s| s.designs[i].buddy_fraction_mean));
         let _ = writeln!(table, "{:<16} {:<27} {:>6.3}x {:>11}  (geomean ratio, mean buddy fraction)", "MEAN", g.name(), r, pct(b));
         summary.push(json!({"design": g.name(), "geomean_ratio": r, "mean_buddy_fraction": b}));
@@ -477,7 +476,7 @@ fn buddy_over_time(cps: &[ClassProfile], threshold: f64, annotation: Option<&Pat
             })
             .collect();
         let top = plot_series.iter().flat_map(|x| x.points.iter().map(|p| p.1)).fold(1.0f64, f64::max);
-        let png = out.join(format!("buddy-over-time-{}.png", safe(&s.workload)));
+        let png = out.join(format!("buddy-over-time-{}.png", safe_file_name(&s.workload)));
         line_panels(
             &png,
             &format!("{}: buddy-memory accesses over the run for fixed targets (Fig. 9)", s.workload),
@@ -503,7 +502,7 @@ fn buddy_over_time(cps: &[ClassProfile], threshold: f64, annotation: Option<&Pat
 /// made once for both Fig. 12 and Fig. 13.
 struct Ctx<'a> {
     cps: &'a [ClassProfile],
-    paths: &'a [PathBuf],
+    workloads: &'a [Workload],
     args: &'a Args,
     memory: OnceCell<Vec<Option<MemoryModes>>>,
 }
@@ -514,17 +513,17 @@ impl Ctx<'_> {
         if self.memory.get().is_none() {
             let config = crate::sim::load_config(self.args.sim_config.as_deref(), None)?;
             let mut all = Vec::new();
-            for (cp, path) in self.cps.iter().zip(self.paths) {
-                if !path.join("trace.bin").is_file() {
+            for (cp, workload) in self.cps.iter().zip(self.workloads) {
+                if !workload.path().join("trace.bin").is_file() {
                     all.push(None);
                     continue;
                 }
                 let allocations = cp.allocation_profiles();
                 let pc = ProfilerConfig { threshold: self.args.threshold, granularity: Granularity::PerAllocationMostlyZero, max_overall_ratio: MAX_OVERALL_RATIO };
                 let targets: Vec<TargetRatio> = profile(&allocations, &pc)?.allocations.iter().map(|c| c.target).collect();
-                let p = crate::sim::prepare(path, None, None)?;
+                let p = crate::sim::prepare(workload, None, None)?;
                 eprintln!("memory system: {} in every mode, Buddy at {} link bandwidths ...", cp.workload, self.args.link_gbps.len());
-                let m = MemoryModes::new(&p.workload, &p.trace, targets, self.args.algo, &config, &self.args.link_gbps)
+                let m = MemoryModes::new(p.workload, &p.trace, targets, self.args.algo, &config, &self.args.link_gbps)
                     .with_context(|| format!("memory system on {}", cp.workload))?;
                 all.push(Some(m));
             }
@@ -763,11 +762,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("--thresholds needs at least one threshold");
     }
     let paths = if args.paths.is_empty() { vec![PathBuf::from(crate::compress::DEFAULT_WORKLOAD)] } else { args.paths.clone() };
-    let cps = class_profiles(&paths, args.algo)?;
+    let workloads = open_workloads(&paths)?;
+    let cps = class_profiles(&workloads, args.algo);
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     let studies: Vec<StudyName> = if args.study == StudyName::All { StudyName::EACH.to_vec() } else { vec![args.study] };
     let mut outputs = Vec::new();
-    let ctx = Ctx { cps: &cps, paths: &paths, args: &args, memory: OnceCell::new() };
+    let ctx = Ctx { cps: &cps, workloads: &workloads, args: &args, memory: OnceCell::new() };
     for s in studies {
         let o = run_one(s, &ctx).with_context(|| format!("study {}", s.file_stem()))?;
         write_files(&o, &args.out)?;

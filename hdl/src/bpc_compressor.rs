@@ -7,6 +7,7 @@ use crate::bpc_transform::BpcTransform;
 use crate::bpc_zero_runs::BpcZeroRuns;
 use crate::entry_bits::EntryBits;
 use crate::register_slice::RegisterSlice;
+use crate::default_array;
 use rust_hdl::prelude::*;
 
 /// What [`BpcCompressor`] emits per entry (one flat vector in Verilog:
@@ -101,9 +102,6 @@ pub struct BpcCompressor {
     slice: RegisterSlice<BpcCompressed>,
 }
 
-fn arr<T: Default, const M: usize>() -> [T; M] {
-    std::array::from_fn(|_| T::default())
-}
 
 impl Default for BpcCompressor {
     fn default() -> Self {
@@ -128,21 +126,21 @@ impl Default for BpcCompressor {
             s2_valid: Default::default(),
             s2_entry: Default::default(),
             s2_load: Default::default(),
-            s2_code: arr(),
-            s2_len: arr(),
-            s2_zero: arr(),
+            s2_code: default_array(),
+            s2_len: default_array(),
+            s2_zero: default_array(),
             runs: Default::default(),
             s3_valid: Default::default(),
             s3_entry: Default::default(),
             s3_load: Default::default(),
-            s3_code: arr(),
-            s3_len: arr(),
+            s3_code: default_array(),
+            s3_len: default_array(),
             leaves: Default::default(),
             s4_valid: Default::default(),
             s4_entry: Default::default(),
             s4_load: Default::default(),
-            s4_part: arr(),
-            s4_part_len: arr(),
+            s4_part: default_array(),
+            s4_part_len: default_array(),
             root: Default::default(),
             nonzero: Default::default(),
             size_code: Default::default(),

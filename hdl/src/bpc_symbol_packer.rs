@@ -71,8 +71,8 @@ impl Bits1120 {
 
     /// Append the first `len` bits of `words`.
     fn push_words(&mut self, words: &[u32; 32], len: usize) {
-        for i in 0..len.div_ceil(32).min(32) {
-            self.push(words[i], (len - 32 * i).min(32));
+        for (i, &w) in words.iter().enumerate().take(len.div_ceil(32)) {
+            self.push(w, (len - 32 * i).min(32));
         }
     }
 

@@ -3,14 +3,12 @@
 //! (bpc.md §2, §4, §5), as 35 symbol slots in emission order.
 
 use crate::entry_bits::EntryBits;
+use crate::default_array;
 use rust_hdl::prelude::*;
 
 /// Bit-planes of 33-bit deltas.
 const PLANES: usize = 33;
 
-fn arr<T: Default, const M: usize>() -> [T; M] {
-    std::array::from_fn(|_| T::default())
-}
 
 seq_macro::seq!(J in 0..35 {
 /// Combinational: the entry's symbols, before zero planes are merged into
@@ -70,22 +68,22 @@ impl Default for BpcTransform {
             msb: Constant::new(0x8000_0000u64.into()),
             all1: Constant::new(0x7FFF_FFFFu64.into()),
             index: std::array::from_fn(|j| Constant::new((j as u64).into())),
-            w: arr(),
-            lo: arr(),
+            w: default_array(),
+            lo: default_array(),
             signs: Default::default(),
-            dbp: arr(),
-            dbx: arr(),
-            low: arr(),
-            pos: arr(),
-            pcode: arr(),
-            plen: arr(),
-            base_sums: arr(),
+            dbp: default_array(),
+            dbx: default_array(),
+            low: default_array(),
+            pos: default_array(),
+            pcode: default_array(),
+            plen: default_array(),
+            base_sums: default_array(),
             base_code: Default::default(),
             base_len: Default::default(),
             base_raw: Default::default(),
-            slot_code: arr(),
-            slot_len: arr(),
-            slot_zero: arr(),
+            slot_code: default_array(),
+            slot_len: default_array(),
+            slot_zero: default_array(),
         }
     }
 }

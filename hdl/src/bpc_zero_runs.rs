@@ -2,11 +2,9 @@
 //! runs (bpc.md §5, §7): the first plane of a run carries ZERO1 (`001`) or
 //! ZRUN (`01` + `n - 2` in 5 bits), the others become empty slots.
 
+use crate::default_array;
 use rust_hdl::prelude::*;
 
-fn arr<T: Default, const M: usize>() -> [T; M] {
-    std::array::from_fn(|_| T::default())
-}
 
 seq_macro::seq!(J in 0..35 {
 /// Combinational: the 35 symbol slots of [`crate::bpc_transform::BpcTransform`]
@@ -57,24 +55,24 @@ impl Default for BpcZeroRuns {
             #( zero~J: Default::default(), )*
             #( out_code~J: Default::default(), )*
             #( out_len~J: Default::default(), )*
-            z: arr(),
-            count0: arr(),
-            count1: arr(),
-            count2: arr(),
-            count3: arr(),
-            count4: arr(),
-            count5: arr(),
-            count6: arr(),
-            full0: arr(),
-            full1: arr(),
-            full2: arr(),
-            full3: arr(),
-            full4: arr(),
-            full5: arr(),
-            run: arr(),
-            start: arr(),
-            slot_code: arr(),
-            slot_len: arr(),
+            z: default_array(),
+            count0: default_array(),
+            count1: default_array(),
+            count2: default_array(),
+            count3: default_array(),
+            count4: default_array(),
+            count5: default_array(),
+            count6: default_array(),
+            full0: default_array(),
+            full1: default_array(),
+            full2: default_array(),
+            full3: default_array(),
+            full4: default_array(),
+            full5: default_array(),
+            run: default_array(),
+            start: default_array(),
+            slot_code: default_array(),
+            slot_len: default_array(),
         }
     }
 }

@@ -22,6 +22,12 @@
 //! [`bpc_transform`], [`bpc_zero_runs`], [`bpc_symbol_packer`] (the BPC
 //! compressor's stages).
 
+/// An array of `M` default values (std has no `Default` for arrays longer
+/// than 32, which the BPC blocks' 33-plane and 35-slot arrays are).
+pub(crate) fn default_array<T: Default, const M: usize>() -> [T; M] {
+    std::array::from_fn(|_| T::default())
+}
+
 pub mod address_translator;
 pub mod bpc_compressor;
 pub mod bpc_symbol_packer;

@@ -582,7 +582,8 @@ impl Summary {
 }
 
 /// The geometric mean of the `Some` values; `None` when there are none.
-fn geomean(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+/// Geometric mean of the values that are `Some` (`None` when there are none).
+pub fn geomean(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     let (n, log_sum) = values
         .flatten()
         .fold((0u32, 0.0f64), |(n, s), v| (n + 1, s + v.ln()));

@@ -1,5 +1,6 @@
 // Verilog sources of buddy-hdl, one per top module.
 bpc_compressor.v
+bpc_decompressor.v
 zvc_compressor.v
 zvc_decompressor.v
 mag_bdi32_compressor.v

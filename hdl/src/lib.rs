@@ -6,6 +6,7 @@
 //! | module | hardware | golden model |
 //! |---|---|---|
 //! | [`bpc_compressor`] | [`BpcCompressor`] | `buddy_golden::bpc` |
+//! | [`bpc_decompressor`] | [`BpcDecompressor`] | `buddy_golden::bpc` |
 //! | [`zvc_compressor`] | [`ZvcCompressor`] | `buddy_golden::zvc` |
 //! | [`zvc_decompressor`] | [`ZvcDecompressor`] | `buddy_golden::zvc` |
 //! | [`mag_bdi_compressor`] | [`MagBdiCompressor`] (MAG 16, 32, 64) | `buddy_golden::mag_bdi` |
@@ -20,7 +21,8 @@
 //! [`mag_bdi_unit`] (one MAG-BDI compressor unit), [`delta_packing`]
 //! (MAG-BDI stream wiring), [`mag_bdi_encodings`] (the encodings per MAG),
 //! [`bpc_transform`], [`bpc_zero_runs`], [`bpc_symbol_packer`] (the BPC
-//! compressor's stages).
+//! compressor's stages), [`bpc_parse_stage`], [`bpc_rebuild`] (the BPC
+//! decompressor's stages).
 
 /// An array of `M` default values (std has no `Default` for arrays longer
 /// than 32, which the BPC blocks' 33-plane and 35-slot arrays are).
@@ -30,6 +32,9 @@ pub(crate) fn default_array<T: Default, const M: usize>() -> [T; M] {
 
 pub mod address_translator;
 pub mod bpc_compressor;
+pub mod bpc_decompressor;
+pub mod bpc_parse_stage;
+pub mod bpc_rebuild;
 pub mod bpc_symbol_packer;
 pub mod bpc_transform;
 pub mod bpc_zero_runs;
@@ -49,6 +54,7 @@ pub mod zvc_decompressor;
 
 pub use address_translator::{AddressTranslator, Translation};
 pub use bpc_compressor::{BpcCompressed, BpcCompressor};
+pub use bpc_decompressor::BpcDecompressor;
 pub use decompressed_entry::DecompressedEntry;
 pub use entry_bits::EntryBits;
 pub use metadata_cache::MetadataCache;

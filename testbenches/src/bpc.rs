@@ -3,13 +3,21 @@
 //! every BPC symbol kind and every zero-run length.
 
 use crate::cosim::CosimPorts;
+use crate::decompress::{self, StoredEntry, DECOMPRESSOR_INPUTS, DECOMPRESSOR_OUTPUTS};
 use crate::zvc::compressed_fields;
 use buddy_golden::bpc::PLANES;
-use buddy_golden::{Bpc, Codec, MemoryEntry};
-use buddy_hdl::BpcCompressor;
+use buddy_golden::{Bpc, Codec, MemoryEntry, SizeClass, ENTRY_BYTES};
+use buddy_hdl::{BpcCompressor, BpcDecompressor};
 use proptest::prelude::*;
 
 crate::compressor_dut!(BpcCompressor);
+
+crate::decompressor_dut!(BpcDecompressor);
+
+/// Co-simulation ports of `bpc_decompressor`: vector line =
+/// `{in_class, in_payload, out_entry, out_error}`.
+pub const DECOMPRESSOR_PORTS: CosimPorts =
+    CosimPorts { module: "bpc_decompressor", inputs: DECOMPRESSOR_INPUTS, outputs: DECOMPRESSOR_OUTPUTS };
 
 /// Co-simulation ports of `bpc_compressor`: vector line =
 /// `{in_entry, out_payload, out_class, out_stream_bits}`.
@@ -101,4 +109,92 @@ pub fn cosim_entries() -> Vec<MemoryEntry> {
     entries.extend(random_entries(2_000, 53));
     entries.extend(snapshot_entries(&bundled_workload()));
     entries
+}
+
+/// One symbol of [`symbol_stream`], well-formed or not: its code word and
+/// payload as one value of `len` bits, first emitted bit most significant.
+fn any_plane_symbol() -> impl Strategy<Value = (u64, u32)> {
+    prop_oneof![
+        2 => (0u64..1 << 31).prop_map(|raw| (1 << 31 | raw, 32)),
+        2 => (0u64..32).prop_map(|n| (0b01 << 5 | n, 7)),
+        1 => Just((0b001, 3)),
+        1 => Just((0b00000, 5)),
+        1 => Just((0b00001, 5)),
+        1 => (0u64..32).prop_map(|p| (0b00010 << 5 | p, 10)),
+        1 => (0u64..32).prop_map(|p| (0b00011 << 5 | p, 10)),
+    ]
+}
+
+fn any_base_symbol() -> impl Strategy<Value = (u64, u32)> {
+    prop_oneof![
+        Just((0b000, 3)),
+        (0u64..16).prop_map(|v| (0b001 << 4 | v, 7)),
+        (0u64..256).prop_map(|v| (0b010 << 8 | v, 11)),
+        (0u64..65536).prop_map(|v| (0b011 << 16 | v, 19)),
+        any::<u32>().prop_map(|v| (1 << 32 | v as u64, 33)),
+    ]
+}
+
+/// Decompressor inputs made of arbitrary symbol sequences (bpc.md §4-§5
+/// code words with any payload: TWO1/ONE1 positions up to 31, zero runs up
+/// to 33 wherever they fall, 1 to 40 plane symbols), packed as formats.md
+/// §1 stores a stream, under any class B8..B96, with random bytes past the
+/// stream. They reach every mandatory error of bpc.md §8 (running out of
+/// input, a zero run longer than the planes left, TWO1 above 29, ONE1
+/// above 30) as well as well-formed streams, including ones with bits left
+/// over.
+pub fn symbol_stream() -> impl Strategy<Value = StoredEntry> {
+    (any_base_symbol(), proptest::collection::vec(any_plane_symbol(), 1..40), 1u8..=6, any::<[u8; ENTRY_BYTES]>()).prop_map(
+        |(base, planes, code, junk)| {
+            let mut payload = junk;
+            let class_bits = SizeClass::from_code(code).expect("codes 1..6 are classes").bytes() * 8;
+            let mut at = 0usize;
+            for (value, len) in std::iter::once(base).chain(planes) {
+                for i in (0..len).rev() {
+                    if at < class_bits.min(ENTRY_BYTES * 8) {
+                        let bit = (value >> i & 1) as u8;
+                        payload[at / 8] = payload[at / 8] & !(1 << (at % 8)) | bit << (at % 8);
+                    }
+                    at += 1;
+                }
+            }
+            StoredEntry { code, payload }
+        },
+    )
+}
+
+/// Decompressor inputs: entries built plane by plane stored as the golden
+/// compressor stores them (half of them with random bytes past the class),
+/// the same streams stored under a class one size too small (out of
+/// input), arbitrary symbol sequences ([`symbol_stream`]), and random bytes
+/// under any code, the reserved ones included.
+pub fn decompressor_input() -> impl Strategy<Value = StoredEntry> {
+    prop_oneof![
+        4 => (plane_entry(), any::<bool>(), any::<[u8; ENTRY_BYTES]>()).prop_map(|(e, junk, bytes)| {
+            let mut s = decompress::stored(&Bpc, &e);
+            let used = SizeClass::from_code(s.code).expect("a stored code").bytes();
+            if junk {
+                s.payload[used..].copy_from_slice(&bytes[used..]);
+            }
+            s
+        }),
+        1 => plane_entry().prop_map(|e| {
+            let mut s = decompress::stored(&Bpc, &e);
+            if (2..=6).contains(&s.code) {
+                s.code -= 1;
+            }
+            s
+        }),
+        3 => symbol_stream(),
+        1 => (0u8..16, any::<[u8; ENTRY_BYTES]>()).prop_map(|(code, payload)| StoredEntry { code, payload }),
+    ]
+}
+
+/// The co-simulation inputs of the decompressor: every entry of
+/// [`cosim_entries`] as stored, then 6,000 of [`decompressor_input`] (22,594
+/// in all).
+pub fn decompressor_cosim_inputs() -> Vec<StoredEntry> {
+    let mut inputs: Vec<StoredEntry> = cosim_entries().iter().map(|e| decompress::stored(&Bpc, e)).collect();
+    inputs.extend(crate::entries::sample(&decompressor_input(), 6_000, 57));
+    inputs
 }

@@ -10,7 +10,7 @@ use crate::decompress::{self, StoredEntry};
 use crate::stream::{run_stream, StreamDut, Traffic};
 use crate::{bpc, mag_bdi, metadata_cache, translation, zvc};
 use buddy_golden::{Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
-use buddy_hdl::{AddressTranslator, BpcCompressor, MagBdiCompressor, MagBdiDecompressor, MetadataCache, ZvcCompressor, ZvcDecompressor};
+use buddy_hdl::{AddressTranslator, BpcCompressor, BpcDecompressor, MagBdiCompressor, MagBdiDecompressor, MetadataCache, ZvcCompressor, ZvcDecompressor};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rust_hdl::prelude::*;
@@ -20,6 +20,7 @@ use std::path::Path;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HwModule {
     BpcCompressor,
+    BpcDecompressor,
     ZvcCompressor,
     ZvcDecompressor,
     MagBdiCompressor(Mag),
@@ -55,8 +56,9 @@ pub struct EquivRun {
 
 impl HwModule {
     /// Every delivered module, in `verilog-out/` order.
-    pub const ALL: [HwModule; 11] = [
+    pub const ALL: [HwModule; 12] = [
         HwModule::BpcCompressor,
+        HwModule::BpcDecompressor,
         HwModule::ZvcCompressor,
         HwModule::ZvcDecompressor,
         HwModule::MagBdiCompressor(Mag::B32),
@@ -73,6 +75,7 @@ impl HwModule {
     pub const fn ports(self) -> CosimPorts {
         match self {
             HwModule::BpcCompressor => bpc::COMPRESSOR_PORTS,
+            HwModule::BpcDecompressor => bpc::DECOMPRESSOR_PORTS,
             HwModule::ZvcCompressor => zvc::COMPRESSOR_PORTS,
             HwModule::ZvcDecompressor => zvc::DECOMPRESSOR_PORTS,
             HwModule::MagBdiCompressor(mag) => mag_bdi::compressor_ports(mag),
@@ -87,6 +90,7 @@ impl HwModule {
     pub const fn stages(self) -> &'static [&'static str] {
         match self {
             HwModule::BpcCompressor => &["transform", "runs", "leaves", "root"],
+            HwModule::BpcDecompressor => &["p1", "p2", "p3", "p4", "p5", "p6", "rebuild"],
             _ => &[],
         }
     }
@@ -112,7 +116,7 @@ impl HwModule {
     /// The golden codec a (de)compressor mirrors; `None` for the others.
     pub fn codec(self) -> Option<Box<dyn Codec>> {
         match self {
-            HwModule::BpcCompressor => Some(Box::new(Bpc)),
+            HwModule::BpcCompressor | HwModule::BpcDecompressor => Some(Box::new(Bpc)),
             HwModule::ZvcCompressor | HwModule::ZvcDecompressor => Some(Box::new(Zvc)),
             HwModule::MagBdiCompressor(mag) | HwModule::MagBdiDecompressor(mag) => Some(Box::new(MagBdi::new(mag))),
             HwModule::AddressTranslator | HwModule::MetadataCache => None,
@@ -131,6 +135,7 @@ impl HwModule {
         let name = self.name();
         match self {
             HwModule::BpcCompressor => emit(BpcCompressor::default(), name, revision),
+            HwModule::BpcDecompressor => emit(BpcDecompressor::default(), name, revision),
             HwModule::ZvcCompressor => emit(ZvcCompressor::default(), name, revision),
             HwModule::ZvcDecompressor => emit(ZvcDecompressor::default(), name, revision),
             HwModule::MagBdiCompressor(mag) => emit(MagBdiCompressor::new(mag), name, revision),
@@ -159,7 +164,7 @@ impl HwModule {
             HwModule::BpcCompressor => vec![vectors(entries.iter().map(bpc::compressor_vector).collect())],
             HwModule::ZvcCompressor => vec![vectors(entries.iter().map(zvc::compressor_vector).collect())],
             HwModule::MagBdiCompressor(mag) => vec![vectors(entries.iter().map(|e| mag_bdi::compressor_vector(mag, e)).collect())],
-            HwModule::ZvcDecompressor | HwModule::MagBdiDecompressor(_) => {
+            HwModule::BpcDecompressor | HwModule::ZvcDecompressor | HwModule::MagBdiDecompressor(_) => {
                 let codec = self.codec().expect("a decompressor has a codec");
                 vec![vectors(
                     self.stored_inputs(entries, malformed).iter().map(|i| decompress::decompressor_vector(codec.as_ref(), i)).collect(),
@@ -205,6 +210,7 @@ impl HwModule {
                 let expected: Vec<_> = entries.iter().map(|e| mag_bdi::expected_compressed(mag, e)).collect();
                 compare(self.name(), MagBdiCompressor::new(mag), entries, &expected, traffic, seed)
             }
+            HwModule::BpcDecompressor => self.check_decompressor(BpcDecompressor::default(), entries, malformed, traffic, seed),
             HwModule::ZvcDecompressor => self.check_decompressor(ZvcDecompressor::default(), entries, malformed, traffic, seed),
             HwModule::MagBdiDecompressor(mag) => {
                 self.check_decompressor(MagBdiDecompressor::new(mag), entries, malformed, traffic, seed)
@@ -277,6 +283,9 @@ impl HwModule {
             }
             HwModule::MagBdiCompressor(mag) => {
                 run_stream(&mut MagBdiCompressor::new(mag), entries, Traffic::RANDOM, &mut rng, max, Some(&mut w));
+            }
+            HwModule::BpcDecompressor => {
+                run_stream(&mut BpcDecompressor::default(), &stored, Traffic::RANDOM, &mut rng, max, Some(&mut w));
             }
             HwModule::ZvcDecompressor => {
                 run_stream(&mut ZvcDecompressor::default(), &stored, Traffic::RANDOM, &mut rng, max, Some(&mut w));

@@ -11,7 +11,7 @@ use buddy_testbenches::decompress::{self, random_stored, StoredEntry};
 use buddy_testbenches::{bpc, mag_bdi, metadata_cache, translation, zvc};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use buddy_golden::{Codec, Mag, MagBdi, Zvc};
+use buddy_golden::{Bpc, Codec, Mag, MagBdi, Zvc};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -111,6 +111,17 @@ fn icarus_runs_bpc_compressor_verilog_like_golden() {
     let lines: Vec<String> = bpc::cosim_entries().iter().map(bpc::compressor_vector).collect();
     assert!(lines.len() >= 10_000);
     cosim(&bpc::COMPRESSOR_PORTS, &lines, "cosim-bpc-c");
+}
+
+/// 22,594 inputs: the 16,594 entries of the compressor's co-simulation as
+/// stored, then 6,000 built to be malformed or arbitrary (symbol sequences
+/// reaching every mandatory error of bpc.md §8, streams one class too
+/// small, random bytes under every code).
+#[test]
+fn icarus_runs_bpc_decompressor_verilog_like_golden() {
+    let lines: Vec<String> = bpc::decompressor_cosim_inputs().iter().map(|i| decompress::decompressor_vector(&Bpc, i)).collect();
+    assert!(lines.len() >= 10_000);
+    cosim(&bpc::DECOMPRESSOR_PORTS, &lines, "cosim-bpc-d");
 }
 
 #[test]

@@ -1,0 +1,500 @@
+//! One symbol-parsing stage of [`crate::BpcDecompressor`]: up to six BPC
+//! plane symbols (and, in stage 1, the size class and the base-word symbol)
+//! decoded from the front of the unread stream (bpc.md §4, §5, §8).
+//!
+//! The parse is sequential by nature: a symbol's position is the sum of the
+//! lengths before it. Each stage therefore chains six decode steps on a
+//! small local window (the first 192 stream bits, 225 in stage 1), each step
+//! shifting it by its symbol's length (a 5-way mux of constant shifts: 32, 7,
+//! 3, 5 or 10 bits), and shifts the whole unread stream once, at the end, by
+//! the bits the stage used (one barrel shifter per stage).
+//!
+//! Widths shrink with the stage. Before the plane steps of stage `s` at most
+//! `33 - 6 (s - 1)` planes are left, since every step of an earlier stage
+//! decoded at least one plane or ended the parse; and a plane symbol is at
+//! most 32 bits, so a well-formed stream needs at most `32 (33 - 6 s)` bits
+//! after stage `s`: the stream kept shrinks from 768 to 672, 480, 288, 96
+//! and 0 bits, and stage `s` writes only planes below `33 - 6 (s - 1)`.
+//! Dropping the bits past that bound loses nothing: a symbol read from there
+//! would follow more symbols than planes are left. Running out of input is
+//! detected by the bit count `bits_left`, never from window contents.
+//!
+//! `#[hdl_gen]` cannot write these per-stage widths, so the block writes its
+//! Verilog itself (`Verilog::Custom`) and simulates in plain Rust, like
+//! [`crate::bpc_symbol_packer`]; equivalence tests and Icarus co-simulation
+//! check both against the golden decoder.
+
+use crate::entry_bits::EntryBits;
+use rust_hdl::prelude::*;
+
+/// Parse stages of the decompressor.
+pub const STAGES: usize = 6;
+/// Plane symbols decoded per stage.
+pub const STEPS: usize = 6;
+/// Bit-planes of a BPC entry.
+const PLANES: usize = 33;
+/// The 31-bit all-ones plane value.
+const ALL1: u32 = 0x7FFF_FFFF;
+/// Stream bits a stored class can hold (B96).
+const STREAM_BITS: usize = 768;
+
+/// The parse state carried from stage to stage (one flat vector in Verilog,
+/// fields from bit 0 up in this order: `window` `[1023:0]`, `planes`
+/// `[2047:1024]`, `prev`, `base`, `bits_left`, `planes_left`, `class`,
+/// `error`; 2,134 bits).
+#[derive(Clone, Copy, Debug, PartialEq, Default, LogicStruct)]
+pub struct ParseState {
+    /// The unread stream, LSB-first: its next bit at bit 0 (formats.md §1
+    /// order). Before stage 1: the stored payload.
+    pub window: EntryBits,
+    /// `DBP[b]` of every decoded plane `b` (0..31) in bits 30..0 of word `b`
+    /// (plane 32 only feeds `prev`); for class RAW the stored entry.
+    pub planes: EntryBits,
+    /// `DBP` of the plane decoded last (31 bits; bit 31 is 0).
+    pub prev: Bits<32>,
+    /// The base word `w[0]` (bpc.md §4).
+    pub base: Bits<32>,
+    /// Stream bits of the class not read yet (0..=768).
+    pub bits_left: Bits<11>,
+    /// Planes not decoded yet (0..=33); 0 ends the parse.
+    pub planes_left: Bits<6>,
+    /// The 4-bit size class code (formats.md §2).
+    pub class: Bits<4>,
+    /// A mandatory error of bpc.md §8 (or a reserved class code) was seen.
+    pub error: Bit,
+}
+
+/// Stream bits kept in `window` after stage `stage` (1..=6).
+pub const fn window_bits_after(stage: usize) -> usize {
+    let left = PLANES.saturating_sub(STEPS * stage);
+    if 32 * left < STREAM_BITS {
+        32 * left
+    } else {
+        STREAM_BITS
+    }
+}
+
+/// Stream bits in `window` entering stage `stage`.
+pub const fn window_bits_before(stage: usize) -> usize {
+    if stage <= 1 {
+        STREAM_BITS
+    } else {
+        window_bits_after(stage - 1)
+    }
+}
+
+/// Planes stage `stage` can write: those below its largest `planes_left`.
+pub const fn planes_written(stage: usize) -> usize {
+    let left = PLANES - STEPS * (stage - 1);
+    if left > 32 {
+        32
+    } else {
+        left
+    }
+}
+
+/// Stream bits of the stored classes B8..B96 (codes 1..6).
+const CLASS_BITS: [u32; 6] = [64, 128, 256, 512, 640, 768];
+
+/// The unread stream as 32 LSB-first words, for the Rust side.
+#[derive(Clone, Copy)]
+struct Window([u32; 32]);
+
+impl Window {
+    fn bit(&self, i: usize) -> u32 {
+        if i < 1024 {
+            self.0[i / 32] >> (i % 32) & 1
+        } else {
+            0
+        }
+    }
+
+    /// `n` bits from stream bit `at`, the first one most significant
+    /// (bpc.md §3).
+    fn field(&self, at: usize, n: usize) -> u32 {
+        (0..n).fold(0, |v, j| v << 1 | self.bit(at + j))
+    }
+
+    fn shift(&mut self, n: usize) {
+        let (q, r) = (n / 32, n % 32);
+        let word = |j: usize| self.0.get(j).copied().unwrap_or(0);
+        self.0 = std::array::from_fn(|j| if r == 0 { word(j + q) } else { word(j + q) >> r | word(j + q + 1) << (32 - r) });
+    }
+
+    fn keep(&mut self, bits: usize) {
+        for (j, w) in self.0.iter_mut().enumerate() {
+            let lo = 32 * j;
+            if lo >= bits {
+                *w = 0;
+            } else if bits - lo < 32 {
+                *w &= (1u32 << (bits - lo)) - 1;
+            }
+        }
+    }
+}
+
+/// The parse state in plain Rust.
+struct State {
+    window: Window,
+    planes: [u32; 32],
+    prev: u32,
+    base: u32,
+    bits_left: u32,
+    planes_left: u32,
+    class: u32,
+    error: bool,
+}
+
+impl State {
+    fn from_hdl(s: &ParseState) -> Self {
+        State {
+            window: Window(s.window.to_words()),
+            planes: s.planes.to_words(),
+            prev: s.prev.to_u32(),
+            base: s.base.to_u32(),
+            bits_left: s.bits_left.to_u32(),
+            planes_left: s.planes_left.to_u32(),
+            class: s.class.to_u32(),
+            error: s.error,
+        }
+    }
+
+    fn to_hdl(&self) -> ParseState {
+        ParseState {
+            window: EntryBits::from_words(&self.window.0),
+            planes: EntryBits::from_words(&self.planes),
+            prev: (self.prev as u64).into(),
+            base: (self.base as u64).into(),
+            bits_left: (self.bits_left as u64).into(),
+            planes_left: (self.planes_left as u64).into(),
+            class: (self.class as u64).into(),
+            error: self.error,
+        }
+    }
+
+    /// Stage 1's prologue: the class and the base-word symbol (bpc.md §4).
+    fn start(&mut self) {
+        let payload = self.window;
+        let class = self.class;
+        *self = State { window: Window([0; 32]), planes: [0; 32], prev: 0, base: 0, bits_left: 0, planes_left: 0, class, error: class >= 8 };
+        match class {
+            7 => self.planes = payload.0,
+            1..=6 => {
+                let mut w = payload;
+                w.keep(STREAM_BITS);
+                let bits = CLASS_BITS[class as usize - 1];
+                let (len, base) = if w.bit(0) == 1 {
+                    (33, w.field(1, 32))
+                } else {
+                    match w.field(1, 2) {
+                        0 => (3, 0),
+                        1 => (7, ((w.field(3, 4) << 28) as i32 >> 28) as u32),
+                        2 => (11, ((w.field(3, 8) << 24) as i32 >> 24) as u32),
+                        _ => (19, ((w.field(3, 16) << 16) as i32 >> 16) as u32),
+                    }
+                };
+                self.error = len > bits;
+                self.bits_left = bits.saturating_sub(len);
+                self.planes_left = PLANES as u32;
+                self.base = base;
+                w.shift(len as usize);
+                self.window = w;
+            }
+            _ => {}
+        }
+    }
+
+    /// One plane symbol from the front of the window (bpc.md §5, §8); no
+    /// change once every plane is decoded.
+    fn step(&mut self) {
+        let left = self.planes_left;
+        if left == 0 {
+            return;
+        }
+        let (w, prev) = (&self.window, self.prev);
+        let (len, n, value, bad) = if w.bit(0) == 1 {
+            (32, 1, w.field(1, 31) ^ prev, false)
+        } else if w.bit(1) == 1 {
+            let n = w.field(2, 5) + 2;
+            (7, n, prev, n > left)
+        } else if w.bit(2) == 1 {
+            (3, 1, prev, false)
+        } else {
+            let p = w.field(5, 5);
+            match w.field(3, 2) {
+                0 => (5, 1, ALL1 ^ prev, false),
+                1 => (5, 1, 0, false),
+                2 => (10, 1, ((3 << p) & ALL1) ^ prev, p > 29),
+                _ => (10, 1, ((1 << p) & ALL1) ^ prev, p > 30),
+            }
+        };
+        let short = len > self.bits_left;
+        self.error |= bad | short;
+        for (b, plane) in self.planes.iter_mut().enumerate() {
+            let b = b as u32;
+            if b < left && b + n >= left {
+                *plane = value;
+            }
+        }
+        self.prev = value;
+        self.planes_left = left.saturating_sub(n);
+        self.bits_left = self.bits_left.saturating_sub(len);
+        self.window.shift(len as usize);
+    }
+}
+
+/// Stage `stage` (1..=6) of the parse on `input`, in plain Rust: the
+/// reference of the stage's Verilog.
+pub fn parse_stage(stage: usize, input: &ParseState) -> ParseState {
+    let mut s = State::from_hdl(input);
+    if stage == 1 {
+        s.start();
+    }
+    for _ in 0..STEPS {
+        s.step();
+    }
+    s.window.keep(window_bits_after(stage));
+    s.to_hdl()
+}
+
+/// Combinational: parse stage `S` (1..=6).
+///
+/// | port | width | dir | meaning |
+/// |---|---|---|---|
+/// | `state_in` | 2134 | in | the [`ParseState`] after stage `S - 1`; for stage 1 only `window` (the stored payload) and `class` are read |
+/// | `state_out` | 2134 | out | the [`ParseState`] after this stage |
+///
+/// Logic: (stage 1) the class decode and the base symbol; then six steps,
+/// each: the symbol kind from at most five leading bits, its length, its
+/// plane value (`DBX XOR prev`, 0 for DBP0), the error checks (length
+/// against `bits_left`, run length against `planes_left`, TWO1/ONE1
+/// positions), the writes of the planes it covers, and the local window
+/// shifted by its length; at the end the unread stream shifted by the bits
+/// used.
+#[derive(LogicBlock, Default)]
+pub struct BpcParseStage<const S: usize> {
+    pub state_in: Signal<In, ParseState>,
+    pub state_out: Signal<Out, ParseState>,
+}
+
+impl<const S: usize> Logic for BpcParseStage<S> {
+    fn update(&mut self) {
+        self.state_out.next = parse_stage(S, &self.state_in.val());
+    }
+
+    fn connect(&mut self) {
+        self.state_out.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(stage_verilog(S))
+    }
+}
+
+/// Bit offsets of the [`ParseState`] fields in its flat vector.
+struct Offsets {
+    window: usize,
+    planes: usize,
+    prev: usize,
+    base: usize,
+    bits_left: usize,
+    planes_left: usize,
+    class: usize,
+    error: usize,
+}
+
+fn offsets() -> Offsets {
+    let s = ParseState::default();
+    Offsets {
+        window: s.get_my_offset_window(),
+        planes: s.get_my_offset_planes(),
+        prev: s.get_my_offset_prev(),
+        base: s.get_my_offset_base(),
+        bits_left: s.get_my_offset_bits_left(),
+        planes_left: s.get_my_offset_planes_left(),
+        class: s.get_my_offset_class(),
+        error: s.get_my_offset_error(),
+    }
+}
+
+/// `{v[from], v[from+1], ..., v[from+n-1]}`: `n` stream bits as a value whose
+/// most significant bit is the first one read.
+fn msb_first(v: &str, from: usize, n: usize) -> String {
+    let bits: Vec<String> = (from..from + n).map(|i| format!("{v}[{i}]")).collect();
+    format!("{{{}}}", bits.join(", "))
+}
+
+/// Local window bits the plane steps read.
+const LOCAL: usize = 32 * STEPS;
+
+/// The Verilog body of stage `stage`.
+fn stage_verilog(stage: usize) -> String {
+    let o = offsets();
+    let w_in = window_bits_before(stage);
+    let w_out = window_bits_after(stage);
+    let mut v = format!(
+        "// BPC decompressor parse stage {stage}: {} six plane symbols; stream window {w_in} -> {w_out} bits.\n",
+        if stage == 1 { "class, base symbol and" } else { "up to" }
+    );
+    // Signals entering the first plane step: loc_0, left_0, bl_0, prev_0, err_0, used_0.
+    if stage == 1 {
+        v += &format!("wire [3:0] class_in = state_in[{}+:4];\n", o.class);
+        v += &format!("wire [767:0] win = state_in[{}+:768];\n", o.window);
+        v += &format!("wire [1023:0] payload = state_in[{}+:1024];\n", o.window);
+        v += "wire cls_stream = (class_in != 4'd0) && (class_in <= 4'd6);\n";
+        v += "wire cls_raw = class_in == 4'd7;\n";
+        v += "wire [10:0] class_bits = (class_in == 4'd1) ? 11'd64 : (class_in == 4'd2) ? 11'd128 : (class_in == 4'd3) ? 11'd256\n    : (class_in == 4'd4) ? 11'd512 : (class_in == 4'd5) ? 11'd640 : 11'd768;\n";
+        v += "wire [224:0] bw = win[224:0];\n";
+        v += "wire [1:0] base_c = {bw[1], bw[2]};\n";
+        v += "wire [5:0] base_len = bw[0] ? 6'd33 : (base_c == 2'd0) ? 6'd3 : (base_c == 2'd1) ? 6'd7 : (base_c == 2'd2) ? 6'd11 : 6'd19;\n";
+        v += &format!("wire [31:0] base_raw = {};\n", msb_first("bw", 1, 32));
+        v += &format!("wire [3:0] base4 = {};\n", msb_first("bw", 3, 4));
+        v += &format!("wire [7:0] base8 = {};\n", msb_first("bw", 3, 8));
+        v += &format!("wire [15:0] base16 = {};\n", msb_first("bw", 3, 16));
+        v += "wire [31:0] base_value = bw[0] ? base_raw : (base_c == 2'd0) ? 32'd0 : (base_c == 2'd1) ? {{28{base4[3]}}, base4}\n    : (base_c == 2'd2) ? {{24{base8[7]}}, base8} : {{16{base16[15]}}, base16};\n";
+        v += "wire base_short = {5'd0, base_len} > class_bits;\n";
+        v += &format!(
+            "wire [{h}:0] loc_0 = !cls_stream ? {LOCAL}'d0 : bw[0] ? bw[33+:{LOCAL}] : (base_c == 2'd0) ? bw[3+:{LOCAL}] : (base_c == 2'd1) ? bw[7+:{LOCAL}]\n    : (base_c == 2'd2) ? bw[11+:{LOCAL}] : bw[19+:{LOCAL}];\n",
+            h = LOCAL - 1
+        );
+        v += "wire [5:0] left_0 = cls_stream ? 6'd33 : 6'd0;\n";
+        v += "wire [10:0] bl_0 = (cls_stream && !base_short) ? class_bits - {5'd0, base_len} : 11'd0;\n";
+        v += "wire [30:0] prev_0 = 31'd0;\n";
+        v += "wire err_0 = class_in[3] | (cls_stream & base_short);\n";
+        v += "wire [7:0] used_0 = cls_stream ? {2'd0, base_len} : 8'd0;\n";
+        v += "wire [31:0] base_out = cls_stream ? base_value : 32'd0;\n";
+        v += "wire [1023:0] pl_start = cls_raw ? payload : 1024'd0;\n";
+    } else {
+        if w_in > 0 {
+            v += &format!("wire [{}:0] win = state_in[{}+:{w_in}];\n", w_in - 1, o.window);
+        }
+        let loc = if w_in >= LOCAL {
+            format!("win[{}:0]", LOCAL - 1)
+        } else if w_in > 0 {
+            format!("{{{}'d0, win}}", LOCAL - w_in)
+        } else {
+            format!("{LOCAL}'d0")
+        };
+        v += &format!("wire [{}:0] loc_0 = {loc};\n", LOCAL - 1);
+        v += &format!("wire [5:0] left_0 = state_in[{}+:6];\n", o.planes_left);
+        v += &format!("wire [10:0] bl_0 = state_in[{}+:11];\n", o.bits_left);
+        v += &format!("wire [30:0] prev_0 = state_in[{}+:31];\n", o.prev);
+        v += &format!("wire err_0 = state_in[{}];\n", o.error);
+        if w_out > 0 {
+            v += "wire [7:0] used_0 = 8'd0;\n";
+        }
+        v += &format!("wire [31:0] base_out = state_in[{}+:32];\n", o.base);
+        v += &format!("wire [1023:0] pl_start = state_in[{}+:1024];\n", o.planes);
+    }
+    for i in 0..STEPS {
+        let j = i + 1;
+        v += &format!("// plane step {i}\n");
+        v += &format!("wire act_{i} = left_{i} != 6'd0;\n");
+        v += &format!("wire k_raw_{i} = loc_{i}[0];\n");
+        v += &format!("wire k_zrun_{i} = !loc_{i}[0] & loc_{i}[1];\n");
+        v += &format!("wire k_zero1_{i} = loc_{i}[2:0] == 3'b100;\n");
+        v += &format!("wire k_short_{i} = loc_{i}[2:0] == 3'b000;\n");
+        v += &format!("wire [1:0] c_{i} = {{loc_{i}[3], loc_{i}[4]}};\n");
+        v += &format!("wire [4:0] f_{i} = {};\n", msb_first(&format!("loc_{i}"), 2, 5));
+        v += &format!("wire [4:0] p_{i} = {};\n", msb_first(&format!("loc_{i}"), 5, 5));
+        v += &format!("wire [30:0] r_{i} = {};\n", msb_first(&format!("loc_{i}"), 1, 31));
+        v += &format!(
+            "wire [5:0] len_{i} = k_raw_{i} ? 6'd32 : k_zrun_{i} ? 6'd7 : k_zero1_{i} ? 6'd3 : c_{i}[1] ? 6'd10 : 6'd5;\n"
+        );
+        v += &format!("wire [5:0] n_{i} = k_zrun_{i} ? {{1'b0, f_{i}}} + 6'd2 : 6'd1;\n");
+        v += &format!(
+            "wire [30:0] v_{i} = k_raw_{i} ? (r_{i} ^ prev_{i}) : (k_zrun_{i} | k_zero1_{i}) ? prev_{i} : (c_{i} == 2'd0) ? ~prev_{i}\n    : (c_{i} == 2'd1) ? 31'd0 : (c_{i} == 2'd2) ? ((31'd3 << p_{i}) ^ prev_{i}) : ((31'd1 << p_{i}) ^ prev_{i});\n"
+        );
+        v += &format!(
+            "wire bad_{i} = (k_zrun_{i} & (n_{i} > left_{i})) | (k_short_{i} & (c_{i} == 2'd2) & (p_{i} > 5'd29)) | (k_short_{i} & (c_{i} == 2'd3) & (p_{i} > 5'd30));\n"
+        );
+        v += &format!("wire over_{i} = {{5'd0, len_{i}}} > bl_{i};\n");
+        v += &format!("wire err_{j} = err_{i} | (act_{i} & (bad_{i} | over_{i}));\n");
+        v += &format!("wire [5:0] left_{j} = !act_{i} ? left_{i} : (n_{i} >= left_{i}) ? 6'd0 : left_{i} - n_{i};\n");
+        v += &format!("wire [10:0] bl_{j} = !act_{i} ? bl_{i} : over_{i} ? 11'd0 : bl_{i} - {{5'd0, len_{i}}};\n");
+        v += &format!("wire [30:0] prev_{j} = act_{i} ? v_{i} : prev_{i};\n");
+        if w_out > 0 {
+            v += &format!("wire [7:0] used_{j} = used_{i} + (act_{i} ? {{2'd0, len_{i}}} : 8'd0);\n");
+        }
+        // The local window shrinks by 32 bits a step: step i reads only its
+        // first 32 (STEPS - i) bits.
+        if j < STEPS {
+            let w = 32 * (STEPS - j);
+            v += &format!(
+                "wire [{}:0] loc_{j} = !act_{i} ? loc_{i}[{}:0] : k_raw_{i} ? loc_{i}[32+:{w}] : k_zrun_{i} ? loc_{i}[7+:{w}] : k_zero1_{i} ? loc_{i}[3+:{w}]\n    : c_{i}[1] ? loc_{i}[10+:{w}] : loc_{i}[5+:{w}];\n",
+                w - 1,
+                w - 1
+            );
+        }
+        // Plane b is covered when left - n <= b < left.
+        for b in 0..planes_written(stage) {
+            v += &format!(
+                "wire w{b}_{i} = act_{i} & ({{1'b0, left_{i}}} > 7'd{b}) & ({{1'b0, n_{i}}} + 7'd{b} >= {{1'b0, left_{i}}});\n"
+            );
+        }
+    }
+    let s = STEPS;
+    v += "always @(*) begin\n";
+    v += "    state_out = state_in;\n";
+    v += &format!("    state_out[{}+:1024] = 1024'd0;\n", o.window);
+    if w_out > 0 {
+        // Shifted at full width, then cut to the stage's bound.
+        let shifted = if stage == 1 { "(cls_stream ? (win >> used_6) : 768'd0)".to_string() } else { "(win >> used_6)".to_string() };
+        v += &format!("    state_out[{}+:{w_in}] = {shifted};\n", o.window);
+        if w_in > w_out {
+            v += &format!("    state_out[{}+:{}] = {}'d0;\n", o.window + w_out, w_in - w_out, w_in - w_out);
+        }
+    }
+    v += &format!("    state_out[{}+:1024] = pl_start;\n", o.planes);
+    for b in 0..planes_written(stage) {
+        let mut expr = format!("pl_start[{}+:31]", 32 * b);
+        for i in 0..STEPS {
+            expr = format!("w{b}_{i} ? v_{i} : {expr}");
+        }
+        v += &format!("    state_out[{}+:31] = {expr};\n", o.planes + 32 * b);
+    }
+    v += &format!("    state_out[{}+:32] = {{1'b0, prev_{s}}};\n", o.prev);
+    v += &format!("    state_out[{}+:32] = base_out;\n", o.base);
+    v += &format!("    state_out[{}+:11] = bl_{s};\n", o.bits_left);
+    v += &format!("    state_out[{}+:6] = left_{s};\n", o.planes_left);
+    v += &format!("    state_out[{}] = err_{s};\n", o.error);
+    v + "end\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widths_follow_the_planes_left() {
+        let after: Vec<usize> = (1..=STAGES).map(window_bits_after).collect();
+        assert_eq!(after, [768, 672, 480, 288, 96, 0]);
+        let written: Vec<usize> = (1..=STAGES).map(planes_written).collect();
+        assert_eq!(written, [32, 27, 21, 15, 9, 3]);
+        // Six stages of six steps decode every plane.
+        assert!(STAGES * STEPS >= PLANES);
+    }
+
+    #[test]
+    fn offsets_match_the_flat_vector() {
+        let o = offsets();
+        assert_eq!((o.window, o.planes, o.prev, o.base), (0, 1024, 2048, 2080));
+        assert_eq!((o.bits_left, o.planes_left, o.class, o.error), (2112, 2123, 2129, 2133));
+        assert_eq!(ParseState::BITS, 2134);
+        let s = ParseState { error: true, ..Default::default() };
+        let bits: Bits<2134> = s.into();
+        assert!(bits.get_bit(2133));
+    }
+
+    #[test]
+    fn window_fields_are_msb_first() {
+        let mut w = Window([0; 32]);
+        w.0[0] = 0b1101;
+        assert_eq!(w.field(0, 4), 0b1011);
+        w.shift(2);
+        assert_eq!(w.0[0], 0b11);
+        w.0[1] = u32::MAX;
+        w.keep(40);
+        assert_eq!(w.0[1], 0xFF);
+    }
+}

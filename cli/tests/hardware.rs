@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 /// Every delivered module, as `buddy` names them.
-const MODULES: [&str; 11] = [
+const MODULES: [&str; 12] = [
     "bpc_compressor",
+    "bpc_decompressor",
     "zvc_compressor",
     "zvc_decompressor",
     "mag_bdi32_compressor",

@@ -402,8 +402,15 @@ fn stage_verilog(stage: usize) -> String {
             "wire [5:0] len_{i} = k_raw_{i} ? 6'd32 : k_zrun_{i} ? 6'd7 : k_zero1_{i} ? 6'd3 : c_{i}[1] ? 6'd10 : 6'd5;\n"
         );
         v += &format!("wire [5:0] n_{i} = k_zrun_{i} ? {{1'b0, f_{i}}} + 6'd2 : 6'd1;\n");
+        // `1 << p` and `3 << p` (cut to 31 bits) as decoders, not shifters:
+        // Yosys' SAT-based resource sharing stalls on dozens of `$shl` cells.
+        let one: Vec<String> = (0..31).rev().map(|k| format!("(p_{i} == 5'd{k})")).collect();
+        let two: Vec<String> =
+            (0..31).rev().map(|k| if k == 0 { format!("(p_{i} == 5'd0)") } else { format!("(p_{i} == 5'd{k}) | (p_{i} == 5'd{})", k - 1) }).collect();
+        v += &format!("wire [30:0] one_{i} = {{{}}};\n", one.join(", "));
+        v += &format!("wire [30:0] two_{i} = {{{}}};\n", two.join(", "));
         v += &format!(
-            "wire [30:0] v_{i} = k_raw_{i} ? (r_{i} ^ prev_{i}) : (k_zrun_{i} | k_zero1_{i}) ? prev_{i} : (c_{i} == 2'd0) ? ~prev_{i}\n    : (c_{i} == 2'd1) ? 31'd0 : (c_{i} == 2'd2) ? ((31'd3 << p_{i}) ^ prev_{i}) : ((31'd1 << p_{i}) ^ prev_{i});\n"
+            "wire [30:0] v_{i} = k_raw_{i} ? (r_{i} ^ prev_{i}) : (k_zrun_{i} | k_zero1_{i}) ? prev_{i} : (c_{i} == 2'd0) ? ~prev_{i}\n    : (c_{i} == 2'd1) ? 31'd0 : (c_{i} == 2'd2) ? (two_{i} ^ prev_{i}) : (one_{i} ^ prev_{i});\n"
         );
         v += &format!(
             "wire bad_{i} = (k_zrun_{i} & (n_{i} > left_{i})) | (k_short_{i} & (c_{i} == 2'd2) & (p_{i} > 5'd29)) | (k_short_{i} & (c_{i} == 2'd3) & (p_{i} > 5'd30));\n"

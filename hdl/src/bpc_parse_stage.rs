@@ -25,18 +25,15 @@
 //! check both against the golden decoder.
 
 use crate::entry_bits::EntryBits;
+use buddy_golden::bpc::{ALL1, PLANES};
+use buddy_golden::size_class::MAX_COMPRESSED_BITS as STREAM_BITS;
+use buddy_golden::SizeClass;
 use rust_hdl::prelude::*;
 
 /// Parse stages of the decompressor.
 pub const STAGES: usize = 6;
 /// Plane symbols decoded per stage.
 pub const STEPS: usize = 6;
-/// Bit-planes of a BPC entry.
-const PLANES: usize = 33;
-/// The 31-bit all-ones plane value.
-const ALL1: u32 = 0x7FFF_FFFF;
-/// Stream bits a stored class can hold (B96).
-const STREAM_BITS: usize = 768;
 
 /// The parse state carried from stage to stage (one flat vector in Verilog,
 /// fields from bit 0 up in this order: `window` `[1023:0]`, `planes`
@@ -92,9 +89,6 @@ pub const fn planes_written(stage: usize) -> usize {
         left
     }
 }
-
-/// Stream bits of the stored classes B8..B96 (codes 1..6).
-const CLASS_BITS: [u32; 6] = [64, 128, 256, 512, 640, 768];
 
 /// The unread stream as 32 LSB-first words, for the Rust side.
 #[derive(Clone, Copy)]
@@ -182,7 +176,7 @@ impl State {
             1..=6 => {
                 let mut w = payload;
                 w.keep(STREAM_BITS);
-                let bits = CLASS_BITS[class as usize - 1];
+                let bits = SizeClass::from_code(class as u8).map_or(0, |c| 8 * c.bytes() as u32);
                 let (len, base) = if w.bit(0) == 1 {
                     (33, w.field(1, 32))
                 } else {

@@ -50,7 +50,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let prepared = crate::sim::prepare(&workload, None, None)?;
         let reports = buddy_sim::memory_system::Mode::ALL
             .iter()
-            .map(|&m| crate::sim::simulate(&prepared, m, Algorithm::Bpc, &config))
+            .map(|&m| crate::sim::simulate(&prepared, m, Algorithm::Bpc, &config, None))
             .collect::<anyhow::Result<Vec<_>>>()?;
         std::fs::create_dir_all(out.join("sim"))?;
         std::fs::write(out.join("sim/sim.json"), serde_json::to_string_pretty(&reports)? + "\n")?;

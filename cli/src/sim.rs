@@ -10,7 +10,7 @@ use buddy_golden::translation::TargetRatio;
 use buddy_golden::Algorithm;
 use buddy_sim::annotation::AnnotationFile;
 use buddy_sim::memory_system::config::SimConfig;
-use buddy_sim::memory_system::{run as run_sim, Mode, SimInput, SimReport};
+use buddy_sim::memory_system::{run as run_sim, Mode, RtlOptions, SimInput, SimReport};
 use buddy_sim::trace::Trace;
 use buddy_sim::Workload;
 use serde::Serialize;
@@ -49,6 +49,17 @@ pub struct Args {
     /// Print the JSON reports instead of the summary.
     #[arg(long)]
     pub json: bool,
+    /// `fast`: golden models in place of the controllers; `rtl`: the
+    /// `BuddyController` hardware of every slice simulated in rust-hdl.
+    #[arg(long, default_value = "fast", value_parser = ["fast", "rtl"])]
+    pub engine: String,
+    /// RTL engine: write `<out>/vcd/<mode>/slice<N>.vcd` with the slice
+    /// clock cycles from `--vcd-from` to `--vcd-to` (inclusive).
+    #[arg(long, value_name = "CYCLE", requires = "vcd_to")]
+    pub vcd_from: Option<u64>,
+    /// Last cycle of the VCD window (see `--vcd-from`).
+    #[arg(long, value_name = "CYCLE", requires = "vcd_from")]
+    pub vcd_to: Option<u64>,
 }
 
 /// Everything a run needs besides the configuration, loaded and checked
@@ -93,14 +104,14 @@ pub fn prepare<'a>(workload: &'a Workload, annotation: Option<&Path>, snapshot: 
 ///
 /// # Errors
 /// What the simulator reports (data mismatch, fault, bad input).
-pub fn simulate(p: &Prepared, mode: Mode, algorithm: Algorithm, config: &SimConfig) -> anyhow::Result<SimReport> {
+pub fn simulate(p: &Prepared, mode: Mode, algorithm: Algorithm, config: &SimConfig, rtl: Option<RtlOptions>) -> anyhow::Result<SimReport> {
     // Drawn on stderr only when it is a terminal, and cleared at the end.
     let bar = indicatif::ProgressBar::new(p.trace.accesses.len() as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{msg} {bar:40} {human_pos}/{human_len} accesses ({eta})")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    bar.set_message(format!("{} mode", mode.name()));
+    bar.set_message(format!("{} mode{}", mode.name(), if rtl.is_some() { " (RTL)" } else { "" }));
     let progress = |n: u64| bar.set_position(n);
     let input = SimInput {
         workload: p.workload,
@@ -112,6 +123,7 @@ pub fn simulate(p: &Prepared, mode: Mode, algorithm: Algorithm, config: &SimConf
         config,
         progress: Some(&progress),
         corrupt_first_entry: false,
+        rtl,
     };
     let report = run_sim(&input).with_context(|| format!("{} mode", mode.name()));
     bar.finish_and_clear();
@@ -124,8 +136,8 @@ pub fn table(reports: &[SimReport]) -> String {
     let Some(first) = reports.first() else { return s };
     let _ = writeln!(
         s,
-        "{}: {} trace accesses -> {} L2 requests ({} reads, {} writes), {} size classes, fast mode (golden models)",
-        first.workload, first.trace_accesses, first.requests, first.reads, first.writes, first.algorithm
+        "{}: {} trace accesses -> {} L2 requests ({} reads, {} writes), {} size classes, {}",
+        first.workload, first.trace_accesses, first.requests, first.reads, first.writes, first.algorithm, if first.engine == "rtl" { "RTL mode (BuddyController hardware in rust-hdl)" } else { "fast mode (golden models)" }
     );
     let _ = writeln!(
         s,
@@ -275,9 +287,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "all" => Mode::ALL.to_vec(),
         other => bail!("unknown mode {other}"),
     };
+    if args.engine != "rtl" && args.vcd_from.is_some() {
+        bail!("--vcd-from/--vcd-to need --engine rtl (the fast engine has no hardware to trace)");
+    }
+    if let (Some(from), Some(to)) = (args.vcd_from, args.vcd_to) {
+        if from > to {
+            bail!("--vcd-from {from} is after --vcd-to {to}");
+        }
+    }
     let mut reports = Vec::new();
     for m in modes {
-        reports.push(simulate(&prepared, m, args.algo, &config)?);
+        let rtl = (args.engine == "rtl").then(|| RtlOptions {
+            vcd: args.vcd_from.zip(args.vcd_to).map(|(f, t)| (args.out.join("vcd").join(m.name()), f, t)),
+            no_skip: false,
+        });
+        reports.push(simulate(&prepared, m, args.algo, &config, rtl)?);
     }
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     std::fs::write(args.out.join("config.toml"), config.to_toml())?;

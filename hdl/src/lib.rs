@@ -13,6 +13,7 @@
 //! | [`mag_bdi_decompressor`] | [`MagBdiDecompressor`] (MAG 16, 32, 64) | `buddy_golden::mag_bdi` |
 //! | [`address_translator`] | [`AddressTranslator`] | `buddy_golden::translation` |
 //! | [`metadata_cache`] | [`MetadataCache`] (4 KiB, 4 ways) | `buddy_golden::metadata_cache` |
+//! | [`buddy_controller`] | [`BuddyController`] (BPC; also ZVC, MAG-BDI): one controller slice | `buddy_sim::memory_system::controller` (fast mode) |
 //!
 //! Shared blocks: [`entry_bits::EntryBits`] (the 1024-bit entry),
 //! [`decompressed_entry::DecompressedEntry`] (every decompressor's output),
@@ -22,7 +23,8 @@
 //! (MAG-BDI stream wiring), [`mag_bdi_encodings`] (the encodings per MAG),
 //! [`bpc_transform`], [`bpc_zero_runs`], [`bpc_symbol_packer`] (the BPC
 //! compressor's stages), [`bpc_parse_stage`], [`bpc_rebuild`] (the BPC
-//! decompressor's stages).
+//! decompressor's stages), [`sector_lanes`] (the controller's sector
+//! multiplexers).
 
 /// An array of `M` default values (std has no `Default` for arrays longer
 /// than 32, which the BPC blocks' 33-plane and 35-slot arrays are).
@@ -32,6 +34,7 @@ pub(crate) fn default_array<T: Default, const M: usize>() -> [T; M] {
 
 pub mod address_translator;
 pub mod bpc_compressor;
+pub mod buddy_controller;
 pub mod bpc_decompressor;
 pub mod bpc_parse_stage;
 pub mod bpc_rebuild;
@@ -48,6 +51,7 @@ pub mod mag_bdi_encodings;
 pub mod mag_bdi_unit;
 pub mod metadata_cache;
 pub mod register_slice;
+pub mod sector_lanes;
 pub mod verilog;
 pub mod zvc_compressor;
 pub mod zvc_decompressor;
@@ -55,6 +59,7 @@ pub mod zvc_decompressor;
 pub use address_translator::{AddressTranslator, Translation};
 pub use bpc_compressor::{BpcCompressed, BpcCompressor};
 pub use bpc_decompressor::BpcDecompressor;
+pub use buddy_controller::{BuddyController, BuddyControllerMagBdi, BuddyControllerZvc};
 pub use decompressed_entry::DecompressedEntry;
 pub use entry_bits::EntryBits;
 pub use metadata_cache::MetadataCache;

@@ -17,7 +17,7 @@ fn bundled() -> (Workload, Trace) {
 }
 
 fn sim(w: &Workload, t: &Trace, mode: Mode, targets: Option<Vec<TargetRatio>>, config: &SimConfig, corrupt: bool) -> Result<SimReport, SimError> {
-    run(&SimInput { workload: w, trace: t, targets, snapshot: 0, algorithm: Algorithm::Bpc, mode, config, corrupt_first_entry: corrupt, progress: None })
+    run(&SimInput { workload: w, trace: t, targets, snapshot: 0, algorithm: Algorithm::Bpc, mode, config, corrupt_first_entry: corrupt, progress: None, rtl: None })
 }
 
 #[test]

@@ -27,6 +27,7 @@ use super::config::SimConfig;
 use super::hbm::{Hbm, SECTOR};
 use super::nvlink::Nvlink;
 use super::pages::{PageTable, SparseMemory};
+use super::rtl::{new_slice, words_of, Slice, SliceEnv, SliceRequest, SliceResponse};
 use super::{Mode, SimError};
 use crate::mdcache_study::ENTRIES_PER_SLICE_BLOCK;
 
@@ -86,6 +87,10 @@ pub struct Controllers {
     md_hit_ps: u64,
     slices: u64,
     pub stats: ControllerStats,
+    /// RTL mode: the slices' hardware (empty in fast mode).
+    rtl: Vec<Box<dyn Slice>>,
+    rtl_md: CacheStats,
+    cycle_ps: f64,
 }
 
 impl Controllers {
@@ -115,11 +120,61 @@ impl Controllers {
             md_hit_ps: (config.metadata_cache.hit_cycles * cycle).round() as u64,
             slices: config.system.slices as u64,
             stats: ControllerStats::default(),
+            rtl: Vec::new(),
+            rtl_md: CacheStats::default(),
+            cycle_ps: cycle,
         }
+    }
+
+    /// Serve every request from now on with one `BuddyController` per
+    /// slice simulated in rust-hdl (RTL mode), compressing with `algorithm`.
+    pub fn use_rtl(&mut self, algorithm: Algorithm) {
+        self.rtl = (0..self.slices).map(|_| new_slice(algorithm, &self.pages.regs)).collect();
+    }
+
+    /// The slices' hardware, in RTL mode.
+    pub fn rtl_slices(&mut self) -> &mut [Box<dyn Slice>] {
+        &mut self.rtl
+    }
+
+    fn rtl_request(&mut self, va: u64, write: bool, flush_slice: Option<u64>, mask: u8, value: &[u8; ENTRY_BYTES], t: u64) -> Result<SliceResponse, SimError> {
+        let (slice, pte) = match flush_slice {
+            Some(s) => (s, Pte { frame: 0, compressed: false, target_code: 0, buddy_offset: 0 }),
+            None => (self.slice(va), self.pte(va)?),
+        };
+        let r = SliceRequest { write, flush: flush_slice.is_some(), mask, va, pte, page: self.pages.page, data: words_of(value) };
+        let mut env = SliceEnv {
+            slice,
+            hbm: &mut self.hbm,
+            link: &mut self.link,
+            device: &mut self.device,
+            buddy: &mut self.buddy,
+            metadata: &mut self.metadata,
+            md_base: self.pages.regs.md_base,
+            cycle_ps: self.cycle_ps,
+            md_stats: &mut self.rtl_md,
+        };
+        let issue = (t as f64 / self.cycle_ps).ceil() as u64;
+        let resp = self.rtl[slice as usize].request(&r, issue, &mut env).map_err(SimError::Hardware)?;
+        match resp.error {
+            0 => Ok(resp),
+            5 => Err(SimError::Decode { va, message: format!("the hardware decompressor rejects the stored stream (size class code {})", resp.class) }),
+            code => match self.translate(va, SizeClass::Raw) {
+                Err(e) => Err(e),
+                Ok(_) => Err(SimError::Hardware(format!("slice {slice} reports fault code {code} for {va:#x}, which the golden translation does not"))),
+            },
+        }
+    }
+
+    fn rtl_done(&self, resp: &SliceResponse) -> u64 {
+        (resp.cycle as f64 * self.cycle_ps).round() as u64
     }
 
     /// Metadata cache counters summed over the slices.
     pub fn metadata_stats(&self) -> CacheStats {
+        if !self.rtl.is_empty() {
+            return self.rtl_md;
+        }
         let mut s = CacheStats::default();
         self.caches.iter().for_each(|c| s += c.stats());
         s
@@ -225,6 +280,11 @@ impl Controllers {
     /// stream the decoder rejects.
     pub fn read(&mut self, va: u64, t: u64) -> Result<(MemoryEntry, RequestInfo), SimError> {
         self.stats.reads += 1;
+        if !self.rtl.is_empty() {
+            let resp = self.rtl_request(va, false, None, 0, &[0; ENTRY_BYTES], t)?;
+            self.stats.zero_reads += (resp.class == 0 && resp.md_read_hit) as u64;
+            return Ok((resp.entry, RequestInfo { done: self.rtl_done(&resp), buddy: resp.buddy }));
+        }
         let slice = self.slice(va);
         if self.mode == Mode::Uncompressed {
             let acc = self.translate(va, SizeClass::Raw)?;
@@ -269,6 +329,24 @@ impl Controllers {
     /// As [`Controllers::read`].
     pub fn write(&mut self, va: u64, mask: u8, value: &[u8; ENTRY_BYTES], t: u64) -> Result<(MemoryEntry, RequestInfo), SimError> {
         let partial = mask & 0xF != 0xF;
+        if !self.rtl.is_empty() {
+            self.stats.writes += 1;
+            self.stats.partial_writes += partial as u64;
+            // An uncompressed page is written sector by sector, without a
+            // read: what memory then holds is the old slot under the mask.
+            let old = (self.mode == Mode::Uncompressed).then(|| self.peek(va)).transpose()?;
+            let resp = self.rtl_request(va, true, None, mask & 0xF, value, t)?;
+            let mut entry = resp.entry.to_bytes();
+            if let Some(old) = old {
+                let old = old.to_bytes();
+                for s in 0..4 {
+                    if mask >> s & 1 == 0 {
+                        entry[s * 32..(s + 1) * 32].copy_from_slice(&old[s * 32..(s + 1) * 32]);
+                    }
+                }
+            }
+            return Ok((MemoryEntry::from_bytes(&entry), RequestInfo { done: self.rtl_done(&resp), buddy: resp.buddy }));
+        }
         let slice = self.slice(va);
         if self.mode == Mode::Uncompressed {
             self.stats.writes += 1;
@@ -350,6 +428,15 @@ impl Controllers {
     /// Write every dirty metadata sector back at time `t` (end of a run).
     pub fn flush_metadata(&mut self, t: u64) -> u64 {
         let mut done = t;
+        if !self.rtl.is_empty() {
+            for s in 0..self.slices {
+                // A flush cannot fault or fail to decode.
+                if let Ok(resp) = self.rtl_request(0, false, Some(s), 0, &[0; ENTRY_BYTES], t) {
+                    done = done.max(self.rtl_done(&resp));
+                }
+            }
+            return done;
+        }
         for s in 0..self.caches.len() {
             let mut memory = MetadataMemory { bytes: &mut self.metadata, base: self.pages.regs.md_base, events: &mut self.events };
             self.caches[s].flush(&mut memory);

@@ -30,6 +30,7 @@ pub mod controller;
 pub mod hbm;
 pub mod nvlink;
 pub mod pages;
+pub mod rtl;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -90,6 +91,8 @@ pub enum SimError {
     Snapshot { position: usize, count: usize },
     #[error("{0}")]
     Config(String),
+    #[error("hardware: {0}")]
+    Hardware(String),
 }
 
 /// What to run.
@@ -110,6 +113,20 @@ pub struct SimInput<'a> {
     /// entry's stored data after the initial contents are written, so the
     /// run must stop with a mismatch (or a decode error) when it reads it.
     pub corrupt_first_entry: bool,
+    /// `Some`: RTL mode (the `BuddyController` hardware in rust-hdl's
+    /// simulator); `None`: fast mode (the golden models).
+    pub rtl: Option<RtlOptions>,
+}
+
+/// Options of the RTL mode.
+#[derive(Debug, Clone, Default)]
+pub struct RtlOptions {
+    /// Write `slice<N>.vcd` into this folder for every slice, with the
+    /// cycles `from..=to` of that slice's clock.
+    pub vcd: Option<(std::path::PathBuf, u64, u64)>,
+    /// Simulate every cycle, also those in which a slice only waits for
+    /// memory (a check of the default jump over them, which is exact).
+    pub no_skip: bool,
 }
 
 /// One epoch of `system.epoch_requests` requests.
@@ -170,6 +187,11 @@ pub struct SimReport {
     /// Wall-clock seconds of the run, and trace accesses per second.
     pub wall_seconds: f64,
     pub accesses_per_second: f64,
+    /// RTL mode: clock cycles simulated in rust-hdl, summed over the
+    /// slices (cycles a slice is idle or only waits for memory are jumped).
+    pub rtl_simulated_cycles: Option<u64>,
+    /// RTL mode: `rtl_simulated_cycles` per wall-clock second.
+    pub rtl_cycles_per_second: Option<f64>,
 }
 
 /// One traced allocation: where it is, what it holds now, what stores write.
@@ -256,6 +278,18 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
         }
     }
 
+    if let Some(rtl) = &input.rtl {
+        ctl.use_rtl(input.algorithm);
+        ctl.rtl_slices().iter_mut().for_each(|s| s.set_skip_waits(!rtl.no_skip));
+        if let Some((dir, from, to)) = &rtl.vcd {
+            std::fs::create_dir_all(dir).map_err(|e| SimError::Config(format!("{}: {e}", dir.display())))?;
+            for (i, slice) in ctl.rtl_slices().iter_mut().enumerate() {
+                let path = dir.join(format!("slice{i}.vcd"));
+                let f = std::fs::File::create(&path).map_err(|e| SimError::Config(format!("{}: {e}", path.display())))?;
+                slice.record_vcd(Box::new(std::io::BufWriter::new(f)), *from, *to);
+            }
+        }
+    }
     if input.corrupt_first_entry {
         if let Some(t) = traced.iter().find(|t| !t.view.is_empty()) {
             ctl.corrupt(t.base)?;
@@ -316,6 +350,7 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
     }
 
     let time_ps = end.max(1);
+    let rtl_cycles = input.rtl.as_ref().map(|_| ctl.rtl_slices().iter().map(|s| s.simulated_cycles()).sum::<u64>());
     let md = ctl.metadata_stats();
     let mut lat = state.latencies.clone();
     lat.sort_unstable();
@@ -327,7 +362,7 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
     let wall = started.elapsed().as_secs_f64();
     Ok(SimReport {
         workload: input.workload.manifest().workload.clone(),
-        engine: "fast",
+        engine: if input.rtl.is_some() { "rtl" } else { "fast" },
         mode: input.mode,
         algorithm: input.algorithm.to_string(),
         snapshot: snap.info().index,
@@ -357,6 +392,8 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
         epochs: state.epochs,
         wall_seconds: wall,
         accesses_per_second: input.trace.accesses.len() as f64 / wall.max(1e-9),
+        rtl_simulated_cycles: rtl_cycles,
+        rtl_cycles_per_second: rtl_cycles.map(|c| c as f64 / wall.max(1e-9)),
     })
 }
 
@@ -411,6 +448,17 @@ impl IssueState {
             Some(mask) => {
                 let value = view_entry(traced, va);
                 let (stored, info) = ctl.write(va, mask, &value, t)?;
+                // What memory must now hold, from the shadow alone.
+                let mut expected = shadow.get(&va).copied().unwrap_or(MemoryEntry::ZERO).to_bytes();
+                for s in 0..4 {
+                    if mask >> s & 1 == 1 {
+                        expected[s * 32..(s + 1) * 32].copy_from_slice(&value[s * 32..(s + 1) * 32]);
+                    }
+                }
+                let expected = MemoryEntry::from_bytes(&expected);
+                if stored != expected {
+                    return Err(mismatch(va, "write (merged entry)", info.done, self.cycle_ps, &expected, &stored));
+                }
                 shadow.insert(va, stored);
                 info
             }

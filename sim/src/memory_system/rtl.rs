@@ -1,0 +1,484 @@
+//! The **RTL mode**: each memory-controller slice is the `BuddyController`
+//! hardware, simulated cycle by cycle in rust-hdl's simulator (no
+//! Verilator), between the same Rust models the fast mode uses: the HBM2
+//! channels, the NVLink buddy link and the backing memories.
+//!
+//! One slice serves one request at a time (the hardware takes a new request
+//! only in Idle). Between requests a slice is idle and its state does not
+//! change, so its clock jumps to the next request's issue cycle instead of
+//! simulating the idle cycles (exact, and most of the speed of this mode).
+//!
+//! Memory ports: a burst's first sector (`*_req_first`) charges the whole
+//! burst to the HBM2 model (`len` sectors, as the fast mode's one access per
+//! request) or to the link (`len * 32` bytes, one packet); read data is
+//! taken from the backing memory when requested and returned, one sector
+//! per cycle in order, from the cycle the model says the burst is done.
+//! Device-port addresses at or above `MD_BASE` are the metadata region.
+
+use std::collections::VecDeque;
+use std::io::Write;
+
+use buddy_golden::metadata_cache::CacheStats;
+use buddy_golden::translation::{BuddyRegisters, PageSize, Pte};
+use buddy_golden::{MemoryEntry, ENTRY_BYTES};
+use buddy_hdl::{BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, EntryBits};
+use rust_hdl::core::vcd_probe::VCDProbe;
+use rust_hdl::prelude::*;
+
+use super::hbm::Hbm;
+use super::nvlink::Nvlink;
+use super::pages::SparseMemory;
+
+/// One request to a slice.
+#[derive(Debug, Clone, Copy)]
+pub struct SliceRequest {
+    pub write: bool,
+    pub flush: bool,
+    pub mask: u8,
+    pub va: u64,
+    pub pte: Pte,
+    pub page: PageSize,
+    pub data: [u32; 32],
+}
+
+/// A slice's answer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SliceResponse {
+    pub entry: MemoryEntry,
+    pub class: u8,
+    pub error: u8,
+    /// Cycle the response was taken.
+    pub cycle: u64,
+    /// Buddy-memory was read or written.
+    pub buddy: bool,
+    /// The metadata lookup of a read hit a valid sector.
+    pub md_read_hit: bool,
+}
+
+/// One memory-port request as the hardware offers it.
+#[derive(Debug, Clone, Copy)]
+pub struct PortRequest {
+    pub write: bool,
+    pub address: u64,
+    pub data: [u8; 32],
+    pub strobe: u32,
+    pub len: u8,
+    pub first: bool,
+}
+
+/// The ports of a `BuddyController` variant, for the driver.
+pub trait SliceHardware: Block {
+    fn set_clock(&mut self, level: bool);
+    fn set_reset(&mut self, reset: bool);
+    fn set_registers(&mut self, regs: &BuddyRegisters);
+    fn drive_request(&mut self, valid: bool, r: &SliceRequest);
+    /// Memory always accepts requests; `dev`/`buddy`: a read sector offered.
+    fn drive_memory(&mut self, dev: Option<&[u8; 32]>, buddy: Option<&[u8; 32]>);
+    fn req_ready(&self) -> bool;
+    fn response(&self) -> Option<(MemoryEntry, u8, u8)>;
+    fn dev_request(&self) -> Option<PortRequest>;
+    fn buddy_request(&self) -> Option<PortRequest>;
+    fn dev_resp_ready(&self) -> bool;
+    fn buddy_resp_ready(&self) -> bool;
+    /// A metadata-cache request accepted this cycle: `Some(write)`.
+    fn md_request(&self) -> Option<bool>;
+    /// A metadata-cache response taken this cycle: its outcome code.
+    fn md_response(&self) -> Option<u8>;
+    /// Nothing can change until a memory response arrives: the slice
+    /// waits for its data (or the metadata cache for its fill) and offers
+    /// nothing. Lets the driver jump to the next response's cycle.
+    fn waits_for_memory(&self) -> bool;
+}
+
+fn sector_bytes(b: &Bits<256>) -> [u8; 32] {
+    std::array::from_fn(|i| b.get_bits::<8>(8 * i).to_u8())
+}
+
+fn sector_bits(s: &[u8; 32]) -> Bits<256> {
+    let mut b = Bits::<256>::default();
+    for (i, &v) in s.iter().enumerate() {
+        b.set_bits::<8>(8 * i, (v as u64).into());
+    }
+    b
+}
+
+macro_rules! slice_hardware {
+    ($t:ty) => {
+        impl SliceHardware for $t {
+            fn set_clock(&mut self, level: bool) {
+                self.clock.next = Clock::from(level);
+            }
+            fn set_reset(&mut self, reset: bool) {
+                self.reset.next = reset;
+            }
+            fn set_registers(&mut self, regs: &BuddyRegisters) {
+                self.gbbr.next = regs.gbbr.into();
+                self.carve_out_bytes.next = regs.carve_out_bytes.into();
+                self.md_base.next = regs.md_base.into();
+                self.heap_base.next = regs.heap_base.into();
+            }
+            fn drive_request(&mut self, valid: bool, r: &SliceRequest) {
+                self.req_valid.next = valid;
+                self.req_write.next = r.write;
+                self.req_flush.next = r.flush;
+                self.req_mask.next = (r.mask as u64).into();
+                self.req_va.next = r.va.into();
+                self.req_frame.next = r.pte.frame.into();
+                self.req_pte.next = (r.pte.buddy_bits() as u64).into();
+                self.req_page_64k.next = r.page == PageSize::Small64K;
+                self.req_data.next = EntryBits::from_words(&r.data);
+                self.resp_ready.next = true;
+            }
+            fn drive_memory(&mut self, dev: Option<&[u8; 32]>, buddy: Option<&[u8; 32]>) {
+                self.dev_req_ready.next = true;
+                self.buddy_req_ready.next = true;
+                self.dev_resp_valid.next = dev.is_some();
+                self.dev_resp_data.next = dev.map(sector_bits).unwrap_or_default();
+                self.buddy_resp_valid.next = buddy.is_some();
+                self.buddy_resp_data.next = buddy.map(sector_bits).unwrap_or_default();
+            }
+            fn req_ready(&self) -> bool {
+                self.req_ready.val()
+            }
+            fn response(&self) -> Option<(MemoryEntry, u8, u8)> {
+                self.resp_valid.val().then(|| {
+                    (
+                        MemoryEntry::from_words(self.resp_entry.val().to_words()),
+                        self.resp_class.val().to_u8(),
+                        self.resp_error.val().to_u8(),
+                    )
+                })
+            }
+            fn dev_request(&self) -> Option<PortRequest> {
+                self.dev_req_valid.val().then(|| PortRequest {
+                    write: self.dev_req_write.val(),
+                    address: self.dev_req_address.val().to_u64(),
+                    data: sector_bytes(&self.dev_req_data.val()),
+                    strobe: self.dev_req_strobe.val().to_u32(),
+                    len: self.dev_req_len.val().to_u8(),
+                    first: self.dev_req_first.val(),
+                })
+            }
+            fn buddy_request(&self) -> Option<PortRequest> {
+                self.buddy_req_valid.val().then(|| PortRequest {
+                    write: self.buddy_req_write.val(),
+                    address: self.buddy_req_address.val().to_u64(),
+                    data: sector_bytes(&self.buddy_req_data.val()),
+                    strobe: self.buddy_req_strobe.val().to_u32(),
+                    len: self.buddy_req_len.val().to_u8(),
+                    first: self.buddy_req_first.val(),
+                })
+            }
+            fn dev_resp_ready(&self) -> bool {
+                self.dev_resp_ready.val()
+            }
+            fn buddy_resp_ready(&self) -> bool {
+                self.buddy_resp_ready.val()
+            }
+            fn md_request(&self) -> Option<bool> {
+                (self.md.req_valid.val() && self.md.req_ready.val() && !self.md.req_flush.val()).then(|| self.md.req_write.val())
+            }
+            fn md_response(&self) -> Option<u8> {
+                (self.md.resp_valid.val() && self.md.resp_ready.val()).then(|| self.md.resp_outcome.val().to_u8())
+            }
+            fn waits_for_memory(&self) -> bool {
+                use buddy_hdl::buddy_controller::SliceState;
+                if self.dev_req_valid.val() || self.buddy_req_valid.val() || self.resp_valid.val() {
+                    return false;
+                }
+                match self.state.q.val() {
+                    SliceState::WaitData => true,
+                    SliceState::MdReadWait | SliceState::MdWriteWait => self.md.mem_fill_ready.val(),
+                    _ => false,
+                }
+            }
+        }
+    };
+}
+
+slice_hardware!(BuddyController);
+slice_hardware!(BuddyControllerZvc);
+slice_hardware!(BuddyControllerMagBdi);
+
+/// What a slice's requests touch: the timing models and backing memories
+/// of the whole system, lent for one request.
+pub struct SliceEnv<'a> {
+    pub slice: u64,
+    pub hbm: &'a mut Hbm,
+    pub link: &'a mut Nvlink,
+    pub device: &'a mut SparseMemory,
+    pub buddy: &'a mut SparseMemory,
+    pub metadata: &'a mut Vec<u8>,
+    pub md_base: u64,
+    pub cycle_ps: f64,
+    pub md_stats: &'a mut CacheStats,
+}
+
+impl SliceEnv<'_> {
+    fn ps(&self, cycle: u64) -> u64 {
+        (cycle as f64 * self.cycle_ps).round() as u64
+    }
+
+    fn cycle_at(&self, ps: u64) -> u64 {
+        (ps as f64 / self.cycle_ps).ceil() as u64
+    }
+
+    fn read_device(&mut self, address: u64, out: &mut [u8; 32]) {
+        if address >= self.md_base {
+            let i = (address - self.md_base) as usize;
+            for (k, b) in out.iter_mut().enumerate() {
+                *b = self.metadata.get(i + k).copied().unwrap_or(0);
+            }
+        } else {
+            self.device.read(address, out);
+        }
+    }
+
+    fn write_masked(memory: &mut SparseMemory, address: u64, data: &[u8; 32], strobe: u32) {
+        for k in 0..32 {
+            if strobe >> k & 1 == 1 {
+                memory.write(address + k as u64, &data[k..k + 1]);
+            }
+        }
+    }
+
+    fn write_device(&mut self, r: &PortRequest) {
+        if r.address >= self.md_base {
+            let i = (r.address - self.md_base) as usize;
+            if self.metadata.len() < i + 32 {
+                self.metadata.resize(i + 32, 0);
+            }
+            for k in 0..32 {
+                if r.strobe >> k & 1 == 1 {
+                    self.metadata[i + k] = r.data[k];
+                }
+            }
+        } else {
+            Self::write_masked(self.device, r.address, &r.data, r.strobe);
+        }
+    }
+}
+
+/// A VCD of one slice over a cycle window.
+struct SliceVcd {
+    probe: Option<VCDProbe<Box<dyn Write + Send>>>,
+    from: u64,
+    to: u64,
+}
+
+/// One slice: the hardware, its clock, and its memory responses in flight.
+pub struct RtlSlice<H: SliceHardware> {
+    hw: Box<H>,
+    cycle: u64,
+    /// (cycle from which it may be delivered, data)
+    dev_queue: VecDeque<(u64, [u8; 32])>,
+    buddy_queue: VecDeque<(u64, [u8; 32])>,
+    dev_burst_done: u64,
+    buddy_burst_done: u64,
+    vcd: Option<SliceVcd>,
+    /// Cycles simulated (not jumped over).
+    pub simulated_cycles: u64,
+    /// Jump over cycles in which the slice only waits for memory.
+    pub skip_waits: bool,
+}
+
+/// Cycles a request may take before the driver calls the slice hung.
+const HANG_CYCLES: u64 = 1_000_000;
+
+impl<H: SliceHardware> RtlSlice<H> {
+    /// The slice `hw` with the Buddy registers `regs`, after reset.
+    pub fn new(mut hw: H, regs: &BuddyRegisters) -> Self {
+        hw.connect_all();
+        hw.set_registers(regs);
+        hw.drive_memory(None, None);
+        let mut s = RtlSlice {
+            hw: Box::new(hw),
+            cycle: 0,
+            dev_queue: VecDeque::new(),
+            buddy_queue: VecDeque::new(),
+            dev_burst_done: 0,
+            buddy_burst_done: 0,
+            vcd: None,
+            simulated_cycles: 0,
+            skip_waits: true,
+        };
+        s.hw.set_reset(true);
+        for _ in 0..2 {
+            s.edge();
+        }
+        s.hw.set_reset(false);
+        s
+    }
+
+    /// Write a VCD of cycles `from..=to` of this slice into `w`.
+    pub fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64) {
+        let hw = self.hw.as_ref() as &dyn Block;
+        self.vcd = Some(SliceVcd { probe: Some(write_vcd_dump(write_vcd_header(w, hw), hw)), from, to });
+    }
+
+    fn settle(&mut self) -> bool {
+        simulate(self.hw.as_mut(), 500)
+    }
+
+    fn sample(&mut self, half: u64) {
+        if let Some(v) = &mut self.vcd {
+            if self.cycle >= v.from && self.cycle <= v.to {
+                if let Some(mut p) = v.probe.take() {
+                    let ok = p.timestamp(10 * self.cycle + half).is_ok();
+                    let p = write_vcd_change(p, self.hw.as_ref() as &dyn Block);
+                    v.probe = ok.then_some(p);
+                }
+            }
+        }
+    }
+
+    fn edge(&mut self) {
+        self.hw.set_clock(true);
+        self.settle();
+        self.sample(0);
+        self.hw.set_clock(false);
+        self.settle();
+        self.sample(5);
+        self.cycle += 1;
+        self.simulated_cycles += 1;
+    }
+
+    /// Serve `r`, offered at cycle `issue` (or when the slice is free);
+    /// the response is taken at `SliceResponse::cycle`.
+    ///
+    /// # Errors
+    /// The hardware does not answer within [`HANG_CYCLES`] or a
+    /// combinational loop does not settle (both design bugs).
+    pub fn request(&mut self, r: &SliceRequest, issue: u64, env: &mut SliceEnv) -> Result<SliceResponse, String> {
+        self.cycle = self.cycle.max(issue);
+        let start = self.cycle;
+        let (mut accepted, mut buddy, mut md_read_hit, mut md_write) = (false, false, false, false);
+        loop {
+            if self.cycle - start > HANG_CYCLES {
+                return Err(format!("slice {} did not answer {:#x} within {HANG_CYCLES} cycles", env.slice, r.va));
+            }
+            self.hw.drive_request(!accepted, r);
+            let dev = self.dev_queue.front().filter(|(c, _)| *c <= self.cycle).map(|(_, d)| *d);
+            let bud = self.buddy_queue.front().filter(|(c, _)| *c <= self.cycle).map(|(_, d)| *d);
+            self.hw.drive_memory(dev.as_ref(), bud.as_ref());
+            if !self.settle() {
+                return Err(format!("slice {}: the circuit did not settle", env.slice));
+            }
+            let now_ps = env.ps(self.cycle);
+            if !accepted && self.hw.req_ready() {
+                accepted = true;
+            }
+            if self.skip_waits && dev.is_none() && bud.is_none() && self.hw.waits_for_memory() {
+                let due = [self.dev_queue.front(), self.buddy_queue.front()].into_iter().flatten().map(|q| q.0).min();
+                // No response in flight: the wait is over (WaitData's last cycle).
+                if let Some(c) = due.filter(|&c| c > self.cycle) {
+                    self.cycle = c;
+                    continue;
+                }
+            }
+            if let Some(w) = self.hw.md_request() {
+                md_write = w;
+                if w {
+                    env.md_stats.writes += 1;
+                } else {
+                    env.md_stats.reads += 1;
+                }
+            }
+            if let Some(outcome) = self.hw.md_response().filter(|_| !r.flush) {
+                match outcome {
+                    0 => env.md_stats.hits += 1,
+                    1 => env.md_stats.sector_misses += 1,
+                    _ => env.md_stats.line_misses += 1,
+                }
+                if !md_write {
+                    md_read_hit = outcome == 0;
+                }
+            }
+            if let Some(p) = self.hw.dev_request() {
+                if p.first {
+                    let done = env.hbm.access(env.slice, p.address, p.len as u64, p.write, now_ps);
+                    self.dev_burst_done = env.cycle_at(done);
+                }
+                if p.address >= env.md_base {
+                    if p.write {
+                        env.md_stats.write_backs += 1;
+                    } else {
+                        env.md_stats.fills += 1;
+                    }
+                }
+                if p.write {
+                    env.write_device(&p);
+                } else {
+                    let mut data = [0u8; 32];
+                    env.read_device(p.address, &mut data);
+                    let at = self.dev_burst_done.max(self.dev_queue.back().map_or(0, |b| b.0 + 1));
+                    self.dev_queue.push_back((at, data));
+                }
+            }
+            if let Some(p) = self.hw.buddy_request() {
+                buddy = true;
+                if p.first {
+                    let done = env.link.transfer(p.len as u64 * 32, p.write, now_ps);
+                    self.buddy_burst_done = env.cycle_at(done);
+                }
+                if p.write {
+                    SliceEnv::write_masked(env.buddy, p.address, &p.data, p.strobe);
+                } else {
+                    let mut data = [0u8; 32];
+                    env.buddy.read(p.address, &mut data);
+                    let at = self.buddy_burst_done.max(self.buddy_queue.back().map_or(0, |b| b.0 + 1));
+                    self.buddy_queue.push_back((at, data));
+                }
+            }
+            if dev.is_some() && self.hw.dev_resp_ready() {
+                self.dev_queue.pop_front();
+            }
+            if bud.is_some() && self.hw.buddy_resp_ready() {
+                self.buddy_queue.pop_front();
+            }
+            let response = self.hw.response();
+            self.edge();
+            if let Some((entry, class, error)) = response {
+                return Ok(SliceResponse { entry, class, error, cycle: self.cycle - 1, buddy, md_read_hit });
+            }
+        }
+    }
+}
+
+/// A slice of any algorithm, for the controllers' list.
+pub trait Slice: Send {
+    fn request(&mut self, r: &SliceRequest, issue: u64, env: &mut SliceEnv) -> Result<SliceResponse, String>;
+    fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64);
+    fn simulated_cycles(&self) -> u64;
+    fn set_skip_waits(&mut self, skip: bool);
+}
+
+impl<H: SliceHardware + Send> Slice for RtlSlice<H> {
+    fn request(&mut self, r: &SliceRequest, issue: u64, env: &mut SliceEnv) -> Result<SliceResponse, String> {
+        RtlSlice::request(self, r, issue, env)
+    }
+    fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64) {
+        RtlSlice::record_vcd(self, w, from, to)
+    }
+    fn simulated_cycles(&self) -> u64 {
+        self.simulated_cycles
+    }
+    fn set_skip_waits(&mut self, skip: bool) {
+        self.skip_waits = skip;
+    }
+}
+
+/// A new slice of `algorithm`'s hardware.
+pub fn new_slice(algorithm: buddy_golden::Algorithm, regs: &BuddyRegisters) -> Box<dyn Slice> {
+    use buddy_golden::Algorithm;
+    match algorithm {
+        Algorithm::Bpc => Box::new(RtlSlice::new(BuddyController::default(), regs)),
+        Algorithm::Zvc => Box::new(RtlSlice::new(BuddyControllerZvc::default(), regs)),
+        Algorithm::MagBdi(mag) => Box::new(RtlSlice::new(BuddyControllerMagBdi::new(mag), regs)),
+    }
+}
+
+/// The words of a 128-byte entry value.
+pub fn words_of(value: &[u8; ENTRY_BYTES]) -> [u32; 32] {
+    *MemoryEntry::from_bytes(value).words()
+}

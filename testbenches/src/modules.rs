@@ -8,9 +8,9 @@
 use crate::cosim::CosimPorts;
 use crate::decompress::{self, StoredEntry};
 use crate::stream::{run_stream, StreamDut, Traffic};
-use crate::{bpc, mag_bdi, metadata_cache, translation, zvc};
+use crate::{bpc, controller, mag_bdi, metadata_cache, translation, zvc};
 use buddy_golden::{Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
-use buddy_hdl::{AddressTranslator, BpcCompressor, BpcDecompressor, MagBdiCompressor, MagBdiDecompressor, MetadataCache, ZvcCompressor, ZvcDecompressor};
+use buddy_hdl::{AddressTranslator, BuddyController, BpcCompressor, BpcDecompressor, MagBdiCompressor, MagBdiDecompressor, MetadataCache, ZvcCompressor, ZvcDecompressor};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rust_hdl::prelude::*;
@@ -27,6 +27,8 @@ pub enum HwModule {
     MagBdiDecompressor(Mag),
     AddressTranslator,
     MetadataCache,
+    /// One memory-controller slice, with BPC.
+    BuddyController,
 }
 
 /// One `$readmemh` file of a module's testbench.
@@ -56,7 +58,7 @@ pub struct EquivRun {
 
 impl HwModule {
     /// Every delivered module, in `verilog-out/` order.
-    pub const ALL: [HwModule; 12] = [
+    pub const ALL: [HwModule; 13] = [
         HwModule::BpcCompressor,
         HwModule::BpcDecompressor,
         HwModule::ZvcCompressor,
@@ -69,6 +71,7 @@ impl HwModule {
         HwModule::MagBdiDecompressor(Mag::B64),
         HwModule::AddressTranslator,
         HwModule::MetadataCache,
+        HwModule::BuddyController,
     ];
 
     /// The co-simulation ports; `ports().module` is the Verilog module name.
@@ -82,6 +85,7 @@ impl HwModule {
             HwModule::MagBdiDecompressor(mag) => mag_bdi::decompressor_ports(mag),
             HwModule::AddressTranslator => translation::PORTS,
             HwModule::MetadataCache => metadata_cache::PORTS,
+            HwModule::BuddyController => controller::PORTS,
         }
     }
 
@@ -99,6 +103,7 @@ impl HwModule {
     pub fn testbench(self) -> String {
         match self {
             HwModule::MetadataCache => metadata_cache::testbench(),
+            HwModule::BuddyController => controller::lockstep_testbench(self.name()),
             _ => self.ports().testbench(),
         }
     }
@@ -119,7 +124,7 @@ impl HwModule {
             HwModule::BpcCompressor | HwModule::BpcDecompressor => Some(Box::new(Bpc)),
             HwModule::ZvcCompressor | HwModule::ZvcDecompressor => Some(Box::new(Zvc)),
             HwModule::MagBdiCompressor(mag) | HwModule::MagBdiDecompressor(mag) => Some(Box::new(MagBdi::new(mag))),
-            HwModule::AddressTranslator | HwModule::MetadataCache => None,
+            HwModule::AddressTranslator | HwModule::MetadataCache | HwModule::BuddyController => None,
         }
     }
 
@@ -142,6 +147,7 @@ impl HwModule {
             HwModule::MagBdiDecompressor(mag) => emit(MagBdiDecompressor::new(mag), name, revision),
             HwModule::AddressTranslator => emit(AddressTranslator::default(), name, revision),
             HwModule::MetadataCache => emit(MetadataCache::default(), name, revision),
+            HwModule::BuddyController => emit(BuddyController::default(), name, revision),
         }
     }
 
@@ -179,6 +185,11 @@ impl HwModule {
                     vectors(ops),
                     VectorFile { file: format!("{}_memory.hex", self.name()), plusargs: ("memory", "memory_count"), lines: memory },
                 ]
+            }
+            HwModule::BuddyController => {
+                let mixed = controller::mixed_entries(entries, VECTOR_SEED);
+                // A scenario that fails is a bug the equivalence tests report; no vectors then.
+                vec![vectors(controller::lockstep_lines(&mixed, (entries.len() / 10).clamp(50, 400), 100_000).unwrap_or_default())]
             }
         }
     }
@@ -221,6 +232,16 @@ impl HwModule {
                 compare(self.name(), AddressTranslator::default(), &accesses, &expected, traffic, seed)
             }
             HwModule::MetadataCache => self.check_cache(entries.len(), traffic, seed),
+            HwModule::BuddyController => {
+                // The slice is driven by its memory models, not by random traffic.
+                let mixed = controller::mixed_entries(entries, seed);
+                let requests = (entries.len() / 4).clamp(100, 2000);
+                let start = std::time::Instant::now();
+                for mode in buddy_sim::memory_system::Mode::ALL {
+                    controller::compare_engines(mode, buddy_golden::Algorithm::Bpc, &mixed, requests, seed)?;
+                }
+                Ok(EquivRun { inputs: 3 * requests, cycles: 0, seconds: start.elapsed().as_secs_f64() })
+            }
         }
     }
 
@@ -301,6 +322,13 @@ impl HwModule {
                 let ops = self.cache_ops(entries.len(), &mut rng);
                 let stalls = metadata_cache::CacheTraffic::RANDOM;
                 metadata_cache::run_cache(&mut MetadataCache::default(), &ops, stalls, &mut rng, 400 * max, Some(&mut w));
+            }
+            HwModule::BuddyController => {
+                let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+                let setup = controller::RtlSetup { vcd: Some(Box::new(std::io::BufWriter::new(file))), ..Default::default() };
+                let mixed = controller::mixed_entries(entries, 2);
+                let mode = buddy_sim::memory_system::Mode::Buddy;
+                controller::run_scenario_with(mode, buddy_golden::Algorithm::Bpc, &mixed, 50, 2, Some(setup))?;
             }
         }
         use std::io::Write;

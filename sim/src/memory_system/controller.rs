@@ -47,7 +47,8 @@ pub struct ControllerStats {
     pub writes: u64,
     /// Writes of fewer than four sectors (read-modify-write when compressed).
     pub partial_writes: u64,
-    /// Entries answered without data (ZERO class on a metadata hit).
+    /// Reads answered without data (ZERO class on a metadata hit; the
+    /// read of a read-modify-write is not counted).
     pub zero_reads: u64,
 }
 
@@ -367,8 +368,11 @@ impl Controllers {
         }
         let (mut merged, mut start, mut buddy) = (*value, t, false);
         if partial {
+            let zero_reads = self.stats.zero_reads;
             let (old, info) = self.read(va, t)?;
-            self.stats.reads -= 1; // counted as part of this write
+            // Counted as part of this write, not as a read.
+            self.stats.reads -= 1;
+            self.stats.zero_reads = zero_reads;
             let old = old.to_bytes();
             for s in 0..4 {
                 if mask >> s & 1 == 0 {

@@ -88,6 +88,85 @@ pub trait SliceHardware: Block {
     /// waits for its data (or the metadata cache for its fill) and offers
     /// nothing. Lets the driver jump to the next response's cycle.
     fn waits_for_memory(&self) -> bool;
+    /// Every port this cycle as one hex line, for a lock-step replay of the
+    /// emitted Verilog: [`LOCKSTEP_INPUTS`] then [`LOCKSTEP_OUTPUTS`], each
+    /// field padded to whole hex digits, first field most significant.
+    fn port_line(&self) -> String;
+}
+
+/// The input ports of a lock-step line (name, bits), in line order.
+pub const LOCKSTEP_INPUTS: &[(&str, usize)] = &[
+    ("reset", 1),
+    ("gbbr", 64),
+    ("carve_out_bytes", 64),
+    ("md_base", 64),
+    ("heap_base", 64),
+    ("req_valid", 1),
+    ("req_write", 1),
+    ("req_flush", 1),
+    ("req_mask", 4),
+    ("req_va", 64),
+    ("req_frame", 64),
+    ("req_pte", 27),
+    ("req_page_64k", 1),
+    ("req_data", 1024),
+    ("resp_ready", 1),
+    ("dev_req_ready", 1),
+    ("dev_resp_valid", 1),
+    ("dev_resp_data", 256),
+    ("buddy_req_ready", 1),
+    ("buddy_resp_valid", 1),
+    ("buddy_resp_data", 256),
+];
+
+/// The output ports of a lock-step line (name, bits, the valid that
+/// qualifies it or "" when always compared).
+pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
+    ("req_ready", 1, ""),
+    ("resp_valid", 1, ""),
+    ("resp_write", 1, "resp_valid"),
+    ("resp_entry", 1024, "resp_valid"),
+    ("resp_class", 4, "resp_valid"),
+    ("resp_error", 3, "resp_valid"),
+    ("dev_req_valid", 1, ""),
+    ("dev_req_write", 1, "dev_req_valid"),
+    ("dev_req_address", 64, "dev_req_valid"),
+    ("dev_req_data", 256, "dev_req_write"),
+    ("dev_req_strobe", 32, "dev_req_write"),
+    ("dev_req_len", 3, "dev_req_valid"),
+    ("dev_req_first", 1, "dev_req_valid"),
+    ("dev_resp_ready", 1, ""),
+    ("buddy_req_valid", 1, ""),
+    ("buddy_req_write", 1, "buddy_req_valid"),
+    ("buddy_req_address", 64, "buddy_req_valid"),
+    ("buddy_req_data", 256, "buddy_req_write"),
+    ("buddy_req_strobe", 32, "buddy_req_write"),
+    ("buddy_req_len", 3, "buddy_req_valid"),
+    ("buddy_req_first", 1, "buddy_req_valid"),
+    ("buddy_resp_ready", 1, ""),
+];
+
+/// `bits` as `ceil(width/4)` hex digits (most significant first).
+fn hex_of<const N: usize>(b: &Bits<N>) -> String {
+    let digits = N.div_ceil(4);
+    (0..digits).rev().map(|d| {
+        let mut v = 0u32;
+        for k in 0..4 {
+            let i = 4 * d + k;
+            if i < N && b.get_bit(i) {
+                v |= 1 << k;
+            }
+        }
+        char::from_digit(v, 16).expect("a hex digit")
+    }).collect()
+}
+
+fn hex_bit(b: bool) -> &'static str {
+    if b { "1" } else { "0" }
+}
+
+fn hex_entry(e: &EntryBits) -> String {
+    e.to_words().iter().rev().map(|w| format!("{w:08x}")).collect()
 }
 
 fn sector_bytes(b: &Bits<256>) -> [u8; 32] {
@@ -180,6 +259,53 @@ macro_rules! slice_hardware {
             }
             fn md_response(&self) -> Option<u8> {
                 (self.md.resp_valid.val() && self.md.resp_ready.val()).then(|| self.md.resp_outcome.val().to_u8())
+            }
+            fn port_line(&self) -> String {
+                let mut l = String::with_capacity(1024);
+                l += hex_bit(self.reset.val());
+                l += &hex_of(&self.gbbr.val());
+                l += &hex_of(&self.carve_out_bytes.val());
+                l += &hex_of(&self.md_base.val());
+                l += &hex_of(&self.heap_base.val());
+                l += hex_bit(self.req_valid.val());
+                l += hex_bit(self.req_write.val());
+                l += hex_bit(self.req_flush.val());
+                l += &hex_of(&self.req_mask.val());
+                l += &hex_of(&self.req_va.val());
+                l += &hex_of(&self.req_frame.val());
+                l += &hex_of(&self.req_pte.val());
+                l += hex_bit(self.req_page_64k.val());
+                l += &hex_entry(&self.req_data.val());
+                l += hex_bit(self.resp_ready.val());
+                l += hex_bit(self.dev_req_ready.val());
+                l += hex_bit(self.dev_resp_valid.val());
+                l += &hex_of(&self.dev_resp_data.val());
+                l += hex_bit(self.buddy_req_ready.val());
+                l += hex_bit(self.buddy_resp_valid.val());
+                l += &hex_of(&self.buddy_resp_data.val());
+                l += hex_bit(self.req_ready.val());
+                l += hex_bit(self.resp_valid.val());
+                l += hex_bit(self.resp_write.val());
+                l += &hex_entry(&self.resp_entry.val());
+                l += &hex_of(&self.resp_class.val());
+                l += &hex_of(&self.resp_error.val());
+                l += hex_bit(self.dev_req_valid.val());
+                l += hex_bit(self.dev_req_write.val());
+                l += &hex_of(&self.dev_req_address.val());
+                l += &hex_of(&self.dev_req_data.val());
+                l += &hex_of(&self.dev_req_strobe.val());
+                l += &hex_of(&self.dev_req_len.val());
+                l += hex_bit(self.dev_req_first.val());
+                l += hex_bit(self.dev_resp_ready.val());
+                l += hex_bit(self.buddy_req_valid.val());
+                l += hex_bit(self.buddy_req_write.val());
+                l += &hex_of(&self.buddy_req_address.val());
+                l += &hex_of(&self.buddy_req_data.val());
+                l += &hex_of(&self.buddy_req_strobe.val());
+                l += &hex_of(&self.buddy_req_len.val());
+                l += hex_bit(self.buddy_req_first.val());
+                l += hex_bit(self.buddy_resp_ready.val());
+                l
             }
             fn waits_for_memory(&self) -> bool {
                 use buddy_hdl::buddy_controller::SliceState;
@@ -280,6 +406,10 @@ pub struct RtlSlice<H: SliceHardware> {
     pub simulated_cycles: u64,
     /// Jump over cycles in which the slice only waits for memory.
     pub skip_waits: bool,
+    /// Lock-step lines of every simulated cycle, while `Some` (at most
+    /// `lines_max`).
+    lines: Option<Vec<String>>,
+    lines_max: usize,
 }
 
 /// Cycles a request may take before the driver calls the slice hung.
@@ -301,6 +431,8 @@ impl<H: SliceHardware> RtlSlice<H> {
             vcd: None,
             simulated_cycles: 0,
             skip_waits: true,
+            lines: None,
+            lines_max: 0,
         };
         s.hw.set_reset(true);
         for _ in 0..2 {
@@ -308,6 +440,24 @@ impl<H: SliceHardware> RtlSlice<H> {
         }
         s.hw.set_reset(false);
         s
+    }
+
+    /// Record a lock-step line per simulated cycle from now on (reset
+    /// first), at most `max`.
+    pub fn record_lines(&mut self, max: usize) {
+        self.lines = Some(Vec::new());
+        self.lines_max = max;
+        self.hw.set_reset(true);
+        self.hw.drive_memory(None, None);
+        for _ in 0..2 {
+            self.edge();
+        }
+        self.hw.set_reset(false);
+    }
+
+    /// The lock-step lines recorded.
+    pub fn take_lines(&mut self) -> Vec<String> {
+        self.lines.take().unwrap_or_default()
     }
 
     /// Write a VCD of cycles `from..=to` of this slice into `w`.
@@ -333,6 +483,11 @@ impl<H: SliceHardware> RtlSlice<H> {
     }
 
     fn edge(&mut self) {
+        if let Some(lines) = &mut self.lines {
+            if lines.len() < self.lines_max {
+                lines.push(self.hw.port_line());
+            }
+        }
         self.hw.set_clock(true);
         self.settle();
         self.sample(0);
@@ -451,6 +606,9 @@ pub trait Slice: Send {
     fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64);
     fn simulated_cycles(&self) -> u64;
     fn set_skip_waits(&mut self, skip: bool);
+    /// See [`RtlSlice::record_lines`]: resets the slice.
+    fn record_lines(&mut self, max: usize);
+    fn take_lines(&mut self) -> Vec<String>;
 }
 
 impl<H: SliceHardware + Send> Slice for RtlSlice<H> {
@@ -466,19 +624,41 @@ impl<H: SliceHardware + Send> Slice for RtlSlice<H> {
     fn set_skip_waits(&mut self, skip: bool) {
         self.skip_waits = skip;
     }
+    fn record_lines(&mut self, max: usize) {
+        RtlSlice::record_lines(self, max)
+    }
+    fn take_lines(&mut self) -> Vec<String> {
+        RtlSlice::take_lines(self)
+    }
 }
 
 /// A new slice of `algorithm`'s hardware.
+///
+/// Built on a thread of its own with a 256 MiB stack: the BPC slice is a
+/// 600 KB value, and building it takes several copies of it on the stack,
+/// more than a test thread's 2 MiB.
+///
+/// # Panics
+/// The thread cannot be spawned.
 pub fn new_slice(algorithm: buddy_golden::Algorithm, regs: &BuddyRegisters) -> Box<dyn Slice> {
     use buddy_golden::Algorithm;
-    match algorithm {
-        Algorithm::Bpc => Box::new(RtlSlice::new(BuddyController::default(), regs)),
-        Algorithm::Zvc => Box::new(RtlSlice::new(BuddyControllerZvc::default(), regs)),
-        Algorithm::MagBdi(mag) => Box::new(RtlSlice::new(BuddyControllerMagBdi::new(mag), regs)),
-    }
+    let regs = *regs;
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || -> Box<dyn Slice> {
+            match algorithm {
+                Algorithm::Bpc => Box::new(RtlSlice::new(BuddyController::default(), &regs)),
+                Algorithm::Zvc => Box::new(RtlSlice::new(BuddyControllerZvc::default(), &regs)),
+                Algorithm::MagBdi(mag) => Box::new(RtlSlice::new(BuddyControllerMagBdi::new(mag), &regs)),
+            }
+        })
+        .expect("spawn the thread that builds a slice")
+        .join()
+        .expect("building a slice does not panic")
 }
 
 /// The words of a 128-byte entry value.
 pub fn words_of(value: &[u8; ENTRY_BYTES]) -> [u32; 32] {
     *MemoryEntry::from_bytes(value).words()
 }
+

@@ -1,0 +1,357 @@
+//! The `BuddyController` hardware slice against the fast-mode controller
+//! (the golden models), on a page table that holds every target ratio, and
+//! the lock-step replay of the emitted Verilog.
+//!
+//! A scenario: one slice, 64 KiB pages, six allocations of one page each
+//! (targets 1x, 4/3x, 2x, 4x, 16x and 2x again), preloaded with the given
+//! entries; then random requests, one at a time: reads of any entry, full
+//! writes and partial writes (any sector mask) of other given entries.
+//! The same scenario runs in fast mode and in RTL mode; every response,
+//! every traffic counter (HBM2 sectors, activations, row hits, link packets
+//! and bytes, metadata cache outcomes, fills, write-backs) and the final
+//! memory contents must be equal, and every read equals what was last
+//! written.
+
+use buddy_golden::metadata_cache::CacheStats;
+use buddy_golden::translation::{PageSize, TargetRatio};
+use buddy_golden::{Algorithm, MemoryEntry, ENTRY_BYTES};
+use buddy_sim::memory_system::config::SimConfig;
+use buddy_sim::memory_system::controller::{ControllerStats, Controllers};
+use buddy_sim::memory_system::hbm::HbmStats;
+use buddy_sim::memory_system::pages::PageTable;
+use buddy_sim::memory_system::rtl::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
+use buddy_sim::memory_system::Mode;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::HashMap;
+
+const PAGE: u64 = 64 << 10;
+const HEAP_BASE: u64 = 0x1_0000_0000;
+const TARGETS: [TargetRatio; 6] = [TargetRatio::X1, TargetRatio::X4Over3, TargetRatio::X2, TargetRatio::X4, TargetRatio::X16, TargetRatio::X2];
+
+/// What a scenario observed (everything but time).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observed {
+    /// Per request: the entry answered (reads) or left in memory (writes),
+    /// and whether buddy-memory was touched.
+    pub responses: Vec<(MemoryEntry, bool)>,
+    pub controller: ControllerStats,
+    pub hbm: HbmStats,
+    /// Link packets and bytes per direction.
+    pub link: [u64; 4],
+    pub metadata: CacheStats,
+    /// Every entry read back through the metadata in memory at the end.
+    pub final_entries: Vec<MemoryEntry>,
+}
+
+/// A finished scenario.
+#[derive(Debug, Clone)]
+pub struct ScenarioRun {
+    pub observed: Observed,
+    /// Completion time of the last request, picoseconds.
+    pub end_ps: u64,
+    /// Lock-step lines of the RTL slice (when asked for).
+    pub lines: Vec<String>,
+}
+
+fn address(i: usize) -> u64 {
+    HEAP_BASE + (i * ENTRY_BYTES) as u64
+}
+
+/// Run `requests` random requests over `entries` in `mode` with
+/// `algorithm`, in RTL mode when `rtl`, recording at most `record` lock-step
+/// lines.
+///
+/// # Errors
+/// A read differs from the last value written, or the controllers fail.
+pub fn run_scenario(
+    mode: Mode,
+    algorithm: Algorithm,
+    entries: &[MemoryEntry],
+    requests: usize,
+    seed: u64,
+    rtl: bool,
+    record: usize,
+) -> Result<ScenarioRun, String> {
+    run_scenario_with(mode, algorithm, entries, requests, seed, rtl.then_some(RtlSetup { record, ..RtlSetup::default() }))
+}
+
+/// How the RTL slice of a scenario runs.
+#[derive(Default)]
+pub struct RtlSetup {
+    /// Lock-step lines to record (0: none).
+    pub record: usize,
+    /// Simulate the cycles a slice only waits for memory (default: jump).
+    pub no_skip: bool,
+    /// Write a VCD of the whole run here.
+    pub vcd: Option<Box<dyn std::io::Write + Send>>,
+}
+
+/// [`run_scenario`] with the RTL slice set up by `rtl` (`None`: fast mode).
+///
+/// # Errors
+/// As [`run_scenario`].
+pub fn run_scenario_with(
+    mode: Mode,
+    algorithm: Algorithm,
+    entries: &[MemoryEntry],
+    requests: usize,
+    seed: u64,
+    rtl: Option<RtlSetup>,
+) -> Result<ScenarioRun, String> {
+    let mut config = SimConfig::default();
+    config.system.slices = 1;
+    config.system.page = "64K".into();
+    let allocations = TARGETS.iter().enumerate().map(|(i, &t)| (HEAP_BASE + i as u64 * PAGE, PAGE, t)).collect();
+    let pages = PageTable::new(allocations, HEAP_BASE, PageSize::Small64K, mode);
+    let mut ctl = Controllers::new(&config, mode, algorithm, pages);
+    let n = TARGETS.len() * (PAGE as usize / ENTRY_BYTES);
+    let mut shadow: HashMap<u64, MemoryEntry> = HashMap::new();
+    for i in 0..n {
+        let e = entries[i % entries.len()];
+        ctl.preload(address(i), &e).map_err(|e| e.to_string())?;
+        shadow.insert(address(i), e);
+    }
+    let is_rtl = rtl.is_some();
+    if let Some(setup) = rtl {
+        ctl.use_rtl(algorithm);
+        let slice = &mut ctl.rtl_slices()[0];
+        slice.set_skip_waits(!setup.no_skip);
+        if setup.record > 0 {
+            slice.record_lines(setup.record);
+        }
+        if let Some(w) = setup.vcd {
+            slice.record_vcd(w, 0, u64::MAX);
+        }
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut responses = Vec::with_capacity(requests);
+    let mut t = 0u64;
+    for k in 0..requests {
+        // Runs of nearby entries, as L2 misses come, and jumps.
+        let i = if rng.gen_bool(0.7) { (k * 7 + rng.gen_range(0..16)) % n } else { rng.gen_range(0..n) };
+        let va = address(i);
+        let (entry, info) = if rng.gen_bool(0.6) {
+            let (got, info) = ctl.read(va, t).map_err(|e| e.to_string())?;
+            if got != shadow[&va] {
+                return Err(format!("request {k}: read of {va:#x} returned\n  {}\nnot\n  {}", got.to_hex(), shadow[&va].to_hex()));
+            }
+            (got, info)
+        } else {
+            let value = entries[rng.gen_range(0..entries.len())].to_bytes();
+            let mask = if rng.gen_bool(0.5) { 0xF } else { rng.gen_range(1..15) };
+            let (stored, info) = ctl.write(va, mask, &value, t).map_err(|e| e.to_string())?;
+            let mut expected = shadow[&va].to_bytes();
+            for s in 0..4 {
+                if mask >> s & 1 == 1 {
+                    expected[s * 32..(s + 1) * 32].copy_from_slice(&value[s * 32..(s + 1) * 32]);
+                }
+            }
+            let expected = MemoryEntry::from_bytes(&expected);
+            if stored != expected {
+                return Err(format!("request {k}: write of {va:#x} (mask {mask:x}) left\n  {}\nnot\n  {}", stored.to_hex(), expected.to_hex()));
+            }
+            shadow.insert(va, stored);
+            (stored, info)
+        };
+        responses.push((entry, info.buddy));
+        t = info.done;
+    }
+    let end_ps = ctl.flush_metadata(t);
+    let lines = if is_rtl { ctl.rtl_slices()[0].take_lines() } else { Vec::new() };
+    let final_entries = (0..n).map(|i| ctl.peek(address(i)).map_err(|e| e.to_string())).collect::<Result<Vec<_>, _>>()?;
+    if let Some(i) = (0..n).find(|&i| final_entries[i] != shadow[&address(i)]) {
+        return Err(format!("entry {:#x} reads back as {} after the run", address(i), final_entries[i].to_hex()));
+    }
+    let link = ctl.link.stats;
+    Ok(ScenarioRun {
+        observed: Observed {
+            responses,
+            controller: ctl.stats,
+            hbm: ctl.hbm.stats,
+            link: [link.read_packets, link.read_bytes, link.write_packets, link.write_bytes],
+            metadata: ctl.metadata_stats(),
+            final_entries,
+        },
+        end_ps,
+        lines,
+    })
+}
+
+/// Run the scenario in both engines and compare what they observed.
+///
+/// # Errors
+/// Either run fails, or the first difference between them.
+pub fn compare_engines(mode: Mode, algorithm: Algorithm, entries: &[MemoryEntry], requests: usize, seed: u64) -> Result<(ScenarioRun, ScenarioRun), String> {
+    let fast = run_scenario(mode, algorithm, entries, requests, seed, false, 0).map_err(|e| format!("fast: {e}"))?;
+    let rtl = run_scenario(mode, algorithm, entries, requests, seed, true, 0).map_err(|e| format!("rtl: {e}"))?;
+    let (f, r) = (&fast.observed, &rtl.observed);
+    if let Some(k) = (0..requests).find(|&k| f.responses[k] != r.responses[k]) {
+        return Err(format!("{mode:?}: request {k} differs:\n  fast: {:?}\n  rtl:  {:?}", f.responses[k], r.responses[k]));
+    }
+    if (f.controller, f.hbm, f.link, f.metadata) != (r.controller, r.hbm, r.link, r.metadata) {
+        return Err(format!(
+            "{mode:?}: counters differ:\n  fast: {:?} {:?} {:?} {:?}\n  rtl:  {:?} {:?} {:?} {:?}",
+            f.controller, f.hbm, f.link, f.metadata, r.controller, r.hbm, r.link, r.metadata
+        ));
+    }
+    if f.final_entries != r.final_entries {
+        return Err(format!("{mode:?}: final memory differs"));
+    }
+    Ok((fast, rtl))
+}
+
+/// The Verilog module name of the delivered (BPC) slice.
+pub const MODULE: &str = "buddy_controller";
+
+/// The slice's ports as the registry lists them (the lock-step order).
+pub const PORTS: crate::cosim::CosimPorts = crate::cosim::CosimPorts {
+    module: MODULE,
+    inputs: LOCKSTEP_INPUTS,
+    outputs: &[
+        ("req_ready", 1),
+        ("resp_valid", 1),
+        ("resp_write", 1),
+        ("resp_entry", 1024),
+        ("resp_class", 4),
+        ("resp_error", 3),
+        ("dev_req_valid", 1),
+        ("dev_req_write", 1),
+        ("dev_req_address", 64),
+        ("dev_req_data", 256),
+        ("dev_req_strobe", 32),
+        ("dev_req_len", 3),
+        ("dev_req_first", 1),
+        ("dev_resp_ready", 1),
+        ("buddy_req_valid", 1),
+        ("buddy_req_write", 1),
+        ("buddy_req_address", 64),
+        ("buddy_req_data", 256),
+        ("buddy_req_strobe", 32),
+        ("buddy_req_len", 3),
+        ("buddy_req_first", 1),
+        ("buddy_resp_ready", 1),
+    ],
+};
+
+/// Lock-step lines of the BPC slice on a buddy-mode scenario over
+/// `entries` (`requests` requests) then an uncompressed one (a quarter as
+/// many), each from reset.
+///
+/// # Errors
+/// A scenario fails.
+pub fn lockstep_lines(entries: &[MemoryEntry], requests: usize, max_lines: usize) -> Result<Vec<String>, String> {
+    let mut lines = run_scenario(Mode::Buddy, Algorithm::Bpc, entries, requests, 41, true, max_lines)?.lines;
+    lines.extend(run_scenario(Mode::Uncompressed, Algorithm::Bpc, entries, requests / 4 + 1, 42, true, max_lines)?.lines);
+    Ok(lines)
+}
+
+fn padded(w: usize) -> usize {
+    w.div_ceil(4) * 4
+}
+
+/// Bits of one lock-step line.
+pub fn line_bits() -> usize {
+    LOCKSTEP_INPUTS.iter().map(|&(_, w)| padded(w)).sum::<usize>() + LOCKSTEP_OUTPUTS.iter().map(|&(_, w, _)| padded(w)).sum::<usize>()
+}
+
+/// The lock-step testbench of `module` (a `BuddyController` variant): each
+/// line's inputs are applied, and after they settle every output is
+/// compared with the line (qualified outputs only when their valid or
+/// write is set in the expected values); then one clock cycle.
+pub fn lockstep_testbench(module: &str) -> String {
+    let mut at = line_bits();
+    let mut decl = String::new();
+    let mut conn = String::new();
+    let mut drive = String::new();
+    let mut check = String::new();
+    for &(name, w) in LOCKSTEP_INPUTS {
+        at -= padded(w);
+        decl += &format!("  reg  [{}:0] {name};\n", w - 1);
+        drive += &format!("      {name} = line[{at} +: {w}];\n");
+        conn += &format!(",\n    .{name}({name})");
+    }
+    let mut offsets = HashMap::new();
+    for &(name, w, _) in LOCKSTEP_OUTPUTS {
+        at -= padded(w);
+        offsets.insert(name, at);
+        decl += &format!("  wire [{}:0] {name};\n", w - 1);
+        conn += &format!(",\n    .{name}({name})");
+    }
+    for &(name, w, qualifier) in LOCKSTEP_OUTPUTS {
+        let lsb = offsets[name];
+        let cond = if qualifier.is_empty() { String::new() } else { format!("line[{}] && ", offsets[qualifier]) };
+        check += &format!(
+            "      if ({cond}{name} !== line[{lsb} +: {w}]) begin\n        bad = 1;\n        if (failures < 5) $display(\"{module}_tb: cycle %0d {name}: got %h expected %h\", i, {name}, line[{lsb} +: {w}]);\n      end\n"
+        );
+    }
+    format!(
+        r#"// {module}_tb: lock-step co-simulation testbench for {module}.
+// Generated by buddy-testbenches; regenerate with `make verilog`.
+// Usage (Icarus): iverilog -g2005 -o tb {module}_tb.v ../{module}.v && vvp tb +vectors=FILE +count=N
+// A line is {bits} bits of hex, one per clock cycle of a rust-hdl run of the
+// slice (buddy_sim::memory_system::rtl::LOCKSTEP_INPUTS, then _OUTPUTS):
+// the inputs are applied, the outputs compared after they settle, then the
+// clock rises.
+`timescale 1ns/1ps
+`default_nettype none
+module {module}_tb;
+  localparam MAX_LINES = 200000;
+  localparam LINE_BITS = {bits};
+  reg [LINE_BITS-1:0] lines [0:MAX_LINES-1];
+  reg [LINE_BITS-1:0] line;
+  reg [8*1024-1:0] path;
+  integer count, i, failures;
+  reg bad;
+  reg clock;
+{decl}
+  {module} dut (
+    .clock(clock){conn}
+  );
+
+  initial begin
+    if (!$value$plusargs("vectors=%s", path) || !$value$plusargs("count=%d", count)) begin
+      $display("{module}_tb: usage: +vectors=FILE +count=N");
+      $finish;
+    end
+    if (count < 1 || count > MAX_LINES) begin
+      $display("{module}_tb: count %0d outside 1..%0d", count, MAX_LINES);
+      $finish;
+    end
+    $readmemh(path, lines, 0, count - 1);
+    failures = 0;
+    clock = 0;
+    for (i = 0; i < count; i = i + 1) begin
+      line = lines[i];
+{drive}      #4;
+      bad = 0;
+{check}      if (bad) failures = failures + 1;
+      #1 clock = 1;
+      #5 clock = 0;
+    end
+    $display("{module}: %0d passed, %0d failed", count - failures, failures);
+    $finish;
+  end
+endmodule
+`default_nettype wire
+"#,
+        bits = line_bits(),
+    )
+}
+
+/// Entries with every kind of content: the given ones, zeros, small
+/// values, and random words (RAW).
+pub fn mixed_entries(entries: &[MemoryEntry], seed: u64) -> Vec<MemoryEntry> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out: Vec<MemoryEntry> = entries.iter().take(2000).copied().collect();
+    for k in 0..200 {
+        let words: [u32; 32] = std::array::from_fn(|i| match k % 4 {
+            0 => 0,
+            1 => (i as u32) * (k as u32),
+            2 => rng.gen_range(0..256),
+            _ => rng.gen(),
+        });
+        out.push(MemoryEntry::from_words(words));
+    }
+    out
+}

@@ -9,7 +9,7 @@ OUT     ?= out
 WORKLOAD ?=
 SHARED_DATA ?= ../shared/data
 STUDY_OUT ?= $(OUT)/study
-DEBIAN_TOOLS := verilator iverilog yosys
+DEBIAN_TOOLS := verilator iverilog yosys g++
 
 .PHONY: all run test deps build verilog synth lint cosim soak soak-sim bench fuzz study clean help
 

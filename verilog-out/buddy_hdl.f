@@ -11,3 +11,4 @@ mag_bdi64_compressor.v
 mag_bdi64_decompressor.v
 address_translator.v
 metadata_cache.v
+buddy_controller.v

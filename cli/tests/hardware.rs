@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 /// Every delivered module, as `buddy` names them.
-const MODULES: [&str; 12] = [
+const MODULES: [&str; 13] = [
     "bpc_compressor",
     "bpc_decompressor",
     "zvc_compressor",
@@ -18,6 +18,7 @@ const MODULES: [&str; 12] = [
     "mag_bdi64_decompressor",
     "address_translator",
     "metadata_cache",
+    "buddy_controller",
 ];
 
 fn buddy(args: &[&str]) -> Output {
@@ -62,7 +63,12 @@ fn equiv_checks_every_module_with_no_mismatch() {
     assert_eq!(names, MODULES);
     for r in rows {
         // The metadata cache gets one random operation per entry, then a flush.
-        let inputs = if r["module"] == "metadata_cache" { 49 } else { 48 };
+        // The controller slice runs 100 requests (the minimum) in each of the 3 modes.
+        let inputs = match r["module"].as_str() {
+            Some("metadata_cache") => 49,
+            Some("buddy_controller") => 300,
+            _ => 48,
+        };
         assert_eq!(r["entries"], inputs, "{r}");
         assert_eq!(r["mismatches"], 0, "{r}");
         assert!(r["cycles"].as_u64().unwrap() >= 48, "{r}");

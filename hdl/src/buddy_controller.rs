@@ -129,8 +129,8 @@ pub struct $name {
     /// The request's data; after a read, the entry answered.
     data: DFF<EntryBits>,
     /// The stored payload being gathered or written.
-    buf: DFF<EntryBits>,
-    class: DFF<Bits<4>>,
+    payload: DFF<EntryBits>,
+    size_code: DFF<Bits<4>>,
     error: DFF<Bits<3>>,
     plain: DFF<Bit>,
     slot: DFF<Bits<64>>,
@@ -166,6 +166,8 @@ pub struct $name {
     buddy_sectors: Signal<Local, Bits<8>>,
     slot_sectors: Signal<Local, Bits<8>>,
     sector_base: Signal<Local, Bits<64>>,
+    /// `mask >> plain_sector` (a part-select of a shift is no Verilog-2005).
+    mask_shifted: Signal<Local, Bits<4>>,
 }
 
 impl $name {
@@ -235,8 +237,8 @@ impl $name {
             pte: Default::default(),
             page_64k: Default::default(),
             data: Default::default(),
-            buf: Default::default(),
-            class: Default::default(),
+            payload: Default::default(),
+            size_code: Default::default(),
             error: Default::default(),
             plain: Default::default(),
             slot: Default::default(),
@@ -272,6 +274,7 @@ impl $name {
             buddy_sectors: Default::default(),
             slot_sectors: Default::default(),
             sector_base: Default::default(),
+            mask_shifted: Default::default(),
         }
     }
 }
@@ -280,7 +283,7 @@ impl Logic for $name {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, write, mask, va, frame, pte, page_64k, data, buf, class, error, plain, slot, part, buddy_slot,
+            self, clock, state, write, mask, va, frame, pte, page_64k, data, payload, size_code, error, plain, slot, part, buddy_slot,
             md_address, md_high, slot_read, fill_out, plain_sector, dev_left, dev_len, dev_addr, dev_write, dev_word,
             dev_bytes, dev_recv, dev_rword, buddy_left, buddy_len, buddy_addr, buddy_write, buddy_word, buddy_bytes,
             buddy_recv, buddy_rword
@@ -299,25 +302,25 @@ impl Logic for $name {
         // sectors each spans. A 16x device part (8 bytes) sits at byte
         // 0, 8, 16 or 24 of its sector.
         self.class_bytes.next = 0.into();
-        if self.class.q.val() == 1 {
+        if self.size_code.q.val() == 1 {
             self.class_bytes.next = 8.into();
         }
-        if self.class.q.val() == 2 {
+        if self.size_code.q.val() == 2 {
             self.class_bytes.next = 16.into();
         }
-        if self.class.q.val() == 3 {
+        if self.size_code.q.val() == 3 {
             self.class_bytes.next = 32.into();
         }
-        if self.class.q.val() == 4 {
+        if self.size_code.q.val() == 4 {
             self.class_bytes.next = 64.into();
         }
-        if self.class.q.val() == 5 {
+        if self.size_code.q.val() == 5 {
             self.class_bytes.next = 80.into();
         }
-        if self.class.q.val() == 6 {
+        if self.size_code.q.val() == 6 {
             self.class_bytes.next = 96.into();
         }
-        if self.class.q.val() == 7 {
+        if self.size_code.q.val() == 7 {
             self.class_bytes.next = 128.into();
         }
         self.need_dev.next = self.class_bytes.val();
@@ -328,6 +331,7 @@ impl Logic for $name {
         self.offset.next = bit_cast::<8, 5>(self.slot.q.val().get_bits::<5>(0));
         self.x16.next = self.part.q.val() == 8;
         self.sector_base.next = (self.slot.q.val() >> 5) << 5;
+        self.mask_shifted.next = self.mask.q.val() >> self.plain_sector.q.val();
         self.dev_sectors.next = 0.into();
         if self.need_dev.val() != 0 {
             self.dev_sectors.next = (self.offset.val() + self.need_dev.val() + 31) >> 5;
@@ -353,22 +357,22 @@ impl Logic for $name {
         self.md.req_flush.next = false;
         self.md.req_address.next = self.md_address.q.val();
         self.md.req_high.next = self.md_high.q.val();
-        self.md.req_value.next = self.class.q.val();
+        self.md.req_value.next = self.size_code.q.val();
         self.md.resp_ready.next = false;
 
         self.comp.in_valid.next = false;
         self.comp.in_entry.next = self.data.q.val();
         self.comp.out_ready.next = false;
         self.decomp.in_valid.next = false;
-        self.decomp.in_class.next = self.class.q.val();
-        self.decomp.in_payload.next = self.buf.q.val();
+        self.decomp.in_class.next = self.size_code.q.val();
+        self.decomp.in_payload.next = self.payload.q.val();
         self.decomp.out_ready.next = false;
-        self.merge.old.next = self.buf.q.val();
+        self.merge.old.next = self.payload.q.val();
         self.merge.update.next = self.data.q.val();
         self.merge.mask.next = self.mask.q.val();
 
         // Write lanes: the next sector to send from the payload buffer.
-        self.dev_pick.entry.next = self.buf.q.val();
+        self.dev_pick.entry.next = self.payload.q.val();
         self.dev_pick.word_at.next = self.dev_word.q.val();
         self.dev_pick.skip.next = 0.into();
         self.dev_pick.offset.next = 0.into();
@@ -380,7 +384,7 @@ impl Logic for $name {
             self.dev_pick.skip.next = self.offset.val().get_bits::<3>(2);
             self.dev_pick.offset.next = self.offset.val().get_bits::<5>(0);
         }
-        self.buddy_pick.entry.next = self.buf.q.val();
+        self.buddy_pick.entry.next = self.payload.q.val();
         self.buddy_pick.word_at.next = self.buddy_word.q.val();
         self.buddy_pick.skip.next = 0.into();
         self.buddy_pick.offset.next = 0.into();
@@ -423,7 +427,7 @@ impl Logic for $name {
         self.md.mem_fill_valid.next = self.dev_resp_valid.val() & self.fill_out.q.val();
         self.md.mem_fill_data.next = self.dev_resp_data.val();
         self.dev_resp_ready.next = true;
-        self.dev_place.entry_in.next = self.buf.q.val();
+        self.dev_place.entry_in.next = self.payload.q.val();
         self.dev_place.sector.next = self.dev_resp_data.val();
         self.dev_place.enable.next = false;
         self.dev_place.word_at.next = self.dev_rword.q.val();
@@ -473,13 +477,13 @@ impl Logic for $name {
             self.buddy_recv.d.next = self.buddy_recv.q.val() - 1;
             self.buddy_rword.d.next = self.buddy_rword.q.val() + 8;
         }
-        self.buf.d.next = self.buddy_place.entry_out.val();
+        self.payload.d.next = self.buddy_place.entry_out.val();
 
         self.req_ready.next = false;
         self.resp_valid.next = false;
         self.resp_write.next = self.write.q.val();
         self.resp_entry.next = self.data.q.val();
-        self.resp_class.next = self.class.q.val();
+        self.resp_class.next = self.size_code.q.val();
         self.resp_error.next = self.error.q.val();
 
         match self.state.q.val() {
@@ -493,8 +497,8 @@ impl Logic for $name {
                     self.pte.d.next = self.req_pte.val();
                     self.page_64k.d.next = self.req_page_64k.val();
                     self.data.d.next = self.req_data.val();
-                    self.buf.d.next = self.req_data.val();
-                    self.class.d.next = 7.into();
+                    self.payload.d.next = self.req_data.val();
+                    self.size_code.d.next = 7.into();
                     self.error.d.next = 0.into();
                     self.slot_read.d.next = false;
                     self.plain_sector.d.next = 0.into();
@@ -560,7 +564,7 @@ impl Logic for $name {
                     self.dev_rword.d.next = 0.into();
                 }
                 if self.md.resp_valid.val() {
-                    self.class.d.next = self.md.resp_nibble.val();
+                    self.size_code.d.next = self.md.resp_nibble.val();
                     self.state.d.next = SliceState::ReadPlan;
                 }
             }
@@ -590,7 +594,7 @@ impl Logic for $name {
                     & (self.buddy_recv.q.val() == 0)
                 {
                     if self.plain.q.val() {
-                        self.data.d.next = self.buf.q.val();
+                        self.data.d.next = self.payload.q.val();
                         self.state.d.next = SliceState::Respond;
                     } else {
                         self.state.d.next = SliceState::Decode;
@@ -598,8 +602,8 @@ impl Logic for $name {
                 }
             }
             SliceState::Decode => {
-                if self.class.q.val() == 0 {
-                    self.buf.d.next = self.zero_entry.val();
+                if self.size_code.q.val() == 0 {
+                    self.payload.d.next = self.zero_entry.val();
                     self.state.d.next = SliceState::AfterRead;
                 } else {
                     self.decomp.in_valid.next = true;
@@ -611,7 +615,7 @@ impl Logic for $name {
             SliceState::DecodeWait => {
                 self.decomp.out_ready.next = true;
                 if self.decomp.out_valid.val() {
-                    self.buf.d.next = self.decomp.out_entry.val();
+                    self.payload.d.next = self.decomp.out_entry.val();
                     if self.decomp.out_error.val() {
                         self.error.d.next = 5.into();
                         self.state.d.next = SliceState::Respond;
@@ -625,7 +629,7 @@ impl Logic for $name {
                     self.data.d.next = self.merge.merged.val();
                     self.state.d.next = SliceState::Compress;
                 } else {
-                    self.data.d.next = self.buf.q.val();
+                    self.data.d.next = self.payload.q.val();
                     self.state.d.next = SliceState::Respond;
                 }
             }
@@ -638,8 +642,8 @@ impl Logic for $name {
             SliceState::CompressWait => {
                 self.comp.out_ready.next = true;
                 if self.comp.out_valid.val() {
-                    self.buf.d.next = self.comp.out_payload.val();
-                    self.class.d.next = self.comp.out_class.val();
+                    self.payload.d.next = self.comp.out_payload.val();
+                    self.size_code.d.next = self.comp.out_class.val();
                     self.state.d.next = SliceState::WritePlan;
                 }
             }
@@ -686,7 +690,7 @@ impl Logic for $name {
                         self.state.d.next = SliceState::Respond;
                     } else {
                         self.plain_sector.d.next = self.plain_sector.q.val() + 1;
-                        if (self.mask.q.val() >> self.plain_sector.q.val()).get_bit(0) {
+                        if self.mask_shifted.val().get_bit(0) {
                             self.dev_left.d.next = 1.into();
                             self.dev_len.d.next = 1.into();
                             self.dev_addr.d.next = self.slot.q.val() + (bit_cast::<64, 3>(self.plain_sector.q.val()) << 5);

@@ -222,6 +222,46 @@ pub fn run_icarus_with(
         .output()
         .map_err(|e| format!("cannot run vvp: {e}"))?;
     let log = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    parse_result(module, log)
+}
+
+/// Build `testbench` with `design` into a Verilator executable (`verilator
+/// --binary --timing`, two jobs) in `work_dir`; returns its path.
+///
+/// `-O0`: Verilator 5.006 at `-O2` drops the lock-step testbench's
+/// failure count (it prints a mismatch, then reports 0 failed).
+///
+/// # Errors
+/// `verilator` is missing or the build fails.
+pub fn build_verilator(module: &str, design: &Path, testbench: &Path, work_dir: &Path) -> Result<std::path::PathBuf, String> {
+    let obj = work_dir.join("obj_dir");
+    let out = Command::new("verilator")
+        .args(["--binary", "--timing", "-O0", "-j", "2", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--top-module"])
+        .arg(format!("{module}_tb"))
+        .arg("--Mdir")
+        .arg(&obj)
+        .arg(testbench)
+        .arg(design)
+        .output()
+        .map_err(|e| format!("cannot run verilator (install it with `make deps`): {e}"))?;
+    if !out.status.success() {
+        return Err(format!("verilator failed:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(obj.join(format!("V{module}_tb")))
+}
+
+/// Run a Verilator testbench executable with `plusargs`; `module`'s
+/// result line is parsed as in [`run_icarus_with`].
+///
+/// # Errors
+/// The executable cannot run or prints no result line.
+pub fn run_verilated(module: &str, exe: &Path, plusargs: &[String]) -> Result<CosimReport, String> {
+    let out = Command::new(exe).args(plusargs).output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    parse_result(module, log)
+}
+
+fn parse_result(module: &str, log: String) -> Result<CosimReport, String> {
     let prefix = format!("{module}: ");
     let line = log
         .lines()

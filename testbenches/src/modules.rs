@@ -237,10 +237,13 @@ impl HwModule {
                 let mixed = controller::mixed_entries(entries, seed);
                 let requests = (entries.len() / 4).clamp(100, 2000);
                 let start = std::time::Instant::now();
+                let cycle_ps = buddy_sim::memory_system::config::SimConfig::default().cycle_ps();
+                let mut cycles = 0;
                 for mode in buddy_sim::memory_system::Mode::ALL {
-                    controller::compare_engines(mode, buddy_golden::Algorithm::Bpc, &mixed, requests, seed)?;
+                    let (_, rtl) = controller::compare_engines(mode, buddy_golden::Algorithm::Bpc, &mixed, requests, seed)?;
+                    cycles += (rtl.end_ps as f64 / cycle_ps) as u64;
                 }
-                Ok(EquivRun { inputs: 3 * requests, cycles: 0, seconds: start.elapsed().as_secs_f64() })
+                Ok(EquivRun { inputs: 3 * requests, cycles, seconds: start.elapsed().as_secs_f64() })
             }
         }
     }

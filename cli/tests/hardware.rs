@@ -87,6 +87,11 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
         let text = std::fs::read_to_string(out_dir.join(format!("{m}.hex"))).unwrap();
         // Compressors and the translator: 48 + 7 + 10 entries (accesses);
         // decompressors add 10 / 5 malformed inputs; the cache adds a flush.
+        if m == "buddy_controller" {
+            // Lock-step lines, one per simulated cycle of two scenarios, 945 hex digits each.
+            assert!(text.lines().count() > 1000 && text.lines().all(|l| l.len() == 945), "{m}");
+            continue;
+        }
         let expected = match m {
             "metadata_cache" => 66,
             _ if m.ends_with("_decompressor") => 67,

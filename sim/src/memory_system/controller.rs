@@ -157,9 +157,9 @@ impl Controllers {
         };
         let issue = (t as f64 / self.cycle_ps).ceil() as u64;
         let resp = self.rtl[slice as usize].request(&r, issue, &mut env).map_err(SimError::Hardware)?;
-        match resp.error {
-            0 => Ok(resp),
-            5 => Err(SimError::Decode { va, message: format!("the hardware decompressor rejects the stored stream (size class code {})", resp.class) }),
+        match resp.error as u64 {
+            buddy_hdl::buddy_controller::error::NONE => Ok(resp),
+            buddy_hdl::buddy_controller::error::DECODE => Err(SimError::Decode { va, message: format!("the hardware decompressor rejects the stored stream (size class code {})", resp.class) }),
             code => match self.translate(va, SizeClass::Raw) {
                 Err(e) => Err(e),
                 Ok(_) => Err(SimError::Hardware(format!("slice {slice} reports fault code {code} for {va:#x}, which the golden translation does not"))),

@@ -11,7 +11,7 @@ use buddy_golden::Algorithm;
 use buddy_sim::annotation::AnnotationFile;
 use buddy_sim::memory_system::config::SimConfig;
 use buddy_sim::memory_system::{run as run_sim, Mode, RtlOptions, SimInput, SimReport};
-use buddy_sim::trace::Trace;
+use buddy_sim::trace::{Trace, TraceSource};
 use buddy_sim::Workload;
 use serde::Serialize;
 
@@ -21,7 +21,9 @@ use crate::profile::parse_algorithm;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Workload folder with manifest.json, snapshots, trace.bin and
-    /// trace_meta.json [default: the bundled data/minife-small].
+    /// trace_meta.json; without the trace files, a snapshot sweep (every
+    /// memory-entry read, then written) is replayed instead [default: the
+    /// bundled data/minife-small].
     pub path: Option<PathBuf>,
     /// Controller mode, or `all` for the three.
     #[arg(long, default_value = "all", value_parser = ["uncompressed", "bandwidth-only", "buddy", "all"])]
@@ -71,15 +73,25 @@ pub struct Prepared<'a> {
     pub snapshot: usize,
 }
 
-/// Load `workload`'s trace and the annotation, and resolve the snapshot
-/// (whether the trace fits the workload is the simulator's first check).
+/// Load `workload`'s trace (a [`Trace::snapshot_sweep`] when the folder has
+/// no `trace.bin` and no `trace_meta.json`) and the annotation, and resolve
+/// the snapshot (whether the trace fits the workload is the simulator's
+/// first check).
 ///
 /// # Errors
 /// A missing or invalid trace or annotation, or an unknown snapshot index.
 pub fn prepare<'a>(workload: &'a Workload, annotation: Option<&Path>, snapshot: Option<usize>) -> anyhow::Result<Prepared<'a>> {
     let path = workload.path();
-    let trace = Trace::open(path).with_context(|| format!("cannot read the access trace of {}", path.display()))?;
     let manifest = workload.manifest();
+    let recorded = ["trace.bin", "trace_meta.json"].iter().any(|f| path.join(f).exists());
+    let trace = if recorded {
+        Trace::open(path).with_context(|| format!("cannot read the access trace of {}", path.display()))?
+    } else {
+        let first = manifest.snapshots.first().context("the manifest lists no snapshot")?;
+        let allocations: Vec<(String, u64)> = first.allocations.iter().map(|a| (a.name.clone(), a.size)).collect();
+        eprintln!("{}: no access trace (trace.bin): replaying a snapshot sweep (every memory-entry read, then written with the next snapshot's bytes)", path.display());
+        Trace::snapshot_sweep(&allocations)
+    };
     let names: Vec<String> = manifest.snapshots[0].allocations.iter().map(|a| a.name.clone()).collect();
     let targets = annotation
         .map(|a| -> anyhow::Result<Vec<TargetRatio>> {
@@ -136,8 +148,8 @@ pub fn table(reports: &[SimReport]) -> String {
     let Some(first) = reports.first() else { return s };
     let _ = writeln!(
         s,
-        "{}: {} trace accesses -> {} L2 requests ({} reads, {} writes), {} size classes, {}",
-        first.workload, first.trace_accesses, first.requests, first.reads, first.writes, first.algorithm, if first.engine == "rtl" { "RTL mode (BuddyController hardware in rust-hdl)" } else { "fast mode (golden models)" }
+        "{}: {} {} accesses -> {} L2 requests ({} reads, {} writes), {} size classes, {}",
+        first.workload, first.trace_accesses, if first.trace_source == TraceSource::SnapshotSweep { "snapshot-sweep" } else { "trace" }, first.requests, first.reads, first.writes, first.algorithm, if first.engine == "rtl" { "RTL mode (BuddyController hardware in rust-hdl)" } else { "fast mode (golden models)" }
     );
     let _ = writeln!(
         s,

@@ -67,11 +67,22 @@ pub enum TraceError {
     BadRw { path: PathBuf, record: usize, rw: u8 },
 }
 
+/// Where a trace's accesses come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TraceSource {
+    /// The workload's recorded `trace.bin`.
+    Recorded,
+    /// No recorded trace: [`Trace::snapshot_sweep`].
+    SnapshotSweep,
+}
+
 /// A validated access trace.
 #[derive(Debug, Clone)]
 pub struct Trace {
     pub meta: TraceMeta,
     pub accesses: Vec<Access>,
+    pub source: TraceSource,
 }
 
 impl Trace {
@@ -92,7 +103,42 @@ impl Trace {
         let bin = dir.join("trace.bin");
         let bytes = std::fs::read(&bin).map_err(|source| TraceError::Io { path: bin.clone(), source })?;
         let accesses = parse_records(&bytes, &meta, &bin)?;
-        Ok(Trace { meta, accesses })
+        Ok(Trace { meta, accesses, source: TraceSource::Recorded })
+    }
+
+    /// A request stream for a workload without a recorded trace
+    /// (**decision**; the DL workload of `shared/data` has none): one pass
+    /// over every allocation of `allocations` (name, size in bytes, in
+    /// manifest order) that reads each 128-byte memory-entry as four
+    /// 32-byte accesses and then writes it as four 32-byte accesses (the
+    /// last entry's accesses stop at the allocation's end), entry after
+    /// entry. Replayed like a trace, memory starts as one snapshot and the
+    /// writes store the next snapshot's bytes, so the pass moves memory
+    /// from one real program state to the next. The order of accesses is
+    /// made up; the values are the program's.
+    pub fn snapshot_sweep(allocations: &[(String, u64)]) -> Trace {
+        let meta = TraceMeta {
+            description: Some("snapshot sweep: read then write every memory-entry of every allocation, in manifest order".into()),
+            allocations: allocations
+                .iter()
+                .enumerate()
+                .map(|(i, (name, size))| TraceAllocation { id: i as u32, name: name.clone(), size: *size, in_snapshot: true })
+                .collect(),
+        };
+        let mut accesses = Vec::new();
+        let mut seq = 0u32;
+        for (id, (_, size)) in allocations.iter().enumerate() {
+            for entry in (0..*size).step_by(128) {
+                for write in [false, true] {
+                    for offset in (entry..(entry + 128).min(*size)).step_by(32) {
+                        let bytes = (*size - offset).min(32) as u8;
+                        accesses.push(Access { seq, offset: offset as u32, alloc_id: id as u16, write, size: bytes });
+                        seq = seq.wrapping_add(1);
+                    }
+                }
+            }
+        }
+        Trace { meta, accesses, source: TraceSource::SnapshotSweep }
     }
 }
 
@@ -237,5 +283,20 @@ mod tests {
         let l = AddressLayout::new(&m, &order, 0x10_0000, 65_536);
         assert_eq!(l.base, vec![0x10_0000 + 3 * 65_536, 0x10_0000 + 4 * 65_536, 0x10_0000]);
         assert_eq!(l.end, 0x10_0000 + 5 * 65_536);
+    }
+
+    #[test]
+    fn snapshot_sweep_reads_then_writes_every_entry_within_the_allocation() {
+        let t = Trace::snapshot_sweep(&[("a".into(), 256), ("b".into(), 40)]);
+        assert_eq!(t.source, TraceSource::SnapshotSweep);
+        assert_eq!(t.meta.allocations[1].name, "b");
+        // a: 2 entries x (4 reads + 4 writes); b: 40 bytes = a 32-byte and an 8-byte access, read then written.
+        assert_eq!(t.accesses.len(), 16 + 4);
+        let first: Vec<(u32, bool)> = t.accesses[..8].iter().map(|a| (a.offset, a.write)).collect();
+        assert_eq!(first, [(0, false), (32, false), (64, false), (96, false), (0, true), (32, true), (64, true), (96, true)]);
+        let b: Vec<(u32, bool, u8)> = t.accesses[16..].iter().map(|a| (a.offset, a.write, a.size)).collect();
+        assert_eq!(b, [(0, false, 32), (32, false, 8), (0, true, 32), (32, true, 8)]);
+        // The sequence numbers count the accesses.
+        assert!(t.accesses.iter().enumerate().all(|(i, a)| a.seq as usize == i));
     }
 }

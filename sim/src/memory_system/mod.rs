@@ -42,7 +42,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::l2_cache::{L2Cache, L2Config, L2Stats, MemRequest};
-use crate::trace::{AddressLayout, Trace, DEFAULT_HEAP_BASE};
+use crate::trace::{AddressLayout, Trace, TraceSource, DEFAULT_HEAP_BASE};
 use crate::workload::Workload;
 use config::SimConfig;
 use controller::Controllers;
@@ -157,6 +157,8 @@ pub struct SimReport {
     pub mode: Mode,
     pub algorithm: String,
     pub snapshot: usize,
+    /// Recorded trace or snapshot sweep.
+    pub trace_source: TraceSource,
     pub trace_accesses: u64,
     pub l2: L2Stats,
     pub reads: u64,
@@ -366,6 +368,7 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
         mode: input.mode,
         algorithm: input.algorithm.to_string(),
         snapshot: snap.info().index,
+        trace_source: input.trace.source,
         trace_accesses: input.trace.accesses.len() as u64,
         l2: l2.stats(),
         reads: ctl.stats.reads,

@@ -12,6 +12,7 @@ mod profile;
 mod revision;
 mod run;
 mod sim;
+mod speed;
 mod study;
 mod synth;
 mod vectors;
@@ -54,6 +55,10 @@ enum Command {
     /// models with HBM2 and NVLink timing) in uncompressed, bandwidth-only
     /// and buddy modes; statistics as a table, JSON and CSV.
     Sim(sim::Args),
+    /// Speed in one run on one trace: fast-mode accesses per second, RTL-mode
+    /// (rust-hdl) cycles per second, and Verilator on the emitted
+    /// BuddyController Verilog replaying the same cycles; JSON and a table.
+    Speed(speed::Args),
     /// Synthesize verilog-out/ with Yosys and write verilog-out/synth/report.{json,md}.
     Synth(synth::Args),
     /// Write golden vector files for the Verilog testbenches of verilog-out/tb/.
@@ -72,6 +77,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Sim(args) => sim::run(args),
         Command::Study(args) => study::run(args),
+        Command::Speed(args) => speed::run(args),
         Command::Synth(args) => synth::run(args),
         Command::Vectors(args) => vectors::run(args),
         Command::Verilog(args) => verilog::run(args),

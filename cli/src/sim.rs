@@ -312,6 +312,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let rtl = (args.engine == "rtl").then(|| RtlOptions {
             vcd: args.vcd_from.zip(args.vcd_to).map(|(f, t)| (args.out.join("vcd").join(m.name()), f, t)),
             no_skip: false,
+            lockstep: None,
         });
         reports.push(simulate(&prepared, m, args.algo, &config, rtl)?);
     }

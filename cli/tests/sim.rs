@@ -95,3 +95,35 @@ fn bad_inputs_are_reported_before_the_run() {
     assert!(err.contains("record 0"), "{err}");
     assert!(!out.join("sim.json").exists(), "nothing written on bad input");
 }
+
+#[test]
+fn a_workload_without_a_trace_replays_a_snapshot_sweep() {
+    let w = common::bundled_copy();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let run = buddy(&["sim", w.path().to_str().unwrap(), "--mode", "buddy", "--json", "--out", out.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&run.stderr).contains("snapshot sweep"));
+    let v: Value = serde_json::from_str(&stdout(&run)).unwrap();
+    let r = &v[0];
+    assert_eq!(r["trace_source"], "snapshot-sweep");
+    // Every memory-entry is read once (an L2 miss) and written back once,
+    // in full except an allocation's last entry when its end leaves whole
+    // sectors unwritten.
+    let manifest: Value = serde_json::from_slice(&fs::read(w.path().join("manifest.json")).unwrap()).unwrap();
+    let short_tails = manifest["snapshots"][0]["allocations"].as_array().unwrap().iter().filter(|a| (1..=96).contains(&(a["size"].as_u64().unwrap() % 128))).count() as u64;
+    let entries = r["checked_entries"].as_u64().unwrap();
+    assert_eq!((r["reads"].as_u64().unwrap(), r["writes"].as_u64().unwrap(), r["partial_writes"].as_u64().unwrap()), (entries, entries, short_tails));
+    assert_eq!(r["checked_reads"], r["reads"]);
+    // Half a recorded trace is an error, not a sweep.
+    fs::write(w.path().join("trace.bin"), [0u8; 12]).unwrap();
+    let err = failure(&buddy(&["sim", w.path().to_str().unwrap(), "--out", out.to_str().unwrap()]));
+    assert!(err.contains("trace_meta.json"), "{err}");
+}
+
+#[test]
+fn speed_rejects_bad_limits_before_running() {
+    let err = failure(&buddy(&["speed", "--max-lines", "0", "--out", "/nonexistent/x"]));
+    assert!(err.contains("--max-lines 0 is outside 1..=200000"), "{err}");
+    let err = failure(&buddy(&["speed", "--accesses", "0", "--out", "/nonexistent/x"]));
+    assert!(err.contains("--accesses must be at least 1"), "{err}");
+}

@@ -319,6 +319,9 @@ module {module}_tb;
       $finish;
     end
     $readmemh(path, lines, 0, count - 1);
+    // Marks the end of loading, for timing the replay alone.
+    $display("{module}_tb: loaded %0d lines", count);
+    $fflush;
     failures = 0;
     clock = 0;
     for (i = 0; i < count; i = i + 1) begin

@@ -234,9 +234,19 @@ pub fn run_icarus_with(
 /// # Errors
 /// `verilator` is missing or the build fails.
 pub fn build_verilator(module: &str, design: &Path, testbench: &Path, work_dir: &Path) -> Result<std::path::PathBuf, String> {
+    build_verilator_with(module, design, testbench, work_dir, "-O0")
+}
+
+/// [`build_verilator`] at optimization `opt` (`-O0` .. `-O3`); for speed
+/// measurements (`-O2` and up share `-O0`'s results except the failure
+/// count, see [`build_verilator`]).
+///
+/// # Errors
+/// As [`build_verilator`].
+pub fn build_verilator_with(module: &str, design: &Path, testbench: &Path, work_dir: &Path, opt: &str) -> Result<std::path::PathBuf, String> {
     let obj = work_dir.join("obj_dir");
     let out = Command::new("verilator")
-        .args(["--binary", "--timing", "-O0", "-j", "2", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--top-module"])
+        .args(["--binary", "--timing", opt, "-j", "2", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--top-module"])
         .arg(format!("{module}_tb"))
         .arg("--Mdir")
         .arg(&obj)
@@ -259,6 +269,39 @@ pub fn run_verilated(module: &str, exe: &Path, plusargs: &[String]) -> Result<Co
     let out = Command::new(exe).args(plusargs).output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
     let log = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     parse_result(module, log)
+}
+
+/// Run a lock-step testbench executable (see
+/// `controller::lockstep_testbench`) and time its replay: from the line
+/// `<module>_tb: loaded ...` (printed and flushed after `$readmemh`) to the
+/// end of the process, so reading the vector file is not counted.
+///
+/// # Errors
+/// As [`run_verilated`], or no `loaded` line.
+pub fn time_verilated(module: &str, exe: &Path, plusargs: &[String]) -> Result<(CosimReport, std::time::Duration), String> {
+    use std::io::BufRead;
+    let mut child = Command::new(exe)
+        .args(plusargs)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let marker = format!("{module}_tb: loaded");
+    let mut log = String::new();
+    let mut loaded = None;
+    for line in std::io::BufReader::new(stdout).lines() {
+        let line = line.map_err(|e| e.to_string())?;
+        if loaded.is_none() && line.starts_with(&marker) {
+            loaded = Some(std::time::Instant::now());
+        }
+        log += &line;
+        log.push('\n');
+    }
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    let elapsed = loaded.ok_or_else(|| format!("no '{marker}' line in the simulator output:\n{log}"))?.elapsed();
+    log += &String::from_utf8_lossy(&out.stderr);
+    Ok((parse_result(module, log)?, elapsed))
 }
 
 fn parse_result(module: &str, log: String) -> Result<CosimReport, String> {

@@ -117,6 +117,9 @@ module buddy_controller_tb;
       $finish;
     end
     $readmemh(path, lines, 0, count - 1);
+    // Marks the end of loading, for timing the replay alone.
+    $display("buddy_controller_tb: loaded %0d lines", count);
+    $fflush;
     failures = 0;
     clock = 0;
     for (i = 0; i < count; i = i + 1) begin

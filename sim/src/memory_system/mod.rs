@@ -127,6 +127,11 @@ pub struct RtlOptions {
     /// Simulate every cycle, also those in which a slice only waits for
     /// memory (a check of the default jump over them, which is exact).
     pub no_skip: bool,
+    /// `Some((slice, max))`: record the lock-step lines
+    /// ([`rtl::LOCKSTEP_INPUTS`], [`rtl::LOCKSTEP_OUTPUTS`]) of that slice,
+    /// at most `max`, into [`SimReport::lockstep_lines`], for a replay of
+    /// the run by the emitted Verilog (the slice is reset first).
+    pub lockstep: Option<(usize, usize)>,
 }
 
 /// One epoch of `system.epoch_requests` requests.
@@ -194,6 +199,10 @@ pub struct SimReport {
     pub rtl_simulated_cycles: Option<u64>,
     /// RTL mode: `rtl_simulated_cycles` per wall-clock second.
     pub rtl_cycles_per_second: Option<f64>,
+    /// RTL mode with [`RtlOptions::lockstep`]: the recorded lines, one per
+    /// simulated cycle of that slice (not serialized).
+    #[serde(skip)]
+    pub lockstep_lines: Vec<String>,
 }
 
 /// One traced allocation: where it is, what it holds now, what stores write.
@@ -283,6 +292,10 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
     if let Some(rtl) = &input.rtl {
         ctl.use_rtl(input.algorithm);
         ctl.rtl_slices().iter_mut().for_each(|s| s.set_skip_waits(!rtl.no_skip));
+        if let Some((slice, max)) = rtl.lockstep {
+            let count = ctl.rtl_slices().len();
+            ctl.rtl_slices().get_mut(slice).ok_or_else(|| SimError::Config(format!("no slice {slice} to record (the system has {count})")))?.record_lines(max);
+        }
         if let Some((dir, from, to)) = &rtl.vcd {
             std::fs::create_dir_all(dir).map_err(|e| SimError::Config(format!("{}: {e}", dir.display())))?;
             for (i, slice) in ctl.rtl_slices().iter_mut().enumerate() {
@@ -353,6 +366,10 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
 
     let time_ps = end.max(1);
     let rtl_cycles = input.rtl.as_ref().map(|_| ctl.rtl_slices().iter().map(|s| s.simulated_cycles()).sum::<u64>());
+    let lockstep_lines = match input.rtl.as_ref().and_then(|r| r.lockstep) {
+        Some((slice, _)) => ctl.rtl_slices()[slice].take_lines(),
+        None => Vec::new(),
+    };
     let md = ctl.metadata_stats();
     let mut lat = state.latencies.clone();
     lat.sort_unstable();
@@ -397,6 +414,7 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
         accesses_per_second: input.trace.accesses.len() as f64 / wall.max(1e-9),
         rtl_simulated_cycles: rtl_cycles,
         rtl_cycles_per_second: rtl_cycles.map(|c| c as f64 / wall.max(1e-9)),
+        lockstep_lines,
     })
 }
 

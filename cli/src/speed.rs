@@ -1,0 +1,182 @@
+//! `buddy speed`: the speed figures of issue 7 measured in one run on one
+//! trace: accesses per second of the fast mode, simulated cycles per
+//! second of the RTL mode (the `BuddyController` slices in rust-hdl), and
+//! cycles per second of Verilator running the emitted `buddy_controller`
+//! Verilog on the same cycles (slice 0's lock-step lines of the RTL run),
+//! with the ratio.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context};
+use buddy_golden::Algorithm;
+use buddy_sim::memory_system::{Mode, RtlOptions};
+use buddy_sim::Workload;
+use buddy_testbenches::cosim::{build_verilator_with, time_verilated};
+use buddy_testbenches::modules::HwModule;
+use serde::Serialize;
+
+use crate::revision::git_revision;
+
+/// Arguments of `buddy speed`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Workload folder (as `buddy sim`) [default: the bundled data/minife-small].
+    pub path: Option<PathBuf>,
+    /// Controller mode of the runs.
+    #[arg(long, default_value = "buddy", value_parser = ["uncompressed", "bandwidth-only", "buddy"])]
+    pub mode: String,
+    /// Use only the first N accesses of the trace [default: all].
+    #[arg(long, value_name = "N")]
+    pub accesses: Option<usize>,
+    /// Lock-step lines (cycles of slice 0) Verilator replays, at most; the
+    /// testbench holds 200,000.
+    #[arg(long, default_value_t = 150_000, value_name = "N")]
+    pub max_lines: usize,
+    /// Verilator optimization flag.
+    #[arg(long, default_value = "-O2", value_parser = ["-O0", "-O1", "-O2", "-O3"])]
+    pub opt: String,
+    /// Output folder: speed.json, and the Verilator build in `work/`.
+    #[arg(long, default_value = "out/speed", value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+/// The figures of one `buddy speed` run.
+#[derive(Debug, Serialize)]
+pub struct SpeedReport {
+    pub workload: String,
+    pub mode: &'static str,
+    pub algorithm: &'static str,
+    pub trace_accesses: u64,
+    pub requests: u64,
+    /// Fast mode: runs, wall seconds summed, accesses per second.
+    pub fast_runs: u32,
+    pub fast_seconds: f64,
+    pub fast_accesses_per_second: f64,
+    /// RTL mode (rust-hdl): cycles simulated over every slice, wall seconds, cycles per second.
+    pub rtl_cycles: u64,
+    pub rtl_seconds: f64,
+    pub rtl_cycles_per_second: f64,
+    /// Verilator replay of slice 0's lock-step lines (one per cycle),
+    /// excluding reading the vector file; each cycle drives every input
+    /// and compares every output.
+    pub verilator_opt: String,
+    pub verilator_cycles: u64,
+    pub verilator_seconds: f64,
+    pub verilator_cycles_per_second: f64,
+    pub verilator_build_seconds: f64,
+    /// Verilator's cycles per second over the RTL mode's.
+    pub verilator_over_rtl: f64,
+}
+
+/// Run `buddy speed`.
+///
+/// # Errors
+/// Bad input, a failed run, Verilator missing or failing, or an output
+/// that cannot be written.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let path = args.path.clone().unwrap_or_else(|| PathBuf::from(crate::compress::DEFAULT_WORKLOAD));
+    let mode = match args.mode.as_str() {
+        "uncompressed" => Mode::Uncompressed,
+        "bandwidth-only" => Mode::BandwidthOnly,
+        _ => Mode::Buddy,
+    };
+    if !(1..=200_000).contains(&args.max_lines) {
+        bail!("--max-lines {} is outside 1..=200000 (the lock-step testbench's capacity)", args.max_lines);
+    }
+    let workload = Workload::open(&path).with_context(|| format!("cannot open workload {}", path.display()))?;
+    let mut prepared = crate::sim::prepare(&workload, None, None)?;
+    if let Some(n) = args.accesses {
+        if n == 0 {
+            bail!("--accesses must be at least 1");
+        }
+        prepared.trace.accesses.truncate(n);
+    }
+    let config = buddy_sim::memory_system::config::SimConfig::default();
+    // Only the BPC slice is emitted as Verilog.
+    let algorithm = Algorithm::Bpc;
+
+    eprintln!("[1/4] fast mode");
+    let (mut fast_runs, mut fast_seconds, mut accesses) = (0u32, 0.0, 0u64);
+    while fast_seconds < 2.0 && fast_runs < 1000 {
+        let r = crate::sim::simulate(&prepared, mode, algorithm, &config, None)?;
+        fast_runs += 1;
+        fast_seconds += r.wall_seconds;
+        accesses += r.trace_accesses;
+    }
+
+    eprintln!("[2/4] RTL mode (rust-hdl)");
+    let rtl_options = RtlOptions { vcd: None, no_skip: false, lockstep: None };
+    let started = Instant::now();
+    let timed = crate::sim::simulate(&prepared, mode, algorithm, &config, Some(rtl_options))?;
+    let rtl_seconds = started.elapsed().as_secs_f64();
+    let rtl_cycles = timed.rtl_simulated_cycles.unwrap_or(0);
+
+    eprintln!("[3/4] RTL mode again, recording slice 0's lock-step lines");
+    let recorded = crate::sim::simulate(&prepared, mode, algorithm, &config, Some(RtlOptions { vcd: None, no_skip: false, lockstep: Some((0, args.max_lines)) }))?;
+    let lines = recorded.lockstep_lines;
+    if lines.is_empty() {
+        bail!("slice 0 served no request: no cycles for Verilator to replay (use a longer trace)");
+    }
+
+    eprintln!("[4/4] Verilator {} on the emitted buddy_controller Verilog ({} cycles)", args.opt, lines.len());
+    let work = args.out.join("work");
+    std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
+    let module = HwModule::BuddyController;
+    let design = work.join("buddy_controller.v");
+    let testbench = work.join("buddy_controller_tb.v");
+    std::fs::write(&design, module.verilog(&git_revision()).map_err(|e| anyhow!(e))?)?;
+    std::fs::write(&testbench, module.testbench())?;
+    let vectors = work.join("lines.hex");
+    std::fs::write(&vectors, lines.join("\n") + "\n")?;
+    let built = Instant::now();
+    let exe = build_verilator_with("buddy_controller", &design, &testbench, &work, &args.opt).map_err(|e| anyhow!(e))?;
+    let verilator_build_seconds = built.elapsed().as_secs_f64();
+    let plusargs = [format!("+vectors={}", vectors.display()), format!("+count={}", lines.len())];
+    let (result, elapsed) = time_verilated("buddy_controller", &exe, &plusargs).map_err(|e| anyhow!(e))?;
+    if result.passed + result.failed != lines.len() {
+        bail!("Verilator replayed {} of {} cycles:\n{}", result.passed + result.failed, lines.len(), result.log);
+    }
+    if result.failed > 0 {
+        eprintln!("warning: Verilator {} reports {} of {} cycles differing from rust-hdl (the -O0 co-simulation test is the equivalence check)", args.opt, result.failed, lines.len());
+    }
+    let verilator_seconds = elapsed.as_secs_f64();
+    let verilator_cycles_per_second = lines.len() as f64 / verilator_seconds.max(1e-9);
+    let rtl_cycles_per_second = rtl_cycles as f64 / rtl_seconds.max(1e-9);
+    let report = SpeedReport {
+        workload: workload.manifest().workload.clone(),
+        mode: mode.name(),
+        algorithm: "bpc",
+        trace_accesses: prepared.trace.accesses.len() as u64,
+        requests: timed.requests,
+        fast_runs,
+        fast_seconds,
+        fast_accesses_per_second: accesses as f64 / fast_seconds.max(1e-9),
+        rtl_cycles,
+        rtl_seconds,
+        rtl_cycles_per_second,
+        verilator_opt: args.opt.clone(),
+        verilator_cycles: lines.len() as u64,
+        verilator_seconds,
+        verilator_cycles_per_second,
+        verilator_build_seconds,
+        verilator_over_rtl: verilator_cycles_per_second / rtl_cycles_per_second.max(1e-9),
+    };
+    std::fs::write(args.out.join("speed.json"), serde_json::to_string_pretty(&report)? + "\n")?;
+    print!("{}", table(&report));
+    println!("results: {}", args.out.join("speed.json").display());
+    Ok(())
+}
+
+/// The human summary of `r`.
+pub fn table(r: &SpeedReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{}: {} trace accesses -> {} L2 requests, {} mode, BPC", r.workload, r.trace_accesses, r.requests, r.mode);
+    let _ = writeln!(s, "{:<34} {:>14} {:>12} {:>16}", "engine", "work", "seconds", "per second");
+    let _ = writeln!(s, "{:<34} {:>14} {:>12.3} {:>16.0}", format!("fast mode ({} runs)", r.fast_runs), format!("{} acc", r.trace_accesses * r.fast_runs as u64), r.fast_seconds, r.fast_accesses_per_second);
+    let _ = writeln!(s, "{:<34} {:>14} {:>12.3} {:>16.0}", "RTL mode (rust-hdl, every slice)", format!("{} cyc", r.rtl_cycles), r.rtl_seconds, r.rtl_cycles_per_second);
+    let _ = writeln!(s, "{:<34} {:>14} {:>12.3} {:>16.0}", format!("Verilator {} (slice 0)", r.verilator_opt), format!("{} cyc", r.verilator_cycles), r.verilator_seconds, r.verilator_cycles_per_second);
+    let _ = writeln!(s, "Verilator / RTL mode: {:.1}x cycles per second (Verilator build {:.0} s, not counted)", r.verilator_over_rtl, r.verilator_build_seconds);
+    s
+}

@@ -64,19 +64,12 @@ fn parse_algorithms(s: &str) -> Result<AlgorithmList, String> {
         } else {
             let algorithm = Algorithm::from_str(name).map_err(|e| {
                 let mag_hint = if name.starts_with("mag-bdi:") {
-                    let mags: Vec<String> =
-                        Mag::ALL.iter().map(|m| m.bytes().to_string()).collect();
-                    format!(
-                        "; the MAG of mag-bdi:MAG is one of {} bytes",
-                        mags.join(", ")
-                    )
+                    let mags: Vec<String> = Mag::ALL.iter().map(|m| m.bytes().to_string()).collect();
+                    format!("; the MAG of mag-bdi:MAG is one of {} bytes", mags.join(", "))
                 } else {
                     String::new()
                 };
-                format!(
-                    "unknown algorithm '{}' (valid: {}, all; or a comma-separated list{mag_hint})",
-                    e.given, e.valid
-                )
+                format!("unknown algorithm '{}' (valid: {}, all; or a comma-separated list{mag_hint})", e.given, e.valid)
             })?;
             vec![algorithm]
         };
@@ -95,21 +88,11 @@ fn parse_algorithms(s: &str) -> Result<AlgorithmList, String> {
 /// A workload cannot be opened or is invalid, `--snapshot` names no
 /// snapshot, or stdout cannot be written (a closed pipe is not an error).
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from(DEFAULT_WORKLOAD)]
-    } else {
-        args.paths
-    };
-    let workloads = paths
-        .iter()
-        .map(|path| open(path, args.snapshot))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let paths = if args.paths.is_empty() { vec![PathBuf::from(DEFAULT_WORKLOAD)] } else { args.paths };
+    let workloads = paths.iter().map(|path| open(path, args.snapshot)).collect::<anyhow::Result<Vec<_>>>()?;
     let algorithms = &args.algo.0;
     let progress = Progress::stderr(&workloads, algorithms.len());
-    let studies: Vec<CompressionStudy> = workloads
-        .iter()
-        .map(|w| CompressionStudy::run(w, algorithms, &progress))
-        .collect();
+    let studies: Vec<CompressionStudy> = workloads.iter().map(|w| CompressionStudy::run(w, algorithms, &progress)).collect();
     progress.finish();
 
     let report = if args.json {
@@ -135,10 +118,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         text
     };
     let mut stdout = io::stdout().lock();
-    match stdout
-        .write_all(report.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    match stdout.write_all(report.as_bytes()).and_then(|()| stdout.flush()) {
         // The reader stopped early (`buddy compress --per-entry | head`): not an error.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         result => result.context("cannot write to stdout"),
@@ -149,9 +129,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 fn open(path: &Path, snapshot: Option<usize>) -> anyhow::Result<Workload> {
     let workload = Workload::open(path).context("cannot open workload")?;
     match snapshot {
-        Some(index) => workload
-            .select_snapshot(index)
-            .with_context(|| format!("--snapshot {index} of {}", path.display())),
+        Some(index) => workload.select_snapshot(index).with_context(|| format!("--snapshot {index} of {}", path.display())),
         None => Ok(workload),
     }
 }
@@ -178,10 +156,7 @@ fn json_report(studies: &[CompressionStudy]) -> anyhow::Result<String> {
         workloads: &'a [CompressionStudy],
         summary: Summary,
     }
-    let report = Report {
-        workloads: studies,
-        summary: Summary::of(studies),
-    };
+    let report = Report { workloads: studies, summary: Summary::of(studies) };
     Ok(serde_json::to_string_pretty(&report).context("cannot serialize the study")? + "\n")
 }
 
@@ -214,19 +189,9 @@ fn write_tables(out: &mut String, study: &CompressionStudy, workload: &Workload)
     )?;
     for alg in &study.algorithms {
         let mag = matches!(alg.algorithm, Algorithm::MagBdi(_));
-        let width = alg
-            .allocations
-            .iter()
-            .map(|a| a.name.len())
-            .chain(["allocation".len()])
-            .max()
-            .unwrap_or_default();
+        let width = alg.allocations.iter().map(|a| a.name.len()).chain(["allocation".len()]).max().unwrap_or_default();
         writeln!(out, "\nalgorithm {}, all snapshots:", alg.algorithm)?;
-        write!(
-            out,
-            "{:<width$} {:>9} {:>8}",
-            "allocation", "entries", "ratio"
-        )?;
+        write!(out, "{:<width$} {:>9} {:>8}", "allocation", "entries", "ratio")?;
         for class in SizeClass::ALL {
             write!(out, " {:>8}", class.name())?;
         }
@@ -236,33 +201,19 @@ fn write_tables(out: &mut String, study: &CompressionStudy, workload: &Workload)
         writeln!(out)?;
         let rows = alg.allocations.iter().map(|a| (a.name.as_str(), &a.stats));
         for (name, stats) in rows.chain([("TOTAL", &alg.total)]) {
-            write!(
-                out,
-                "{name:<width$} {:>9} {:>8}",
-                stats.entries(),
-                ratio_text(stats)
-            )?;
+            write!(out, "{name:<width$} {:>9} {:>8}", stats.entries(), ratio_text(stats))?;
             for class in SizeClass::ALL {
                 write!(out, " {:>8}", stats.count(class))?;
             }
             if let Some(m) = stats.mag() {
-                write!(
-                    out,
-                    " {:>8} {:>8}",
-                    optional_text(m.raw_ratio()),
-                    optional_text(m.effective_ratio())
-                )?;
+                write!(out, " {:>8} {:>8}", optional_text(m.raw_ratio()), optional_text(m.effective_ratio()))?;
             }
             writeln!(out)?;
         }
         writeln!(out, "\nalgorithm {}, per snapshot:", alg.algorithm)?;
         for snap in &alg.snapshots {
             let mag_text = snap.total.mag().map_or_else(String::new, |m| {
-                format!(
-                    "  mag_raw {}  mag_eff {}",
-                    optional_text(m.raw_ratio()),
-                    optional_text(m.effective_ratio())
-                )
+                format!("  mag_raw {}  mag_eff {}", optional_text(m.raw_ratio()), optional_text(m.effective_ratio()))
             });
             writeln!(
                 out,
@@ -274,10 +225,7 @@ fn write_tables(out: &mut String, study: &CompressionStudy, workload: &Workload)
                 snap.total.stored_bytes(),
                 ratio_text(&snap.total),
                 mag_text,
-                snap.label
-                    .as_deref()
-                    .map(|l| format!("  ({l})"))
-                    .unwrap_or_default()
+                snap.label.as_deref().map(|l| format!("  ({l})")).unwrap_or_default()
             )?;
         }
     }
@@ -289,20 +237,11 @@ fn write_tables(out: &mut String, study: &CompressionStudy, workload: &Workload)
 /// mean and named below the table), then, when MAG-BDI is studied, the
 /// MAG-BDI paper's raw and effective ratios per workload with their GEOMEAN.
 fn write_summary(out: &mut String, summary: &Summary) -> fmt::Result {
-    let width = summary
-        .workloads()
-        .iter()
-        .map(|w| w.name.len())
-        .chain(["workload".len(), "GEOMEAN".len()])
-        .max()
-        .unwrap_or_default();
+    let width = summary.workloads().iter().map(|w| w.name.len()).chain(["workload".len(), "GEOMEAN".len()]).max().unwrap_or_default();
     let algorithms = summary.algorithms();
     let column = |name: &str| name.len().max(8);
 
-    writeln!(
-        out,
-        "compression ratio per workload and algorithm (uncompressed / stored bytes):"
-    )?;
+    writeln!(out, "compression ratio per workload and algorithm (uncompressed / stored bytes):")?;
     write!(out, "{:<width$}", "workload")?;
     for a in algorithms {
         write!(out, " {:>w$}", a.name(), w = column(a.name()))?;
@@ -317,30 +256,17 @@ fn write_summary(out: &mut String, summary: &Summary) -> fmt::Result {
     }
     write!(out, "{:<width$}", "GEOMEAN")?;
     for (i, a) in algorithms.iter().enumerate() {
-        write!(
-            out,
-            " {:>w$}",
-            optional_text(summary.geomean(i)),
-            w = column(a.name())
-        )?;
+        write!(out, " {:>w$}", optional_text(summary.geomean(i)), w = column(a.name()))?;
     }
     writeln!(out)?;
     for (i, a) in algorithms.iter().enumerate() {
         let excluded = summary.excluded(i);
         if !excluded.is_empty() {
-            writeln!(
-                out,
-                "GEOMEAN of {a} leaves out (ratio inf or no entries): {}",
-                excluded.join(", ")
-            )?;
+            writeln!(out, "GEOMEAN of {a} leaves out (ratio inf or no entries): {}", excluded.join(", "))?;
         }
     }
 
-    let mags: Vec<(usize, &Algorithm)> = algorithms
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| matches!(a, Algorithm::MagBdi(_)))
-        .collect();
+    let mags: Vec<(usize, &Algorithm)> = algorithms.iter().enumerate().filter(|(_, a)| matches!(a, Algorithm::MagBdi(_))).collect();
     if mags.is_empty() {
         return Ok(());
     }
@@ -348,12 +274,7 @@ fn write_summary(out: &mut String, summary: &Summary) -> fmt::Result {
     write!(out, "{:<width$}", "workload")?;
     for (_, a) in &mags {
         let w = column(&format!("{a} raw"));
-        write!(
-            out,
-            " {:>w$} {:>w$}",
-            format!("{a} raw"),
-            format!("{a} eff")
-        )?;
+        write!(out, " {:>w$} {:>w$}", format!("{a} raw"), format!("{a} eff"))?;
     }
     writeln!(out)?;
     // (row name, (raw, effective) ratio per MAG-BDI algorithm)
@@ -361,28 +282,15 @@ fn write_summary(out: &mut String, summary: &Summary) -> fmt::Result {
         .workloads()
         .iter()
         .map(|wl| {
-            let cells: Vec<_> = mags
-                .iter()
-                .map(|&(i, _)| (wl.mag_raw_ratio(i), wl.mag_effective_ratio(i)))
-                .collect();
+            let cells: Vec<_> = mags.iter().map(|&(i, _)| (wl.mag_raw_ratio(i), wl.mag_effective_ratio(i))).collect();
             (wl.name.as_str(), cells)
         })
-        .chain([(
-            "GEOMEAN",
-            mags.iter()
-                .map(|&(i, _)| (summary.geomean_mag_raw(i), summary.geomean_mag_effective(i)))
-                .collect(),
-        )]);
+        .chain([("GEOMEAN", mags.iter().map(|&(i, _)| (summary.geomean_mag_raw(i), summary.geomean_mag_effective(i))).collect())]);
     for (name, cells) in rows {
         write!(out, "{name:<width$}")?;
         for ((_, a), (raw, eff)) in mags.iter().zip(cells) {
             let w = column(&format!("{a} raw"));
-            write!(
-                out,
-                " {:>w$} {:>w$}",
-                optional_text(raw),
-                optional_text(eff)
-            )?;
+            write!(out, " {:>w$} {:>w$}", optional_text(raw), optional_text(eff))?;
         }
         writeln!(out)?;
     }
@@ -396,16 +304,7 @@ fn write_summary(out: &mut String, summary: &Summary) -> fmt::Result {
 /// algorithms. Ratios are printed in full (shortest round-trip) precision.
 fn csv_report(studies: &[CompressionStudy]) -> anyhow::Result<String> {
     let mut csv = csv::Writer::from_writer(Vec::new());
-    let mut header = vec![
-        "workload",
-        "algorithm",
-        "snapshot",
-        "allocation",
-        "entries",
-        "uncompressed_bytes",
-        "stored_bytes",
-        "ratio",
-    ];
+    let mut header = vec!["workload", "algorithm", "snapshot", "allocation", "entries", "uncompressed_bytes", "stored_bytes", "ratio"];
     header.extend(SizeClass::ALL.iter().map(|c| c.name()));
     header.extend(["mag_raw_ratio", "mag_effective_ratio"]);
     csv.write_record(&header)?;
@@ -417,12 +316,7 @@ fn csv_report(studies: &[CompressionStudy]) -> anyhow::Result<String> {
                     None if stats.entries() == 0 => String::new(),
                     None => "inf".to_string(),
                 };
-                let mag = |f: fn(&MagStats) -> Option<f64>| {
-                    stats
-                        .mag()
-                        .and_then(f)
-                        .map_or_else(String::new, |r| r.to_string())
-                };
+                let mag = |f: fn(&MagStats) -> Option<f64>| stats.mag().and_then(f).map_or_else(String::new, |r| r.to_string());
                 let mut record = vec![
                     study.workload.clone(),
                     alg.algorithm.to_string(),
@@ -475,11 +369,7 @@ fn write_per_entry(out: &mut String, studies: &[CompressionStudy]) -> fmt::Resul
             if with_algo {
                 write!(out, "{}\t", r.algorithm)?;
             }
-            writeln!(
-                out,
-                "{}\t{}\t{}\t{}\t{}",
-                r.snapshot, r.allocation, r.entry, r.stream_bits, r.class
-            )?;
+            writeln!(out, "{}\t{}\t{}\t{}\t{}", r.snapshot, r.allocation, r.entry, r.stream_bits, r.class)?;
         }
     }
     Ok(())
@@ -497,10 +387,7 @@ mod tests {
         let mut expected = vec![Algorithm::Zvc];
         expected.extend(Algorithm::ALL.iter().filter(|&&a| a != Algorithm::Zvc));
         assert_eq!(parse_algorithms("zvc, all").unwrap().0, expected);
-        assert_eq!(
-            parse_algorithms("mag-bdi:32,mag-bdi:16").unwrap().0,
-            vec![Algorithm::MagBdi(Mag::B32), Algorithm::MagBdi(Mag::B16)]
-        );
+        assert_eq!(parse_algorithms("mag-bdi:32,mag-bdi:16").unwrap().0, vec![Algorithm::MagBdi(Mag::B32), Algorithm::MagBdi(Mag::B16)]);
     }
 
     #[test]
@@ -518,13 +405,7 @@ mod tests {
     #[test]
     fn unknown_algo_lists_the_valid_choices() {
         let err = parse_algorithms("zvc,foo").unwrap_err();
-        assert_eq!(
-            err,
-            format!(
-                "unknown algorithm 'foo' (valid: {}, all; or a comma-separated list)",
-                Algorithm::valid_names()
-            )
-        );
+        assert_eq!(err, format!("unknown algorithm 'foo' (valid: {}, all; or a comma-separated list)", Algorithm::valid_names()));
     }
 
     #[test]

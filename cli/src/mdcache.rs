@@ -95,7 +95,9 @@ fn study(path: &Path, args: &Args, page_bytes: u64) -> anyhow::Result<WorkloadRe
     let mut points = Vec::new();
     for &size in &args.sizes {
         let config = MetadataCacheConfig { size_bytes: size, ways: args.ways, ..Default::default() };
-        points.push(replay(&requests, layout.heap_base, args.slices as usize, config).with_context(|| format!("metadata cache of {size} bytes"))?);
+        points.push(
+            replay(&requests, layout.heap_base, args.slices as usize, config).with_context(|| format!("metadata cache of {size} bytes"))?,
+        );
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
     Ok(WorkloadResult { workload: name, trace_accesses: trace.accesses.len(), l2_requests: requests.len(), l2, points })
@@ -175,7 +177,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         line_plot_log2_x(
             png,
             &LinePlot {
-                title: &format!("Metadata cache hit rate ({} slices, {}-way, L2 {})", report.slices, report.ways, size_label(args.l2 as f64)),
+                title: &format!(
+                    "Metadata cache hit rate ({} slices, {}-way, L2 {})",
+                    report.slices,
+                    report.ways,
+                    size_label(args.l2 as f64)
+                ),
                 x_label: "metadata cache size per slice (bytes)",
                 y_label: "hit rate (%)",
                 y_range: ((lo - 5.0).clamp(0.0, 95.0).floor(), 100.0),

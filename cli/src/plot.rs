@@ -119,8 +119,7 @@ fn line_panel(area: &Area, path: &Path, plot: &LinePlot, log2_x: bool, refs: Ref
         .build_cartesian_2d((tlo - pad)..(thi + pad), plot.y_range.0..plot.y_range.1)
         .map_err(|e| err(format!("{e:?}")))?;
     let ticks = plot.x_ticks;
-    let distinct: std::collections::BTreeSet<u64> =
-        plot.series.iter().flat_map(|s| s.points.iter().map(|p| tx(p.0).to_bits())).collect();
+    let distinct: std::collections::BTreeSet<u64> = plot.series.iter().flat_map(|s| s.points.iter().map(|p| tx(p.0).to_bits())).collect();
     let untx = move |v: f64| if log2_x { v.exp2() } else { v };
     chart
         .configure_mesh()
@@ -145,9 +144,7 @@ fn line_panel(area: &Area, path: &Path, plot: &LinePlot, log2_x: bool, refs: Ref
     for (i, r) in refs.iter().enumerate() {
         if let Some(y) = r {
             let line = vec![(tlo - pad, *y), (thi + pad, *y)];
-            chart
-                .draw_series(DashedLineSeries::new(line, 10, 6, series_color(i).stroke_width(2)))
-                .map_err(|e| err(format!("{e:?}")))?;
+            chart.draw_series(DashedLineSeries::new(line, 10, 6, series_color(i).stroke_width(2))).map_err(|e| err(format!("{e:?}")))?;
         }
     }
     legend(&mut chart, path)
@@ -320,14 +317,12 @@ pub fn heatmap(path: &Path, map: &Heatmap) -> anyhow::Result<()> {
         root.draw(&PathElement::new(vec![(left as i32 - 12, y), (left as i32 - 3, y)], BLACK.stroke_width(1)))
             .map_err(|e| err(format!("{e:?}")))?;
     }
-    root.draw(&Text::new("allocation starts", (4, top as i32 - 44), (FONT, 12).into_font()))
-        .map_err(|e| err(format!("{e:?}")))?;
+    root.draw(&Text::new("allocation starts", (4, top as i32 - 44), (FONT, 12).into_font())).map_err(|e| err(format!("{e:?}")))?;
     // Legend: one swatch per class.
     let ly = (top + rows as u32 * cell + 25) as i32;
     let mut lx = left as i32;
     for class in SizeClass::ALL {
-        root.draw(&Rectangle::new([(lx, ly), (lx + 18, ly + 18)], class_color(class).filled()))
-            .map_err(|e| err(format!("{e:?}")))?;
+        root.draw(&Rectangle::new([(lx, ly), (lx + 18, ly + 18)], class_color(class).filled())).map_err(|e| err(format!("{e:?}")))?;
         let label = format!("{} ({} B)", class.name(), class.bytes());
         root.draw(&Text::new(label, (lx + 24, ly + 2), (FONT, 15).into_font())).map_err(|e| err(format!("{e:?}")))?;
         lx += 125;

@@ -134,7 +134,11 @@ pub fn table(workload: &str, algorithm: Algorithm, snapshots: usize, p: &Profile
         p.config.granularity.name()
     );
     let width = p.allocations.iter().map(|c| c.name.len()).max().unwrap_or(10).clamp(10, 48);
-    let _ = writeln!(s, "{:<width$} {:>8} {:>6} {:>11} {:>11} {:>12}", "allocation", "entries", "target", "admissible", "buddy mean", "buddy worst");
+    let _ = writeln!(
+        s,
+        "{:<width$} {:>8} {:>6} {:>11} {:>11} {:>12}",
+        "allocation", "entries", "target", "admissible", "buddy mean", "buddy worst"
+    );
     for c in &p.allocations {
         let _ = writeln!(
             s,
@@ -182,7 +186,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let out = args.out.clone().unwrap_or_else(|| default_out(&cp.workload));
     write_annotation(&out, &annotation(&cp.workload, args.algo, &p))?;
     if args.json {
-        let report = Report { workload: &cp.workload, algorithm: args.algo.to_string(), snapshots: cp.snapshots.len(), annotation: out.display().to_string(), profile: &p };
+        let report = Report {
+            workload: &cp.workload,
+            algorithm: args.algo.to_string(),
+            snapshots: cp.snapshots.len(),
+            annotation: out.display().to_string(),
+            profile: &p,
+        };
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", table(&cp.workload, args.algo, cp.snapshots.len(), &p));

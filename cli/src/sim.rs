@@ -149,12 +149,30 @@ pub fn table(reports: &[SimReport]) -> String {
     let _ = writeln!(
         s,
         "{}: {} {} accesses -> {} L2 requests ({} reads, {} writes), {} size classes, {}",
-        first.workload, first.trace_accesses, if first.trace_source == TraceSource::SnapshotSweep { "snapshot-sweep" } else { "trace" }, first.requests, first.reads, first.writes, first.algorithm, if first.engine == "rtl" { "RTL mode (BuddyController hardware in rust-hdl)" } else { "fast mode (golden models)" }
+        first.workload,
+        first.trace_accesses,
+        if first.trace_source == TraceSource::SnapshotSweep { "snapshot-sweep" } else { "trace" },
+        first.requests,
+        first.reads,
+        first.writes,
+        first.algorithm,
+        if first.engine == "rtl" { "RTL mode (BuddyController hardware in rust-hdl)" } else { "fast mode (golden models)" }
     );
     let _ = writeln!(
         s,
         "{:<15} {:>11} {:>8} {:>11} {:>10} {:>7} {:>9} {:>9} {:>9} {:>9} {:>7} {:>10}",
-        "mode", "DRAM cycles", "speedup", "device MB", "buddy MB", "buddy%", "md hit%", "lat ns", "p99 ns", "link rd%", "ratio", "energy uJ"
+        "mode",
+        "DRAM cycles",
+        "speedup",
+        "device MB",
+        "buddy MB",
+        "buddy%",
+        "md hit%",
+        "lat ns",
+        "p99 ns",
+        "link rd%",
+        "ratio",
+        "energy uJ"
     );
     let base = reports.iter().find(|r| r.mode == Mode::Uncompressed).map(|r| r.time_ns);
     for r in reports {
@@ -261,7 +279,14 @@ fn epochs_csv(reports: &[SimReport]) -> anyhow::Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     for r in reports {
         for e in &r.epochs {
-            w.serialize(Row { mode: r.mode.name(), requests: e.requests, end_ns: e.end_ns, device_bytes: e.device_bytes, buddy_bytes: e.buddy_bytes, buddy_requests: e.buddy_requests })?;
+            w.serialize(Row {
+                mode: r.mode.name(),
+                requests: e.requests,
+                end_ns: e.end_ns,
+                device_bytes: e.device_bytes,
+                buddy_bytes: e.buddy_bytes,
+                buddy_requests: e.buddy_requests,
+            })?;
         }
     }
     Ok(String::from_utf8(w.into_inner()?)?)

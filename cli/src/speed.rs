@@ -114,7 +114,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let rtl_cycles = timed.rtl_simulated_cycles.unwrap_or(0);
 
     eprintln!("[3/4] RTL mode again, recording slice 0's lock-step lines");
-    let recorded = crate::sim::simulate(&prepared, mode, algorithm, &config, Some(RtlOptions { vcd: None, no_skip: false, lockstep: Some((0, args.max_lines)) }))?;
+    let recorded = crate::sim::simulate(
+        &prepared,
+        mode,
+        algorithm,
+        &config,
+        Some(RtlOptions { vcd: None, no_skip: false, lockstep: Some((0, args.max_lines)) }),
+    )?;
     let lines = recorded.lockstep_lines;
     if lines.is_empty() {
         bail!("slice 0 served no request: no cycles for Verilator to replay (use a longer trace)");
@@ -139,7 +145,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("Verilator replayed {} of {} cycles:\n{}", result.passed + result.failed, lines.len(), result.log);
     }
     if result.failed > 0 {
-        eprintln!("warning: Verilator {} reports {} of {} cycles differing from rust-hdl (the -O0 co-simulation test is the equivalence check)", args.opt, result.failed, lines.len());
+        eprintln!(
+            "warning: Verilator {} reports {} of {} cycles differing from rust-hdl (the -O0 co-simulation test is the equivalence check)",
+            args.opt,
+            result.failed,
+            lines.len()
+        );
     }
     let verilator_seconds = elapsed.as_secs_f64();
     let verilator_cycles_per_second = lines.len() as f64 / verilator_seconds.max(1e-9);
@@ -174,9 +185,34 @@ pub fn table(r: &SpeedReport) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{}: {} trace accesses -> {} L2 requests, {} mode, BPC", r.workload, r.trace_accesses, r.requests, r.mode);
     let _ = writeln!(s, "{:<34} {:>14} {:>12} {:>16}", "engine", "work", "seconds", "per second");
-    let _ = writeln!(s, "{:<34} {:>14} {:>12.3} {:>16.0}", format!("fast mode ({} runs)", r.fast_runs), format!("{} acc", r.trace_accesses * r.fast_runs as u64), r.fast_seconds, r.fast_accesses_per_second);
-    let _ = writeln!(s, "{:<34} {:>14} {:>12.3} {:>16.0}", "RTL mode (rust-hdl, every slice)", format!("{} cyc", r.rtl_cycles), r.rtl_seconds, r.rtl_cycles_per_second);
-    let _ = writeln!(s, "{:<34} {:>14} {:>12.3} {:>16.0}", format!("Verilator {} (slice 0)", r.verilator_opt), format!("{} cyc", r.verilator_cycles), r.verilator_seconds, r.verilator_cycles_per_second);
-    let _ = writeln!(s, "Verilator / RTL mode: {:.1}x cycles per second (Verilator build {:.0} s, not counted)", r.verilator_over_rtl, r.verilator_build_seconds);
+    let _ = writeln!(
+        s,
+        "{:<34} {:>14} {:>12.3} {:>16.0}",
+        format!("fast mode ({} runs)", r.fast_runs),
+        format!("{} acc", r.trace_accesses * r.fast_runs as u64),
+        r.fast_seconds,
+        r.fast_accesses_per_second
+    );
+    let _ = writeln!(
+        s,
+        "{:<34} {:>14} {:>12.3} {:>16.0}",
+        "RTL mode (rust-hdl, every slice)",
+        format!("{} cyc", r.rtl_cycles),
+        r.rtl_seconds,
+        r.rtl_cycles_per_second
+    );
+    let _ = writeln!(
+        s,
+        "{:<34} {:>14} {:>12.3} {:>16.0}",
+        format!("Verilator {} (slice 0)", r.verilator_opt),
+        format!("{} cyc", r.verilator_cycles),
+        r.verilator_seconds,
+        r.verilator_cycles_per_second
+    );
+    let _ = writeln!(
+        s,
+        "Verilator / RTL mode: {:.1}x cycles per second (Verilator build {:.0} s, not counted)",
+        r.verilator_over_rtl, r.verilator_build_seconds
+    );
     s
 }

@@ -15,17 +15,17 @@ use buddy_golden::{Algorithm, SizeClass};
 use buddy_sim::annotation::AnnotationFile;
 use buddy_sim::class_profile::ClassProfile;
 use buddy_sim::compression_study::geomean;
-use buddy_sim::Workload;
+use buddy_sim::memory_system::Mode;
 use buddy_sim::study::buddy_over_time::BuddyOverTime;
 use buddy_sim::study::designs::{target_names, Designs};
 use buddy_sim::study::heatmap::{Heatmap, COLUMNS};
-use buddy_sim::study::ratio_over_time::RatioOverTime;
 use buddy_sim::study::memory_modes::{MemoryModes, DEFAULT_LINK_GBPS};
+use buddy_sim::study::ratio_over_time::RatioOverTime;
 use buddy_sim::study::threshold_sweep::{ThresholdSweep, DEFAULT_THRESHOLDS};
-use buddy_sim::memory_system::Mode;
-use std::cell::OnceCell;
+use buddy_sim::Workload;
 use serde::Serialize;
 use serde_json::json;
+use std::cell::OnceCell;
 
 use crate::plot::{bar_panels, heatmap, line_panels, Bars, LinePlot, Series};
 use crate::profile::{class_profiles, open_workloads, parse_algorithm, parse_threshold};
@@ -172,7 +172,15 @@ fn ratio_over_time(cps: &[ClassProfile], out: &Path) -> anyhow::Result<Output> {
     for s in &studies {
         for p in &s.snapshots {
             let label = p.label.as_deref().unwrap_or("");
-            rows.push(Row { workload: &s.workload, algorithm: &s.algorithm, snapshot: p.index, label, entries: p.entries, zero_fraction: p.zero_fraction, ratio: p.ratio });
+            rows.push(Row {
+                workload: &s.workload,
+                algorithm: &s.algorithm,
+                snapshot: p.index,
+                label,
+                entries: p.entries,
+                zero_fraction: p.zero_fraction,
+                ratio: p.ratio,
+            });
             let _ = writeln!(table, "{:<16} {:>8} {:>8} {:>8}  {label}", s.workload, p.index, pct(p.zero_fraction), opt_ratio(p.ratio));
         }
         let _ = writeln!(table, "{:<16} {:>8} {:>8} {:>8}", s.workload, "run", "", opt_ratio(s.run_ratio));
@@ -216,7 +224,10 @@ fn heatmaps(cps: &[ClassProfile], out: &Path) -> anyhow::Result<Output> {
         class: &'static str,
     }
     let mut rows = Vec::new();
-    let mut table = format!("{:<16} {:>9} {:>6} {:>8}  {}\n", "workload", "snapshots", "rows", "entries", "share of entries per class over all snapshots");
+    let mut table = format!(
+        "{:<16} {:>9} {:>6} {:>8}  {}\n",
+        "workload", "snapshots", "rows", "entries", "share of entries per class over all snapshots"
+    );
     let mut pngs = Vec::new();
     for (m, cp) in maps.iter().zip(cps) {
         for snap in &cp.snapshots {
@@ -243,7 +254,15 @@ fn heatmaps(cps: &[ClassProfile], out: &Path) -> anyhow::Result<Output> {
             .iter()
             .map(|c| format!("{} {:.1}%", c.name(), 100.0 * all.0[c.code() as usize] as f64 / all.entries().max(1) as f64))
             .collect();
-        let _ = writeln!(table, "{:<16} {:>9} {:>6} {:>8}  {}", m.workload, m.snapshots.len(), m.rows(), cp.entries_per_snapshot(), shares.join(", "));
+        let _ = writeln!(
+            table,
+            "{:<16} {:>9} {:>6} {:>8}  {}",
+            m.workload,
+            m.snapshots.len(),
+            m.rows(),
+            cp.entries_per_snapshot(),
+            shares.join(", ")
+        );
         let png = out.join(format!("heatmap-{}.png", safe_file_name(&m.workload)));
         heatmap(&png, m)?;
         pngs.push(png);
@@ -328,8 +347,22 @@ fn designs(cps: &[ClassProfile], threshold: f64, out: &Path) -> anyhow::Result<O
         &png,
         &format!("Target-ratio designs (Fig. 7), Buddy Threshold {:.0}%", 100.0 * threshold),
         &[
-            Bars { title: "compression ratio (uncompressed / device bytes)", y_label: "ratio", groups: &groups, series: &series, values: &ratios, value_label: &|v| format!("{v:.2}") },
-            Bars { title: "expected buddy-memory accesses (mean over snapshots)", y_label: "entries not fitting (%)", groups: &groups, series: &series, values: &buddy, value_label: &|v| format!("{v:.2}") },
+            Bars {
+                title: "compression ratio (uncompressed / device bytes)",
+                y_label: "ratio",
+                groups: &groups,
+                series: &series,
+                values: &ratios,
+                value_label: &|v| format!("{v:.2}"),
+            },
+            Bars {
+                title: "expected buddy-memory accesses (mean over snapshots)",
+                y_label: "entries not fitting (%)",
+                groups: &groups,
+                series: &series,
+                values: &buddy,
+                value_label: &|v| format!("{v:.2}"),
+            },
         ],
     )?;
     let json = json!({"threshold": threshold, "workloads": studies, "summary": summary});
@@ -377,7 +410,10 @@ fn threshold_sweep(cps: &[ClassProfile], thresholds: &[f64], out: &Path) -> anyh
     let refs: Vec<Option<f64>> = studies.iter().map(|s| s.unconstrained_ratio).collect();
     let buddy_series: Vec<Series> = studies
         .iter()
-        .map(|s| Series { name: s.workload.clone(), points: s.points.iter().map(|p| (100.0 * p.threshold, 100.0 * p.buddy_fraction_mean)).collect() })
+        .map(|s| Series {
+            name: s.workload.clone(),
+            points: s.points.iter().map(|p| (100.0 * p.threshold, 100.0 * p.buddy_fraction_mean)).collect(),
+        })
         .collect();
     let top_r = ratio_series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).chain(refs.iter().flatten().copied()).fold(1.0f64, f64::max);
     let top_b = buddy_series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(1.0f64, f64::max);
@@ -420,7 +456,12 @@ fn buddy_over_time(cps: &[ClassProfile], threshold: f64, annotation: Option<&Pat
             let file = AnnotationFile::read(p)?;
             if !cps.iter().any(|cp| cp.workload == file.workload) {
                 let names: Vec<&str> = cps.iter().map(|cp| cp.workload.as_str()).collect();
-                bail!("annotation {} is for workload '{}', which is not among the studied workloads ({})", p.display(), file.workload, names.join(", "));
+                bail!(
+                    "annotation {} is for workload '{}', which is not among the studied workloads ({})",
+                    p.display(),
+                    file.workload,
+                    names.join(", ")
+                );
             }
             Ok((p.to_path_buf(), file))
         })
@@ -453,7 +494,8 @@ fn buddy_over_time(cps: &[ClassProfile], threshold: f64, annotation: Option<&Pat
     let mut table = String::new();
     let mut pngs = Vec::new();
     for s in &studies {
-        let _ = write!(table, "{}: fraction of entries not fitting their target, per snapshot\n{:<24} {:>7}", s.workload, "targets", "ratio");
+        let _ =
+            write!(table, "{}: fraction of entries not fitting their target, per snapshot\n{:<24} {:>7}", s.workload, "targets", "ratio");
         s.snapshots.iter().for_each(|i| {
             let _ = write!(table, " {:>7}", format!("s{i}"));
         });
@@ -461,7 +503,14 @@ fn buddy_over_time(cps: &[ClassProfile], threshold: f64, annotation: Option<&Pat
         for series in &s.series {
             let _ = write!(table, "{:<24} {:>6.3}x", series.name, series.overall_ratio);
             for (i, f) in s.snapshots.iter().zip(&series.buddy_fraction) {
-                rows.push(Row { workload: &s.workload, algorithm: &s.algorithm, targets: &series.name, overall_ratio: series.overall_ratio, snapshot: *i, buddy_fraction: *f });
+                rows.push(Row {
+                    workload: &s.workload,
+                    algorithm: &s.algorithm,
+                    targets: &series.name,
+                    overall_ratio: series.overall_ratio,
+                    snapshot: *i,
+                    buddy_fraction: *f,
+                });
                 let _ = write!(table, " {:>7}", format!("{:.2}", 100.0 * f));
             }
             table.push('\n');
@@ -519,7 +568,11 @@ impl Ctx<'_> {
                     continue;
                 }
                 let allocations = cp.allocation_profiles();
-                let pc = ProfilerConfig { threshold: self.args.threshold, granularity: Granularity::PerAllocationMostlyZero, max_overall_ratio: MAX_OVERALL_RATIO };
+                let pc = ProfilerConfig {
+                    threshold: self.args.threshold,
+                    granularity: Granularity::PerAllocationMostlyZero,
+                    max_overall_ratio: MAX_OVERALL_RATIO,
+                };
                 let targets: Vec<TargetRatio> = profile(&allocations, &pc)?.allocations.iter().map(|c| c.target).collect();
                 let p = crate::sim::prepare(workload, None, None)?;
                 eprintln!("memory system: {} in every mode, Buddy at {} link bandwidths ...", cp.workload, self.args.link_gbps.len());
@@ -563,12 +616,22 @@ fn bandwidth_sweep(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
         for p in &m.points {
             rows.push(MemoryRow::of(&m.workload, p));
         }
-        series.push(Series { name: format!("{} buddy, profiled", m.workload), points: buddy.iter().map(|p| (p.link_gbps, p.speedup)).collect() });
-        series.push(Series { name: format!("{} buddy, all 2x", m.workload), points: naive.iter().map(|p| (p.link_gbps, p.speedup)).collect() });
+        series.push(Series {
+            name: format!("{} buddy, profiled", m.workload),
+            points: buddy.iter().map(|p| (p.link_gbps, p.speedup)).collect(),
+        });
+        series.push(Series {
+            name: format!("{} buddy, all 2x", m.workload),
+            points: naive.iter().map(|p| (p.link_gbps, p.speedup)).collect(),
+        });
         refs.push(Some(bw));
         refs.push(None);
     }
-    let _ = writeln!(table, "speedup = uncompressed time / time (fast mode, {} size classes); dashed in the plot: bandwidth-only", ctx.args.algo);
+    let _ = writeln!(
+        table,
+        "speedup = uncompressed time / time (fast mode, {} size classes); dashed in the plot: bandwidth-only",
+        ctx.args.algo
+    );
     let _ = writeln!(
         table,
         "* capacity ratio of the Buddy runs over every allocation the trace touches, at its full allocated size (trace_meta.json), temporaries at 2x; the profiler's ratio covers the snapshot bytes only"
@@ -601,7 +664,8 @@ fn bandwidth_sweep(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
 fn energy(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
     let runs = ctx.memory()?;
     let gbps = crate::sim::load_config(ctx.args.sim_config.as_deref(), None)?.nvlink.gbps;
-    let mut table = format!("{:<16} {:<15} {:>9} {:>12} {:>12} {:>14}\n", "workload", "mode", "link GB/s", "DRAM uJ", "DRAM rel.", "DRAM+link rel.");
+    let mut table =
+        format!("{:<16} {:<15} {:>9} {:>12} {:>12} {:>14}\n", "workload", "mode", "link GB/s", "DRAM uJ", "DRAM rel.", "DRAM+link rel.");
     let (mut groups, mut dram, mut total) = (Vec::new(), Vec::new(), Vec::new());
     let mut shown_gbps = gbps;
     let mut rows = Vec::new();
@@ -612,7 +676,11 @@ fn energy(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
         };
         let pick = |mode: Mode| {
             let buddy_ok = |p: &&buddy_sim::study::memory_modes::MemoryPoint| mode != Mode::Buddy || p.targets == "profiled";
-            m.points.iter().filter(buddy_ok).find(|p| p.mode == mode && (mode != Mode::Buddy || p.link_gbps == gbps)).or_else(|| m.points.iter().filter(buddy_ok).rev().find(|p| p.mode == mode))
+            m.points
+                .iter()
+                .filter(buddy_ok)
+                .find(|p| p.mode == mode && (mode != Mode::Buddy || p.link_gbps == gbps))
+                .or_else(|| m.points.iter().filter(buddy_ok).rev().find(|p| p.mode == mode))
         };
         let chosen: Vec<_> = [Mode::Uncompressed, Mode::BandwidthOnly, Mode::Buddy].into_iter().filter_map(pick).collect();
         if let Some(b) = chosen.iter().find(|p| p.mode == Mode::Buddy) {
@@ -638,14 +706,29 @@ fn energy(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
     let _ = writeln!(table, "energy per Sec. IV-B: 909 pJ per activation, 1.51 + 1.97 pJ/bit per sector moved; link 11 pJ/bit; relative to the uncompressed run's DRAM energy");
     let mut pngs = Vec::new();
     if !groups.is_empty() {
-        let series: Vec<String> = ["uncompressed".to_string(), "bandwidth-only".to_string(), format!("buddy ({shown_gbps:.0} GB/s)")].to_vec();
+        let series: Vec<String> =
+            ["uncompressed".to_string(), "bandwidth-only".to_string(), format!("buddy ({shown_gbps:.0} GB/s)")].to_vec();
         let png = out.join("energy.png");
         bar_panels(
             &png,
             "Memory energy relative to uncompressed (Fig. 13)",
             &[
-                Bars { title: "HBM2 DRAM energy", y_label: "relative to uncompressed", groups: &groups, series: &series, values: &dram, value_label: &|v| format!("{v:.2}") },
-                Bars { title: "DRAM + buddy link energy", y_label: "relative to uncompressed DRAM", groups: &groups, series: &series, values: &total, value_label: &|v| format!("{v:.2}") },
+                Bars {
+                    title: "HBM2 DRAM energy",
+                    y_label: "relative to uncompressed",
+                    groups: &groups,
+                    series: &series,
+                    values: &dram,
+                    value_label: &|v| format!("{v:.2}"),
+                },
+                Bars {
+                    title: "DRAM + buddy link energy",
+                    y_label: "relative to uncompressed DRAM",
+                    groups: &groups,
+                    series: &series,
+                    values: &total,
+                    value_label: &|v| format!("{v:.2}"),
+                },
             ],
         )?;
         pngs.push(png);

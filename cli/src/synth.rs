@@ -31,9 +31,8 @@ pub struct Args {
 }
 
 fn parse_module(name: &str) -> Result<HwModule, String> {
-    HwModule::from_name(name).ok_or_else(|| {
-        format!("unknown module '{name}'; valid: {}", HwModule::ALL.iter().map(|m| m.name()).collect::<Vec<_>>().join(", "))
-    })
+    HwModule::from_name(name)
+        .ok_or_else(|| format!("unknown module '{name}'; valid: {}", HwModule::ALL.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ")))
 }
 
 /// Synthesis figures of one module.
@@ -180,7 +179,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let module_of = |name: &str| HwModule::from_name(name.split('$').next().unwrap_or(name));
     previous.retain(|p| {
         !fresh.iter().any(|f| f.module == p.module)
-            && module_of(&p.module).is_some_and(|m| !p.module.contains('$') || m.stages().iter().any(|s| p.module.ends_with(&format!("${s}"))))
+            && module_of(&p.module)
+                .is_some_and(|m| !p.module.contains('$') || m.stages().iter().any(|s| p.module.ends_with(&format!("${s}"))))
     });
     previous.extend(fresh);
     // Report order: that of HwModule::ALL, each module before its stages.
@@ -208,7 +208,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let row = |r: &ModuleSynth| {
         format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            r.module, r.cells, r.luts, r.flip_flops, r.carry4, r.muxf7_f8, r.memory_bits, r.ram_cells, r.longest_path_cells, r.yosys_seconds
+            r.module,
+            r.cells,
+            r.luts,
+            r.flip_flops,
+            r.carry4,
+            r.muxf7_f8,
+            r.memory_bits,
+            r.ram_cells,
+            r.longest_path_cells,
+            r.yosys_seconds
         )
     };
     for r in results.iter().filter(|r| !r.module.contains('$')) {

@@ -8,16 +8,8 @@ use serde_json::{json, Value};
 mod common;
 use common::{buddy, bundled, bundled_copy, edit_manifest, failure, stdout};
 
-const SIZE_CLASSES: [(&str, u64); 8] = [
-    ("ZERO", 0),
-    ("B8", 8),
-    ("B16", 16),
-    ("B32", 32),
-    ("B64", 64),
-    ("B80", 80),
-    ("B96", 96),
-    ("RAW", 128),
-];
+const SIZE_CLASSES: [(&str, u64); 8] =
+    [("ZERO", 0), ("B8", 8), ("B16", 16), ("B32", 32), ("B64", 64), ("B80", 80), ("B96", 96), ("RAW", 128)];
 
 /// Entries in one snapshot of the bundled workload (422016 bytes / 128).
 const BUNDLED_SNAPSHOT_ENTRIES: u64 = 3297;
@@ -30,20 +22,13 @@ fn checked_histogram(stats: &Value) -> [u64; 8] {
     let stored = stats["stored_bytes"].as_u64().unwrap();
     assert_eq!(histogram.iter().sum::<u64>(), entries, "{stats}");
     assert_eq!(uncompressed, entries * 128, "{stats}");
-    let class_bytes: u64 = histogram
-        .iter()
-        .zip(SIZE_CLASSES)
-        .map(|(n, (_, bytes))| n * bytes)
-        .sum();
+    let class_bytes: u64 = histogram.iter().zip(SIZE_CLASSES).map(|(n, (_, bytes))| n * bytes).sum();
     assert_eq!(stored, class_bytes, "{stats}");
     if stored == 0 {
         assert!(stats["compression_ratio"].is_null(), "{stats}");
     } else {
         let ratio = stats["compression_ratio"].as_f64().unwrap();
-        assert!(
-            (ratio - uncompressed as f64 / stored as f64).abs() < 1e-12,
-            "{stats}"
-        );
+        assert!((ratio - uncompressed as f64 / stored as f64).abs() < 1e-12, "{stats}");
     }
     histogram
 }
@@ -95,10 +80,8 @@ fn row_after<'a>(text: &'a str, title: &str, row: &str) -> Vec<&'a str> {
         .collect()
 }
 
-const SUMMARY_TITLE: &str =
-    "compression ratio per workload and algorithm (uncompressed / stored bytes):";
-const MAG_SUMMARY_TITLE: &str =
-    "MAG-BDI paper ratios per workload, all entries (raw: stream bytes; eff: bytes rounded up to the MAG):";
+const SUMMARY_TITLE: &str = "compression ratio per workload and algorithm (uncompressed / stored bytes):";
+const MAG_SUMMARY_TITLE: &str = "MAG-BDI paper ratios per workload, all entries (raw: stream bytes; eff: bytes rounded up to the MAG):";
 
 #[test]
 fn json_report_of_bundled_workload_is_consistent() {
@@ -111,10 +94,7 @@ fn json_report_of_bundled_workload_is_consistent() {
     assert_eq!(zvc["algorithm"], "zvc");
 
     let snapshots = zvc["snapshots"].as_array().unwrap();
-    let indices: Vec<_> = snapshots
-        .iter()
-        .map(|s| s["index"].as_u64().unwrap())
-        .collect();
+    let indices: Vec<_> = snapshots.iter().map(|s| s["index"].as_u64().unwrap()).collect();
     assert_eq!(indices, vec![0, 5]);
 
     let allocation_totals = zvc["allocations"].as_array().unwrap();
@@ -151,21 +131,12 @@ fn json_report_of_bundled_workload_is_consistent() {
 #[test]
 fn table_has_a_total_row_and_a_line_per_snapshot() {
     let out = buddy(&["compress", "--algo", "zvc"]);
-    assert!(
-        out.stderr.is_empty(),
-        "nothing on stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.stderr.is_empty(), "nothing on stderr: {}", String::from_utf8_lossy(&out.stderr));
     let text = stdout(&out);
     let report = json(&[]);
     let total = &only_study(&report)["algorithms"][0]["total"];
 
-    let total_row: Vec<&str> = text
-        .lines()
-        .find(|l| l.starts_with("TOTAL"))
-        .expect("TOTAL row")
-        .split_whitespace()
-        .collect();
+    let total_row: Vec<&str> = text.lines().find(|l| l.starts_with("TOTAL")).expect("TOTAL row").split_whitespace().collect();
     let ratio = format!("{:.3}", total["compression_ratio"].as_f64().unwrap());
     let mut expected = vec!["TOTAL".to_string(), total["entries"].to_string(), ratio];
     expected.extend(SIZE_CLASSES.map(|(name, _)| total["histogram"][name].to_string()));
@@ -173,32 +144,21 @@ fn table_has_a_total_row_and_a_line_per_snapshot() {
 
     let snapshot_lines: Vec<&str> = text.lines().filter(|l| l.starts_with("snapshot")).collect();
     assert_eq!(snapshot_lines.len(), 2);
-    assert!(
-        snapshot_lines[1].contains("snap_05.bin") && snapshot_lines[1].contains("entries 3297")
-    );
+    assert!(snapshot_lines[1].contains("snap_05.bin") && snapshot_lines[1].contains("entries 3297"));
     // One workload and one algorithm: no summary.
     assert!(!text.contains(SUMMARY_TITLE), "{text}");
 }
 
 #[test]
 fn per_entry_tsv_matches_the_histogram() {
-    let text = stdout(&buddy(&[
-        "compress",
-        "--per-entry",
-        bundled().to_str().unwrap(),
-    ]));
+    let text = stdout(&buddy(&["compress", "--per-entry", bundled().to_str().unwrap()]));
     let mut lines = text.lines();
-    assert_eq!(
-        lines.next(),
-        Some("snapshot\tallocation\tentry\tstream_bits\tclass")
-    );
+    assert_eq!(lines.next(), Some("snapshot\tallocation\tentry\tstream_bits\tclass"));
     let mut histogram = [0u64; 8];
     let mut previous: Option<(String, String, u64)> = None;
     for line in lines {
         let fields: Vec<&str> = line.split('\t').collect();
-        let [snapshot, allocation, entry, bits, class] = fields[..] else {
-            panic!("bad line {line}")
-        };
+        let [snapshot, allocation, entry, bits, class] = fields[..] else { panic!("bad line {line}") };
         let entry: u64 = entry.parse().unwrap();
         let bits: u64 = bits.parse().unwrap();
         // Entries are numbered from 0 within each allocation.
@@ -208,18 +168,12 @@ fn per_entry_tsv_matches_the_histogram() {
         };
         assert_eq!(entry, expected_entry, "{line}");
         assert_eq!(class == "ZERO", bits == 0, "{line}");
-        let code = SIZE_CLASSES
-            .iter()
-            .position(|(name, _)| *name == class)
-            .expect("known class");
+        let code = SIZE_CLASSES.iter().position(|(name, _)| *name == class).expect("known class");
         histogram[code] += 1;
         previous = Some((snapshot.to_string(), allocation.to_string(), entry));
     }
     let report = json(&[]);
-    assert_eq!(
-        histogram,
-        checked_histogram(&only_study(&report)["algorithms"][0]["total"])
-    );
+    assert_eq!(histogram, checked_histogram(&only_study(&report)["algorithms"][0]["total"]));
 }
 
 #[test]
@@ -232,10 +186,7 @@ fn snapshot_option_selects_by_manifest_index() {
     assert_eq!(zvc["total"]["entries"], BUNDLED_SNAPSHOT_ENTRIES);
 
     let err = failure(&buddy(&["compress", "--snapshot", "3"]));
-    assert!(
-        err.contains("no snapshot with index 3 (available: 0, 5)"),
-        "{err}"
-    );
+    assert!(err.contains("no snapshot with index 3 (available: 0, 5)"), "{err}");
 }
 
 #[test]
@@ -255,10 +206,7 @@ fn raw_file_gives_the_zvc_classes_of_its_entries() {
 #[test]
 fn missing_path_is_an_error() {
     let err = failure(&buddy(&["compress", "/no/such/workload"]));
-    assert_eq!(
-        err,
-        "error: cannot open workload: /no/such/workload: no such file or folder\n"
-    );
+    assert_eq!(err, "error: cannot open workload: /no/such/workload: no such file or folder\n");
 }
 
 #[test]
@@ -267,10 +215,7 @@ fn raw_file_of_bad_size_is_an_error() {
     let path = dir.path().join("odd.bin");
     fs::write(&path, [7u8; 200]).unwrap();
     let err = failure(&buddy(&["compress", path.to_str().unwrap()]));
-    assert!(
-        err.contains("odd.bin is 200 bytes") && err.contains("72 bytes left over"),
-        "{err}"
-    );
+    assert!(err.contains("odd.bin is 200 bytes") && err.contains("72 bytes left over"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
 }
 
@@ -288,10 +233,7 @@ fn bad_algo(algo: &str) -> String {
 #[test]
 fn unknown_algorithm_exits_2_and_lists_valid_choices() {
     let stderr = bad_algo("foo");
-    assert!(
-        stderr.contains("unknown algorithm 'foo' (valid: bpc, mag-bdi, mag-bdi:16, mag-bdi:64, zvc, all"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("unknown algorithm 'foo' (valid: bpc, mag-bdi, mag-bdi:16, mag-bdi:64, zvc, all"), "{stderr}");
 }
 
 #[test]
@@ -308,11 +250,7 @@ fn unknown_mag_lists_the_valid_choices() {
 
 #[test]
 fn output_formats_are_mutually_exclusive() {
-    for pair in [
-        ["--json", "--csv"],
-        ["--json", "--per-entry"],
-        ["--csv", "--per-entry"],
-    ] {
+    for pair in [["--json", "--csv"], ["--json", "--per-entry"], ["--csv", "--per-entry"]] {
         let out = buddy(&["compress", pair[0], pair[1]]);
         assert_eq!(out.status.code(), Some(2), "{pair:?}");
         assert!(out.stdout.is_empty());
@@ -329,18 +267,9 @@ fn per_entry_with_all_algorithms_has_an_algo_column() {
     let mut data = vec![0u8; 2 * 128];
     data[128 + 20] = 1;
     fs::write(&path, data).unwrap();
-    let text = stdout(&buddy(&[
-        "compress",
-        "--per-entry",
-        "--algo",
-        "bpc,zvc",
-        path.to_str().unwrap(),
-    ]));
+    let text = stdout(&buddy(&["compress", "--per-entry", "--algo", "bpc,zvc", path.to_str().unwrap()]));
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(
-        lines[0],
-        "algo\tsnapshot\tallocation\tentry\tstream_bits\tclass"
-    );
+    assert_eq!(lines[0], "algo\tsnapshot\tallocation\tentry\tstream_bits\tclass");
     assert_eq!(lines[1], "bpc\t0\tentries.bin\t0\t0\tZERO");
     assert_eq!(lines[3], "zvc\t0\tentries.bin\t0\t0\tZERO");
     assert_eq!(lines[4], "zvc\t0\tentries.bin\t1\t64\tB8");
@@ -350,16 +279,9 @@ fn per_entry_with_all_algorithms_has_an_algo_column() {
 #[test]
 fn snapshots_disagreeing_on_allocations_is_an_error() {
     let dir = bundled_copy();
-    edit_manifest(dir.path(), |m| {
-        m["snapshots"][1]["allocations"][4]["name"] = "c".into()
-    });
+    edit_manifest(dir.path(), |m| m["snapshots"][1]["allocations"][4]["name"] = "c".into());
     let err = failure(&buddy(&["compress", dir.path().to_str().unwrap()]));
-    assert!(
-        err.contains(
-            "snap_05.bin, allocation #4 is 'c' (10648 bytes), but in snapshot 0 it is 'b'"
-        ),
-        "{err}"
-    );
+    assert!(err.contains("snap_05.bin, allocation #4 is 'c' (10648 bytes), but in snapshot 0 it is 'b'"), "{err}");
 }
 
 #[test]
@@ -370,10 +292,7 @@ fn snapshot_file_size_differing_from_manifest_is_an_error() {
     data.truncate(data.len() - 128);
     fs::write(&snap, data).unwrap();
     let err = failure(&buddy(&["compress", dir.path().to_str().unwrap()]));
-    assert!(
-        err.contains("snap_05.bin is 421888 bytes, but the manifest gives file_size 422016"),
-        "{err}"
-    );
+    assert!(err.contains("snap_05.bin is 421888 bytes, but the manifest gives file_size 422016"), "{err}");
 }
 
 #[test]
@@ -381,10 +300,7 @@ fn invalid_manifest_names_the_file() {
     let dir = bundled_copy();
     fs::write(dir.path().join("manifest.json"), "{\"workload\": ").unwrap();
     let err = failure(&buddy(&["compress", dir.path().to_str().unwrap()]));
-    assert!(
-        err.contains("invalid manifest ") && err.contains("manifest.json: EOF"),
-        "{err}"
-    );
+    assert!(err.contains("invalid manifest ") && err.contains("manifest.json: EOF"), "{err}");
 }
 
 /// Two workloads, two algorithms: per workload the same study objects as
@@ -413,38 +329,20 @@ fn summary_gives_the_ratio_per_workload_and_the_geomean() {
     assert_eq!(summary["workloads"][1]["name"], "entries.bin");
     assert_eq!(summary["workloads"][1]["path"], raw);
     let text = stdout(&buddy(&["compress", "--algo", "zvc,bpc", &bundled, &raw]));
-    assert_eq!(
-        row_after(&text, SUMMARY_TITLE, "workload"),
-        ["workload", "zvc", "bpc"]
-    );
+    assert_eq!(row_after(&text, SUMMARY_TITLE, "workload"), ["workload", "zvc", "bpc"]);
     for (a, name) in ["zvc", "bpc"].into_iter().enumerate() {
         let ratios = [ratio(&alone[0], a), ratio(&alone[1], a)];
         let geomean = (ratios[0] * ratios[1]).sqrt();
         for (w, r) in ratios.iter().enumerate() {
             let reported = summary["workloads"][w]["ratios"][name].as_f64().unwrap();
-            assert!(
-                (reported - r).abs() < 1e-12,
-                "{name} {w}: {reported} vs {r}"
-            );
+            assert!((reported - r).abs() < 1e-12, "{name} {w}: {reported} vs {r}");
         }
         let reported = summary["geomean"][name].as_f64().unwrap();
-        assert!(
-            (reported - geomean).abs() < 1e-12,
-            "{name}: {reported} vs {geomean}"
-        );
+        assert!((reported - geomean).abs() < 1e-12, "{name}: {reported} vs {geomean}");
         assert_eq!(summary["geomean_excluded"][name], json!([]));
-        assert_eq!(
-            row_after(&text, SUMMARY_TITLE, "minife")[1 + a],
-            format!("{:.3}", ratios[0])
-        );
-        assert_eq!(
-            row_after(&text, SUMMARY_TITLE, "entries.bin")[1 + a],
-            format!("{:.3}", ratios[1])
-        );
-        assert_eq!(
-            row_after(&text, SUMMARY_TITLE, "GEOMEAN")[1 + a],
-            format!("{geomean:.3}")
-        );
+        assert_eq!(row_after(&text, SUMMARY_TITLE, "minife")[1 + a], format!("{:.3}", ratios[0]));
+        assert_eq!(row_after(&text, SUMMARY_TITLE, "entries.bin")[1 + a], format!("{:.3}", ratios[1]));
+        assert_eq!(row_after(&text, SUMMARY_TITLE, "GEOMEAN")[1 + a], format!("{geomean:.3}"));
     }
     // No MAG-BDI studied: no MAG-BDI summary.
     assert!(!text.contains(MAG_SUMMARY_TITLE), "{text}");
@@ -464,24 +362,12 @@ fn geomean_leaves_out_workloads_with_nothing_stored() {
     assert_eq!(summary["geomean_excluded"]["zvc"], json!(["zero.bin"]));
 
     let text = stdout(&buddy(&["compress", "--algo", "zvc", &zero, &raw]));
-    assert_eq!(
-        row_after(&text, SUMMARY_TITLE, "zero.bin"),
-        ["zero.bin", "inf"]
-    );
-    assert_eq!(
-        row_after(&text, SUMMARY_TITLE, "GEOMEAN"),
-        ["GEOMEAN", "2.824"]
-    );
-    assert!(
-        text.contains("\nGEOMEAN of zvc leaves out (ratio inf or no entries): zero.bin\n"),
-        "{text}"
-    );
+    assert_eq!(row_after(&text, SUMMARY_TITLE, "zero.bin"), ["zero.bin", "inf"]);
+    assert_eq!(row_after(&text, SUMMARY_TITLE, "GEOMEAN"), ["GEOMEAN", "2.824"]);
+    assert!(text.contains("\nGEOMEAN of zvc leaves out (ratio inf or no entries): zero.bin\n"), "{text}");
 
     let csv = stdout(&buddy(&["compress", "--csv", "--algo", "zvc", &zero]));
-    assert!(
-        csv.ends_with("\nzero.bin,zvc,all,TOTAL,2,256,0,inf,2,0,0,0,0,0,0,0,,\n"),
-        "{csv}"
-    );
+    assert!(csv.ends_with("\nzero.bin,zvc,all,TOTAL,2,256,0,inf,2,0,0,0,0,0,0,0,,\n"), "{csv}");
 }
 
 /// Four entries whose MAG-BDI paper streams are known: two all-zero entries
@@ -509,11 +395,7 @@ fn mag_bdi_raw_and_effective_ratios_of_known_entries() {
     // Σ paper bytes: MAG 32: 32 + 32 + 64 + 128 = 256; MAG 16: 16 + 16 +
     // 48 + 128 = 208; MAG 64: 64 + 64 + 64 + 128 = 320. Every stream is a
     // whole number of MAGs, so raw = effective.
-    let expected = [
-        ("mag-bdi", 512.0 / 256.0),
-        ("mag-bdi:16", 512.0 / 208.0),
-        ("mag-bdi:64", 512.0 / 320.0),
-    ];
+    let expected = [("mag-bdi", 512.0 / 256.0), ("mag-bdi:16", 512.0 / 208.0), ("mag-bdi:64", 512.0 / 320.0)];
     let report = json(&["--algo", algos, &path]);
     let study = only_study(&report);
     let text = stdout(&buddy(&["compress", "--algo", algos, &path]));
@@ -521,67 +403,29 @@ fn mag_bdi_raw_and_effective_ratios_of_known_entries() {
         let alg = &study["algorithms"][i];
         assert_eq!(alg["algorithm"], name);
         let snapshot = &alg["snapshots"][0];
-        for stats in [
-            &alg["total"],
-            &alg["allocations"][0],
-            &snapshot["total"],
-            &snapshot["allocations"][0],
-        ] {
+        for stats in [&alg["total"], &alg["allocations"][0], &snapshot["total"], &snapshot["allocations"][0]] {
             assert_eq!(stats["mag_raw_ratio"], r, "{name} {stats}");
             assert_eq!(stats["mag_effective_ratio"], r, "{name} {stats}");
         }
         // Buddy stores ZERO, ZERO, B64 (MAG 16: the k = 4 stream), RAW.
-        assert_eq!(
-            checked_histogram(&alg["total"]),
-            [2, 0, 0, 0, 1, 0, 0, 1],
-            "{name}"
-        );
+        assert_eq!(checked_histogram(&alg["total"]), [2, 0, 0, 0, 1, 0, 0, 1], "{name}");
         assert_eq!(report["summary"]["workloads"][0]["mag_raw_ratios"][name], r);
-        assert_eq!(
-            report["summary"]["workloads"][0]["mag_effective_ratios"][name],
-            r
-        );
+        assert_eq!(report["summary"]["workloads"][0]["mag_effective_ratios"][name], r);
         let geomean = report["summary"]["geomean_mag_raw"][name].as_f64().unwrap();
         assert!((geomean - r).abs() < 1e-12, "{name}: {geomean}");
 
         let total = row_after(&text, &format!("algorithm {name}, all snapshots:"), "TOTAL");
         assert_eq!(total[1..3], ["4", "2.667"], "{name}");
-        assert_eq!(
-            total[11..],
-            [format!("{r:.3}"), format!("{r:.3}")],
-            "{name}"
-        );
+        assert_eq!(total[11..], [format!("{r:.3}"), format!("{r:.3}")], "{name}");
     }
     assert_eq!(
         row_after(&text, MAG_SUMMARY_TITLE, "workload")[1..],
-        [
-            "mag-bdi",
-            "raw",
-            "mag-bdi",
-            "eff",
-            "mag-bdi:16",
-            "raw",
-            "mag-bdi:16",
-            "eff",
-            "mag-bdi:64",
-            "raw",
-            "mag-bdi:64",
-            "eff"
-        ]
+        ["mag-bdi", "raw", "mag-bdi", "eff", "mag-bdi:16", "raw", "mag-bdi:16", "eff", "mag-bdi:64", "raw", "mag-bdi:64", "eff"]
     );
-    assert_eq!(
-        row_after(&text, MAG_SUMMARY_TITLE, "mag.bin")[1..],
-        ["2.000", "2.000", "2.462", "2.462", "1.600", "1.600"]
-    );
+    assert_eq!(row_after(&text, MAG_SUMMARY_TITLE, "mag.bin")[1..], ["2.000", "2.000", "2.462", "2.462", "1.600", "1.600"]);
 
     // Per entry, stream_bits is what Buddy stores: the k = 4 stream for MAG 16 k = 3.
-    let per_entry = stdout(&buddy(&[
-        "compress",
-        "--per-entry",
-        "--algo",
-        "mag-bdi:16",
-        &path,
-    ]));
+    let per_entry = stdout(&buddy(&["compress", "--per-entry", "--algo", "mag-bdi:16", &path]));
     assert_eq!(
         per_entry,
         "snapshot\tallocation\tentry\tstream_bits\tclass\n\
@@ -599,23 +443,13 @@ fn stats_of<'a>(alg: &'a Value, snapshot: &str, allocation: &str) -> &'a Value {
         (&alg["total"], &alg["allocations"])
     } else {
         let index: u64 = snapshot.parse().unwrap();
-        let snap = alg["snapshots"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["index"] == index)
-            .expect("snapshot");
+        let snap = alg["snapshots"].as_array().unwrap().iter().find(|s| s["index"] == index).expect("snapshot");
         (&snap["total"], &snap["allocations"])
     };
     if allocation == "TOTAL" {
         total
     } else {
-        allocations
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|a| a["name"] == allocation)
-            .expect("allocation")
+        allocations.as_array().unwrap().iter().find(|a| a["name"] == allocation).expect("allocation")
     }
 }
 
@@ -626,30 +460,15 @@ fn csv_parses_and_matches_the_json_report() {
     let bundled = bundled().to_str().unwrap().to_string();
     let report = json(&["--algo", "all", &bundled, &raw]);
     let out = buddy(&["compress", "--csv", "--algo", "all", &bundled, &raw]);
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = stdout(&out);
 
     let mut reader = csv::Reader::from_reader(text.as_bytes());
-    let mut expected_header = vec![
-        "workload",
-        "algorithm",
-        "snapshot",
-        "allocation",
-        "entries",
-        "uncompressed_bytes",
-        "stored_bytes",
-        "ratio",
-    ];
+    let mut expected_header =
+        vec!["workload", "algorithm", "snapshot", "allocation", "entries", "uncompressed_bytes", "stored_bytes", "ratio"];
     expected_header.extend(SIZE_CLASSES.map(|(name, _)| name));
     expected_header.extend(["mag_raw_ratio", "mag_effective_ratio"]);
-    assert_eq!(
-        reader.headers().unwrap().iter().collect::<Vec<_>>(),
-        expected_header
-    );
+    assert_eq!(reader.headers().unwrap().iter().collect::<Vec<_>>(), expected_header);
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
     // Per algorithm: minife (2 snapshots and `all`) × (9 allocations and
     // TOTAL), the raw file (1 snapshot and `all`) × (1 allocation and TOTAL).
@@ -657,16 +476,8 @@ fn csv_parses_and_matches_the_json_report() {
 
     let workloads = report["workloads"].as_array().unwrap();
     for row in &rows {
-        let study = workloads
-            .iter()
-            .find(|s| s["workload"] == row[0])
-            .expect("workload");
-        let alg = study["algorithms"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|a| a["algorithm"] == row[1])
-            .expect("algorithm");
+        let study = workloads.iter().find(|s| s["workload"] == row[0]).expect("workload");
+        let alg = study["algorithms"].as_array().unwrap().iter().find(|a| a["algorithm"] == row[1]).expect("algorithm");
         let stats = stats_of(alg, &row[2], &row[3]);
         let number = |i: usize| row[i].parse::<u64>().unwrap();
         assert_eq!(number(4), stats["entries"], "{row:?}");
@@ -675,37 +486,15 @@ fn csv_parses_and_matches_the_json_report() {
         // Ratios in full precision: exactly the quotients of the JSON sums
         // (serde_json may parse the JSON ratios themselves one ulp off).
         let quotient = |a: &str, b: &str| stats[a].as_f64().unwrap() / stats[b].as_f64().unwrap();
-        assert_eq!(
-            row[7].parse::<f64>().unwrap(),
-            quotient("uncompressed_bytes", "stored_bytes"),
-            "{row:?}"
-        );
-        assert_eq!(
-            checked_histogram(stats),
-            std::array::from_fn(|c| number(8 + c)),
-            "{row:?}"
-        );
+        assert_eq!(row[7].parse::<f64>().unwrap(), quotient("uncompressed_bytes", "stored_bytes"), "{row:?}");
+        assert_eq!(checked_histogram(stats), std::array::from_fn(|c| number(8 + c)), "{row:?}");
         if row[1].starts_with("mag-bdi") {
             let raw = row[16].parse::<f64>().unwrap();
             let effective = row[17].parse::<f64>().unwrap();
-            assert_eq!(
-                raw,
-                8.0 * quotient("uncompressed_bytes", "mag_stream_bits"),
-                "{row:?}"
-            );
-            assert_eq!(
-                effective,
-                quotient("uncompressed_bytes", "mag_fetched_bytes"),
-                "{row:?}"
-            );
-            assert!(
-                (raw - stats["mag_raw_ratio"].as_f64().unwrap()).abs() < 1e-12,
-                "{row:?}"
-            );
-            assert!(
-                (effective - stats["mag_effective_ratio"].as_f64().unwrap()).abs() < 1e-12,
-                "{row:?}"
-            );
+            assert_eq!(raw, 8.0 * quotient("uncompressed_bytes", "mag_stream_bits"), "{row:?}");
+            assert_eq!(effective, quotient("uncompressed_bytes", "mag_fetched_bytes"), "{row:?}");
+            assert!((raw - stats["mag_raw_ratio"].as_f64().unwrap()).abs() < 1e-12, "{row:?}");
+            assert!((effective - stats["mag_effective_ratio"].as_f64().unwrap()).abs() < 1e-12, "{row:?}");
         } else {
             assert_eq!((&row[16], &row[17]), ("", ""), "{row:?}");
         }
@@ -717,14 +506,7 @@ fn per_entry_with_two_workloads_has_a_workload_column() {
     let dir = tempfile::tempdir().unwrap();
     let raw = raw_file(&dir, "entries.bin", &three_entries());
     let zero = raw_file(&dir, "zero.bin", &[0u8; 128]);
-    let text = stdout(&buddy(&[
-        "compress",
-        "--per-entry",
-        "--algo",
-        "zvc",
-        &raw,
-        &zero,
-    ]));
+    let text = stdout(&buddy(&["compress", "--per-entry", "--algo", "zvc", &raw, &zero]));
     assert_eq!(
         text,
         "workload\tsnapshot\tallocation\tentry\tstream_bits\tclass\n\
@@ -735,19 +517,9 @@ fn per_entry_with_two_workloads_has_a_workload_column() {
     );
 
     // Several algorithms too: the algo column follows the workload column.
-    let text = stdout(&buddy(&[
-        "compress",
-        "--per-entry",
-        "--algo",
-        "zvc,bpc",
-        &raw,
-        &zero,
-    ]));
+    let text = stdout(&buddy(&["compress", "--per-entry", "--algo", "zvc,bpc", &raw, &zero]));
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(
-        lines[0],
-        "workload\talgo\tsnapshot\tallocation\tentry\tstream_bits\tclass"
-    );
+    assert_eq!(lines[0], "workload\talgo\tsnapshot\tallocation\tentry\tstream_bits\tclass");
     assert_eq!(lines[1], "entries.bin\tzvc\t0\tentries.bin\t0\t0\tZERO");
     assert_eq!(lines[7], "zero.bin\tzvc\t0\tzero.bin\t0\t0\tZERO");
     assert_eq!(lines[8], "zero.bin\tbpc\t0\tzero.bin\t0\t0\tZERO");

@@ -40,7 +40,13 @@ fn small_raw_file(dir: &std::path::Path) -> PathBuf {
             let w = match e % 4 {
                 0 => 0,
                 1 => 0x4000_0000 + e * 1000 + i * 3,
-                2 => if i % 5 == 0 { e + i } else { 0 },
+                2 => {
+                    if i % 5 == 0 {
+                        e + i
+                    } else {
+                        0
+                    }
+                }
                 _ => (e * 32 + i).wrapping_mul(0x9e37_79b9),
             };
             bytes.extend_from_slice(&w.to_le_bytes());

@@ -110,9 +110,17 @@ fn a_workload_without_a_trace_replays_a_snapshot_sweep() {
     // in full except an allocation's last entry when its end leaves whole
     // sectors unwritten.
     let manifest: Value = serde_json::from_slice(&fs::read(w.path().join("manifest.json")).unwrap()).unwrap();
-    let short_tails = manifest["snapshots"][0]["allocations"].as_array().unwrap().iter().filter(|a| (1..=96).contains(&(a["size"].as_u64().unwrap() % 128))).count() as u64;
+    let short_tails = manifest["snapshots"][0]["allocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| (1..=96).contains(&(a["size"].as_u64().unwrap() % 128)))
+        .count() as u64;
     let entries = r["checked_entries"].as_u64().unwrap();
-    assert_eq!((r["reads"].as_u64().unwrap(), r["writes"].as_u64().unwrap(), r["partial_writes"].as_u64().unwrap()), (entries, entries, short_tails));
+    assert_eq!(
+        (r["reads"].as_u64().unwrap(), r["writes"].as_u64().unwrap(), r["partial_writes"].as_u64().unwrap()),
+        (entries, entries, short_tails)
+    );
     assert_eq!(r["checked_reads"], r["reads"]);
     // Half a recorded trace is an error, not a sweep.
     fs::write(w.path().join("trace.bin"), [0u8; 12]).unwrap();

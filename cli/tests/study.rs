@@ -66,8 +66,16 @@ fn profile_figures_follow_from_its_targets_and_the_annotation_reads_back() {
     }
     let out = dir.path().join("s");
     let b = json_of(&[
-        "study", "buddy-over-time", bundled.to_str().unwrap(), "--threshold", "0.25",
-        "--annotation", ann.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json",
+        "study",
+        "buddy-over-time",
+        bundled.to_str().unwrap(),
+        "--threshold",
+        "0.25",
+        "--annotation",
+        ann.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
     ]);
     let series = b[0]["series"].as_array().unwrap();
     let names: Vec<&str> = series.iter().map(|s| s["name"].as_str().unwrap()).collect();
@@ -89,9 +97,21 @@ fn study_all_writes_every_file_and_the_files_agree() {
     let text = stdout(&buddy(&["study", "all", bundled().to_str().unwrap(), "--out", out.to_str().unwrap()]));
     assert!(text.contains("report: "), "{text}");
     for f in [
-        "report.md", "ratio-over-time.json", "ratio-over-time.csv", "heatmap.json", "heatmap.csv", "designs.json",
-        "designs.csv", "threshold-sweep.json", "threshold-sweep.csv", "buddy-over-time.json", "buddy-over-time.csv",
-        "bandwidth-sweep.json", "bandwidth-sweep.csv", "energy.json", "energy.csv",
+        "report.md",
+        "ratio-over-time.json",
+        "ratio-over-time.csv",
+        "heatmap.json",
+        "heatmap.csv",
+        "designs.json",
+        "designs.csv",
+        "threshold-sweep.json",
+        "threshold-sweep.csv",
+        "buddy-over-time.json",
+        "buddy-over-time.csv",
+        "bandwidth-sweep.json",
+        "bandwidth-sweep.csv",
+        "energy.json",
+        "energy.csv",
     ] {
         assert!(out.join(f).is_file(), "{f} missing");
     }
@@ -152,7 +172,16 @@ fn study_all_writes_every_file_and_the_files_agree() {
 fn csv_on_stdout_matches_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("s");
-    let text = stdout(&buddy(&["study", "threshold-sweep", bundled().to_str().unwrap(), "--csv", "--out", out.to_str().unwrap(), "--thresholds", "0.1,0.5"]));
+    let text = stdout(&buddy(&[
+        "study",
+        "threshold-sweep",
+        bundled().to_str().unwrap(),
+        "--csv",
+        "--out",
+        out.to_str().unwrap(),
+        "--thresholds",
+        "0.1,0.5",
+    ]));
     assert_eq!(text, fs::read_to_string(out.join("threshold-sweep.csv")).unwrap());
     assert!(text.starts_with("workload,algorithm,threshold,overall_ratio,"), "{text}");
     assert_eq!(text.lines().count(), 3);

@@ -144,7 +144,6 @@ impl<'a> BitReader<'a> {
     }
 }
 
-
 /// Words of the MSB-first writer and reader: 1152 bits, plus one zero word
 /// so that a read may look one word ahead.
 const MSB_WORDS: usize = 19;

@@ -2,11 +2,11 @@
 //! formats.md §2 that are the same for all of them (zero detection, raw
 //! fallback, stored length).
 
+use crate::bpc::Bpc;
 use crate::entry::{MemoryEntry, ENTRY_BYTES};
 use crate::error::DecodeError;
-use crate::size_class::{SizeClass, MAX_COMPRESSED_BITS};
-use crate::bpc::Bpc;
 use crate::mag_bdi::{Mag, MagBdi};
+use crate::size_class::{SizeClass, MAX_COMPRESSED_BITS};
 use crate::zvc::Zvc;
 
 /// Bytes of stream buffer a codec writes into: streams longer than 768 bits

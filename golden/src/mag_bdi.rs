@@ -986,10 +986,7 @@ mod tests {
         // decode_stream called directly with ZERO / RAW or a wrong length: an error, no panic.
         assert!(M32.decode_stream(SizeClass::Zero, &[]).is_err());
         assert!(M32.decode_stream(SizeClass::Raw, &[0; 128]).is_err());
-        assert_eq!(
-            M32.decode_stream(SizeClass::B32, &[0; 31]),
-            Err(DecodeError::StoredLength { class: "B32", expected: 32, got: 31 })
-        );
+        assert_eq!(M32.decode_stream(SizeClass::B32, &[0; 31]), Err(DecodeError::StoredLength { class: "B32", expected: 32, got: 31 }));
         assert!(M32.decompress(SizeClass::B64, &[0; 63]).is_err());
         assert_eq!(M32.decompress_code(12, &[]), Err(DecodeError::ReservedSizeCode { code: 12 }));
     }

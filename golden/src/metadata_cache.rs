@@ -310,7 +310,9 @@ mod tests {
 
     #[test]
     fn bad_geometry_is_an_error() {
-        let bad = |size, ways, line, sector| MetadataCache::new(MetadataCacheConfig { size_bytes: size, ways, line_bytes: line, sector_bytes: sector }).is_err();
+        let bad = |size, ways, line, sector| {
+            MetadataCache::new(MetadataCacheConfig { size_bytes: size, ways, line_bytes: line, sector_bytes: sector }).is_err()
+        };
         assert!(bad(3000, 4, 128, 32));
         assert!(bad(256, 4, 128, 32));
         assert!(bad(4096, 4, 32, 64));

@@ -119,8 +119,7 @@ pub enum Granularity {
 
 impl Granularity {
     /// Every design, in the order Fig. 7 applies them.
-    pub const ALL: [Granularity; 3] =
-        [Granularity::WholeProgram, Granularity::PerAllocation, Granularity::PerAllocationMostlyZero];
+    pub const ALL: [Granularity; 3] = [Granularity::WholeProgram, Granularity::PerAllocation, Granularity::PerAllocationMostlyZero];
 
     /// Kebab-case name as in JSON.
     pub const fn name(self) -> &'static str {
@@ -223,9 +222,10 @@ pub struct Profile {
 /// Overall ratio of `targets` over `allocations`: uncompressed bytes /
 /// device bytes (1.0 when there are no entries).
 pub fn overall_ratio(allocations: &[AllocationProfile], targets: &[TargetRatio]) -> f64 {
-    let (raw, device) = allocations.iter().zip(targets).fold((0u64, 0u64), |(r, d), (a, t)| {
-        (r + a.entries() * ENTRY_BYTES as u64, d + a.entries() * t.device_bytes())
-    });
+    let (raw, device) = allocations
+        .iter()
+        .zip(targets)
+        .fold((0u64, 0u64), |(r, d), (a, t)| (r + a.entries() * ENTRY_BYTES as u64, d + a.entries() * t.device_bytes()));
     if device == 0 {
         1.0
     } else {
@@ -239,9 +239,10 @@ pub fn buddy_fraction_per_snapshot(allocations: &[AllocationProfile], targets: &
     let snapshots = allocations.first().map_or(0, |a| a.snapshots.len());
     (0..snapshots)
         .map(|s| {
-            let (out, all) = allocations.iter().zip(targets).fold((0, 0), |(o, n), (a, t)| {
-                (o + a.snapshots[s].not_fitting(*t), n + a.snapshots[s].entries())
-            });
+            let (out, all) = allocations
+                .iter()
+                .zip(targets)
+                .fold((0, 0), |(o, n), (a, t)| (o + a.snapshots[s].not_fitting(*t), n + a.snapshots[s].entries()));
             fraction(out, all)
         })
         .collect()

@@ -38,16 +38,8 @@ pub enum SizeClass {
 
 impl SizeClass {
     /// All classes in code order.
-    pub const ALL: [SizeClass; 8] = [
-        SizeClass::Zero,
-        SizeClass::B8,
-        SizeClass::B16,
-        SizeClass::B32,
-        SizeClass::B64,
-        SizeClass::B80,
-        SizeClass::B96,
-        SizeClass::Raw,
-    ];
+    pub const ALL: [SizeClass; 8] =
+        [SizeClass::Zero, SizeClass::B8, SizeClass::B16, SizeClass::B32, SizeClass::B64, SizeClass::B80, SizeClass::B96, SizeClass::Raw];
 
     /// The 4-bit metadata code (0-7).
     pub const fn code(self) -> u8 {
@@ -59,10 +51,7 @@ impl SizeClass {
     /// # Errors
     /// [`DecodeError::ReservedSizeCode`] for codes 8 and above.
     pub fn from_code(code: u8) -> Result<Self, DecodeError> {
-        Self::ALL
-            .get(code as usize)
-            .copied()
-            .ok_or(DecodeError::ReservedSizeCode { code })
+        Self::ALL.get(code as usize).copied().ok_or(DecodeError::ReservedSizeCode { code })
     }
 
     /// Bytes stored for an entry of this class.

@@ -57,8 +57,7 @@ pub enum TargetRatio {
 
 impl TargetRatio {
     /// Every target, least aggressive first.
-    pub const ALL: [TargetRatio; 5] =
-        [TargetRatio::X1, TargetRatio::X4Over3, TargetRatio::X2, TargetRatio::X4, TargetRatio::X16];
+    pub const ALL: [TargetRatio; 5] = [TargetRatio::X1, TargetRatio::X4Over3, TargetRatio::X2, TargetRatio::X4, TargetRatio::X16];
 
     /// The 3-bit PTE code.
     pub const fn code(self) -> u8 {
@@ -305,8 +304,8 @@ pub fn translate_entry(
     let class_bytes = class.bytes() as u64;
     let device = ByteRange { address: device_slot.address, bytes: class_bytes.min(target.device_bytes()) };
     let slot = buddy_slot(regs, page, pte, target, e)?;
-    let buddy = (class_bytes > target.device_bytes())
-        .then(|| ByteRange { address: slot.address, bytes: class_bytes - target.device_bytes() });
+    let buddy =
+        (class_bytes > target.device_bytes()).then(|| ByteRange { address: slot.address, bytes: class_bytes - target.device_bytes() });
     let rel = va - regs.heap_base;
     let metadata = Some(MetadataNibble { address: regs.md_base + (rel >> 8), high: (rel >> 7) & 1 == 1 });
     Ok(EntryAccess { device_slot, device, buddy, metadata })
@@ -382,10 +381,7 @@ mod tests {
             Err(TranslationFault::BelowHeapBase { .. })
         ));
         pte.buddy_offset = 0x7F_FFFF; // far past a 3 GiB carve-out
-        assert!(matches!(
-            translate_entry(&REGS, PageSize::Huge2M, &pte, va, SizeClass::B8),
-            Err(TranslationFault::OutsideCarveOut { .. })
-        ));
+        assert!(matches!(translate_entry(&REGS, PageSize::Huge2M, &pte, va, SizeClass::B8), Err(TranslationFault::OutsideCarveOut { .. })));
     }
 
     #[test]

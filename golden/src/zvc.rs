@@ -30,11 +30,7 @@ pub const fn stream_bits(nonzero_words: usize) -> usize {
 
 /// The 32-bit ZVC mask of an entry: bit `i` set iff word `i` is non-zero.
 pub fn mask(entry: &MemoryEntry) -> u32 {
-    entry
-        .words()
-        .iter()
-        .enumerate()
-        .fold(0u32, |m, (i, &w)| m | (((w != 0) as u32) << i))
+    entry.words().iter().enumerate().fold(0u32, |m, (i, &w)| m | (((w != 0) as u32) << i))
 }
 
 impl Codec for Zvc {

@@ -43,10 +43,9 @@ fn e3_ramp() {
 #[test]
 fn e4_random_block_is_the_maximum_1089_bits() {
     let w: [u32; 32] = [
-        0x6AA79987, 0xBB91433A, 0x029A7245, 0xD1F6F86C, 0xD340BBCD, 0xCD8778E7, 0x4C73A942, 0xDAEA58BA, 0x5E503A67,
-        0xEE897110, 0x3193CA54, 0x452EC40A, 0x90E5E945, 0x6FACAA50, 0x29645F8B, 0x5F811CB9, 0x1FCFF454, 0xDFC9E3B1,
-        0x6ED4E94B, 0x42D6CB5C, 0x8FE46024, 0xA091250E, 0x2CA1C789, 0x9C9CEA0C, 0x8D9FE5B9, 0x2FD2B7A4, 0x5ADAD121,
-        0xBCF74D7A, 0xF543BBCF, 0xBB9D58E4, 0x175F0CD2, 0x87F26AEE,
+        0x6AA79987, 0xBB91433A, 0x029A7245, 0xD1F6F86C, 0xD340BBCD, 0xCD8778E7, 0x4C73A942, 0xDAEA58BA, 0x5E503A67, 0xEE897110, 0x3193CA54,
+        0x452EC40A, 0x90E5E945, 0x6FACAA50, 0x29645F8B, 0x5F811CB9, 0x1FCFF454, 0xDFC9E3B1, 0x6ED4E94B, 0x42D6CB5C, 0x8FE46024, 0xA091250E,
+        0x2CA1C789, 0x9C9CEA0C, 0x8D9FE5B9, 0x2FD2B7A4, 0x5ADAD121, 0xBCF74D7A, 0xF543BBCF, 0xBB9D58E4, 0x175F0CD2, 0x87F26AEE,
     ];
     let e = MemoryEntry::from_words(w);
     assert_eq!(&e.to_bytes()[..16], &hex("87 99 a7 6a 3a 43 91 bb 45 72 9a 02 6c f8 f6 d1")[..]);
@@ -92,7 +91,20 @@ fn e8_signed_deltas_cross_zero_cheaply() {
 
 #[test]
 fn e9_two1() {
-    check(&entry(|i| if i < 5 { 0 } else if i == 5 { 1 } else { 2 }), 20, Some(&[BaseZero, ZeroRun(32), Two1(4)]), "f0 21 02");
+    check(
+        &entry(|i| {
+            if i < 5 {
+                0
+            } else if i == 5 {
+                1
+            } else {
+                2
+            }
+        }),
+        20,
+        Some(&[BaseZero, ZeroRun(32), Two1(4)]),
+        "f0 21 02",
+    );
 }
 
 #[test]
@@ -165,7 +177,9 @@ fn mandatory_decode_errors_name_offset_and_rule() {
     w.copy_bytes(&mut b);
     assert_eq!(bpc::decode(&b), Err(BpcZeroRunTooLong { offset: 13, run: 33, planes_left: 32 }));
     // TWO1 at 30 and ONE1 at 31.
-    for (code, p, err) in [(0b00010u32, 30u32, BpcTwo1Position { offset: 3, position: 30 }), (0b00011, 31, BpcOne1Position { offset: 3, position: 31 })] {
+    for (code, p, err) in
+        [(0b00010u32, 30u32, BpcTwo1Position { offset: 3, position: 30 }), (0b00011, 31, BpcOne1Position { offset: 3, position: 31 })]
+    {
         let mut w = buddy_golden::bitstream::BitWriter::default();
         w.put_msb_first(0b000, 3);
         w.put_msb_first(code, 5);

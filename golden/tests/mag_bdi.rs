@@ -36,11 +36,7 @@ fn table_iii_through_a_boxed_codec() {
 #[test]
 fn paper_metrics_per_mag() {
     let e = around(0x4000_0000, 10); // 10-bit deltas
-    let expect = [
-        (Mag::B16, Some(384), 128.0 / 48.0, 128.0 / 48.0),
-        (Mag::B32, Some(512), 2.0, 2.0),
-        (Mag::B64, Some(512), 2.0, 2.0),
-    ];
+    let expect = [(Mag::B16, Some(384), 128.0 / 48.0, 128.0 / 48.0), (Mag::B32, Some(512), 2.0, 2.0), (Mag::B64, Some(512), 2.0, 2.0)];
     for (mag, bits, raw, effective) in expect {
         let codec = MagBdi::new(mag);
         assert_eq!(codec.stream_bits(&e), bits, "{mag:?}");

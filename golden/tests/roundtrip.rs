@@ -14,24 +14,30 @@ fn cases(default: u32) -> u32 {
 /// and constant strides (BPC's ALL1/DBP0/ONE1/TWO1 planes), values around a
 /// common base (MAG-BDI's delta widths), single bits, and noise.
 fn entry() -> impl Strategy<Value = MemoryEntry> {
-    let sparse = (0u32..=100, proptest::collection::vec(any::<u32>(), 32)).prop_map(|(p, v)| {
-        MemoryEntry::from_words(std::array::from_fn(|i| if (v[i] % 100) < p { 0 } else { v[i] }))
-    });
+    let sparse = (0u32..=100, proptest::collection::vec(any::<u32>(), 32))
+        .prop_map(|(p, v)| MemoryEntry::from_words(std::array::from_fn(|i| if (v[i] % 100) < p { 0 } else { v[i] })));
     let small = (1u32..=31, proptest::collection::vec(any::<i32>(), 32))
         .prop_map(|(bits, v)| MemoryEntry::from_words(std::array::from_fn(|i| (v[i] >> (32 - bits)) as u32)));
     let stride = (any::<u32>(), any::<i32>(), 0usize..32, any::<u32>()).prop_map(|(base, step, bump_at, bump)| {
         MemoryEntry::from_words(std::array::from_fn(|i| {
             let v = base.wrapping_add((step as u32).wrapping_mul(i as u32));
-            if i >= bump_at { v.wrapping_add(bump & 3) } else { v }
+            if i >= bump_at {
+                v.wrapping_add(bump & 3)
+            } else {
+                v
+            }
         }))
     });
-    let around_base = (any::<u32>(), 1u32..=31, proptest::collection::vec(any::<i32>(), 32), any::<u32>()).prop_map(
-        |(base, bits, d, zero_mask)| {
+    let around_base =
+        (any::<u32>(), 1u32..=31, proptest::collection::vec(any::<i32>(), 32), any::<u32>()).prop_map(|(base, bits, d, zero_mask)| {
             MemoryEntry::from_words(std::array::from_fn(|i| {
-                if zero_mask >> i & 1 == 1 { (d[i] >> 28) as u32 } else { base.wrapping_add((d[i] >> (32 - bits)) as u32) }
+                if zero_mask >> i & 1 == 1 {
+                    (d[i] >> 28) as u32
+                } else {
+                    base.wrapping_add((d[i] >> (32 - bits)) as u32)
+                }
             }))
-        },
-    );
+        });
     let bits = proptest::collection::vec(0u32..33, 32)
         .prop_map(|b| MemoryEntry::from_words(std::array::from_fn(|i| if b[i] == 32 { 0 } else { 1 << b[i] })));
     let noise = proptest::collection::vec(any::<u32>(), 32).prop_map(|v| MemoryEntry::from_words(v.try_into().unwrap()));

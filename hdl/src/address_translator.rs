@@ -187,9 +187,8 @@ impl Logic for AddressTranslator {
                 self.device_part.next = 32.into();
                 self.stride.next = 96.into();
                 self.device_offset.next = self.entry_index.val() << 5;
-                self.slot_address.next = self.gbbr.val()
-                    + self.buddy_offset.val()
-                    + ((self.entry_index.val() << 6) + (self.entry_index.val() << 5));
+                self.slot_address.next =
+                    self.gbbr.val() + self.buddy_offset.val() + ((self.entry_index.val() << 6) + (self.entry_index.val() << 5));
             }
             4 => {
                 self.device_part.next = 8.into();

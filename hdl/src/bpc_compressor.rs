@@ -5,9 +5,9 @@
 use crate::bpc_symbol_packer::{PackerLeaves, PackerRoot};
 use crate::bpc_transform::BpcTransform;
 use crate::bpc_zero_runs::BpcZeroRuns;
+use crate::default_array;
 use crate::entry_bits::EntryBits;
 use crate::register_slice::RegisterSlice;
-use crate::default_array;
 use rust_hdl::prelude::*;
 
 /// What [`BpcCompressor`] emits per entry (one flat vector in Verilog:

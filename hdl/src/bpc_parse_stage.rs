@@ -170,7 +170,8 @@ impl State {
     fn start(&mut self) {
         let payload = self.window;
         let class = self.class;
-        *self = State { window: Window([0; 32]), planes: [0; 32], prev: 0, base: 0, bits_left: 0, planes_left: 0, class, error: class >= 8 };
+        *self =
+            State { window: Window([0; 32]), planes: [0; 32], prev: 0, base: 0, bits_left: 0, planes_left: 0, class, error: class >= 8 };
         match class {
             7 => self.planes = payload.0,
             1..=6 => {
@@ -340,7 +341,8 @@ fn stage_verilog(stage: usize) -> String {
         v += "wire [10:0] class_bits = (class_in == 4'd1) ? 11'd64 : (class_in == 4'd2) ? 11'd128 : (class_in == 4'd3) ? 11'd256\n    : (class_in == 4'd4) ? 11'd512 : (class_in == 4'd5) ? 11'd640 : 11'd768;\n";
         v += "wire [224:0] bw = win[224:0];\n";
         v += "wire [1:0] base_c = {bw[1], bw[2]};\n";
-        v += "wire [5:0] base_len = bw[0] ? 6'd33 : (base_c == 2'd0) ? 6'd3 : (base_c == 2'd1) ? 6'd7 : (base_c == 2'd2) ? 6'd11 : 6'd19;\n";
+        v +=
+            "wire [5:0] base_len = bw[0] ? 6'd33 : (base_c == 2'd0) ? 6'd3 : (base_c == 2'd1) ? 6'd7 : (base_c == 2'd2) ? 6'd11 : 6'd19;\n";
         v += &format!("wire [31:0] base_raw = {};\n", msb_first("bw", 1, 32));
         v += &format!("wire [3:0] base4 = {};\n", msb_first("bw", 3, 4));
         v += &format!("wire [7:0] base8 = {};\n", msb_first("bw", 3, 8));
@@ -392,15 +394,15 @@ fn stage_verilog(stage: usize) -> String {
         v += &format!("wire [4:0] f_{i} = {};\n", msb_first(&format!("loc_{i}"), 2, 5));
         v += &format!("wire [4:0] p_{i} = {};\n", msb_first(&format!("loc_{i}"), 5, 5));
         v += &format!("wire [30:0] r_{i} = {};\n", msb_first(&format!("loc_{i}"), 1, 31));
-        v += &format!(
-            "wire [5:0] len_{i} = k_raw_{i} ? 6'd32 : k_zrun_{i} ? 6'd7 : k_zero1_{i} ? 6'd3 : c_{i}[1] ? 6'd10 : 6'd5;\n"
-        );
+        v += &format!("wire [5:0] len_{i} = k_raw_{i} ? 6'd32 : k_zrun_{i} ? 6'd7 : k_zero1_{i} ? 6'd3 : c_{i}[1] ? 6'd10 : 6'd5;\n");
         v += &format!("wire [5:0] n_{i} = k_zrun_{i} ? {{1'b0, f_{i}}} + 6'd2 : 6'd1;\n");
         // `1 << p` and `3 << p` (cut to 31 bits) as decoders, not shifters:
         // Yosys' SAT-based resource sharing stalls on dozens of `$shl` cells.
         let one: Vec<String> = (0..31).rev().map(|k| format!("(p_{i} == 5'd{k})")).collect();
-        let two: Vec<String> =
-            (0..31).rev().map(|k| if k == 0 { format!("(p_{i} == 5'd0)") } else { format!("(p_{i} == 5'd{k}) | (p_{i} == 5'd{})", k - 1) }).collect();
+        let two: Vec<String> = (0..31)
+            .rev()
+            .map(|k| if k == 0 { format!("(p_{i} == 5'd0)") } else { format!("(p_{i} == 5'd{k}) | (p_{i} == 5'd{})", k - 1) })
+            .collect();
         v += &format!("wire [30:0] one_{i} = {{{}}};\n", one.join(", "));
         v += &format!("wire [30:0] two_{i} = {{{}}};\n", two.join(", "));
         v += &format!(
@@ -429,9 +431,7 @@ fn stage_verilog(stage: usize) -> String {
         }
         // Plane b is covered when left - n <= b < left.
         for b in 0..planes_written(stage) {
-            v += &format!(
-                "wire w{b}_{i} = act_{i} & ({{1'b0, left_{i}}} > 7'd{b}) & ({{1'b0, n_{i}}} + 7'd{b} >= {{1'b0, left_{i}}});\n"
-            );
+            v += &format!("wire w{b}_{i} = act_{i} & ({{1'b0, left_{i}}} > 7'd{b}) & ({{1'b0, n_{i}}} + 7'd{b} >= {{1'b0, left_{i}}});\n");
         }
     }
     let s = STEPS;

@@ -234,10 +234,7 @@ fn leaves_verilog() -> String {
     let mut leaves = Vec::new();
     for i in 0..SLOTS {
         let rev: Vec<String> = (0..32).map(|b| format!("code{i}[{b}]")).collect();
-        v += &format!(
-            "wire [31:0] leaf{i} = (len{i}[5:0] == 6'd0) ? 32'h0 : ({{{}}} >> (6'd32 - len{i}[5:0]));\n",
-            rev.join(", ")
-        );
+        v += &format!("wire [31:0] leaf{i} = (len{i}[5:0] == 6'd0) ? 32'h0 : ({{{}}} >> (6'd32 - len{i}[5:0]));\n", rev.join(", "));
         leaves.push(Node { value: format!("leaf{i}"), width: 32, len: format!("len{i}[5:0]"), len_width: 6, max: 32 });
     }
     let parts = merge(&mut v, leaves, "n", PARTS);

@@ -2,13 +2,12 @@
 //! memory-entry and the symbol of every bit-plane and of the base word
 //! (bpc.md §2, §4, §5), as 35 symbol slots in emission order.
 
-use crate::entry_bits::EntryBits;
 use crate::default_array;
+use crate::entry_bits::EntryBits;
 use rust_hdl::prelude::*;
 
 /// Bit-planes of 33-bit deltas.
 const PLANES: usize = 33;
-
 
 seq_macro::seq!(J in 0..35 {
 /// Combinational: the entry's symbols, before zero planes are merged into

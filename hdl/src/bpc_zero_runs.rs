@@ -5,7 +5,6 @@
 use crate::default_array;
 use rust_hdl::prelude::*;
 
-
 seq_macro::seq!(J in 0..35 {
 /// Combinational: the 35 symbol slots of [`crate::bpc_transform::BpcTransform`]
 /// with the zero planes merged.

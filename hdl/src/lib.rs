@@ -34,13 +34,13 @@ pub(crate) fn default_array<T: Default, const M: usize>() -> [T; M] {
 
 pub mod address_translator;
 pub mod bpc_compressor;
-pub mod buddy_controller;
 pub mod bpc_decompressor;
 pub mod bpc_parse_stage;
 pub mod bpc_rebuild;
 pub mod bpc_symbol_packer;
 pub mod bpc_transform;
 pub mod bpc_zero_runs;
+pub mod buddy_controller;
 pub mod compaction;
 pub mod decompressed_entry;
 pub mod delta_packing;
@@ -62,8 +62,8 @@ pub use bpc_decompressor::BpcDecompressor;
 pub use buddy_controller::{BuddyController, BuddyControllerMagBdi, BuddyControllerZvc};
 pub use decompressed_entry::DecompressedEntry;
 pub use entry_bits::EntryBits;
-pub use metadata_cache::MetadataCache;
 pub use mag_bdi_compressor::{MagBdiCompressed, MagBdiCompressor};
 pub use mag_bdi_decompressor::MagBdiDecompressor;
+pub use metadata_cache::MetadataCache;
 pub use zvc_compressor::{ZvcCompressed, ZvcCompressor};
 pub use zvc_decompressor::ZvcDecompressor;

@@ -53,7 +53,15 @@ mod tests {
         let widths = |m| encodings(m).iter().map(|e| (e.delta_bits, e.stream_bits / 8, e.class_code, e.stored)).collect::<Vec<_>>();
         assert_eq!(
             widths(Mag::B16),
-            vec![(2, 16, 2, true), (6, 32, 3, true), (10, 48, 4, false), (14, 64, 4, true), (18, 80, 5, true), (22, 96, 6, true), (26, 112, 7, false)]
+            vec![
+                (2, 16, 2, true),
+                (6, 32, 3, true),
+                (10, 48, 4, false),
+                (14, 64, 4, true),
+                (18, 80, 5, true),
+                (22, 96, 6, true),
+                (26, 112, 7, false)
+            ]
         );
         assert_eq!(widths(Mag::B32), vec![(6, 32, 3, true), (14, 64, 4, true), (22, 96, 6, true)]);
         assert_eq!(widths(Mag::B64), vec![(14, 64, 4, true)]);

@@ -29,13 +29,7 @@ fn sector_bits(words: &[u32; SECTOR_WORDS]) -> Bits<256> {
 /// `entry` with words `word_at .. word_at + count` (those below 32) taken
 /// from `sector` words `skip ..`, in plain Rust (the Verilog's reference).
 pub fn place(entry: &[u32; 32], sector: &[u32; SECTOR_WORDS], word_at: usize, skip: usize, count: usize) -> [u32; 32] {
-    std::array::from_fn(|i| {
-        if i >= word_at && i < word_at + count {
-            sector[(i - word_at + skip) % SECTOR_WORDS]
-        } else {
-            entry[i]
-        }
-    })
+    std::array::from_fn(|i| if i >= word_at && i < word_at + count { sector[(i - word_at + skip) % SECTOR_WORDS] } else { entry[i] })
 }
 
 /// The sector whose word `m` is `entry[word_at + m - skip]` (0 where that

@@ -28,7 +28,18 @@ fn bench(c: &mut Criterion) {
     for mode in Mode::ALL {
         g.bench_function(mode.name(), |b| {
             b.iter(|| {
-                let input = SimInput { workload: &workload, trace: &trace, targets: None, snapshot: 0, algorithm: Algorithm::Bpc, mode, config: &config, corrupt_first_entry: false, progress: None, rtl: None };
+                let input = SimInput {
+                    workload: &workload,
+                    trace: &trace,
+                    targets: None,
+                    snapshot: 0,
+                    algorithm: Algorithm::Bpc,
+                    mode,
+                    config: &config,
+                    corrupt_first_entry: false,
+                    progress: None,
+                    rtl: None,
+                };
                 black_box(run(&input).unwrap())
             })
         });

@@ -146,10 +146,11 @@ impl AnnotationFile {
                 name: a.name.clone(),
                 workload: workload.to_string(),
             })?;
-            let target = a
-                .target
-                .parse::<TargetRatio>()
-                .map_err(|source| AnnotationError::Target { path: path.into(), name: a.name.clone(), source })?;
+            let target = a.target.parse::<TargetRatio>().map_err(|source| AnnotationError::Target {
+                path: path.into(),
+                name: a.name.clone(),
+                source,
+            })?;
             if targets[i].replace(target).is_some() {
                 return Err(AnnotationError::Duplicate { path: path.into(), name: a.name.clone() });
             }

@@ -38,11 +38,7 @@ pub struct SnapshotClasses {
 impl ClassProfile {
     /// The classes of `result`, one algorithm's study of workload `workload`.
     pub fn new(workload: &str, result: &AlgorithmResult) -> Self {
-        let allocations = result
-            .snapshots
-            .first()
-            .map(|s| s.allocations.iter().map(|a| a.name.clone()).collect())
-            .unwrap_or_default();
+        let allocations = result.snapshots.first().map(|s| s.allocations.iter().map(|a| a.name.clone()).collect()).unwrap_or_default();
         let snapshots = result
             .snapshots
             .iter()

@@ -42,10 +42,7 @@ impl CompressionStats {
             Algorithm::MagBdi(mag) => Some(MagStats::new(mag)),
             Algorithm::Bpc | Algorithm::Zvc => None,
         };
-        CompressionStats {
-            mag,
-            ..Self::default()
-        }
+        CompressionStats { mag, ..Self::default() }
     }
 
     /// The MAG-BDI paper's sums (raw and effective ratios), for MAG-BDI only.
@@ -92,10 +89,7 @@ impl CompressionStats {
 
     /// Stored size in bytes: the sum of [`SizeClass::bytes`] over the entries.
     pub fn stored_bytes(&self) -> u64 {
-        SizeClass::ALL
-            .iter()
-            .map(|&c| self.count(c) * c.bytes() as u64)
-            .sum()
+        SizeClass::ALL.iter().map(|&c| self.count(c) * c.bytes() as u64).sum()
     }
 
     /// Compression ratio, uncompressed bytes / stored bytes; `None` when
@@ -245,15 +239,8 @@ impl CompressionStudy {
     /// codec of each of `algorithms`, advancing `progress` by one per entry
     /// and algorithm.
     pub fn run(workload: &Workload, algorithms: &[Algorithm], progress: &Progress) -> Self {
-        let algorithms = algorithms
-            .iter()
-            .map(|&a| study_algorithm(workload, a, progress))
-            .collect();
-        CompressionStudy {
-            workload: workload.manifest().workload.clone(),
-            path: workload.path().display().to_string(),
-            algorithms,
-        }
+        let algorithms = algorithms.iter().map(|&a| study_algorithm(workload, a, progress)).collect();
+        CompressionStudy { workload: workload.manifest().workload.clone(), path: workload.path().display().to_string(), algorithms }
     }
 
     /// Every entry's result, ordered by algorithm, snapshot, allocation and
@@ -262,19 +249,15 @@ impl CompressionStudy {
         self.algorithms.iter().flat_map(|alg| {
             alg.snapshots.iter().flat_map(move |snap| {
                 snap.allocations.iter().flat_map(move |alloc| {
-                    alloc
-                        .entries
-                        .iter()
-                        .enumerate()
-                        .map(move |(entry, r)| EntryRecord {
-                            algorithm: alg.algorithm,
-                            snapshot: snap.index,
-                            allocation: &alloc.name,
-                            entry,
-                            global_entry: alloc.first_entry + entry as u64,
-                            stream_bits: r.stream_bits,
-                            class: r.class,
-                        })
+                    alloc.entries.iter().enumerate().map(move |(entry, r)| EntryRecord {
+                        algorithm: alg.algorithm,
+                        snapshot: snap.index,
+                        allocation: &alloc.name,
+                        entry,
+                        global_entry: alloc.first_entry + entry as u64,
+                        stream_bits: r.stream_bits,
+                        class: r.class,
+                    })
                 })
             })
         })
@@ -305,29 +288,16 @@ impl Progress {
     /// longer than [`PROGRESS_DELAY`].
     pub fn stderr(workloads: &[Workload], algorithms: usize) -> Self {
         let entries: u64 = workloads.iter().map(Workload::entry_count).sum();
-        let bar = ProgressBar::with_draw_target(
-            Some(entries * algorithms as u64),
-            ProgressDrawTarget::hidden(),
-        );
-        let style = ProgressStyle::with_template(
-            "compressing {bar:40} {human_pos}/{human_len} entries ({eta})",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
+        let bar = ProgressBar::with_draw_target(Some(entries * algorithms as u64), ProgressDrawTarget::hidden());
+        let style = ProgressStyle::with_template("compressing {bar:40} {human_pos}/{human_len} entries ({eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
         bar.set_style(style);
-        Progress {
-            bar,
-            show_at: Some(Instant::now() + PROGRESS_DELAY),
-            shown: AtomicBool::new(false),
-        }
+        Progress { bar, show_at: Some(Instant::now() + PROGRESS_DELAY), shown: AtomicBool::new(false) }
     }
 
     /// Progress that is counted but never drawn, of unknown length.
     pub fn hidden() -> Self {
-        Progress {
-            bar: ProgressBar::hidden(),
-            show_at: None,
-            shown: AtomicBool::new(false),
-        }
+        Progress { bar: ProgressBar::hidden(), show_at: None, shown: AtomicBool::new(false) }
     }
 
     /// Entries × algorithms to study in all (`None` for [`Progress::hidden`]).
@@ -345,10 +315,7 @@ impl Progress {
     fn advance(&self, done: u64) {
         self.bar.inc(done);
         if let Some(at) = self.show_at {
-            if !self.shown.load(Ordering::Relaxed)
-                && Instant::now() >= at
-                && !self.shown.swap(true, Ordering::Relaxed)
-            {
+            if !self.shown.load(Ordering::Relaxed) && Instant::now() >= at && !self.shown.swap(true, Ordering::Relaxed) {
                 self.bar.set_draw_target(ProgressDrawTarget::stderr());
             }
         }
@@ -360,11 +327,7 @@ impl Progress {
     }
 }
 
-fn study_algorithm(
-    workload: &Workload,
-    algorithm: Algorithm,
-    progress: &Progress,
-) -> AlgorithmResult {
+fn study_algorithm(workload: &Workload, algorithm: Algorithm, progress: &Progress) -> AlgorithmResult {
     let codec = algorithm.codec();
     // The MAG-BDI paper's stream lengths, for the raw and effective ratios.
     let paper = match algorithm {
@@ -385,21 +348,13 @@ fn study_algorithm(
                         if let (Some(bdi), Some(mag)) = (&paper, stats.mag_mut()) {
                             mag.record(bdi.stream_bits(&entry));
                         }
-                        entries.push(EntryResult {
-                            stream_bits: c.stream_bits,
-                            class: c.class,
-                        });
+                        entries.push(EntryResult { stream_bits: c.stream_bits, class: c.class });
                         if (entries.len() as u64).is_multiple_of(PROGRESS_STEP) {
                             progress.advance(PROGRESS_STEP);
                         }
                     }
                     progress.advance(entries.len() as u64 % PROGRESS_STEP);
-                    AllocationResult {
-                        name: alloc.info().name.clone(),
-                        first_entry: alloc.first_entry(),
-                        entries,
-                        stats,
-                    }
+                    AllocationResult { name: alloc.info().name.clone(), first_entry: alloc.first_entry(), entries, stats }
                 })
                 .collect();
             let info = snapshot.info();
@@ -420,29 +375,18 @@ fn study_algorithm(
         .map(|s| &s.allocations)
         .into_iter()
         .flatten()
-        .map(|a| AllocationTotal {
-            name: a.name.clone(),
-            stats: CompressionStats::for_algorithm(algorithm),
-        })
+        .map(|a| AllocationTotal { name: a.name.clone(), stats: CompressionStats::for_algorithm(algorithm) })
         .collect();
     for snapshot in &snapshots {
         for (total, alloc) in allocations.iter_mut().zip(&snapshot.allocations) {
             total.stats.merge(&alloc.stats);
         }
     }
-    AlgorithmResult {
-        algorithm,
-        total: sum(algorithm, snapshots.iter().map(|s| &s.total)),
-        allocations,
-        snapshots,
-    }
+    AlgorithmResult { algorithm, total: sum(algorithm, snapshots.iter().map(|s| &s.total)), allocations, snapshots }
 }
 
 /// The sum of `stats`, all of `algorithm`.
-fn sum<'a>(
-    algorithm: Algorithm,
-    stats: impl Iterator<Item = &'a CompressionStats>,
-) -> CompressionStats {
+fn sum<'a>(algorithm: Algorithm, stats: impl Iterator<Item = &'a CompressionStats>) -> CompressionStats {
     stats.fold(CompressionStats::for_algorithm(algorithm), |mut acc, s| {
         acc.merge(s);
         acc
@@ -507,10 +451,7 @@ impl Summary {
     /// # Panics
     /// When the studies are not all of the same algorithms in the same order.
     pub fn of(studies: &[CompressionStudy]) -> Self {
-        let algorithms: Vec<Algorithm> = studies
-            .first()
-            .map(|s| s.algorithms.iter().map(|a| a.algorithm).collect())
-            .unwrap_or_default();
+        let algorithms: Vec<Algorithm> = studies.first().map(|s| s.algorithms.iter().map(|a| a.algorithm).collect()).unwrap_or_default();
         let workloads = studies
             .iter()
             .map(|study| {
@@ -523,10 +464,7 @@ impl Summary {
                 }
             })
             .collect();
-        Summary {
-            algorithms,
-            workloads,
-        }
+        Summary { algorithms, workloads }
     }
 
     /// The algorithms (columns), in study order.
@@ -548,11 +486,7 @@ impl Summary {
     /// Names of the workloads left out of [`Summary::geomean`] of the `i`-th
     /// algorithm: ratio infinite (nothing stored) or undefined (no entries).
     pub fn excluded(&self, i: usize) -> Vec<&str> {
-        self.workloads
-            .iter()
-            .filter(|w| w.ratio(i).is_none())
-            .map(|w| w.name.as_str())
-            .collect()
+        self.workloads.iter().filter(|w| w.ratio(i).is_none()).map(|w| w.name.as_str()).collect()
     }
 
     /// Geometric mean over workloads of the MAG-BDI paper's raw ratio of the
@@ -584,9 +518,7 @@ impl Summary {
 /// The geometric mean of the `Some` values; `None` when there are none.
 /// Geometric mean of the values that are `Some` (`None` when there are none).
 pub fn geomean(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
-    let (n, log_sum) = values
-        .flatten()
-        .fold((0u32, 0.0f64), |(n, s), v| (n + 1, s + v.ln()));
+    let (n, log_sum) = values.flatten().fold((0u32, 0.0f64), |(n, s), v| (n + 1, s + v.ln()));
     (n > 0).then(|| (log_sum / f64::from(n)).exp())
 }
 
@@ -613,14 +545,8 @@ impl Serialize for Summary {
                 s.serialize_field("name", &w.name)?;
                 s.serialize_field("path", &w.path)?;
                 s.serialize_field("ratios", &summary.by_algorithm(false, |i| w.ratio(i)))?;
-                s.serialize_field(
-                    "mag_raw_ratios",
-                    &summary.by_algorithm(true, |i| w.mag_raw_ratio(i)),
-                )?;
-                s.serialize_field(
-                    "mag_effective_ratios",
-                    &summary.by_algorithm(true, |i| w.mag_effective_ratio(i)),
-                )?;
+                s.serialize_field("mag_raw_ratios", &summary.by_algorithm(true, |i| w.mag_raw_ratio(i)))?;
+                s.serialize_field("mag_effective_ratios", &summary.by_algorithm(true, |i| w.mag_effective_ratio(i)))?;
                 s.end()
             }
         }
@@ -630,26 +556,14 @@ impl Serialize for Summary {
         s.serialize_field("algorithms", &names)?;
         s.serialize_field("workloads", &rows)?;
         s.serialize_field("geomean", &self.by_algorithm(false, |i| self.geomean(i)))?;
-        s.serialize_field(
-            "geomean_excluded",
-            &self.by_algorithm(false, |i| self.excluded(i)),
-        )?;
-        s.serialize_field(
-            "geomean_mag_raw",
-            &self.by_algorithm(true, |i| self.geomean_mag_raw(i)),
-        )?;
-        s.serialize_field(
-            "geomean_mag_effective",
-            &self.by_algorithm(true, |i| self.geomean_mag_effective(i)),
-        )?;
+        s.serialize_field("geomean_excluded", &self.by_algorithm(false, |i| self.excluded(i)))?;
+        s.serialize_field("geomean_mag_raw", &self.by_algorithm(true, |i| self.geomean_mag_raw(i)))?;
+        s.serialize_field("geomean_mag_effective", &self.by_algorithm(true, |i| self.geomean_mag_effective(i)))?;
         s.end()
     }
 }
 
-fn serialize_display<S: Serializer>(
-    value: &impl std::fmt::Display,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
+fn serialize_display<S: Serializer>(value: &impl std::fmt::Display, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.collect_str(value)
 }
 
@@ -684,12 +598,7 @@ mod tests {
     fn stats_give_bytes_and_ratio() {
         let mut s = CompressionStats::default();
         assert_eq!(s.ratio(), None);
-        for class in [
-            SizeClass::Zero,
-            SizeClass::B8,
-            SizeClass::B32,
-            SizeClass::Raw,
-        ] {
+        for class in [SizeClass::Zero, SizeClass::B8, SizeClass::B32, SizeClass::Raw] {
             s.record(class);
         }
         assert_eq!(s.entries(), 4);
@@ -709,12 +618,7 @@ mod tests {
         assert_eq!(v["stored_bytes"], 0);
         assert!(v["compression_ratio"].is_null());
         assert_eq!(v["histogram"]["ZERO"], 1);
-        let names: Vec<_> = v["histogram"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .cloned()
-            .collect();
+        let names: Vec<_> = v["histogram"].as_object().unwrap().keys().cloned().collect();
         assert_eq!(names.len(), 8);
     }
 
@@ -730,32 +634,18 @@ mod tests {
         assert_eq!(zvc.allocations[0].stats, zvc.total);
         assert_eq!(zvc.snapshots[0].total, zvc.total);
 
-        let records: Vec<_> = study
-            .entry_records()
-            .map(|r| (r.entry, r.global_entry, r.stream_bits, r.class))
-            .collect();
+        let records: Vec<_> = study.entry_records().map(|r| (r.entry, r.global_entry, r.stream_bits, r.class)).collect();
         assert_eq!(
             records,
-            vec![
-                (0, 0, 0, SizeClass::Zero),
-                (1, 1, 64, SizeClass::B8),
-                (2, 2, 256, SizeClass::B32),
-                (3, 3, 1056, SizeClass::Raw)
-            ]
+            vec![(0, 0, 0, SizeClass::Zero), (1, 1, 64, SizeClass::B8), (2, 2, 256, SizeClass::B32), (3, 3, 1056, SizeClass::Raw)]
         );
 
         let v = serde_json::to_value(&study).unwrap();
         assert_eq!(v["algorithms"][0]["algorithm"], "zvc");
-        assert_eq!(
-            v["algorithms"][0]["snapshots"][0]["allocations"][0]["name"],
-            "four.bin"
-        );
+        assert_eq!(v["algorithms"][0]["snapshots"][0]["allocations"][0]["name"], "four.bin");
         assert_eq!(v["algorithms"][0]["total"]["histogram"]["B32"], 1);
         // The per-entry results are not serialized; `entries` is the count.
-        assert_eq!(
-            v["algorithms"][0]["snapshots"][0]["allocations"][0]["entries"],
-            4
-        );
+        assert_eq!(v["algorithms"][0]["snapshots"][0]["allocations"][0]["entries"], 4);
     }
 
     /// Two snapshots of allocations `a` (one entry) and `b` (two entries):
@@ -780,28 +670,16 @@ mod tests {
 
         let study = CompressionStudy::run(&workload, &[Algorithm::Zvc], &Progress::hidden());
         let zvc = &study.algorithms[0];
-        let snapshot_ratios: Vec<_> = zvc
-            .snapshots
-            .iter()
-            .map(|s| (s.index, s.total.ratio()))
-            .collect();
+        let snapshot_ratios: Vec<_> = zvc.snapshots.iter().map(|s| (s.index, s.total.ratio())).collect();
         assert_eq!(snapshot_ratios, vec![(0, None), (7, Some(1.0))]);
-        let names: Vec<_> = zvc
-            .allocations
-            .iter()
-            .map(|a| (a.name.as_str(), a.stats.entries()))
-            .collect();
+        let names: Vec<_> = zvc.allocations.iter().map(|a| (a.name.as_str(), a.stats.entries())).collect();
         assert_eq!(names, vec![("a", 2), ("b", 4)]);
         assert_eq!(zvc.allocations[1].stats.count(SizeClass::Zero), 2);
         assert_eq!(zvc.allocations[1].stats.count(SizeClass::Raw), 2);
         assert_eq!(zvc.total.entries(), 6);
         assert_eq!(zvc.total.ratio(), Some(2.0));
 
-        let globals: Vec<_> = study
-            .entry_records()
-            .filter(|r| r.snapshot == 7)
-            .map(|r| (r.allocation, r.entry, r.global_entry))
-            .collect();
+        let globals: Vec<_> = study.entry_records().filter(|r| r.snapshot == 7).map(|r| (r.allocation, r.entry, r.global_entry)).collect();
         assert_eq!(globals, vec![("a", 0, 0), ("b", 0, 1), ("b", 1, 2)]);
     }
 
@@ -827,36 +705,17 @@ mod tests {
     fn mag_bdi_study_counts_the_paper_stream_lengths() {
         use buddy_golden::Mag;
         let (_dir, workload) = mag_workload();
-        let algorithms = [
-            Algorithm::MagBdi(Mag::B16),
-            Algorithm::MagBdi(Mag::B32),
-            Algorithm::MagBdi(Mag::B64),
-            Algorithm::Zvc,
-        ];
+        let algorithms = [Algorithm::MagBdi(Mag::B16), Algorithm::MagBdi(Mag::B32), Algorithm::MagBdi(Mag::B64), Algorithm::Zvc];
         let study = CompressionStudy::run(&workload, &algorithms, &Progress::hidden());
 
         // MAG 16: Buddy stores ZERO, B64 (the k = 4 stream), RAW; the paper
         // counts 16 + 48 + 128 bytes.
         let m16 = &study.algorithms[0].total;
-        let classes: Vec<_> = study
-            .entry_records()
-            .take(3)
-            .map(|r| (r.stream_bits, r.class))
-            .collect();
-        assert_eq!(
-            classes,
-            vec![
-                (0, SizeClass::Zero),
-                (512, SizeClass::B64),
-                (1024, SizeClass::Raw)
-            ]
-        );
+        let classes: Vec<_> = study.entry_records().take(3).map(|r| (r.stream_bits, r.class)).collect();
+        assert_eq!(classes, vec![(0, SizeClass::Zero), (512, SizeClass::B64), (1024, SizeClass::Raw)]);
         assert_eq!(m16.stored_bytes(), 64 + 128);
         let mag = m16.mag().unwrap();
-        assert_eq!(
-            (mag.entries(), mag.stream_bits(), mag.fetched_bytes()),
-            (3, 192 * 8, 192)
-        );
+        assert_eq!((mag.entries(), mag.stream_bits(), mag.fetched_bytes()), (3, 192 * 8, 192));
         assert_eq!(mag.raw_ratio(), Some(384.0 / 192.0));
         // MAG 32: 32 + 64 + 128; MAG 64: 64 + 64 + 128.
         let ratios = |i: usize| {
@@ -872,10 +731,7 @@ mod tests {
         assert_eq!(total["mag_stream_bits"], 224 * 8);
         assert_eq!(total["mag_fetched_bytes"], 224);
         assert_eq!(total["mag_raw_ratio"], 384.0 / 224.0);
-        assert_eq!(
-            v["algorithms"][1]["allocations"][0]["mag_effective_ratio"],
-            384.0 / 224.0
-        );
+        assert_eq!(v["algorithms"][1]["allocations"][0]["mag_effective_ratio"], 384.0 / 224.0);
         assert!(v["algorithms"][3]["total"].get("mag_raw_ratio").is_none());
     }
 
@@ -887,10 +743,8 @@ mod tests {
         let zero = raw_workload(&dir, "zero.bin", &[0u8; ENTRY_BYTES]);
         let full = raw_workload(&dir, "full.bin", &[7u8; 2 * ENTRY_BYTES]);
         let algorithms = [Algorithm::Zvc, Algorithm::MagBdi(buddy_golden::Mag::B32)];
-        let studies: Vec<_> = [&four, &zero, &full]
-            .into_iter()
-            .map(|w| CompressionStudy::run(w, &algorithms, &Progress::hidden()))
-            .collect();
+        let studies: Vec<_> =
+            [&four, &zero, &full].into_iter().map(|w| CompressionStudy::run(w, &algorithms, &Progress::hidden())).collect();
         let summary = Summary::of(&studies);
         assert_eq!(summary.algorithms(), &algorithms);
         let zvc: Vec<_> = summary.workloads().iter().map(|w| w.ratio(0)).collect();
@@ -908,19 +762,10 @@ mod tests {
         assert_eq!(v["workloads"][1]["name"], "zero.bin");
         assert!(v["workloads"][1]["ratios"]["zvc"].is_null());
         assert_eq!(v["workloads"][2]["ratios"]["zvc"], 1.0);
-        assert_eq!(
-            v["workloads"][1]["mag_raw_ratios"],
-            serde_json::json!({"mag-bdi": 4.0})
-        );
+        assert_eq!(v["workloads"][1]["mag_raw_ratios"], serde_json::json!({"mag-bdi": 4.0}));
         assert_eq!(v["geomean"]["zvc"], summary.geomean(0).unwrap());
-        assert_eq!(
-            v["geomean_excluded"]["zvc"],
-            serde_json::json!(["zero.bin"])
-        );
-        assert_eq!(
-            v["geomean_mag_effective"]["mag-bdi"],
-            summary.geomean_mag_effective(1).unwrap()
-        );
+        assert_eq!(v["geomean_excluded"]["zvc"], serde_json::json!(["zero.bin"]));
+        assert_eq!(v["geomean_mag_effective"]["mag-bdi"], summary.geomean_mag_effective(1).unwrap());
         assert!(v["geomean_mag_raw"].get("zvc").is_none());
     }
 

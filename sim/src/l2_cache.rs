@@ -196,10 +196,7 @@ mod tests {
         out.clear();
         c.flush(&mut out);
         out.sort_by_key(|r| r.entry_va);
-        assert_eq!(
-            out,
-            vec![MemRequest { entry_va: 0, write_mask: Some(0b1000) }, MemRequest { entry_va: 128, write_mask: Some(0b0001) }]
-        );
+        assert_eq!(out, vec![MemRequest { entry_va: 0, write_mask: Some(0b1000) }, MemRequest { entry_va: 128, write_mask: Some(0b0001) }]);
         out.clear();
         c.flush(&mut out);
         assert!(out.is_empty(), "a second flush has nothing dirty");

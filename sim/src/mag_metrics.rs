@@ -43,12 +43,7 @@ pub struct MagStats {
 impl MagStats {
     /// Empty sums for granularity `mag`.
     pub const fn new(mag: Mag) -> Self {
-        MagStats {
-            mag,
-            entries: 0,
-            stream_bits: 0,
-            fetched_bytes: 0,
-        }
+        MagStats { mag, entries: 0, stream_bits: 0, fetched_bytes: 0 }
     }
 
     /// The granularity the effective sizes are rounded to.
@@ -66,10 +61,7 @@ impl MagStats {
 
     /// Add the sums of `other`, which must have the same MAG.
     pub fn merge(&mut self, other: &MagStats) {
-        debug_assert_eq!(
-            self.mag, other.mag,
-            "merging MAG-BDI sums of different MAGs"
-        );
+        debug_assert_eq!(self.mag, other.mag, "merging MAG-BDI sums of different MAGs");
         self.entries += other.entries;
         self.stream_bits += other.stream_bits;
         self.fetched_bytes += other.fetched_bytes;
@@ -93,15 +85,13 @@ impl MagStats {
     /// The paper's raw compression ratio, Σ 128 bytes / Σ (stream bits / 8);
     /// `None` when there are no entries.
     pub fn raw_ratio(&self) -> Option<f64> {
-        (self.stream_bits > 0)
-            .then(|| (self.entries * UNCOMPRESSED_BITS as u64) as f64 / self.stream_bits as f64)
+        (self.stream_bits > 0).then(|| (self.entries * UNCOMPRESSED_BITS as u64) as f64 / self.stream_bits as f64)
     }
 
     /// The paper's effective compression ratio, Σ 128 bytes / Σ fetched
     /// bytes; `None` when there are no entries.
     pub fn effective_ratio(&self) -> Option<f64> {
-        (self.fetched_bytes > 0)
-            .then(|| (self.entries * ENTRY_BYTES as u64) as f64 / self.fetched_bytes as f64)
+        (self.fetched_bytes > 0).then(|| (self.entries * ENTRY_BYTES as u64) as f64 / self.fetched_bytes as f64)
     }
 }
 
@@ -132,16 +122,8 @@ mod tests {
             for bits in lengths {
                 let mut s = MagStats::new(mag);
                 s.record(bits);
-                assert_eq!(
-                    s.raw_ratio(),
-                    Some(mag_bdi::raw_ratio(bits)),
-                    "{mag:?} {bits:?}"
-                );
-                assert_eq!(
-                    s.effective_ratio(),
-                    Some(mag_bdi::effective_ratio(bits, mag)),
-                    "{mag:?} {bits:?}"
-                );
+                assert_eq!(s.raw_ratio(), Some(mag_bdi::raw_ratio(bits)), "{mag:?} {bits:?}");
+                assert_eq!(s.effective_ratio(), Some(mag_bdi::effective_ratio(bits, mag)), "{mag:?} {bits:?}");
             }
         }
     }

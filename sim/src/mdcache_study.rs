@@ -105,10 +105,8 @@ mod tests {
     #[test]
     fn partial_write_backs_read_modify_write_the_metadata() {
         let base = 0x1000_0000;
-        let reqs = vec![
-            MemRequest { entry_va: base, write_mask: Some(0b0011) },
-            MemRequest { entry_va: base + 128, write_mask: Some(0xF) },
-        ];
+        let reqs =
+            vec![MemRequest { entry_va: base, write_mask: Some(0b0011) }, MemRequest { entry_va: base + 128, write_mask: Some(0xF) }];
         let p = replay(&reqs, base, 1, MetadataCacheConfig::default()).unwrap();
         assert_eq!((p.stats.reads, p.stats.writes, p.stats.write_backs), (1, 2, 1));
     }

@@ -114,11 +114,7 @@ pub enum WorkloadError {
         "{path} is {size} bytes, not a multiple of the 128-byte entry ({remainder} bytes left over)",
         path = .path.display()
     )]
-    RawSize {
-        path: PathBuf,
-        size: u64,
-        remainder: u64,
-    },
+    RawSize { path: PathBuf, size: u64, remainder: u64 },
     /// `manifest.json` is not valid JSON or lacks a required key.
     #[error("invalid manifest {path}", path = .path.display())]
     Manifest {
@@ -143,62 +139,31 @@ pub enum WorkloadError {
         "{path} is {actual} bytes, but the manifest gives file_size {expected}",
         path = .path.display()
     )]
-    SnapshotSize {
-        path: PathBuf,
-        expected: u64,
-        actual: u64,
-    },
+    SnapshotSize { path: PathBuf, expected: u64, actual: u64 },
     /// An allocation's offset is not a multiple of 128 bytes.
     #[error("{path}, allocation '{name}': offset {offset} is not a multiple of 128", path = .path.display())]
-    Misaligned {
-        path: PathBuf,
-        name: String,
-        offset: u64,
-    },
+    Misaligned { path: PathBuf, name: String, offset: u64 },
     /// An allocation's `padded_size` is not its `size` rounded up to 128 bytes.
     #[error(
         "{path}, allocation '{name}': padded_size {padded_size} should be {expected} (size {size} rounded up to 128)",
         path = .path.display()
     )]
-    PaddedSize {
-        path: PathBuf,
-        name: String,
-        size: u64,
-        padded_size: u64,
-        expected: u64,
-    },
+    PaddedSize { path: PathBuf, name: String, size: u64, padded_size: u64, expected: u64 },
     /// An allocation's bytes extend past the end of the snapshot file.
     #[error(
         "{path}, allocation '{name}': bytes {offset}..{end} extend past the end of the file ({file_size} bytes)",
         path = .path.display()
     )]
-    PastEnd {
-        path: PathBuf,
-        name: String,
-        offset: u64,
-        end: u128,
-        file_size: u64,
-    },
+    PastEnd { path: PathBuf, name: String, offset: u64, end: u128, file_size: u64 },
     /// An allocation starts before the previous one ends.
     #[error(
         "{path}, allocation '{name}': offset {offset} is inside the previous allocation '{previous}' (which ends at {previous_end})",
         path = .path.display()
     )]
-    Overlap {
-        path: PathBuf,
-        name: String,
-        offset: u64,
-        previous: String,
-        previous_end: u64,
-    },
+    Overlap { path: PathBuf, name: String, offset: u64, previous: String, previous_end: u64 },
     /// A snapshot has a different number of allocations than the first one.
     #[error("{path} has {found} allocations, but snapshot {first_index} has {expected}", path = .path.display())]
-    AllocationCount {
-        path: PathBuf,
-        found: usize,
-        first_index: usize,
-        expected: usize,
-    },
+    AllocationCount { path: PathBuf, found: usize, first_index: usize, expected: usize },
     /// A snapshot's allocation list differs in name or size from the first one.
     #[error(
         "{path}, allocation #{position} is '{found}' ({found_size} bytes), but in snapshot {first_index} it is '{expected}' ({expected_size} bytes)",
@@ -240,13 +205,8 @@ impl Workload {
     pub fn open(path: impl AsRef<Path>) -> Result<Self, WorkloadError> {
         let path = path.as_ref();
         let metadata = fs::metadata(path).map_err(|source| match source.kind() {
-            io::ErrorKind::NotFound => WorkloadError::NotFound {
-                path: path.to_path_buf(),
-            },
-            _ => WorkloadError::Read {
-                path: path.to_path_buf(),
-                source,
-            },
+            io::ErrorKind::NotFound => WorkloadError::NotFound { path: path.to_path_buf() },
+            _ => WorkloadError::Read { path: path.to_path_buf(), source },
         })?;
         if metadata.is_dir() {
             Self::open_folder(path)
@@ -259,22 +219,13 @@ impl Workload {
         let data = read(path)?;
         let size = data.len() as u64;
         if size == 0 {
-            return Err(WorkloadError::EmptyRaw {
-                path: path.to_path_buf(),
-            });
+            return Err(WorkloadError::EmptyRaw { path: path.to_path_buf() });
         }
         let remainder = size % ENTRY_BYTES_U64;
         if remainder != 0 {
-            return Err(WorkloadError::RawSize {
-                path: path.to_path_buf(),
-                size,
-                remainder,
-            });
+            return Err(WorkloadError::RawSize { path: path.to_path_buf(), size, remainder });
         }
-        let name = path.file_name().map_or_else(
-            || path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
+        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
         let allocation = Allocation {
             name: name.clone(),
             offset: 0,
@@ -290,33 +241,15 @@ impl Workload {
             description: Some(format!("raw binary file {}", path.display())),
             entry_bytes: ENTRY_BYTES_U64,
             byte_order: None,
-            snapshots: vec![SnapshotInfo {
-                index: 0,
-                file: name,
-                file_size: size,
-                label: None,
-                allocations: vec![allocation],
-            }],
+            snapshots: vec![SnapshotInfo { index: 0, file: name, file_size: size, label: None, allocations: vec![allocation] }],
         };
-        Ok(Workload {
-            path: path.to_path_buf(),
-            manifest,
-            data: vec![data],
-        })
+        Ok(Workload { path: path.to_path_buf(), manifest, data: vec![data] })
     }
 
     fn open_folder(folder: &Path) -> Result<Self, WorkloadError> {
         let manifest = read_manifest(folder)?;
-        let data = manifest
-            .snapshots
-            .iter()
-            .map(|snapshot| read_snapshot(folder, snapshot))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Workload {
-            path: folder.to_path_buf(),
-            manifest,
-            data,
-        })
+        let data = manifest.snapshots.iter().map(|snapshot| read_snapshot(folder, snapshot)).collect::<Result<Vec<_>, _>>()?;
+        Ok(Workload { path: folder.to_path_buf(), manifest, data })
     }
 
     /// The path the workload was opened from (folder or raw file).
@@ -334,23 +267,10 @@ impl Workload {
     /// # Errors
     /// [`WorkloadError::NoSuchSnapshot`], listing the available indices.
     pub fn select_snapshot(mut self, index: usize) -> Result<Self, WorkloadError> {
-        let position = self
-            .manifest
-            .snapshots
-            .iter()
-            .position(|s| s.index == index)
-            .ok_or_else(|| {
-                let available = self
-                    .manifest
-                    .snapshots
-                    .iter()
-                    .map(|s| s.index.to_string())
-                    .collect::<Vec<_>>();
-                WorkloadError::NoSuchSnapshot {
-                    index,
-                    available: available.join(", "),
-                }
-            })?;
+        let position = self.manifest.snapshots.iter().position(|s| s.index == index).ok_or_else(|| {
+            let available = self.manifest.snapshots.iter().map(|s| s.index.to_string()).collect::<Vec<_>>();
+            WorkloadError::NoSuchSnapshot { index, available: available.join(", ") }
+        })?;
         let info = self.manifest.snapshots.swap_remove(position);
         let data = self.data.swap_remove(position);
         self.manifest.snapshots = vec![info];
@@ -360,11 +280,7 @@ impl Workload {
 
     /// The snapshots in manifest order.
     pub fn snapshots(&self) -> impl ExactSizeIterator<Item = Snapshot<'_>> {
-        self.manifest
-            .snapshots
-            .iter()
-            .zip(&self.data)
-            .map(|(info, data)| Snapshot { info, data })
+        self.manifest.snapshots.iter().zip(&self.data).map(|(info, data)| Snapshot { info, data })
     }
 
     /// Every entry of every snapshot, in snapshot, allocation and address
@@ -401,20 +317,13 @@ impl<'a> Snapshot<'a> {
             // file_size and `read_snapshot` checked data.len() == file_size.
             let start = info.offset as usize;
             let end = start + info.padded_size as usize;
-            AllocationData {
-                info,
-                bytes: &data[start..end],
-            }
+            AllocationData { info, bytes: &data[start..end] }
         })
     }
 
     /// Number of 128-byte entries in all allocations of this snapshot.
     pub fn entry_count(&self) -> u64 {
-        self.info
-            .allocations
-            .iter()
-            .map(Allocation::entry_count)
-            .sum()
+        self.info.allocations.iter().map(Allocation::entry_count).sum()
     }
 }
 
@@ -451,31 +360,18 @@ impl<'a> AllocationData<'a> {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, WorkloadError> {
-    fs::read(path).map_err(|source| WorkloadError::Read {
-        path: path.to_path_buf(),
-        source,
-    })
+    fs::read(path).map_err(|source| WorkloadError::Read { path: path.to_path_buf(), source })
 }
 
 fn read_snapshot(folder: &Path, snapshot: &SnapshotInfo) -> Result<Vec<u8>, WorkloadError> {
     let path = folder.join(&snapshot.file);
     let data = fs::read(&path).map_err(|source| match source.kind() {
-        io::ErrorKind::NotFound => WorkloadError::SnapshotMissing {
-            index: snapshot.index,
-            path: path.clone(),
-        },
-        _ => WorkloadError::Read {
-            path: path.clone(),
-            source,
-        },
+        io::ErrorKind::NotFound => WorkloadError::SnapshotMissing { index: snapshot.index, path: path.clone() },
+        _ => WorkloadError::Read { path: path.clone(), source },
     })?;
     let actual = data.len() as u64;
     if actual != snapshot.file_size {
-        return Err(WorkloadError::SnapshotSize {
-            path,
-            expected: snapshot.file_size,
-            actual,
-        });
+        return Err(WorkloadError::SnapshotSize { path, expected: snapshot.file_size, actual });
     }
     Ok(data)
 }
@@ -491,33 +387,21 @@ fn read_snapshot(folder: &Path, snapshot: &SnapshotInfo) -> Result<Vec<u8>, Work
 pub fn read_manifest(folder: &Path) -> Result<Manifest, WorkloadError> {
     let manifest_path = folder.join(MANIFEST_FILE);
     let text = read(&manifest_path)?;
-    let manifest: Manifest = serde_json::from_slice(&text)
-        .map_err(|source| WorkloadError::Manifest { path: manifest_path.clone(), source })?;
+    let manifest: Manifest =
+        serde_json::from_slice(&text).map_err(|source| WorkloadError::Manifest { path: manifest_path.clone(), source })?;
     validate_manifest(&manifest, folder, &manifest_path)?;
     Ok(manifest)
 }
 
-fn validate_manifest(
-    manifest: &Manifest,
-    folder: &Path,
-    manifest_path: &Path,
-) -> Result<(), WorkloadError> {
+fn validate_manifest(manifest: &Manifest, folder: &Path, manifest_path: &Path) -> Result<(), WorkloadError> {
     if manifest.entry_bytes != ENTRY_BYTES_U64 {
-        return Err(WorkloadError::EntryBytes {
-            path: manifest_path.to_path_buf(),
-            found: manifest.entry_bytes,
-        });
+        return Err(WorkloadError::EntryBytes { path: manifest_path.to_path_buf(), found: manifest.entry_bytes });
     }
     if let Some(order) = manifest.byte_order.as_deref().filter(|&o| o != "little") {
-        return Err(WorkloadError::ByteOrder {
-            path: manifest_path.to_path_buf(),
-            found: order.to_string(),
-        });
+        return Err(WorkloadError::ByteOrder { path: manifest_path.to_path_buf(), found: order.to_string() });
     }
     let Some(first) = manifest.snapshots.first() else {
-        return Err(WorkloadError::NoSnapshots {
-            path: manifest_path.to_path_buf(),
-        });
+        return Err(WorkloadError::NoSnapshots { path: manifest_path.to_path_buf() });
     };
     for snapshot in &manifest.snapshots {
         let path = folder.join(&snapshot.file);
@@ -533,11 +417,7 @@ fn validate_layout(snapshot: &SnapshotInfo, path: &Path) -> Result<(), WorkloadE
     let mut previous: Option<(&str, u64)> = None;
     for a in &snapshot.allocations {
         if a.offset % ENTRY_BYTES_U64 != 0 {
-            return Err(WorkloadError::Misaligned {
-                path: path.to_path_buf(),
-                name: a.name.clone(),
-                offset: a.offset,
-            });
+            return Err(WorkloadError::Misaligned { path: path.to_path_buf(), name: a.name.clone(), offset: a.offset });
         }
         let expected = a.size.div_ceil(ENTRY_BYTES_U64) * ENTRY_BYTES_U64;
         if a.padded_size != expected {
@@ -576,11 +456,7 @@ fn validate_layout(snapshot: &SnapshotInfo, path: &Path) -> Result<(), WorkloadE
 }
 
 /// `snapshot` has the same allocation names and sizes, in the same order, as `first`.
-fn validate_same_allocations(
-    first: &SnapshotInfo,
-    snapshot: &SnapshotInfo,
-    path: &Path,
-) -> Result<(), WorkloadError> {
+fn validate_same_allocations(first: &SnapshotInfo, snapshot: &SnapshotInfo, path: &Path) -> Result<(), WorkloadError> {
     if snapshot.allocations.len() != first.allocations.len() {
         return Err(WorkloadError::AllocationCount {
             path: path.to_path_buf(),
@@ -589,18 +465,11 @@ fn validate_same_allocations(
             expected: first.allocations.len(),
         });
     }
-    let mismatch = first
-        .allocations
-        .iter()
-        .zip(&snapshot.allocations)
-        .position(|(a, b)| a.name != b.name || a.size != b.size);
+    let mismatch = first.allocations.iter().zip(&snapshot.allocations).position(|(a, b)| a.name != b.name || a.size != b.size);
     match mismatch {
         None => Ok(()),
         Some(position) => {
-            let (expected, found) = (
-                &first.allocations[position],
-                &snapshot.allocations[position],
-            );
+            let (expected, found) = (&first.allocations[position], &snapshot.allocations[position]);
             Err(WorkloadError::AllocationMismatch {
                 path: path.to_path_buf(),
                 position,
@@ -623,9 +492,7 @@ mod tests {
     /// Bytes of a snapshot file whose byte `i` is `(i * 7 + seed) mod 251`,
     /// with the padding of an allocation of `size` bytes at `offset` zeroed.
     fn snapshot_bytes(file_size: usize, seed: u8, padding: &[(usize, usize)]) -> Vec<u8> {
-        let mut data: Vec<u8> = (0..file_size)
-            .map(|i| ((i * 7 + seed as usize) % 251) as u8)
-            .collect();
+        let mut data: Vec<u8> = (0..file_size).map(|i| ((i * 7 + seed as usize) % 251) as u8).collect();
         for &(from, to) in padding {
             data[from..to].fill(0);
         }
@@ -661,17 +528,9 @@ mod tests {
     /// Write `manifest` and 384-byte snapshot files `snap_00.bin`, `snap_03.bin`.
     fn write_folder(manifest: &Value) -> TempDir {
         let dir = tempfile::tempdir().unwrap();
-        fs::write(
-            dir.path().join(MANIFEST_FILE),
-            serde_json::to_vec_pretty(manifest).unwrap(),
-        )
-        .unwrap();
+        fs::write(dir.path().join(MANIFEST_FILE), serde_json::to_vec_pretty(manifest).unwrap()).unwrap();
         for (file, seed) in [("snap_00.bin", 1), ("snap_03.bin", 2)] {
-            fs::write(
-                dir.path().join(file),
-                snapshot_bytes(384, seed, &[(200, 256)]),
-            )
-            .unwrap();
+            fs::write(dir.path().join(file), snapshot_bytes(384, seed, &[(200, 256)])).unwrap();
         }
         dir
     }
@@ -690,10 +549,7 @@ mod tests {
         assert_eq!(w.manifest().workload, "test");
         assert_eq!(w.entry_count(), 2 * 3);
         let snapshots: Vec<_> = w.snapshots().collect();
-        assert_eq!(
-            snapshots.iter().map(|s| s.info().index).collect::<Vec<_>>(),
-            vec![0, 3]
-        );
+        assert_eq!(snapshots.iter().map(|s| s.info().index).collect::<Vec<_>>(), vec![0, 3]);
         assert_eq!(snapshots[1].info().label.as_deref(), Some("step 3"));
 
         let expected = snapshot_bytes(384, 2, &[(200, 256)]);
@@ -707,31 +563,19 @@ mod tests {
         assert_eq!(entries[1].to_bytes()[..], expected[128..256]);
         // The padding (bytes 200..256) is the end of the second entry.
         assert_eq!(entries[1].words()[31], 0);
-        assert_eq!(
-            allocs[1].entries().next().unwrap().to_bytes()[..],
-            expected[256..384]
-        );
+        assert_eq!(allocs[1].entries().next().unwrap().to_bytes()[..], expected[256..384]);
     }
 
     #[test]
     fn select_snapshot_keeps_one_by_manifest_index() {
         let dir = write_folder(&valid_manifest());
-        let w = Workload::open(dir.path())
-            .unwrap()
-            .select_snapshot(3)
-            .unwrap();
+        let w = Workload::open(dir.path()).unwrap().select_snapshot(3).unwrap();
         let indices: Vec<_> = w.snapshots().map(|s| s.info().index).collect();
         assert_eq!(indices, vec![3]);
         assert_eq!(w.entry_count(), 3);
 
-        let err = Workload::open(dir.path())
-            .unwrap()
-            .select_snapshot(1)
-            .unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "no snapshot with index 1 (available: 0, 3)"
-        );
+        let err = Workload::open(dir.path()).unwrap().select_snapshot(1).unwrap_err();
+        assert_eq!(err.to_string(), "no snapshot with index 1 (available: 0, 3)");
     }
 
     #[test]
@@ -759,22 +603,9 @@ mod tests {
         let path = dir.path().join("odd.bin");
         fs::write(&path, [1u8; 200]).unwrap();
         let err = Workload::open(&path).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                WorkloadError::RawSize {
-                    size: 200,
-                    remainder: 72,
-                    ..
-                }
-            ),
-            "{err:?}"
-        );
+        assert!(matches!(err, WorkloadError::RawSize { size: 200, remainder: 72, .. }), "{err:?}");
         let msg = err.to_string();
-        assert!(
-            msg.contains("odd.bin is 200 bytes") && msg.contains("72 bytes left over"),
-            "{msg}"
-        );
+        assert!(msg.contains("odd.bin is 200 bytes") && msg.contains("72 bytes left over"), "{msg}");
     }
 
     #[test]
@@ -782,10 +613,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("empty.bin");
         fs::write(&path, []).unwrap();
-        assert!(matches!(
-            Workload::open(&path),
-            Err(WorkloadError::EmptyRaw { .. })
-        ));
+        assert!(matches!(Workload::open(&path), Err(WorkloadError::EmptyRaw { .. })));
     }
 
     #[test]
@@ -793,23 +621,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("nothing-here");
         let err = Workload::open(&path).unwrap_err();
-        assert!(
-            matches!(&err, WorkloadError::NotFound { path: p } if *p == path),
-            "{err:?}"
-        );
-        assert!(err
-            .to_string()
-            .ends_with("nothing-here: no such file or folder"));
+        assert!(matches!(&err, WorkloadError::NotFound { path: p } if *p == path), "{err:?}");
+        assert!(err.to_string().ends_with("nothing-here: no such file or folder"));
     }
 
     #[test]
     fn folder_without_manifest_names_the_manifest() {
         let dir = tempfile::tempdir().unwrap();
         let err = Workload::open(dir.path()).unwrap_err();
-        assert!(
-            matches!(&err, WorkloadError::Read { path, .. } if path.ends_with(MANIFEST_FILE)),
-            "{err:?}"
-        );
+        assert!(matches!(&err, WorkloadError::Read { path, .. } if path.ends_with(MANIFEST_FILE)), "{err:?}");
     }
 
     #[test]
@@ -817,49 +637,29 @@ mod tests {
         let dir = write_folder(&valid_manifest());
         fs::write(dir.path().join(MANIFEST_FILE), "{ not json").unwrap();
         let err = Workload::open(dir.path()).unwrap_err();
-        assert!(
-            matches!(&err, WorkloadError::Manifest { path, .. } if path.ends_with(MANIFEST_FILE)),
-            "{err:?}"
-        );
-        assert!(
-            err.to_string().starts_with("invalid manifest ")
-                && err.to_string().ends_with(MANIFEST_FILE)
-        );
+        assert!(matches!(&err, WorkloadError::Manifest { path, .. } if path.ends_with(MANIFEST_FILE)), "{err:?}");
+        assert!(err.to_string().starts_with("invalid manifest ") && err.to_string().ends_with(MANIFEST_FILE));
     }
 
     #[test]
     fn manifest_missing_a_required_key_is_invalid() {
         let err = open_with(|m| {
-            m["snapshots"][1]["allocations"][0]
-                .as_object_mut()
-                .unwrap()
-                .remove("offset");
+            m["snapshots"][1]["allocations"][0].as_object_mut().unwrap().remove("offset");
         });
-        let WorkloadError::Manifest { source, .. } = &err else {
-            panic!("{err:?}")
-        };
-        assert!(
-            source.to_string().contains("missing field `offset`"),
-            "{source}"
-        );
+        let WorkloadError::Manifest { source, .. } = &err else { panic!("{err:?}") };
+        assert!(source.to_string().contains("missing field `offset`"), "{source}");
     }
 
     #[test]
     fn entry_bytes_other_than_128_is_rejected() {
         let err = open_with(|m| m["entry_bytes"] = json!(64));
-        assert!(
-            matches!(err, WorkloadError::EntryBytes { found: 64, .. }),
-            "{err:?}"
-        );
+        assert!(matches!(err, WorkloadError::EntryBytes { found: 64, .. }), "{err:?}");
     }
 
     #[test]
     fn big_endian_is_rejected() {
         let err = open_with(|m| m["byte_order"] = json!("big"));
-        assert!(
-            matches!(&err, WorkloadError::ByteOrder { found, .. } if found == "big"),
-            "{err:?}"
-        );
+        assert!(matches!(&err, WorkloadError::ByteOrder { found, .. } if found == "big"), "{err:?}");
     }
 
     #[test]
@@ -873,10 +673,7 @@ mod tests {
         let dir = write_folder(&valid_manifest());
         fs::remove_file(dir.path().join("snap_03.bin")).unwrap();
         let err = Workload::open(dir.path()).unwrap_err();
-        assert!(
-            matches!(&err, WorkloadError::SnapshotMissing { index: 3, path } if path.ends_with("snap_03.bin")),
-            "{err:?}"
-        );
+        assert!(matches!(&err, WorkloadError::SnapshotMissing { index: 3, path } if path.ends_with("snap_03.bin")), "{err:?}");
     }
 
     #[test]
@@ -884,26 +681,13 @@ mod tests {
         let dir = write_folder(&valid_manifest());
         fs::write(dir.path().join("snap_00.bin"), [0u8; 512]).unwrap();
         let err = Workload::open(dir.path()).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                WorkloadError::SnapshotSize {
-                    expected: 384,
-                    actual: 512,
-                    ..
-                }
-            ),
-            "{err:?}"
-        );
+        assert!(matches!(err, WorkloadError::SnapshotSize { expected: 384, actual: 512, .. }), "{err:?}");
     }
 
     #[test]
     fn misaligned_offset_is_rejected() {
         let err = open_with(|m| m["snapshots"][0]["allocations"][1]["offset"] = json!(250));
-        assert!(
-            matches!(&err, WorkloadError::Misaligned { name, offset: 250, .. } if name == "b"),
-            "{err:?}"
-        );
+        assert!(matches!(&err, WorkloadError::Misaligned { name, offset: 250, .. } if name == "b"), "{err:?}");
     }
 
     #[test]
@@ -918,27 +702,13 @@ mod tests {
     #[test]
     fn allocation_past_end_of_file_is_rejected() {
         let err = open_with(|m| m["snapshots"][0]["allocations"][1]["offset"] = json!(384));
-        assert!(
-            matches!(
-                err,
-                WorkloadError::PastEnd {
-                    offset: 384,
-                    end: 512,
-                    file_size: 384,
-                    ..
-                }
-            ),
-            "{err:?}"
-        );
+        assert!(matches!(err, WorkloadError::PastEnd { offset: 384, end: 512, file_size: 384, .. }), "{err:?}");
     }
 
     #[test]
     fn overlapping_allocations_are_rejected() {
         let err = open_with(|m| m["snapshots"][0]["allocations"][1]["offset"] = json!(128));
-        assert!(
-            matches!(&err, WorkloadError::Overlap { previous, previous_end: 256, .. } if previous == "a"),
-            "{err:?}"
-        );
+        assert!(matches!(&err, WorkloadError::Overlap { previous, previous_end: 256, .. } if previous == "a"), "{err:?}");
     }
 
     #[test]
@@ -953,35 +723,11 @@ mod tests {
         let err = open_with(|m| {
             m["snapshots"][1]["allocations"][1] = allocation("b", 256, 100);
         });
-        assert!(
-            matches!(
-                err,
-                WorkloadError::AllocationMismatch {
-                    position: 1,
-                    found_size: 100,
-                    expected_size: 128,
-                    ..
-                }
-            ),
-            "{err:?}"
-        );
+        assert!(matches!(err, WorkloadError::AllocationMismatch { position: 1, found_size: 100, expected_size: 128, .. }), "{err:?}");
 
         let err = open_with(|m| {
-            m["snapshots"][1]["allocations"]
-                .as_array_mut()
-                .unwrap()
-                .pop();
+            m["snapshots"][1]["allocations"].as_array_mut().unwrap().pop();
         });
-        assert!(
-            matches!(
-                err,
-                WorkloadError::AllocationCount {
-                    found: 1,
-                    expected: 2,
-                    ..
-                }
-            ),
-            "{err:?}"
-        );
+        assert!(matches!(err, WorkloadError::AllocationCount { found: 1, expected: 2, .. }), "{err:?}");
     }
 }

@@ -16,8 +16,26 @@ fn bundled() -> (Workload, Trace) {
     (Workload::open(&p).unwrap(), Trace::open(&p).unwrap())
 }
 
-fn sim(w: &Workload, t: &Trace, mode: Mode, targets: Option<Vec<TargetRatio>>, config: &SimConfig, corrupt: bool) -> Result<SimReport, SimError> {
-    run(&SimInput { workload: w, trace: t, targets, snapshot: 0, algorithm: Algorithm::Bpc, mode, config, corrupt_first_entry: corrupt, progress: None, rtl: None })
+fn sim(
+    w: &Workload,
+    t: &Trace,
+    mode: Mode,
+    targets: Option<Vec<TargetRatio>>,
+    config: &SimConfig,
+    corrupt: bool,
+) -> Result<SimReport, SimError> {
+    run(&SimInput {
+        workload: w,
+        trace: t,
+        targets,
+        snapshot: 0,
+        algorithm: Algorithm::Bpc,
+        mode,
+        config,
+        corrupt_first_entry: corrupt,
+        progress: None,
+        rtl: None,
+    })
 }
 
 #[test]

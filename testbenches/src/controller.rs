@@ -27,7 +27,8 @@ use std::collections::HashMap;
 
 const PAGE: u64 = 64 << 10;
 const HEAP_BASE: u64 = 0x1_0000_0000;
-const TARGETS: [TargetRatio; 6] = [TargetRatio::X1, TargetRatio::X4Over3, TargetRatio::X2, TargetRatio::X4, TargetRatio::X16, TargetRatio::X2];
+const TARGETS: [TargetRatio; 6] =
+    [TargetRatio::X1, TargetRatio::X4Over3, TargetRatio::X2, TargetRatio::X4, TargetRatio::X16, TargetRatio::X2];
 
 /// What a scenario observed (everything but time).
 #[derive(Debug, Clone, PartialEq)]
@@ -149,7 +150,11 @@ pub fn run_scenario_with(
             }
             let expected = MemoryEntry::from_bytes(&expected);
             if stored != expected {
-                return Err(format!("request {k}: write of {va:#x} (mask {mask:x}) left\n  {}\nnot\n  {}", stored.to_hex(), expected.to_hex()));
+                return Err(format!(
+                    "request {k}: write of {va:#x} (mask {mask:x}) left\n  {}\nnot\n  {}",
+                    stored.to_hex(),
+                    expected.to_hex()
+                ));
             }
             shadow.insert(va, stored);
             (stored, info)
@@ -182,7 +187,13 @@ pub fn run_scenario_with(
 ///
 /// # Errors
 /// Either run fails, or the first difference between them.
-pub fn compare_engines(mode: Mode, algorithm: Algorithm, entries: &[MemoryEntry], requests: usize, seed: u64) -> Result<(ScenarioRun, ScenarioRun), String> {
+pub fn compare_engines(
+    mode: Mode,
+    algorithm: Algorithm,
+    entries: &[MemoryEntry],
+    requests: usize,
+    seed: u64,
+) -> Result<(ScenarioRun, ScenarioRun), String> {
     let fast = run_scenario(mode, algorithm, entries, requests, seed, false, 0).map_err(|e| format!("fast: {e}"))?;
     let rtl = run_scenario(mode, algorithm, entries, requests, seed, true, 0).map_err(|e| format!("rtl: {e}"))?;
     let (f, r) = (&fast.observed, &rtl.observed);

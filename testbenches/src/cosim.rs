@@ -69,9 +69,7 @@ impl CosimPorts {
             } else {
                 decl += &format!("  wire [{}:0] {name};\n", w - 1);
                 check += &format!(" || ({name} !== vectors[received][{lsb} +: {w}])");
-                show += &format!(
-                    "        $display(\"  {name}: got %h expected %h\", {name}, vectors[received][{lsb} +: {w}]);\n"
-                );
+                show += &format!("        $display(\"  {name}: got %h expected %h\", {name}, vectors[received][{lsb} +: {w}]);\n");
             }
             conn += &format!(",\n    .{name}({name})");
         }
@@ -197,13 +195,7 @@ pub fn run_icarus(
 ///
 /// # Errors
 /// As [`run_icarus`].
-pub fn run_icarus_with(
-    module: &str,
-    design: &Path,
-    testbench: &Path,
-    plusargs: &[String],
-    work_dir: &Path,
-) -> Result<CosimReport, String> {
+pub fn run_icarus_with(module: &str, design: &Path, testbench: &Path, plusargs: &[String], work_dir: &Path) -> Result<CosimReport, String> {
     let exe = work_dir.join(format!("{module}_tb.vvp"));
     let out = Command::new("iverilog")
         .args(["-g2005", "-Wall", "-o"])
@@ -215,12 +207,7 @@ pub fn run_icarus_with(
     if !out.status.success() {
         return Err(format!("iverilog failed:\n{}", String::from_utf8_lossy(&out.stderr)));
     }
-    let out = Command::new("vvp")
-        .arg("-n")
-        .arg(&exe)
-        .args(plusargs)
-        .output()
-        .map_err(|e| format!("cannot run vvp: {e}"))?;
+    let out = Command::new("vvp").arg("-n").arg(&exe).args(plusargs).output().map_err(|e| format!("cannot run vvp: {e}"))?;
     let log = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     parse_result(module, log)
 }
@@ -243,7 +230,13 @@ pub fn build_verilator(module: &str, design: &Path, testbench: &Path, work_dir: 
 ///
 /// # Errors
 /// As [`build_verilator`].
-pub fn build_verilator_with(module: &str, design: &Path, testbench: &Path, work_dir: &Path, opt: &str) -> Result<std::path::PathBuf, String> {
+pub fn build_verilator_with(
+    module: &str,
+    design: &Path,
+    testbench: &Path,
+    work_dir: &Path,
+    opt: &str,
+) -> Result<std::path::PathBuf, String> {
     let obj = work_dir.join("obj_dir");
     let out = Command::new("verilator")
         .args(["--binary", "--timing", opt, "-j", "2", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--top-module"])
@@ -310,11 +303,8 @@ fn parse_result(module: &str, log: String) -> Result<CosimReport, String> {
         .lines()
         .find(|l| l.starts_with(&prefix) && l.ends_with(" failed"))
         .ok_or_else(|| format!("no result line in the simulator output:\n{log}"))?;
-    let nums: Vec<usize> = line[prefix.len()..]
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse().unwrap())
-        .collect();
+    let nums: Vec<usize> =
+        line[prefix.len()..].split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect();
     match nums.as_slice() {
         [passed, failed] => Ok(CosimReport { passed: *passed, failed: *failed, log }),
         _ => Err(format!("unreadable result line: {line}")),

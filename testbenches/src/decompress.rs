@@ -51,13 +51,8 @@ pub fn random_stored(n: usize, seed: u64) -> Vec<StoredEntry> {
 /// `{in_class, in_payload, out_entry, out_error}`.
 pub fn decompressor_vector(codec: &dyn Codec, input: &StoredEntry) -> String {
     let out = expected_decompressed(codec, input);
-    [
-        hex_field(input.code as u64, 4),
-        MemoryEntry::from_bytes(&input.payload).to_hex(),
-        out.entry.to_hex(),
-        hex_field(out.error as u64, 1),
-    ]
-    .concat()
+    [hex_field(input.code as u64, 4), MemoryEntry::from_bytes(&input.payload).to_hex(), out.entry.to_hex(), hex_field(out.error as u64, 1)]
+        .concat()
 }
 
 /// Input and output data ports of every decompressor, in vector-line order.

@@ -19,14 +19,15 @@ pub fn sparse_entry() -> impl Strategy<Value = MemoryEntry> {
         2 => 0usize..=32,
         1 => proptest::sample::select(vec![0usize, 1, 2, 3, 4, 7, 8, 15, 16, 19, 20, 23, 24, 25, 32]),
     ];
-    (count, proptest::collection::vec(nonzero_word(), 32), Just((0..32).collect::<Vec<usize>>()).prop_shuffle())
-        .prop_map(|(n, values, order)| {
+    (count, proptest::collection::vec(nonzero_word(), 32), Just((0..32).collect::<Vec<usize>>()).prop_shuffle()).prop_map(
+        |(n, values, order)| {
             let mut words = [0u32; 32];
             for &i in &order[..n] {
                 words[i] = values[i];
             }
             MemoryEntry::from_words(words)
-        })
+        },
+    )
 }
 
 /// The bundled real workload folder (`data/minife-small`).

@@ -3,11 +3,11 @@
 //! requests), a cycle driver with random stalls on all four ports and a
 //! memory model, random operation sequences, and co-simulation vectors.
 
+use crate::stream::{settle, VcdTrace};
 use buddy_golden::metadata_cache::{MetadataCache as GoldenCache, MetadataCacheConfig, Outcome, SectorMemory};
 use buddy_golden::translation::MetadataNibble;
 use buddy_hdl::MetadataCache;
 use rand::Rng;
-use crate::stream::{settle, VcdTrace};
 use rust_hdl::prelude::*;
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
@@ -208,10 +208,8 @@ pub fn run_cache<R: Rng>(
         settle(dut);
         let accepted = dut.req_valid.val() && dut.req_ready.val();
         if dut.resp_valid.val() && resp_ready {
-            run.responses.push(CacheResponse {
-                nibble: dut.resp_nibble.val().to_u32() as u8,
-                outcome: dut.resp_outcome.val().to_u32() as u8,
-            });
+            run.responses
+                .push(CacheResponse { nibble: dut.resp_nibble.val().to_u32() as u8, outcome: dut.resp_outcome.val().to_u32() as u8 });
             run.response_cycles.push(run.cycles);
         }
         if dut.mem_req_valid.val() && mem_ready {
@@ -251,9 +249,7 @@ pub fn random_ops<R: Rng>(n: usize, rng: &mut R) -> Vec<CacheOp> {
             if rng.gen_bool(0.01) {
                 return CacheOp::Flush;
             }
-            let address = (tags[rng.gen_range(0..tags.len())] << 10)
-                | (sets[rng.gen_range(0..sets.len())] << 7)
-                | rng.gen_range(0u64..128);
+            let address = (tags[rng.gen_range(0..tags.len())] << 10) | (sets[rng.gen_range(0..sets.len())] << 7) | rng.gen_range(0u64..128);
             let at = MetadataNibble { address, high: rng.gen() };
             if rng.gen_bool(0.4) {
                 CacheOp::Write(at, rng.gen_range(0..16))

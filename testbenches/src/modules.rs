@@ -10,7 +10,10 @@ use crate::decompress::{self, StoredEntry};
 use crate::stream::{run_stream, StreamDut, Traffic};
 use crate::{bpc, controller, mag_bdi, metadata_cache, translation, zvc};
 use buddy_golden::{Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
-use buddy_hdl::{AddressTranslator, BuddyController, BpcCompressor, BpcDecompressor, MagBdiCompressor, MagBdiDecompressor, MetadataCache, ZvcCompressor, ZvcDecompressor};
+use buddy_hdl::{
+    AddressTranslator, BpcCompressor, BpcDecompressor, BuddyController, MagBdiCompressor, MagBdiDecompressor, MetadataCache, ZvcCompressor,
+    ZvcDecompressor,
+};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rust_hdl::prelude::*;
@@ -223,9 +226,7 @@ impl HwModule {
             }
             HwModule::BpcDecompressor => self.check_decompressor(BpcDecompressor::default(), entries, malformed, traffic, seed),
             HwModule::ZvcDecompressor => self.check_decompressor(ZvcDecompressor::default(), entries, malformed, traffic, seed),
-            HwModule::MagBdiDecompressor(mag) => {
-                self.check_decompressor(MagBdiDecompressor::new(mag), entries, malformed, traffic, seed)
-            }
+            HwModule::MagBdiDecompressor(mag) => self.check_decompressor(MagBdiDecompressor::new(mag), entries, malformed, traffic, seed),
             HwModule::AddressTranslator => {
                 let accesses = translation::random_accesses(entries.len(), &mut ChaCha8Rng::seed_from_u64(seed));
                 let expected: Vec<_> = accesses.iter().map(translation::expected_translation).collect();
@@ -252,7 +253,11 @@ impl HwModule {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let ops = self.cache_ops(n, &mut rng);
         let (responses, requests) = metadata_cache::expected(&ops);
-        let stalls = metadata_cache::CacheTraffic { p_request: traffic.p_valid, p_response_ready: traffic.p_ready, ..metadata_cache::CacheTraffic::RANDOM };
+        let stalls = metadata_cache::CacheTraffic {
+            p_request: traffic.p_valid,
+            p_response_ready: traffic.p_ready,
+            ..metadata_cache::CacheTraffic::RANDOM
+        };
         let start = std::time::Instant::now();
         let run = metadata_cache::run_cache(&mut MetadataCache::default(), &ops, stalls, &mut rng, 400 * ops.len() as u64 + 1000, None);
         let seconds = start.elapsed().as_secs_f64();
@@ -261,7 +266,10 @@ impl HwModule {
             return Err(format!("{name}: {} responses for {} operations", run.responses.len(), ops.len()));
         }
         if let Some(i) = (0..ops.len()).find(|&i| run.responses[i] != responses[i]) {
-            return Err(format!("{name}: response {i} to {:?} differs:\n  hdl:    {:?}\n  golden: {:?}", ops[i], run.responses[i], responses[i]));
+            return Err(format!(
+                "{name}: response {i} to {:?} differs:\n  hdl:    {:?}\n  golden: {:?}",
+                ops[i], run.responses[i], responses[i]
+            ));
         }
         if let Some(i) = (0..requests.len().max(run.memory_requests.len())).find(|&i| run.memory_requests.get(i) != requests.get(i)) {
             return Err(format!(

@@ -2,8 +2,8 @@
 //! simulator, without threads (3-4x faster than `Simulation`).
 
 use rand::Rng;
-use rust_hdl::prelude::*;
 use rust_hdl::core::vcd_probe::VCDProbe;
+use rust_hdl::prelude::*;
 use std::io::Write;
 
 /// An entry as the hardware's 1024-bit value (`w[i]` in word `i`).
@@ -65,7 +65,11 @@ macro_rules! compressor_dut {
             $crate::stream_handshake!();
             fn output(&self) -> Option<Self::Output> {
                 self.out_valid.val().then(|| {
-                    $crate::stream::compressed_from_ports(self.out_class.val().to_u32(), self.out_stream_bits.val().to_u32(), &self.out_payload.val())
+                    $crate::stream::compressed_from_ports(
+                        self.out_class.val().to_u32(),
+                        self.out_stream_bits.val().to_u32(),
+                        &self.out_payload.val(),
+                    )
                 })
             }
         }
@@ -120,12 +124,8 @@ impl Traffic {
     /// Random bubbles and backpressure.
     pub const RANDOM: Traffic = Traffic { p_valid: 0.7, p_ready: 0.6 };
     /// The four crossings {no bubbles, bubbles} x {no backpressure, backpressure}.
-    pub const CROSSED: [Traffic; 4] = [
-        Traffic::FULL,
-        Traffic { p_valid: 0.6, p_ready: 1.0 },
-        Traffic { p_valid: 1.0, p_ready: 0.5 },
-        Traffic::RANDOM,
-    ];
+    pub const CROSSED: [Traffic; 4] =
+        [Traffic::FULL, Traffic { p_valid: 0.6, p_ready: 1.0 }, Traffic { p_valid: 1.0, p_ready: 0.5 }, Traffic::RANDOM];
 }
 
 /// What a run observed.
@@ -256,10 +256,7 @@ pub fn check_against<D: StreamDut, R: Rng>(
             return Err(format!("{traffic:?}: {} outputs for {} inputs", run.outputs.len(), expected.len()));
         }
         if let Some(i) = (0..expected.len()).find(|&i| run.outputs[i] != expected[i]) {
-            return Err(format!(
-                "{traffic:?}: output {i} differs\n  hdl:    {:?}\n  golden: {:?}",
-                run.outputs[i], expected[i]
-            ));
+            return Err(format!("{traffic:?}: output {i} differs\n  hdl:    {:?}\n  golden: {:?}", run.outputs[i], expected[i]));
         }
     }
     Ok(())

@@ -85,14 +85,8 @@ impl StreamDut for AddressTranslator {
             device_address: self.out_device_address.val().to_u64(),
             device_bytes: self.out_device_bytes.val().to_u32() as u8,
             device_part_bytes: self.out_device_part_bytes.val().to_u32() as u8,
-            buddy: self
-                .out_buddy_valid
-                .val()
-                .then(|| (self.out_buddy_address.val().to_u64(), self.out_buddy_bytes.val().to_u32() as u8)),
-            metadata: self
-                .out_metadata_valid
-                .val()
-                .then(|| (self.out_metadata_address.val().to_u64(), self.out_metadata_high.val())),
+            buddy: self.out_buddy_valid.val().then(|| (self.out_buddy_address.val().to_u64(), self.out_buddy_bytes.val().to_u32() as u8)),
+            metadata: self.out_metadata_valid.val().then(|| (self.out_metadata_address.val().to_u64(), self.out_metadata_high.val())),
         })
     }
 }
@@ -101,8 +95,7 @@ impl StreamDut for AddressTranslator {
 /// is either a whole number of 512 KiB units (slots can end exactly at its
 /// end) or any size up to 64 GiB.
 pub fn random_registers<R: Rng>(rng: &mut R) -> BuddyRegisters {
-    let carve_out_bytes =
-        if rng.gen_bool(0.5) { rng.gen_range(1u64..=(1 << 17)) << 19 } else { rng.gen_range(0u64..=(64 << 30)) };
+    let carve_out_bytes = if rng.gen_bool(0.5) { rng.gen_range(1u64..=(1 << 17)) << 19 } else { rng.gen_range(0u64..=(64 << 30)) };
     BuddyRegisters {
         gbbr: rng.gen_range(0u64..(1 << 47)),
         carve_out_bytes,

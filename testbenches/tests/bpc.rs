@@ -11,8 +11,8 @@ use buddy_testbenches::bpc::{decompressor_input, plane_entry};
 use buddy_testbenches::decompress::{self, StoredEntry};
 use buddy_testbenches::entries::{bundled_workload, random_entries, sample, snapshot_entries};
 use buddy_testbenches::stream::{check_against, run_stream, Traffic};
-use proptest::prelude::*;
 use buddy_testbenches::stream::{proptest_cases, random_traffic};
+use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -23,10 +23,9 @@ fn entry(f: impl Fn(usize) -> u32) -> MemoryEntry {
 /// The blocks of bpc.md §11, E1-E13.
 fn worked_examples() -> Vec<MemoryEntry> {
     let e4: [u32; 32] = [
-        0x6AA79987, 0xBB91433A, 0x029A7245, 0xD1F6F86C, 0xD340BBCD, 0xCD8778E7, 0x4C73A942, 0xDAEA58BA, 0x5E503A67,
-        0xEE897110, 0x3193CA54, 0x452EC40A, 0x90E5E945, 0x6FACAA50, 0x29645F8B, 0x5F811CB9, 0x1FCFF454, 0xDFC9E3B1,
-        0x6ED4E94B, 0x42D6CB5C, 0x8FE46024, 0xA091250E, 0x2CA1C789, 0x9C9CEA0C, 0x8D9FE5B9, 0x2FD2B7A4, 0x5ADAD121,
-        0xBCF74D7A, 0xF543BBCF, 0xBB9D58E4, 0x175F0CD2, 0x87F26AEE,
+        0x6AA79987, 0xBB91433A, 0x029A7245, 0xD1F6F86C, 0xD340BBCD, 0xCD8778E7, 0x4C73A942, 0xDAEA58BA, 0x5E503A67, 0xEE897110, 0x3193CA54,
+        0x452EC40A, 0x90E5E945, 0x6FACAA50, 0x29645F8B, 0x5F811CB9, 0x1FCFF454, 0xDFC9E3B1, 0x6ED4E94B, 0x42D6CB5C, 0x8FE46024, 0xA091250E,
+        0x2CA1C789, 0x9C9CEA0C, 0x8D9FE5B9, 0x2FD2B7A4, 0x5ADAD121, 0xBCF74D7A, 0xF543BBCF, 0xBB9D58E4, 0x175F0CD2, 0x87F26AEE,
     ];
     vec![
         entry(|_| 0),
@@ -37,7 +36,15 @@ fn worked_examples() -> Vec<MemoryEntry> {
         entry(|i| 2 * i as u32),
         entry(|i| if i < 10 { 0 } else { 2 }),
         entry(|i| (16 - i as i32) as u32),
-        entry(|i| if i < 5 { 0 } else if i == 5 { 1 } else { 2 }),
+        entry(|i| {
+            if i < 5 {
+                0
+            } else if i == 5 {
+                1
+            } else {
+                2
+            }
+        }),
         entry(|_| 0xFFFF_FF9C),
         entry(|_| 0xFFFF_FFFF),
         entry(|_| 0x8000_0000),
@@ -92,8 +99,6 @@ fn plane_entries_reach_every_symbol_and_run_length() {
     assert_eq!(kinds.len(), 12, "{kinds:?}");
     assert_eq!(runs, (1..=33).collect(), "missing run lengths");
 }
-
-
 
 proptest! {
     // 50 batches of 200 entries: 10,000 entries (`make soak`: 2,000 batches).
@@ -159,7 +164,8 @@ fn vcd_of_a_short_run_holds_the_outputs() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bpc_compressor.vcd");
     let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-    let run = run_stream(&mut BpcCompressor::default(), &entries[1..4], Traffic::FULL, &mut ChaCha8Rng::seed_from_u64(1), 100, Some(&mut file));
+    let run =
+        run_stream(&mut BpcCompressor::default(), &entries[1..4], Traffic::FULL, &mut ChaCha8Rng::seed_from_u64(1), 100, Some(&mut file));
     drop(file);
     assert_eq!(run.outputs.len(), 3);
 

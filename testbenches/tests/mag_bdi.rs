@@ -8,8 +8,8 @@ use buddy_testbenches::decompress::{expected_decompressed, stored, StoredEntry};
 use buddy_testbenches::entries::{bundled_workload, mag_boundary_entry, sample, snapshot_entries, sparse_entry};
 use buddy_testbenches::mag_bdi::expected_compressed;
 use buddy_testbenches::stream::{check_against, run_stream, Traffic};
-use proptest::prelude::*;
 use buddy_testbenches::stream::{proptest_cases, random_traffic};
+use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeSet;
@@ -26,8 +26,7 @@ fn compressor_input() -> impl Strategy<Value = MemoryEntry> {
 /// reserved ones included.
 fn decompressor_input(mag: Mag) -> impl Strategy<Value = StoredEntry> {
     let codec = MagBdi::new(mag);
-    let encoding_codes: Vec<u8> =
-        SizeClass::ALL.iter().filter(|c| codec.encoding_of_class(**c).is_some()).map(|c| c.code()).collect();
+    let encoding_codes: Vec<u8> = SizeClass::ALL.iter().filter(|c| codec.encoding_of_class(**c).is_some()).map(|c| c.code()).collect();
     prop_oneof![
         3 => compressor_input().prop_map(move |e| stored(&codec, &e)),
         1 => (compressor_input(), any::<[u8; 32]>()).prop_map(move |(e, junk)| {
@@ -42,8 +41,6 @@ fn decompressor_input(mag: Mag) -> impl Strategy<Value = StoredEntry> {
         1 => (0u8..16, any::<[u8; 128]>()).prop_map(|(code, payload)| StoredEntry { code, payload }),
     ]
 }
-
-
 
 fn compressor_case(mag: Mag, entries: &[MemoryEntry], traffic: Traffic, seed: u64) -> Result<(), TestCaseError> {
     let expected: Vec<_> = entries.iter().map(|e| expected_compressed(mag, e)).collect();
@@ -181,7 +178,8 @@ fn vcd_of_the_compressor_holds_encoding_and_class() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("mag_bdi32_compressor.vcd");
     let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-    let run = run_stream(&mut MagBdiCompressor::new(Mag::B32), &entries, Traffic::FULL, &mut ChaCha8Rng::seed_from_u64(1), 100, Some(&mut file));
+    let run =
+        run_stream(&mut MagBdiCompressor::new(Mag::B32), &entries, Traffic::FULL, &mut ChaCha8Rng::seed_from_u64(1), 100, Some(&mut file));
     drop(file);
     assert_eq!(run.outputs.len(), 3);
 

@@ -6,11 +6,10 @@
 use buddy_golden::translation::MetadataNibble;
 use buddy_hdl::MetadataCache;
 use buddy_testbenches::metadata_cache::{expected, random_ops, run_cache, CacheOp, CacheTraffic, MemRequest};
+use buddy_testbenches::stream::proptest_cases;
 use proptest::prelude::*;
-use buddy_testbenches::stream::{proptest_cases};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-
 
 fn traffic() -> impl Strategy<Value = CacheTraffic> {
     (0.3f64..=1.0, 0.3f64..=1.0, 0.3f64..=1.0, 0.1f64..=1.0).prop_map(|(p_request, p_response_ready, p_memory_ready, p_fill)| {
@@ -113,9 +112,7 @@ fn vcd_shows_the_write_back_of_a_flush() {
     let mut parser = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
     let header = parser.parse_header().unwrap();
     let write = header.find_var(&["uut", "mem_req_write"]).expect("mem_req_write in VCD").code;
-    let rose = parser
-        .filter_map(Result::ok)
-        .any(|c| matches!(c, Command::ChangeScalar(code, Value::V1) if code == write));
+    let rose = parser.filter_map(Result::ok).any(|c| matches!(c, Command::ChangeScalar(code, Value::V1) if code == write));
     assert!(rose, "mem_req_write never rose");
     std::fs::remove_dir_all(dir).ok();
 }

@@ -5,13 +5,12 @@
 use buddy_golden::translation::{PageSize, Pte};
 use buddy_hdl::address_translator::fault;
 use buddy_hdl::AddressTranslator;
+use buddy_testbenches::stream::proptest_cases;
 use buddy_testbenches::stream::{run_stream, Traffic};
 use buddy_testbenches::translation::{expected_translation, random_accesses, random_registers, Access, Translated};
 use proptest::prelude::*;
-use buddy_testbenches::stream::{proptest_cases};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-
 
 proptest! {
     // 100 runs of 1,000 accesses: 100,000 accesses, each run with its own
@@ -48,8 +47,16 @@ fn random_accesses_reach_every_case() {
                 continue;
             }
             let target = a.pte.target_code as usize;
-            if t.buddy.is_some() { spills[target] += 1 } else { fits[target] += 1 }
-            if t.metadata.unwrap().1 { high += 1 } else { low += 1 }
+            if t.buddy.is_some() {
+                spills[target] += 1
+            } else {
+                fits[target] += 1
+            }
+            if t.metadata.unwrap().1 {
+                high += 1
+            } else {
+                low += 1
+            }
             let stride = buddy_golden::translation::TargetRatio::from_code(a.pte.target_code).unwrap().buddy_stride();
             let e = (a.va % a.page.bytes()) / 128;
             let end = a.regs.gbbr + a.pte.buddy_offset as u64 * (a.page.bytes() / 4) + (e + 1) * stride;

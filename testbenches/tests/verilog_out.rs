@@ -3,15 +3,15 @@
 //! simulator.
 
 use buddy_golden::MemoryEntry;
+use buddy_golden::{Bpc, Codec, Mag, MagBdi, Zvc};
 use buddy_testbenches::cosim::{build_verilator, run_icarus, run_icarus_with, run_verilated, CosimPorts};
-use buddy_testbenches::delivery::{artifacts, verilog_out_dir, without_revision};
-use buddy_testbenches::modules::HwModule;
-use buddy_testbenches::entries::{bundled_workload, random_entries, snapshot_entries};
 use buddy_testbenches::decompress::{self, random_stored, StoredEntry};
+use buddy_testbenches::delivery::{artifacts, verilog_out_dir, without_revision};
+use buddy_testbenches::entries::{bundled_workload, random_entries, snapshot_entries};
+use buddy_testbenches::modules::HwModule;
 use buddy_testbenches::{bpc, controller, mag_bdi, metadata_cache, translation, zvc};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use buddy_golden::{Bpc, Codec, Mag, MagBdi, Zvc};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -32,8 +32,7 @@ fn verilog_out_is_current() {
     let dir = verilog_out_dir();
     for a in artifacts("any").unwrap() {
         let path = dir.join(&a.path);
-        let on_disk = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}; run `make verilog`", path.display()));
+        let on_disk = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}; run `make verilog`", path.display()));
         assert!(
             without_revision(&on_disk) == without_revision(&a.text),
             "{} is stale: run `make verilog` and commit the result",
@@ -194,14 +193,9 @@ fn icarus_runs_metadata_cache_verilog_like_golden() {
             format!("+memory_count={}", memory_lines.len()),
             format!("+seed={}", 100 + run),
         ];
-        let report = run_icarus_with(
-            "metadata_cache",
-            &dir.join("metadata_cache.v"),
-            &dir.join("tb/metadata_cache_tb.v"),
-            &plusargs,
-            &work,
-        )
-        .unwrap();
+        let report =
+            run_icarus_with("metadata_cache", &dir.join("metadata_cache.v"), &dir.join("tb/metadata_cache_tb.v"), &plusargs, &work)
+                .unwrap();
         assert_eq!((report.passed, report.failed), (op_lines.len() + memory_lines.len(), 0), "{}", report.log);
         std::fs::remove_dir_all(work).ok();
     }

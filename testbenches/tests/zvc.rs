@@ -3,11 +3,11 @@
 
 use buddy_golden::{Codec, MemoryEntry, SizeClass, Zvc};
 use buddy_hdl::{ZvcCompressor, ZvcDecompressor};
+use buddy_testbenches::decompress::{self, StoredEntry};
 use buddy_testbenches::entries::{bundled_workload, snapshot_entries, sparse_entry, zvc_capacity_words};
 use buddy_testbenches::stream::{check_against, run_stream, Traffic};
-use buddy_testbenches::decompress::{self, StoredEntry};
-use proptest::prelude::*;
 use buddy_testbenches::stream::{proptest_cases, random_traffic};
+use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -44,8 +44,6 @@ fn decompressor_input() -> impl Strategy<Value = StoredEntry> {
         1 => (0u8..16, any::<[u8; 128]>()).prop_map(|(code, payload)| StoredEntry { code, payload }),
     ]
 }
-
-
 
 proptest! {
     // 50 batches of 200 entries: 10,000 entries per module (PROPTEST_CASES
@@ -105,7 +103,11 @@ fn latency_is_two_cycles_and_initiation_interval_one() {
 
 /// Run `inputs` through `dut` without stalls, writing `<name>` into a
 /// temporary folder; returns the VCD's path and the outputs.
-fn traced_run<D: buddy_testbenches::stream::StreamDut>(mut dut: D, inputs: &[D::Input], name: &str) -> (std::path::PathBuf, Vec<D::Output>) {
+fn traced_run<D: buddy_testbenches::stream::StreamDut>(
+    mut dut: D,
+    inputs: &[D::Input],
+    name: &str,
+) -> (std::path::PathBuf, Vec<D::Output>) {
     let dir = std::env::temp_dir().join(format!("buddy-vcd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
@@ -180,9 +182,7 @@ fn vcd_of_the_decompressor_shows_the_error_flag() {
             _ => {}
         }
     }
-    let value_at = |signal: u64, t: u64| {
-        changes.iter().rfind(|&&(ct, s, _)| s == signal && ct <= t).map(|&(_, _, v)| v)
-    };
+    let value_at = |signal: u64, t: u64| changes.iter().rfind(|&&(ct, s, _)| s == signal && ct <= t).map(|&(_, _, v)| v);
     let valid_rose = changes.iter().find(|&&(_, s, v)| s == 0 && v == Value::V1).map(|&(t, _, _)| t);
     // Valid from the edge at 30 (as for the compressor) with the error flag
     // of the reserved code; the next entry, one cycle later, is clean.

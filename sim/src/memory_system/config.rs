@@ -233,7 +233,11 @@ impl SimConfig {
         non_negative("hbm.row_miss_cycles", self.hbm.row_miss_cycles)?;
         positive("hbm.banks", self.hbm.banks as f64)?;
         if self.hbm.row_bytes < 128 || !self.hbm.row_bytes.is_power_of_two() {
-            return Err(ConfigError::Value { key: "hbm.row_bytes", value: self.hbm.row_bytes.to_string(), why: "must be a power of two of at least 128" });
+            return Err(ConfigError::Value {
+                key: "hbm.row_bytes",
+                value: self.hbm.row_bytes.to_string(),
+                why: "must be a power of two of at least 128",
+            });
         }
         positive("nvlink.gbps", self.nvlink.gbps)?;
         non_negative("nvlink.latency_factor", self.nvlink.latency_factor)?;
@@ -244,7 +248,11 @@ impl SimConfig {
             non_negative("codec.decompress_cycles", c)?;
         }
         non_negative("metadata_cache.hit_cycles", self.metadata_cache.hit_cycles)?;
-        let md = buddy_golden::metadata_cache::MetadataCacheConfig { size_bytes: self.metadata_cache.bytes, ways: self.metadata_cache.ways, ..Default::default() };
+        let md = buddy_golden::metadata_cache::MetadataCacheConfig {
+            size_bytes: self.metadata_cache.bytes,
+            ways: self.metadata_cache.ways,
+            ..Default::default()
+        };
         if md.validate().is_err() {
             return Err(ConfigError::Value {
                 key: "metadata_cache.bytes",
@@ -253,7 +261,11 @@ impl SimConfig {
             });
         }
         if crate::l2_cache::L2Cache::new(crate::l2_cache::L2Config { bytes: self.l2.bytes, ways: self.l2.ways }).is_err() {
-            return Err(ConfigError::Value { key: "l2.bytes", value: format!("{} with {} ways", self.l2.bytes, self.l2.ways), why: "must be a whole number of sets of `ways` 128-byte lines" });
+            return Err(ConfigError::Value {
+                key: "l2.bytes",
+                value: format!("{} with {} ways", self.l2.bytes, self.l2.ways),
+                why: "must be a whole number of sets of `ways` 128-byte lines",
+            });
         }
         for (key, v) in [
             ("energy.activation_pj", self.energy.activation_pj),

@@ -138,7 +138,15 @@ impl Controllers {
         &mut self.rtl
     }
 
-    fn rtl_request(&mut self, va: u64, write: bool, flush_slice: Option<u64>, mask: u8, value: &[u8; ENTRY_BYTES], t: u64) -> Result<SliceResponse, SimError> {
+    fn rtl_request(
+        &mut self,
+        va: u64,
+        write: bool,
+        flush_slice: Option<u64>,
+        mask: u8,
+        value: &[u8; ENTRY_BYTES],
+        t: u64,
+    ) -> Result<SliceResponse, SimError> {
         let (slice, pte) = match flush_slice {
             Some(s) => (s, Pte { frame: 0, compressed: false, target_code: 0, buddy_offset: 0 }),
             None => (self.slice(va), self.pte(va)?),
@@ -159,10 +167,15 @@ impl Controllers {
         let resp = self.rtl[slice as usize].request(&r, issue, &mut env).map_err(SimError::Hardware)?;
         match resp.error as u64 {
             buddy_hdl::buddy_controller::error::NONE => Ok(resp),
-            buddy_hdl::buddy_controller::error::DECODE => Err(SimError::Decode { va, message: format!("the hardware decompressor rejects the stored stream (size class code {})", resp.class) }),
+            buddy_hdl::buddy_controller::error::DECODE => Err(SimError::Decode {
+                va,
+                message: format!("the hardware decompressor rejects the stored stream (size class code {})", resp.class),
+            }),
             code => match self.translate(va, SizeClass::Raw) {
                 Err(e) => Err(e),
-                Ok(_) => Err(SimError::Hardware(format!("slice {slice} reports fault code {code} for {va:#x}, which the golden translation does not"))),
+                Ok(_) => Err(SimError::Hardware(format!(
+                    "slice {slice} reports fault code {code} for {va:#x}, which the golden translation does not"
+                ))),
             },
         }
     }

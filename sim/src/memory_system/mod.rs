@@ -294,7 +294,10 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
         ctl.rtl_slices().iter_mut().for_each(|s| s.set_skip_waits(!rtl.no_skip));
         if let Some((slice, max)) = rtl.lockstep {
             let count = ctl.rtl_slices().len();
-            ctl.rtl_slices().get_mut(slice).ok_or_else(|| SimError::Config(format!("no slice {slice} to record (the system has {count})")))?.record_lines(max);
+            ctl.rtl_slices()
+                .get_mut(slice)
+                .ok_or_else(|| SimError::Config(format!("no slice {slice} to record (the system has {count})")))?
+                .record_lines(max);
         }
         if let Some((dir, from, to)) = &rtl.vcd {
             std::fs::create_dir_all(dir).map_err(|e| SimError::Config(format!("{}: {e}", dir.display())))?;
@@ -419,7 +422,14 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
 }
 
 fn mismatch(va: u64, what: &'static str, t: u64, cycle_ps: f64, expected: &MemoryEntry, got: &MemoryEntry) -> SimError {
-    SimError::Mismatch { va, what, ns: t as f64 / 1000.0, cycle: (t as f64 / cycle_ps) as u64, expected: expected.to_hex(), got: got.to_hex() }
+    SimError::Mismatch {
+        va,
+        what,
+        ns: t as f64 / 1000.0,
+        cycle: (t as f64 / cycle_ps) as u64,
+        expected: expected.to_hex(),
+        got: got.to_hex(),
+    }
 }
 
 /// The issue model and the running counters.

@@ -41,12 +41,8 @@ impl PageTable {
                 Mode::Buddy => target,
             };
             for p in (base / pb)..(base + size.max(1)).div_ceil(pb) {
-                let pte = Pte {
-                    frame,
-                    compressed: mode != Mode::Uncompressed,
-                    target_code: target.code(),
-                    buddy_offset: buddy_units as u32,
-                };
+                let pte =
+                    Pte { frame, compressed: mode != Mode::Uncompressed, target_code: target.code(), buddy_offset: buddy_units as u32 };
                 ptes.entry(p).or_insert(pte);
                 frame += pb * target.device_bytes() / 128;
                 // Buddy offsets count page/4 units; a stride of s bytes per

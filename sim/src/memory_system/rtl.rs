@@ -149,20 +149,27 @@ pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
 /// `bits` as `ceil(width/4)` hex digits (most significant first).
 fn hex_of<const N: usize>(b: &Bits<N>) -> String {
     let digits = N.div_ceil(4);
-    (0..digits).rev().map(|d| {
-        let mut v = 0u32;
-        for k in 0..4 {
-            let i = 4 * d + k;
-            if i < N && b.get_bit(i) {
-                v |= 1 << k;
+    (0..digits)
+        .rev()
+        .map(|d| {
+            let mut v = 0u32;
+            for k in 0..4 {
+                let i = 4 * d + k;
+                if i < N && b.get_bit(i) {
+                    v |= 1 << k;
+                }
             }
-        }
-        char::from_digit(v, 16).expect("a hex digit")
-    }).collect()
+            char::from_digit(v, 16).expect("a hex digit")
+        })
+        .collect()
 }
 
 fn hex_bit(b: bool) -> &'static str {
-    if b { "1" } else { "0" }
+    if b {
+        "1"
+    } else {
+        "0"
+    }
 }
 
 fn hex_entry(e: &EntryBits) -> String {
@@ -661,4 +668,3 @@ pub fn new_slice(algorithm: buddy_golden::Algorithm, regs: &BuddyRegisters) -> B
 pub fn words_of(value: &[u8; ENTRY_BYTES]) -> [u32; 32] {
     *MemoryEntry::from_bytes(value).words()
 }
-

@@ -68,7 +68,18 @@ impl MemoryModes {
         let sim = |mode: Mode, gbps: f64, targets: Option<Vec<TargetRatio>>| -> Result<SimReport, SimError> {
             let mut c = config.clone();
             c.nvlink.gbps = gbps;
-            run(&SimInput { workload, trace, targets, snapshot: 0, algorithm, mode, config: &c, corrupt_first_entry: false, progress: None, rtl: None })
+            run(&SimInput {
+                workload,
+                trace,
+                targets,
+                snapshot: 0,
+                algorithm,
+                mode,
+                config: &c,
+                corrupt_first_entry: false,
+                progress: None,
+                rtl: None,
+            })
         };
         let base = sim(Mode::Uncompressed, config.nvlink.gbps, None)?;
         let point = |r: &SimReport, gbps: f64, targets: &'static str| MemoryPoint {

@@ -41,11 +41,8 @@ impl ThresholdSweep {
         let points = thresholds
             .iter()
             .map(|&threshold| {
-                let config = ProfilerConfig {
-                    threshold,
-                    granularity: Granularity::PerAllocationMostlyZero,
-                    max_overall_ratio: MAX_OVERALL_RATIO,
-                };
+                let config =
+                    ProfilerConfig { threshold, granularity: Granularity::PerAllocationMostlyZero, max_overall_ratio: MAX_OVERALL_RATIO };
                 let p = profile(&allocations, &config)?;
                 Ok(ThresholdPoint {
                     threshold,

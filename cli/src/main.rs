@@ -68,6 +68,13 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // A closed pipe (`buddy sim | head`) ends the process like other Unix
+    // tools do, instead of a panic in `println!`.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Compress(args) => compress::run(args),

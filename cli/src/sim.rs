@@ -55,6 +55,12 @@ pub struct Args {
     /// `BuddyController` hardware of every slice simulated in rust-hdl.
     #[arg(long, default_value = "fast", value_parser = ["fast", "rtl"])]
     pub engine: String,
+    /// Fast engine's controller timing (overrides `system.slice_timing`):
+    /// `pipelined` (requests overlap in a slice, the paper's model) or
+    /// `hardware` (one request at a time per slice on the BuddyController's
+    /// cycles, as the RTL engine).
+    #[arg(long, value_name = "TIMING", value_parser = ["pipelined", "hardware"])]
+    pub slice_timing: Option<String>,
     /// RTL engine: write `<out>/vcd/<mode>/slice<N>.vcd` with the slice
     /// clock cycles from `--vcd-from` to `--vcd-to` (inclusive).
     #[arg(long, value_name = "CYCLE", requires = "vcd_to")]
@@ -145,7 +151,9 @@ pub fn simulate(p: &Prepared, mode: Mode, algorithm: Algorithm, config: &SimConf
 /// The summary table of some runs of one workload.
 pub fn table(reports: &[SimReport]) -> String {
     let mut s = String::new();
-    let Some(first) = reports.first() else { return s };
+    let Some(first) = reports.first() else {
+        return s;
+    };
     let _ = writeln!(
         s,
         "{}: {} {} accesses -> {} L2 requests ({} reads, {} writes), {} size classes, {}",
@@ -156,7 +164,11 @@ pub fn table(reports: &[SimReport]) -> String {
         first.reads,
         first.writes,
         first.algorithm,
-        if first.engine == "rtl" { "RTL mode (BuddyController hardware in rust-hdl)" } else { "fast mode (golden models)" }
+        match (first.engine, first.slice_timing.as_str()) {
+            ("rtl", _) => "RTL mode (BuddyController hardware in rust-hdl)",
+            (_, "hardware") => "fast mode (golden models, BuddyController timing)",
+            _ => "fast mode (golden models, pipelined slices)",
+        }
     );
     let _ = writeln!(
         s,
@@ -314,7 +326,13 @@ pub fn load_config(path: Option<&Path>, link_gbps: Option<f64>) -> anyhow::Resul
 /// Bad input (reported before any run) or a failed run.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let path = args.path.clone().unwrap_or_else(|| PathBuf::from(crate::compress::DEFAULT_WORKLOAD));
-    let config = load_config(args.config.as_deref(), args.link_gbps)?;
+    let mut config = load_config(args.config.as_deref(), args.link_gbps)?;
+    if let Some(t) = &args.slice_timing {
+        if args.engine == "rtl" && t != "hardware" {
+            bail!("--slice-timing {t} is for the fast engine; the RTL engine has the hardware's timing");
+        }
+        config.system.slice_timing = t.clone();
+    }
     let workload = Workload::open(&path).with_context(|| format!("cannot open workload {}", path.display()))?;
     let prepared = prepare(&workload, args.annotation.as_deref(), args.snapshot)?;
     let modes: Vec<Mode> = match args.mode.as_str() {

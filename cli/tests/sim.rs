@@ -69,6 +69,8 @@ fn bad_inputs_are_reported_before_the_run() {
     assert!(err.contains("hbm.total_gbps"), "{err}");
     let err = failure(&buddy(&["sim", "--link-gbps", "0", "--out", o]));
     assert!(err.contains("nvlink.gbps"), "{err}");
+    let err = failure(&buddy(&["sim", "--engine", "rtl", "--slice-timing", "pipelined", "--out", o]));
+    assert!(err.contains("--slice-timing pipelined is for the fast engine"), "{err}");
     let err = failure(&buddy(&["sim", "--snapshot", "7", "--out", o]));
     assert!(err.contains("no snapshot with index 7 (available: 0, 5)"), "{err}");
     let ann = dir.path().join("a.json");

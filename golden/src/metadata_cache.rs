@@ -161,6 +161,13 @@ impl MetadataCache {
         self.stats
     }
 
+    /// The dirty sectors of every line (bit `s`: sector `s`; 0 for an
+    /// invalid line), set-major (`set * ways + way`), the order in which
+    /// [`MetadataCache::flush`] writes them back.
+    pub fn dirty_sectors(&self) -> Vec<u32> {
+        self.lines.iter().map(|l| if l.valid { l.sector_dirty } else { 0 }).collect()
+    }
+
     /// Find or allocate the line of `address`, make its sector valid, and
     /// return (line index, byte offset in line, outcome).
     fn access(&mut self, address: u64, memory: &mut impl SectorMemory) -> (usize, usize, Outcome) {
@@ -287,7 +294,9 @@ mod tests {
         assert_eq!(c.write_nibble(at(1, true), 9, &mut mem), Outcome::Hit);
         let s = c.stats();
         assert_eq!((s.hits, s.sector_misses, s.line_misses, s.fills, s.write_backs), (2, 1, 1, 2, 0));
+        assert_eq!(c.dirty_sectors().iter().filter(|&&d| d != 0).collect::<Vec<_>>(), [&1]);
         c.flush(&mut mem);
+        assert!(c.dirty_sectors().iter().all(|&d| d == 0));
         assert_eq!(mem[1], 0x90);
         assert_eq!(c.stats().write_backs, 1);
     }

@@ -7,7 +7,7 @@ use std::path::Path;
 use buddy_golden::translation::TargetRatio;
 use buddy_golden::Algorithm;
 use buddy_sim::memory_system::config::{NvlinkConfig, SimConfig};
-use buddy_sim::memory_system::{run, Mode, SimError, SimInput, SimReport};
+use buddy_sim::memory_system::{run, Mode, RtlOptions, SimError, SimInput, SimReport};
 use buddy_sim::trace::Trace;
 use buddy_sim::Workload;
 
@@ -106,4 +106,41 @@ fn the_same_run_gives_the_same_statistics() {
     let a = sim(&w, &t, Mode::Buddy, None, &c, false).unwrap();
     let b = sim(&w, &t, Mode::Buddy, None, &c, false).unwrap();
     assert_eq!((a.time_ns, a.device_bytes, a.link.read_bytes, a.metadata), (b.time_ns, b.device_bytes, b.link.read_bytes, b.metadata));
+}
+
+/// The RTL mode (the `BuddyController` slices in rust-hdl) and the fast
+/// mode with `system.slice_timing = "hardware"` on the first part of the
+/// real trace: the same statistics to the cycle.
+#[test]
+fn rtl_mode_equals_fast_mode_with_hardware_timing() {
+    let (w, mut t) = bundled();
+    t.accesses.truncate(25_000);
+    let mut timed = SimConfig::default();
+    timed.system.slice_timing = "hardware".into();
+    let default = SimConfig::default();
+    for mode in [Mode::Uncompressed, Mode::Buddy] {
+        let input = |config, rtl| SimInput {
+            workload: &w,
+            trace: &t,
+            targets: None,
+            snapshot: 0,
+            algorithm: Algorithm::Zvc,
+            mode,
+            config,
+            corrupt_first_entry: false,
+            progress: None,
+            rtl,
+        };
+        let fast = run(&input(&timed, None)).unwrap();
+        let rtl = run(&input(&default, Some(RtlOptions::default()))).unwrap();
+        assert_eq!((rtl.engine, fast.engine), ("rtl", "fast"));
+        assert!(rtl.requests > 500, "{}", rtl.requests);
+        assert_eq!(rtl.time_ns, fast.time_ns, "{mode:?}");
+        assert_eq!((rtl.read_latency_mean_ns, rtl.read_latency_p99_ns), (fast.read_latency_mean_ns, fast.read_latency_p99_ns));
+        assert_eq!((rtl.device, rtl.link, rtl.metadata, rtl.buddy_requests), (fast.device, fast.link, fast.metadata, fast.buddy_requests));
+        assert_eq!(rtl.epochs, fast.epochs);
+        // The default (pipelined) fast mode overlaps requests in a slice.
+        let pipelined = run(&input(&default, None)).unwrap();
+        assert!(pipelined.time_ns * 5.0 < rtl.time_ns, "{} vs {}", pipelined.time_ns, rtl.time_ns);
+    }
 }

@@ -51,6 +51,9 @@ pub struct ScenarioRun {
     pub observed: Observed,
     /// Completion time of the last request, picoseconds.
     pub end_ps: u64,
+    /// Completion time of every request, then of the final metadata
+    /// flush, picoseconds.
+    pub done_ps: Vec<u64>,
     /// Lock-step lines of the RTL slice (when asked for).
     pub lines: Vec<String>,
 }
@@ -100,7 +103,25 @@ pub fn run_scenario_with(
     seed: u64,
     rtl: Option<RtlSetup>,
 ) -> Result<ScenarioRun, String> {
+    run_scenario_timed(mode, algorithm, entries, requests, seed, rtl, "pipelined")
+}
+
+/// [`run_scenario_with`] with the fast mode's `system.slice_timing`
+/// (`pipelined` or `hardware`; the RTL mode ignores it).
+///
+/// # Errors
+/// As [`run_scenario`].
+pub fn run_scenario_timed(
+    mode: Mode,
+    algorithm: Algorithm,
+    entries: &[MemoryEntry],
+    requests: usize,
+    seed: u64,
+    rtl: Option<RtlSetup>,
+    slice_timing: &str,
+) -> Result<ScenarioRun, String> {
     let mut config = SimConfig::default();
+    config.system.slice_timing = slice_timing.into();
     config.system.slices = 1;
     config.system.page = "64K".into();
     let allocations = TARGETS.iter().enumerate().map(|(i, &t)| (HEAP_BASE + i as u64 * PAGE, PAGE, t)).collect();
@@ -127,6 +148,7 @@ pub fn run_scenario_with(
     }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut responses = Vec::with_capacity(requests);
+    let mut done_ps = Vec::with_capacity(requests + 1);
     let mut t = 0u64;
     for k in 0..requests {
         // Runs of nearby entries, as L2 misses come, and jumps.
@@ -160,9 +182,11 @@ pub fn run_scenario_with(
             (stored, info)
         };
         responses.push((entry, info.buddy));
+        done_ps.push(info.done);
         t = info.done;
     }
     let end_ps = ctl.flush_metadata(t);
+    done_ps.push(end_ps);
     let lines = if is_rtl { ctl.rtl_slices()[0].take_lines() } else { Vec::new() };
     let final_entries = (0..n).map(|i| ctl.peek(address(i)).map_err(|e| e.to_string())).collect::<Result<Vec<_>, _>>()?;
     if let Some(i) = (0..n).find(|&i| final_entries[i] != shadow[&address(i)]) {
@@ -179,14 +203,17 @@ pub fn run_scenario_with(
             final_entries,
         },
         end_ps,
+        done_ps,
         lines,
     })
 }
 
-/// Run the scenario in both engines and compare what they observed.
+/// Run the scenario in both engines and compare what they observed; then
+/// in fast mode with `system.slice_timing = "hardware"`, which must also
+/// finish every request on the RTL's cycle.
 ///
 /// # Errors
-/// Either run fails, or the first difference between them.
+/// A run fails, or the first difference.
 pub fn compare_engines(
     mode: Mode,
     algorithm: Algorithm,
@@ -208,6 +235,19 @@ pub fn compare_engines(
     }
     if f.final_entries != r.final_entries {
         return Err(format!("{mode:?}: final memory differs"));
+    }
+    // Fast mode with the hardware's timing: the same observations, and
+    // every request (and the final flush) done on the RTL's cycle.
+    let timed = run_scenario_timed(mode, algorithm, entries, requests, seed, None, "hardware")
+        .map_err(|e| format!("fast, hardware timing: {e}"))?;
+    if timed.observed != rtl.observed {
+        return Err(format!("{mode:?}: fast mode with hardware timing observes something else than the RTL"));
+    }
+    if let Some(k) = (0..rtl.done_ps.len()).find(|&k| timed.done_ps[k] != rtl.done_ps[k]) {
+        return Err(format!(
+            "{mode:?}: request {k} done at {} ps in RTL, {} ps in fast mode with hardware timing",
+            rtl.done_ps[k], timed.done_ps[k]
+        ));
     }
     Ok((fast, rtl))
 }

@@ -1,6 +1,7 @@
 //! The `BuddyController` slice (rust-hdl) against the fast-mode controller
 //! (golden models): same responses, same memory traffic counters, same
-//! memory contents, in every mode and with every algorithm.
+//! memory contents, in every mode and with every algorithm; and with the
+//! fast mode's hardware timing, the same completion cycle of every request.
 
 use buddy_golden::{Algorithm, Mag, MemoryEntry};
 use buddy_sim::memory_system::Mode;

@@ -32,6 +32,12 @@ pub struct SystemConfig {
     pub page: String,
     /// Requests per epoch of the per-epoch series.
     pub epoch_requests: u64,
+    /// Fast mode's controller timing: `pipelined` (any number of requests
+    /// in flight per slice, fixed codec and metadata latencies: the
+    /// paper's model) or `hardware` (one request at a time per slice, every
+    /// memory handshake on the `BuddyController`'s cycle: the RTL mode's
+    /// timing). The RTL mode always has the hardware's.
+    pub slice_timing: String,
 }
 
 /// HBM2 device memory (Table I: 4 channels per slice at 875 MHz, 900 GB/s in total).
@@ -109,7 +115,7 @@ pub struct EnergyConfig {
 
 impl Default for SystemConfig {
     fn default() -> Self {
-        SystemConfig { slices: 8, max_outstanding: 256, page: "2M".into(), epoch_requests: 4096 }
+        SystemConfig { slices: 8, max_outstanding: 256, page: "2M".into(), epoch_requests: 4096, slice_timing: "pipelined".into() }
     }
 }
 
@@ -226,6 +232,13 @@ impl SimConfig {
         if self.system.page != "2M" && self.system.page != "64K" {
             return Err(ConfigError::Value { key: "system.page", value: self.system.page.clone(), why: "must be \"2M\" or \"64K\"" });
         }
+        if self.system.slice_timing != "pipelined" && self.system.slice_timing != "hardware" {
+            return Err(ConfigError::Value {
+                key: "system.slice_timing",
+                value: self.system.slice_timing.clone(),
+                why: "must be \"pipelined\" or \"hardware\"",
+            });
+        }
         positive("hbm.channels_per_slice", self.hbm.channels_per_slice as f64)?;
         positive("hbm.clock_mhz", self.hbm.clock_mhz)?;
         positive("hbm.total_gbps", self.hbm.total_gbps)?;
@@ -318,6 +331,8 @@ mod tests {
 
     #[test]
     fn unknown_keys_and_bad_values_name_the_key() {
+        let e = SimConfig::from_toml("[system]\nslice_timing = \"cycle\"\n", "c.toml").unwrap_err().to_string();
+        assert!(e.contains("system.slice_timing") && e.contains("\"pipelined\" or \"hardware\""), "{e}");
         let e = SimConfig::from_toml("[nvlink]\ngbps = 50\nbandwith = 3\n", "c.toml").unwrap_err().to_string();
         assert!(e.contains("bandwith") && e.contains("line 3"), "{e}");
         let e = SimConfig::from_toml("[nvlink]\ngbps = 0\n", "c.toml").unwrap_err().to_string();

@@ -31,6 +31,10 @@ use super::rtl::{new_slice, words_of, Slice, SliceEnv, SliceRequest, SliceRespon
 use super::{Mode, SimError};
 use crate::mdcache_study::ENTRIES_PER_SLICE_BLOCK;
 
+mod hardware_timing;
+pub use hardware_timing::codec_latency;
+use hardware_timing::HardwareClock;
+
 /// What one request did.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RequestInfo {
@@ -92,6 +96,8 @@ pub struct Controllers {
     rtl: Vec<Box<dyn Slice>>,
     rtl_md: CacheStats,
     cycle_ps: f64,
+    /// `system.slice_timing = "hardware"`: the slices' clocks.
+    hardware: Option<HardwareClock>,
 }
 
 impl Controllers {
@@ -124,6 +130,10 @@ impl Controllers {
             rtl: Vec::new(),
             rtl_md: CacheStats::default(),
             cycle_ps: cycle,
+            hardware: (config.system.slice_timing == "hardware").then(|| {
+                let (compress, decompress) = codec_latency(algorithm);
+                HardwareClock { free: vec![hardware_timing::OUT_OF_RESET; config.system.slices as usize], compress, decompress }
+            }),
         }
     }
 
@@ -299,6 +309,9 @@ impl Controllers {
             self.stats.zero_reads += (resp.class == 0 && resp.md_read_hit) as u64;
             return Ok((resp.entry, RequestInfo { done: self.rtl_done(&resp), buddy: resp.buddy }));
         }
+        if self.hardware.is_some() {
+            return self.hw_read(va, t);
+        }
         let slice = self.slice(va);
         if self.mode == Mode::Uncompressed {
             let acc = self.translate(va, SizeClass::Raw)?;
@@ -360,6 +373,9 @@ impl Controllers {
                 }
             }
             return Ok((MemoryEntry::from_bytes(&entry), RequestInfo { done: self.rtl_done(&resp), buddy: resp.buddy }));
+        }
+        if self.hardware.is_some() {
+            return self.hw_write(va, mask, value, t);
         }
         let slice = self.slice(va);
         if self.mode == Mode::Uncompressed {
@@ -453,6 +469,9 @@ impl Controllers {
                 }
             }
             return done;
+        }
+        if self.hardware.is_some() {
+            return self.hw_flush(t);
         }
         for s in 0..self.caches.len() {
             let mut memory = MetadataMemory { bytes: &mut self.metadata, base: self.pages.regs.md_base, events: &mut self.events };

@@ -159,6 +159,9 @@ pub struct Energy {
 pub struct SimReport {
     pub workload: String,
     pub engine: &'static str,
+    /// Controller timing: `hardware` (RTL mode, or fast mode with
+    /// `system.slice_timing = "hardware"`) or `pipelined`.
+    pub slice_timing: String,
     pub mode: Mode,
     pub algorithm: String,
     pub snapshot: usize,
@@ -385,6 +388,7 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
     Ok(SimReport {
         workload: input.workload.manifest().workload.clone(),
         engine: if input.rtl.is_some() { "rtl" } else { "fast" },
+        slice_timing: if input.rtl.is_some() { "hardware".into() } else { config.system.slice_timing.clone() },
         mode: input.mode,
         algorithm: input.algorithm.to_string(),
         snapshot: snap.info().index,

@@ -419,6 +419,13 @@ pub struct RtlSlice<H: SliceHardware> {
     lines_max: usize,
 }
 
+/// Cycles a slice is held in reset when it is built.
+pub const RESET_CYCLES: u64 = 2;
+/// Cycles after reset in which the metadata cache invalidates its 8 sets
+/// (`Init`); the slice takes its first request after them, at cycle
+/// `RESET_CYCLES + INIT_CYCLES`.
+pub const INIT_CYCLES: u64 = 8;
+
 /// Cycles a request may take before the driver calls the slice hung.
 const HANG_CYCLES: u64 = 1_000_000;
 
@@ -441,12 +448,24 @@ impl<H: SliceHardware> RtlSlice<H> {
             lines: None,
             lines_max: 0,
         };
-        s.hw.set_reset(true);
-        for _ in 0..2 {
-            s.edge();
-        }
-        s.hw.set_reset(false);
+        s.reset();
         s
+    }
+
+    /// Reset, then clock the slice until its metadata cache has finished
+    /// invalidating its sets, so that it is idle from then on (the driver
+    /// jumps over idle cycles).
+    fn reset(&mut self) {
+        self.hw.set_reset(true);
+        for _ in 0..RESET_CYCLES {
+            self.settle();
+            self.edge();
+        }
+        self.hw.set_reset(false);
+        for _ in 0..INIT_CYCLES {
+            self.settle();
+            self.edge();
+        }
     }
 
     /// Record a lock-step line per simulated cycle from now on (reset
@@ -454,12 +473,8 @@ impl<H: SliceHardware> RtlSlice<H> {
     pub fn record_lines(&mut self, max: usize) {
         self.lines = Some(Vec::new());
         self.lines_max = max;
-        self.hw.set_reset(true);
         self.hw.drive_memory(None, None);
-        for _ in 0..2 {
-            self.edge();
-        }
-        self.hw.set_reset(false);
+        self.reset();
     }
 
     /// The lock-step lines recorded.

@@ -365,13 +365,89 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let rows: Vec<(f64, &SimReport)> = reports.iter().map(|r| (config.nvlink.gbps, r)).collect();
     std::fs::write(args.out.join("sim.csv"), csv(&rows)?)?;
     std::fs::write(args.out.join("epochs.csv"), epochs_csv(&reports)?)?;
-    let text = table(&reports);
-    std::fs::write(args.out.join("summary.txt"), &text)?;
+    let mut text = table(&reports);
+    let mut files = "sim.json, sim.csv, epochs.csv, summary.txt, config.toml";
+    if args.engine == "rtl" {
+        // Every RTL run checks itself against the fast mode with the hardware's timing.
+        let mut timed = config.clone();
+        timed.system.slice_timing = "hardware".into();
+        let mut rows = Vec::new();
+        for r in &reports {
+            let fast = simulate(&prepared, r.mode, args.algo, &timed, None)?;
+            rows.push(Agreement::of(r, &fast));
+        }
+        std::fs::write(args.out.join("agreement.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
+        text += &agreement_table(&rows);
+        std::fs::write(args.out.join("summary.txt"), &text)?;
+        files = "sim.json, sim.csv, epochs.csv, summary.txt, agreement.json, config.toml";
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&reports)?);
     } else {
         print!("{text}");
-        println!("results: {} (sim.json, sim.csv, epochs.csv, summary.txt, config.toml)", args.out.display());
+        println!("results: {} ({files})", args.out.display());
     }
     Ok(())
+}
+
+/// An RTL run against the fast mode with `system.slice_timing = "hardware"`.
+#[derive(Debug, Serialize)]
+pub struct Agreement {
+    pub mode: &'static str,
+    pub rtl_dram_cycles: f64,
+    pub fast_dram_cycles: f64,
+    /// (fast - RTL) / RTL.
+    pub cycle_difference: f64,
+    /// Requests, device and link traffic, metadata cache counters, buddy
+    /// requests, energy, latencies and the per-epoch series are all equal.
+    pub identical_statistics: bool,
+    /// The statistics that differ, by name.
+    pub differing: Vec<&'static str>,
+}
+
+impl Agreement {
+    /// Compare the RTL report `rtl` with the fast report `fast`.
+    pub fn of(rtl: &SimReport, fast: &SimReport) -> Self {
+        let checks: [(&'static str, bool); 9] = [
+            ("requests", (rtl.reads, rtl.writes, rtl.partial_writes) == (fast.reads, fast.writes, fast.partial_writes)),
+            ("time", rtl.time_ns == fast.time_ns),
+            ("device", rtl.device == fast.device),
+            ("link", rtl.link == fast.link),
+            ("metadata", rtl.metadata == fast.metadata),
+            ("buddy_requests", rtl.buddy_requests == fast.buddy_requests),
+            ("energy", rtl.energy == fast.energy),
+            ("read_latency", (rtl.read_latency_mean_ns, rtl.read_latency_p99_ns) == (fast.read_latency_mean_ns, fast.read_latency_p99_ns)),
+            ("epochs", rtl.epochs == fast.epochs),
+        ];
+        let differing: Vec<&'static str> = checks.iter().filter(|c| !c.1).map(|c| c.0).collect();
+        Agreement {
+            mode: rtl.mode.name(),
+            rtl_dram_cycles: rtl.dram_cycles,
+            fast_dram_cycles: fast.dram_cycles,
+            cycle_difference: (fast.dram_cycles - rtl.dram_cycles) / rtl.dram_cycles.max(1.0),
+            identical_statistics: differing.is_empty(),
+            differing,
+        }
+    }
+}
+
+/// The agreement lines of the summary.
+pub fn agreement_table(rows: &[Agreement]) -> String {
+    let mut s = String::from("RTL against fast mode with hardware timing:\n");
+    for a in rows {
+        let _ = writeln!(
+            s,
+            "{:<15} {:>11.0} vs {:>11.0} DRAM cycles ({:+.4}%), {}",
+            a.mode,
+            a.rtl_dram_cycles,
+            a.fast_dram_cycles,
+            100.0 * a.cycle_difference,
+            if a.identical_statistics {
+                "every statistic identical".to_string()
+            } else {
+                format!("differs in: {}", a.differing.join(", "))
+            }
+        );
+    }
+    s
 }

@@ -137,3 +137,33 @@ fn speed_rejects_bad_limits_before_running() {
     let err = failure(&buddy(&["speed", "--accesses", "0", "--out", "/nonexistent/x"]));
     assert!(err.contains("--accesses must be at least 1"), "{err}");
 }
+
+#[test]
+fn an_rtl_run_checks_itself_against_fast_mode_with_hardware_timing() {
+    let w = bundled_copy_with_trace();
+    let trace = fs::read(w.path().join("trace.bin")).unwrap();
+    fs::write(w.path().join("trace.bin"), &trace[..12 * 15_000]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let text = stdout(&buddy(&[
+        "sim",
+        w.path().to_str().unwrap(),
+        "--engine",
+        "rtl",
+        "--algo",
+        "zvc",
+        "--mode",
+        "buddy",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    assert!(text.contains("RTL mode (BuddyController hardware in rust-hdl)"), "{text}");
+    assert!(text.contains("every statistic identical"), "{text}");
+    let rows: Vec<Value> = serde_json::from_slice(&fs::read(out.join("agreement.json")).unwrap()).unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["identical_statistics"], true);
+    assert_eq!(rows[0]["rtl_dram_cycles"], rows[0]["fast_dram_cycles"]);
+    let reports: Vec<Value> = serde_json::from_slice(&fs::read(out.join("sim.json")).unwrap()).unwrap();
+    assert_eq!((reports[0]["engine"].as_str(), reports[0]["slice_timing"].as_str()), (Some("rtl"), Some("hardware")));
+    assert!(reports[0]["rtl_cycles_per_second"].as_f64().unwrap() > 0.0);
+}

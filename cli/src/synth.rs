@@ -57,9 +57,11 @@ pub struct ModuleSynth {
     #[serde(default)]
     pub ram_cells: u64,
     /// Longest topological path through the flattened netlist, in cells
-    /// (Yosys `ltp -noff`; flip-flops cut paths, and so do RAM cells, whose
-    /// read port is registered: `ltp` would otherwise run from a RAM's write
-    /// data through the cell to its read data). An upper bound on LUT levels.
+    /// (Yosys `ltp` after deleting the mapped flip-flops, shift registers
+    /// and RAM cells, so that each of them cuts paths: `ltp -noff` alone
+    /// does not know the Xilinx `FD*` cells and ran through them, and a RAM
+    /// cell would connect its write data to its registered read data). An
+    /// upper bound on the cells between two registers or ports.
     pub longest_path_cells: u64,
     pub yosys_seconds: f64,
     /// Every cell type and its count.
@@ -79,7 +81,7 @@ fn synthesize(dir: &Path, top: &str, work: &Path) -> anyhow::Result<ModuleSynth>
     let ltp = work.join(format!("{stem}.ltp.txt"));
     let script = format!(
         "read_verilog {file}.v; hierarchy -top {module}; proc; flatten; tee -q -o {} stat -json; \
-         synth_xilinx -flatten -abc9 -top {module}; tee -q -o {} stat -json; delete t:RAM*; tee -q -o {} ltp -noff",
+         synth_xilinx -flatten -abc9 -top {module}; tee -q -o {} stat -json; delete t:RAM* t:FD* t:SRL*; tee -q -o {} ltp -noff",
         memory_stat.display(),
         stat.display(),
         ltp.display()

@@ -17,6 +17,11 @@
 //!   buddy sectors, and write the nibble. Stale buddy data stays in place.
 //! - Uncompressed mode: no metadata; a read moves 4 sectors, a write its
 //!   dirty sectors. Bandwidth-only mode: every page at 1x (128 B slots).
+//!
+//! Timing (`system.slice_timing`): `pipelined` (any number of requests in
+//! flight per slice; the codec and metadata latencies of the config) or
+//! `hardware` (the `BuddyController`'s own timing, see
+//! [`hardware_timing`]); in RTL mode the hardware itself.
 
 use buddy_golden::metadata_cache::{CacheStats, MetadataCache, MetadataCacheConfig, SectorMemory};
 use buddy_golden::translation::{translate_entry, EntryAccess, MetadataNibble, Pte};
@@ -31,7 +36,7 @@ use super::rtl::{new_slice, words_of, Slice, SliceEnv, SliceRequest, SliceRespon
 use super::{Mode, SimError};
 use crate::mdcache_study::ENTRIES_PER_SLICE_BLOCK;
 
-mod hardware_timing;
+pub mod hardware_timing;
 pub use hardware_timing::codec_latency;
 use hardware_timing::HardwareClock;
 

@@ -427,7 +427,7 @@ pub const RESET_CYCLES: u64 = 2;
 pub const INIT_CYCLES: u64 = 8;
 
 /// Cycles a request may take before the driver calls the slice hung.
-const HANG_CYCLES: u64 = 1_000_000;
+pub const HANG_CYCLES: u64 = 1_000_000;
 
 impl<H: SliceHardware> RtlSlice<H> {
     /// The slice `hw` with the Buddy registers `regs`, after reset.

@@ -199,8 +199,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut md = String::from(
         "# Synthesis report\n\n\
          Yosys 0.23 `synth_xilinx -flatten -abc9` (7-series cells), written by `make synth`.\n\
-         LUTs = LUT1..LUT6; flip-flops = FDRE/FDSE/FDCE/FDPE; longest path = `ltp -noff`, in cells\n\
-         between flip-flops, RAM cells or ports (an upper bound on logic levels). I/O buffers are counted in cells.\n\
+         LUTs = LUT1..LUT6; flip-flops = FDRE/FDSE/FDCE/FDPE; longest path = `ltp -noff` after deleting the\n\
+         flip-flop (`FD*`), shift-register (`SRL*`) and RAM cells, in cells between flip-flops, RAM cells or ports\n\
+         (an upper bound on logic levels). I/O buffers are counted in cells.\n\
          Memory bits = bits of the memories Yosys infers after `proc` (RAM arrays, and `case` tables\n\
          that `proc_rom` turns into ROMs); RAM cells = the RAM primitives\n\
          they map to (RAM32M/RAM64M LUT-RAM, RAMB18E1/RAMB36E1 block RAM).\n\n\

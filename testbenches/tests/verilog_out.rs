@@ -251,10 +251,7 @@ fn filelist_and_core_name_every_module() {
 fn synthesis_report_is_current() {
     let dir = verilog_out_dir();
     let report = std::fs::read_to_string(dir.join("synth/report.json")).expect("verilog-out/synth/report.json: run `make synth`");
-    // Not synthesized yet (its BPC compressor and decompressor alone take
-    // 12 minutes in Yosys); reported as missing in the README and issue 7.
-    const NOT_SYNTHESIZED: [&str; 1] = ["buddy_controller"];
-    for m in HwModule::ALL.map(HwModule::ports).into_iter().filter(|m| !NOT_SYNTHESIZED.contains(&m.module)) {
+    for m in HwModule::ALL.map(HwModule::ports) {
         let verilog = std::fs::read_to_string(dir.join(format!("{}.v", m.module))).unwrap();
         let hash = buddy_testbenches::delivery::verilog_hash(&verilog);
         assert!(

@@ -32,7 +32,7 @@ use super::config::SimConfig;
 use super::hbm::{Hbm, SECTOR};
 use super::nvlink::Nvlink;
 use super::pages::{PageTable, SparseMemory};
-use super::rtl::{new_slice, words_of, Slice, SliceEnv, SliceRequest, SliceResponse};
+use super::rtl::{cycle_start_ps, first_cycle_at, new_slice, words_of, Slice, SliceEnv, SliceRequest, SliceResponse};
 use super::{Mode, SimError};
 use crate::mdcache_study::ENTRIES_PER_SLICE_BLOCK;
 
@@ -178,7 +178,7 @@ impl Controllers {
             cycle_ps: self.cycle_ps,
             md_stats: &mut self.rtl_md,
         };
-        let issue = (t as f64 / self.cycle_ps).ceil() as u64;
+        let issue = first_cycle_at(t, self.cycle_ps);
         let resp = self.rtl[slice as usize].request(&r, issue, &mut env).map_err(SimError::Hardware)?;
         match resp.error as u64 {
             buddy_hdl::buddy_controller::error::NONE => Ok(resp),
@@ -196,7 +196,7 @@ impl Controllers {
     }
 
     fn rtl_done(&self, resp: &SliceResponse) -> u64 {
-        (resp.cycle as f64 * self.cycle_ps).round() as u64
+        cycle_start_ps(resp.cycle, self.cycle_ps)
     }
 
     /// Metadata cache counters summed over the slices.

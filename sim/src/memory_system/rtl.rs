@@ -349,11 +349,11 @@ pub struct SliceEnv<'a> {
 
 impl SliceEnv<'_> {
     fn ps(&self, cycle: u64) -> u64 {
-        (cycle as f64 * self.cycle_ps).round() as u64
+        cycle_start_ps(cycle, self.cycle_ps)
     }
 
     fn cycle_at(&self, ps: u64) -> u64 {
-        (ps as f64 / self.cycle_ps).ceil() as u64
+        first_cycle_at(ps, self.cycle_ps)
     }
 
     fn read_device(&mut self, address: u64, out: &mut [u8; 32]) {
@@ -417,6 +417,16 @@ pub struct RtlSlice<H: SliceHardware> {
     /// `lines_max`).
     lines: Option<Vec<String>>,
     lines_max: usize,
+}
+
+/// Start of slice-clock `cycle` in picoseconds (cycles of `cycle_ps`).
+pub fn cycle_start_ps(cycle: u64, cycle_ps: f64) -> u64 {
+    (cycle as f64 * cycle_ps).round() as u64
+}
+
+/// The first slice-clock cycle that starts at or after `ps` picoseconds.
+pub fn first_cycle_at(ps: u64, cycle_ps: f64) -> u64 {
+    (ps as f64 / cycle_ps).ceil() as u64
 }
 
 /// Cycles a slice is held in reset when it is built.

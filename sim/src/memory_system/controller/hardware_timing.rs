@@ -19,6 +19,7 @@ use buddy_golden::translation::ByteRange;
 use buddy_golden::{Algorithm, MemoryEntry, SizeClass, ENTRY_BYTES};
 
 use super::{Controllers, MetadataMemory, RequestInfo};
+use crate::memory_system::rtl::{cycle_start_ps, first_cycle_at};
 use crate::memory_system::{Mode, SimError};
 
 /// Cycles from accepting a request to the stage after translation.
@@ -69,11 +70,11 @@ impl Controllers {
     }
 
     fn ps_of(&self, cycle: u64) -> u64 {
-        (cycle as f64 * self.cycle_ps).round() as u64
+        cycle_start_ps(cycle, self.cycle_ps)
     }
 
     fn cycle_of(&self, ps: u64) -> u64 {
-        (ps as f64 / self.cycle_ps).ceil() as u64
+        first_cycle_at(ps, self.cycle_ps)
     }
 
     fn hw_start(&mut self, slice: u64, t: u64) -> u64 {

@@ -336,11 +336,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let workload = Workload::open(&path).with_context(|| format!("cannot open workload {}", path.display()))?;
     let prepared = prepare(&workload, args.annotation.as_deref(), args.snapshot)?;
     let modes: Vec<Mode> = match args.mode.as_str() {
-        "uncompressed" => vec![Mode::Uncompressed],
-        "bandwidth-only" => vec![Mode::BandwidthOnly],
-        "buddy" => vec![Mode::Buddy],
         "all" => Mode::ALL.to_vec(),
-        other => bail!("unknown mode {other}"),
+        name => vec![Mode::from_name(name).with_context(|| format!("unknown mode {name}"))?],
     };
     if args.engine != "rtl" && args.vcd_from.is_some() {
         bail!("--vcd-from/--vcd-to need --engine rtl (the fast engine has no hardware to trace)");

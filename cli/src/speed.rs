@@ -77,11 +77,7 @@ pub struct SpeedReport {
 /// that cannot be written.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let path = args.path.clone().unwrap_or_else(|| PathBuf::from(crate::compress::DEFAULT_WORKLOAD));
-    let mode = match args.mode.as_str() {
-        "uncompressed" => Mode::Uncompressed,
-        "bandwidth-only" => Mode::BandwidthOnly,
-        _ => Mode::Buddy,
-    };
+    let mode = Mode::from_name(&args.mode).with_context(|| format!("unknown mode {}", args.mode))?;
     if !(1..=200_000).contains(&args.max_lines) {
         bail!("--max-lines {} is outside 1..=200000 (the lock-step testbench's capacity)", args.max_lines);
     }

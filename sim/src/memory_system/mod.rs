@@ -65,6 +65,11 @@ pub enum Mode {
 impl Mode {
     pub const ALL: [Mode; 3] = [Mode::Uncompressed, Mode::BandwidthOnly, Mode::Buddy];
 
+    /// The mode named `name` (as [`Mode::name`] spells it).
+    pub fn from_name(name: &str) -> Option<Mode> {
+        Mode::ALL.into_iter().find(|m| m.name() == name)
+    }
+
     pub const fn name(self) -> &'static str {
         match self {
             Mode::Uncompressed => "uncompressed",

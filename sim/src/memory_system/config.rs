@@ -40,22 +40,84 @@ pub struct SystemConfig {
     pub slice_timing: String,
 }
 
-/// HBM2 device memory (Table I: 4 channels per slice at 875 MHz, 900 GB/s in total).
+/// HBM2 device memory: Table I (4 channels per slice at 875 MHz, 900 GB/s
+/// in all) and the JEDEC timing of `shared/ref/dram/README.md` (the device
+/// DRAMsim3 was run with). Timing keys are DRAM clock cycles (tCK = 1 /
+/// `clock_mhz`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HbmConfig {
+    /// HBM2 channels per memory-controller slice (Table I: 4).
     pub channels_per_slice: u32,
+    /// DRAM clock, MHz (Table I: 875).
     pub clock_mhz: f64,
-    /// Total bandwidth of all channels, GB/s (10^9 bytes/s).
-    pub total_gbps: f64,
-    /// Access latency of a row hit, DRAM cycles (controller, array, return).
-    pub latency_cycles: f64,
-    /// Extra cycles of a row miss (precharge + activate).
-    pub row_miss_cycles: f64,
-    /// Banks per channel.
-    pub banks: u32,
-    /// Bytes per DRAM row (page) of a bank.
+    /// Bank groups per channel.
+    pub bank_groups: u32,
+    /// Banks per bank group.
+    pub banks_per_group: u32,
+    /// Rows per bank.
+    pub rows: u64,
+    /// Bytes per row (page) of a bank; a multiple of 32.
     pub row_bytes: u64,
+    /// Data-bus cycles of one 32-byte access (burst of 2 on the 128-bit
+    /// channel: 1). Peak bandwidth = channels x 32 B / burst_cycles x clock.
+    pub burst_cycles: u64,
+    /// READ to first data (CAS latency), cycles.
+    pub cl: u64,
+    /// WRITE to first data (CAS write latency), cycles.
+    pub cwl: u64,
+    /// ACT to READ/WRITE of the same bank, cycles.
+    pub t_rcd: u64,
+    /// PRE to ACT of the same bank, cycles.
+    pub t_rp: u64,
+    /// ACT to PRE of the same bank, cycles (tRC = tRAS + tRP).
+    pub t_ras: u64,
+    /// ACT to ACT in different bank groups, cycles.
+    pub t_rrd_s: u64,
+    /// ACT to ACT in the same bank group, cycles.
+    pub t_rrd_l: u64,
+    /// Window in which at most four ACTs may issue per channel, cycles.
+    pub t_faw: u64,
+    /// Column command to column command in different bank groups, cycles.
+    pub t_ccd_s: u64,
+    /// Column command to column command in the same bank group, cycles.
+    pub t_ccd_l: u64,
+    /// End of write data to READ in a different bank group, cycles.
+    pub t_wtr_s: u64,
+    /// End of write data to READ in the same bank group, cycles.
+    pub t_wtr_l: u64,
+    /// End of write data to PRE of the same bank (write recovery), cycles.
+    pub t_wr: u64,
+    /// READ to PRE of the same bank, cycles.
+    pub t_rtp: u64,
+    /// Data-bus turnaround from read data to write data, cycles.
+    pub t_rtrs: u64,
+    /// All-bank refresh duration, cycles.
+    pub t_rfc: u64,
+    /// Interval between all-bank refreshes of a channel, cycles.
+    pub t_refi: u64,
+    /// `all-bank` (every channel refreshes all its banks every `t_refi`) or `off`.
+    pub refresh: String,
+    /// Read-queue and write-buffer entries per channel (transaction queue).
+    pub transaction_queue: u32,
+    /// Command-queue entries per bank.
+    pub command_queue: u32,
+    /// Column commands an open row serves before a waiting row miss may close it.
+    pub row_hit_limit: u32,
+    /// Buffered writes that start a drain when no read waits (a full write
+    /// buffer always starts one).
+    pub write_drain_threshold: u32,
+    /// Issue a row command and a column command in the same cycle (HBM2's
+    /// separate row and column command buses).
+    pub dual_command: bool,
+    /// Address mapping of a slice's device addresses onto its channels:
+    /// `xor` (bank bits XORed with low row bits) or `plain`.
+    pub address_mapping: String,
+    /// Fixed latency of the rest of the memory path (L2 slice to controller
+    /// and back, crossbar), cycles, added to every device access; with it an
+    /// unloaded read of a closed bank takes about 100 cycles, the previous
+    /// model's figure.
+    pub path_latency_cycles: u64,
 }
 
 /// The NVLink2 buddy link (Table I: 6 channels, 150 GB/s full duplex).
@@ -124,11 +186,36 @@ impl Default for HbmConfig {
         HbmConfig {
             channels_per_slice: 4,
             clock_mhz: 875.0,
-            total_gbps: 900.0,
-            latency_cycles: 100.0,
-            row_miss_cycles: 28.0,
-            banks: 16,
+            bank_groups: 4,
+            banks_per_group: 4,
+            rows: 32768,
             row_bytes: 2048,
+            burst_cycles: 1,
+            cl: 14,
+            cwl: 4,
+            t_rcd: 14,
+            t_rp: 14,
+            t_ras: 34,
+            t_rrd_s: 4,
+            t_rrd_l: 6,
+            t_faw: 30,
+            t_ccd_s: 1,
+            t_ccd_l: 2,
+            t_wtr_s: 6,
+            t_wtr_l: 8,
+            t_wr: 16,
+            t_rtp: 6,
+            t_rtrs: 2,
+            t_rfc: 260,
+            t_refi: 3900,
+            refresh: "all-bank".into(),
+            transaction_queue: 32,
+            command_queue: 8,
+            row_hit_limit: 4,
+            write_drain_threshold: 8,
+            dual_command: true,
+            address_mapping: "xor".into(),
+            path_latency_cycles: 71,
         }
     }
 }
@@ -239,17 +326,52 @@ impl SimConfig {
                 why: "must be \"pipelined\" or \"hardware\"",
             });
         }
-        positive("hbm.channels_per_slice", self.hbm.channels_per_slice as f64)?;
-        positive("hbm.clock_mhz", self.hbm.clock_mhz)?;
-        positive("hbm.total_gbps", self.hbm.total_gbps)?;
-        non_negative("hbm.latency_cycles", self.hbm.latency_cycles)?;
-        non_negative("hbm.row_miss_cycles", self.hbm.row_miss_cycles)?;
-        positive("hbm.banks", self.hbm.banks as f64)?;
-        if self.hbm.row_bytes < 128 || !self.hbm.row_bytes.is_power_of_two() {
+        let h = &self.hbm;
+        positive("hbm.channels_per_slice", h.channels_per_slice as f64)?;
+        positive("hbm.clock_mhz", h.clock_mhz)?;
+        for (key, v) in [
+            ("hbm.bank_groups", h.bank_groups as u64),
+            ("hbm.banks_per_group", h.banks_per_group as u64),
+            ("hbm.rows", h.rows),
+            ("hbm.burst_cycles", h.burst_cycles),
+            ("hbm.cl", h.cl),
+            ("hbm.t_rcd", h.t_rcd),
+            ("hbm.t_rp", h.t_rp),
+            ("hbm.t_ras", h.t_ras),
+            ("hbm.t_ccd_s", h.t_ccd_s),
+            ("hbm.t_ccd_l", h.t_ccd_l),
+            ("hbm.t_refi", h.t_refi),
+            ("hbm.transaction_queue", h.transaction_queue as u64),
+            ("hbm.command_queue", h.command_queue as u64),
+            ("hbm.row_hit_limit", h.row_hit_limit as u64),
+        ] {
+            positive(key, v as f64)?;
+        }
+        if h.bank_groups * h.banks_per_group > 1024 || h.rows > 1 << 32 {
+            return Err(ConfigError::Value {
+                key: "hbm.rows",
+                value: format!("{} banks of {} rows", h.bank_groups * h.banks_per_group, h.rows),
+                why: "at most 1024 banks per channel and 2^32 rows per bank",
+            });
+        }
+        if h.row_bytes < 128 || !h.row_bytes.is_power_of_two() || h.row_bytes / 32 > u16::MAX as u64 {
             return Err(ConfigError::Value {
                 key: "hbm.row_bytes",
-                value: self.hbm.row_bytes.to_string(),
-                why: "must be a power of two of at least 128",
+                value: h.row_bytes.to_string(),
+                why: "must be a power of two from 128 to 2 MiB",
+            });
+        }
+        if h.refresh != "all-bank" && h.refresh != "off" {
+            return Err(ConfigError::Value { key: "hbm.refresh", value: h.refresh.clone(), why: "must be \"all-bank\" or \"off\"" });
+        }
+        if h.refresh == "all-bank" && h.t_rfc >= h.t_refi {
+            return Err(ConfigError::Value { key: "hbm.t_rfc", value: h.t_rfc.to_string(), why: "must be shorter than hbm.t_refi" });
+        }
+        if h.address_mapping != "xor" && h.address_mapping != "plain" {
+            return Err(ConfigError::Value {
+                key: "hbm.address_mapping",
+                value: h.address_mapping.clone(),
+                why: "must be \"xor\" or \"plain\"",
             });
         }
         positive("nvlink.gbps", self.nvlink.gbps)?;
@@ -310,6 +432,12 @@ impl SimConfig {
         }
     }
 
+    /// Peak device bandwidth of all channels, GB/s (10^9 bytes/s).
+    pub fn hbm_peak_gbps(&self) -> f64 {
+        let channels = (self.system.slices * self.hbm.channels_per_slice) as f64;
+        channels * 32.0 / self.hbm.burst_cycles as f64 * self.hbm.clock_mhz * 1e6 / 1e9
+    }
+
     /// One DRAM cycle in picoseconds.
     pub fn cycle_ps(&self) -> f64 {
         1e6 / self.hbm.clock_mhz
@@ -323,7 +451,8 @@ mod tests {
     #[test]
     fn defaults_are_table_one_and_round_trip_through_toml() {
         let c = SimConfig::default();
-        assert_eq!((c.system.slices, c.hbm.channels_per_slice, c.hbm.total_gbps, c.nvlink.gbps), (8, 4, 900.0, 150.0));
+        assert_eq!((c.system.slices, c.hbm.channels_per_slice, c.hbm.clock_mhz, c.nvlink.gbps), (8, 4, 875.0, 150.0));
+        assert!((c.hbm_peak_gbps() - 896.0).abs() < 1e-9);
         assert_eq!(SimConfig::from_toml(&c.to_toml(), "x").unwrap(), c);
         assert_eq!(SimConfig::from_toml("", "x").unwrap(), c);
         assert_eq!(c.codec_cycles(Algorithm::Bpc), (11.0, 11.0));
@@ -337,8 +466,12 @@ mod tests {
         assert!(e.contains("bandwith") && e.contains("line 3"), "{e}");
         let e = SimConfig::from_toml("[nvlink]\ngbps = 0\n", "c.toml").unwrap_err().to_string();
         assert!(e.contains("nvlink.gbps = 0"), "{e}");
-        let e = SimConfig::from_toml("[hbm]\ntotal_gbps = 0.0\n", "c.toml").unwrap_err().to_string();
-        assert!(e.contains("hbm.total_gbps"), "{e}");
+        let e = SimConfig::from_toml("[hbm]\nclock_mhz = 0.0\n", "c.toml").unwrap_err().to_string();
+        assert!(e.contains("hbm.clock_mhz"), "{e}");
+        let e = SimConfig::from_toml("[hbm]\nrefresh = \"sometimes\"\n", "c.toml").unwrap_err().to_string();
+        assert!(e.contains("hbm.refresh"), "{e}");
+        let e = SimConfig::from_toml("[hbm]\nt_rfc = 5000\n", "c.toml").unwrap_err().to_string();
+        assert!(e.contains("hbm.t_rfc"), "{e}");
         let e = SimConfig::from_toml("[sytem]\nslices = 2\n", "c.toml").unwrap_err().to_string();
         assert!(e.contains("sytem"), "{e}");
         let e = SimConfig::from_toml("[system]\npage = \"4K\"\n", "c.toml").unwrap_err().to_string();

@@ -61,15 +61,15 @@ impl Hbm {
     /// The channels of `config` (slices x channels per slice).
     pub fn new(config: &SimConfig) -> Self {
         let n = (config.system.slices * config.hbm.channels_per_slice) as usize;
-        let banks = config.hbm.banks as usize;
-        let per_channel_bytes_per_ps = config.hbm.total_gbps * 1e9 / n as f64 / 1e12;
+        let banks = (config.hbm.bank_groups * config.hbm.banks_per_group) as usize;
+        let per_channel_bytes_per_ps = config.hbm_peak_gbps() * 1e9 / n as f64 / 1e12;
         Hbm {
             channels: vec![Channel { open_row: vec![None; banks], bank_free: vec![0; banks], bus_free: 0 }; n],
             per_slice: config.hbm.channels_per_slice as u64,
             banks: banks as u64,
             row_bytes: config.hbm.row_bytes,
-            latency_ps: (config.hbm.latency_cycles * config.cycle_ps()).round() as u64,
-            row_miss_ps: (config.hbm.row_miss_cycles * config.cycle_ps()).round() as u64,
+            latency_ps: ((config.hbm.path_latency_cycles + config.hbm.cl) as f64 * config.cycle_ps()).round() as u64,
+            row_miss_ps: ((config.hbm.t_rp + config.hbm.t_rcd) as f64 * config.cycle_ps()).round() as u64,
             burst_ps: ((SECTOR as f64 / per_channel_bytes_per_ps).round() as u64).max(1),
             stats: HbmStats::default(),
         }

@@ -27,6 +27,7 @@
 
 pub mod config;
 pub mod controller;
+pub mod dram;
 pub mod hbm;
 pub mod nvlink;
 pub mod pages;

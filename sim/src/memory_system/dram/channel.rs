@@ -1,0 +1,477 @@
+//! One HBM2 channel and its controller, cycle by cycle: a front end, a read
+//! queue and a write buffer (the transaction queue), per-bank command queues,
+//! FR-FCFS command scheduling with open-page policy, a write-drain policy
+//! and all-bank refresh. The structure follows DRAMsim3's JEDEC controller
+//! so that the two can be compared on the same request streams
+//! (`shared/ref/dram/README.md`).
+//!
+//! Per cycle, in this order: requests that have arrived enter the read
+//! queue or the write buffer while there is room (in arrival order); a due
+//! refresh is flagged; one command issues (a refresh or the precharges it
+//! needs, else the first ready command of the per-bank queues taken round
+//! robin), and with HBM2's separate row and column command buses a second
+//! one of the other kind; then one transaction moves from the transaction
+//! queue into its bank's command queue. Cycles in which nothing can change
+//! are jumped over (exactly: the next change is computed from the banks'
+//! ready times).
+
+use std::collections::VecDeque;
+
+use super::timing::{Command, HbmTiming, Spacing, ACT, PRE, RD, REF, WR};
+
+/// One 32-byte access as the channel sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    /// The caller's tag, returned with the completion.
+    pub id: u64,
+    /// Cycle the request reaches the controller.
+    pub arrival: u64,
+    /// Bank in the channel: `bank_group * banks_per_group + bank`.
+    pub bank: u16,
+    pub row: u32,
+    /// 32-byte column (sector) in the row.
+    pub column: u16,
+    pub write: bool,
+}
+
+impl Request {
+    fn key(&self) -> u64 {
+        (self.bank as u64) << 48 | (self.row as u64) << 16 | self.column as u64
+    }
+}
+
+/// A finished request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    pub id: u64,
+    pub arrival: u64,
+    /// Cycle the last data beat is done (read data returned, write data
+    /// written).
+    pub cycle: u64,
+    pub write: bool,
+}
+
+/// Command counts of a channel.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ChannelStats {
+    pub activations: u64,
+    pub precharges: u64,
+    pub reads: u64,
+    pub writes: u64,
+    /// Column commands to a row that an earlier column command had already used.
+    pub row_hits: u64,
+    pub refreshes: u64,
+    /// Reads answered from the write buffer (no DRAM command).
+    pub forwarded_reads: u64,
+    /// Writes merged into a buffered write to the same sector.
+    pub merged_writes: u64,
+}
+
+impl std::ops::AddAssign for ChannelStats {
+    fn add_assign(&mut self, o: Self) {
+        self.activations += o.activations;
+        self.precharges += o.precharges;
+        self.reads += o.reads;
+        self.writes += o.writes;
+        self.row_hits += o.row_hits;
+        self.refreshes += o.refreshes;
+        self.forwarded_reads += o.forwarded_reads;
+        self.merged_writes += o.merged_writes;
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Bank {
+    open: Option<u32>,
+    /// Column commands since the row was opened.
+    hits: u32,
+    /// First cycle each command kind may issue ([`RD`], [`WR`], [`ACT`], [`PRE`], [`REF`]).
+    ready: [u64; 5],
+}
+
+/// One channel's controller and banks.
+#[derive(Debug, Clone)]
+pub struct Channel {
+    t: HbmTiming,
+    banks: Vec<Bank>,
+    /// Expiry cycles (ACT + tFAW) of the recent activations.
+    faw: VecDeque<u64>,
+    /// Arrived or announced, not yet in the transaction queue (arrival order).
+    front: VecDeque<Request>,
+    reads: VecDeque<Request>,
+    writes: VecDeque<Request>,
+    queues: Vec<Vec<Request>>,
+    queued_commands: usize,
+    rr: usize,
+    refresh_waiting: bool,
+    next_refresh: u64,
+    /// Writes left in the current drain.
+    draining: usize,
+    clk: u64,
+    /// Writes not yet issued (buffered or in a command queue).
+    pending_writes: usize,
+    pub stats: ChannelStats,
+}
+
+impl Channel {
+    /// An idle channel at cycle 0 with every bank closed.
+    pub fn new(timing: &HbmTiming) -> Self {
+        let banks = timing.banks();
+        Channel {
+            t: timing.clone(),
+            banks: vec![Bank::default(); banks],
+            faw: VecDeque::with_capacity(8),
+            front: VecDeque::new(),
+            reads: VecDeque::new(),
+            writes: VecDeque::new(),
+            queues: (0..banks).map(|_| Vec::with_capacity(timing.command_queue)).collect(),
+            queued_commands: 0,
+            rr: 0,
+            refresh_waiting: false,
+            next_refresh: timing.t_refi,
+            draining: 0,
+            clk: 0,
+            pending_writes: 0,
+            stats: ChannelStats::default(),
+        }
+    }
+
+    /// The next cycle to simulate.
+    pub fn now(&self) -> u64 {
+        self.clk
+    }
+
+    /// Requests not finished.
+    pub fn in_flight(&self) -> usize {
+        self.front.len() + self.reads.len() + self.writes.len() + self.queued_commands
+    }
+
+    /// Hand a request to the front end. Requests must come in
+    /// non-decreasing arrival order, not before [`Channel::now`].
+    pub fn push(&mut self, r: Request) {
+        debug_assert!(r.arrival >= self.front.back().map_or(0, |b| b.arrival));
+        self.front.push_back(r);
+    }
+
+    /// Simulate every cycle before `end`; finished requests are appended to
+    /// `done`.
+    pub fn run_until(&mut self, end: u64, done: &mut Vec<Completion>) {
+        while self.clk < end {
+            let changed = self.cycle(done);
+            self.clk += 1;
+            if !changed {
+                let next = self.next_change();
+                if next > self.clk {
+                    self.clk = next.min(end);
+                }
+            }
+        }
+    }
+
+    /// Run until every request handed in so far has finished.
+    pub fn drain(&mut self, done: &mut Vec<Completion>) {
+        while self.in_flight() > 0 {
+            let next = self.next_change().max(self.clk);
+            self.run_until(next + 1, done);
+        }
+    }
+
+    /// One cycle; returns whether anything changed.
+    fn cycle(&mut self, done: &mut Vec<Completion>) -> bool {
+        let mut changed = self.admit(done);
+        if self.t.refresh && self.clk == self.next_refresh {
+            self.refresh_waiting = true;
+            self.next_refresh += self.t.t_refi;
+        }
+        let first = if self.refresh_waiting { self.refresh_command() } else { None };
+        let first = first.or_else(|| if self.refresh_waiting { None } else { self.pick() });
+        if let Some(c) = first {
+            self.issue(c, done);
+            changed = true;
+            if self.t.dual_command && !self.refresh_waiting {
+                if let Some(second) = self.pick() {
+                    if second.column_command() != c.column_command() {
+                        self.issue(second, done);
+                    }
+                }
+            }
+        }
+        changed | self.schedule_transaction()
+    }
+
+    /// Move arrived requests into the transaction queue while there is room.
+    fn admit(&mut self, done: &mut Vec<Completion>) -> bool {
+        let mut changed = false;
+        let cap = self.t.transaction_queue;
+        while let Some(r) = self.front.front().copied() {
+            if r.arrival > self.clk {
+                break;
+            }
+            if r.write {
+                if self.writes.len() >= cap {
+                    break;
+                }
+                self.front.pop_front();
+                if self.write_pending(r.key()) {
+                    self.stats.merged_writes += 1;
+                    done.push(Completion { id: r.id, arrival: r.arrival, cycle: self.clk + 1, write: true });
+                } else {
+                    self.pending_writes += 1;
+                    self.writes.push_back(r);
+                }
+            } else {
+                if self.reads.len() >= cap {
+                    break;
+                }
+                self.front.pop_front();
+                if self.write_pending(r.key()) {
+                    self.stats.forwarded_reads += 1;
+                    done.push(Completion { id: r.id, arrival: r.arrival, cycle: self.clk + 1, write: false });
+                } else {
+                    self.reads.push_back(r);
+                }
+            }
+            changed = true;
+        }
+        changed
+    }
+
+    fn queued_reads(&self) -> usize {
+        self.queued_commands - self.queues.iter().map(|q| q.iter().filter(|c| c.write).count()).sum::<usize>()
+    }
+
+    fn write_pending(&self, key: u64) -> bool {
+        self.pending_writes > 0
+            && (self.writes.iter().any(|w| w.key() == key)
+                || self.queues[(key >> 48) as usize].iter().any(|c| c.write && c.key() == key))
+    }
+
+    fn read_pending(&self, key: u64) -> bool {
+        self.reads.iter().any(|r| r.key() == key) || self.queues[(key >> 48) as usize].iter().any(|c| !c.write && c.key() == key)
+    }
+
+    /// First cycle an activation may issue under tFAW.
+    fn faw_ready(&self) -> u64 {
+        let n = self.faw.len();
+        if n >= 4 {
+            self.faw[n - 4]
+        } else {
+            0
+        }
+    }
+
+    /// The command a refresh needs now: a precharge of an open bank, or the
+    /// refresh itself once every bank is closed and ready.
+    fn refresh_command(&self) -> Option<Issue> {
+        let mut all = true;
+        for (i, b) in self.banks.iter().enumerate() {
+            match b.open {
+                Some(_) => {
+                    if b.ready[PRE] <= self.clk {
+                        return Some(Issue { command: Command::Precharge, bank: i, row: 0, queue_index: None });
+                    }
+                    all = false;
+                }
+                None => all &= b.ready[REF] <= self.clk,
+            }
+        }
+        all.then_some(Issue { command: Command::Refresh, bank: 0, row: 0, queue_index: None })
+    }
+
+    /// The first ready command of the per-bank queues, taken round robin.
+    fn pick(&mut self) -> Option<Issue> {
+        let n = self.queues.len();
+        for _ in 0..n {
+            self.rr = (self.rr + 1) % n;
+            if let Some(i) = self.first_ready(self.rr) {
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    /// FR-FCFS within one bank's queue: the first request whose next command
+    /// is ready; a row miss may close the row only from the head of the
+    /// queue and only when no queued row hit waits (or the row has served
+    /// `row_hit_limit` column commands).
+    fn first_ready(&self, q: usize) -> Option<Issue> {
+        let queue = &self.queues[q];
+        let head = queue.first()?;
+        let b = &self.banks[q];
+        let clk = self.clk;
+        match b.open {
+            None => {
+                (b.ready[ACT] <= clk && self.faw_ready() <= clk).then_some(Issue { command: Command::Activate, bank: q, row: head.row, queue_index: None })
+            }
+            Some(row) => {
+                for (i, c) in queue.iter().enumerate() {
+                    if c.row == row {
+                        let kind = if c.write { WR } else { RD };
+                        if b.ready[kind] > clk {
+                            continue;
+                        }
+                        // A write waits for an earlier read of the same sector.
+                        if c.write && queue[..i].iter().any(|e| !e.write && e.column == c.column && e.row == c.row) {
+                            continue;
+                        }
+                        let command = if c.write { Command::Write } else { Command::Read };
+                        return Some(Issue { command, bank: q, row, queue_index: Some(i) });
+                    } else if i == 0 && b.ready[PRE] <= clk {
+                        let hits_wait = queue.iter().any(|e| e.row == row);
+                        if !hits_wait || b.hits >= self.t.row_hit_limit {
+                            return Some(Issue { command: Command::Precharge, bank: q, row: 0, queue_index: None });
+                        }
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    fn issue(&mut self, c: Issue, done: &mut Vec<Completion>) {
+        let clk = self.clk;
+        match c.command {
+            Command::Refresh => {
+                for b in &mut self.banks {
+                    b.ready[ACT] = b.ready[ACT].max(clk + self.t.t_rfc);
+                    b.ready[REF] = b.ready[REF].max(clk + self.t.t_rfc);
+                }
+                self.refresh_waiting = false;
+                self.stats.refreshes += 1;
+                return;
+            }
+            Command::Activate => {
+                self.banks[c.bank].open = Some(c.row);
+                self.banks[c.bank].hits = 0;
+                while self.faw.front().is_some_and(|&e| e <= clk) {
+                    self.faw.pop_front();
+                }
+                self.faw.push_back(clk + self.t.t_faw);
+                self.stats.activations += 1;
+            }
+            Command::Precharge => {
+                self.banks[c.bank].open = None;
+                self.banks[c.bank].hits = 0;
+                self.stats.precharges += 1;
+            }
+            Command::Read | Command::Write => {
+                let r = self.queues[c.bank].remove(c.queue_index.expect("a column command serves a queued request"));
+                self.queued_commands -= 1;
+                let b = &mut self.banks[c.bank];
+                if b.hits > 0 {
+                    self.stats.row_hits += 1;
+                }
+                b.hits += 1;
+                let cycle = if r.write {
+                    self.stats.writes += 1;
+                    self.pending_writes -= 1;
+                    clk + self.t.write_delay
+                } else {
+                    self.stats.reads += 1;
+                    clk + self.t.read_delay
+                };
+                done.push(Completion { id: r.id, arrival: r.arrival, cycle, write: r.write });
+            }
+        }
+        let s: Spacing = *self.t.after(c.command);
+        let per_group = self.t.banks_per_group;
+        let group = c.bank / per_group;
+        for (i, b) in self.banks.iter_mut().enumerate() {
+            let d = if i == c.bank {
+                &s.same_bank
+            } else if i / per_group == group {
+                &s.same_group
+            } else {
+                &s.other_group
+            };
+            for k in 0..5 {
+                if d[k] > 0 {
+                    b.ready[k] = b.ready[k].max(clk + d[k]);
+                }
+            }
+        }
+    }
+
+    /// Move one transaction into its bank's command queue (reads, or
+    /// writes while draining). A drain starts when the write buffer is full,
+    /// or when no read waits and `write_drain_threshold` writes do.
+    fn schedule_transaction(&mut self) -> bool {
+        let idle = || self.reads.is_empty() && !self.writes.is_empty() && self.front.iter().all(|r| r.write) && self.queued_reads() == 0;
+        if self.draining == 0
+            && (self.writes.len() >= self.t.transaction_queue
+                || (self.reads.is_empty() && self.writes.len() >= self.t.write_drain_threshold.max(1))
+                || idle())
+        {
+            self.draining = self.writes.len();
+        }
+        let cq = self.t.command_queue;
+        let from_writes = self.draining > 0;
+        let queue = if from_writes { &self.writes } else { &self.reads };
+        let Some(i) = queue.iter().position(|r| self.queues[r.bank as usize].len() < cq) else {
+            return false;
+        };
+        if from_writes {
+            let key = self.writes[i].key();
+            if self.read_pending(key) {
+                self.draining = 0;
+                return false;
+            }
+            self.draining -= 1;
+        }
+        let queue = if from_writes { &mut self.writes } else { &mut self.reads };
+        let r = queue.remove(i).expect("index found above");
+        self.queues[r.bank as usize].push(r);
+        self.queued_commands += 1;
+        true
+    }
+
+    /// The first cycle after the current one at which anything can change
+    /// (no command was ready and no transaction could move this cycle).
+    fn next_change(&self) -> u64 {
+        let mut next = u64::MAX;
+        if self.t.refresh {
+            next = next.min(self.next_refresh);
+        }
+        if let Some(r) = self.front.front() {
+            let room = if r.write { self.writes.len() } else { self.reads.len() } < self.t.transaction_queue;
+            if room {
+                next = next.min(r.arrival);
+            }
+        }
+        if self.refresh_waiting {
+            for b in &self.banks {
+                next = next.min(if b.open.is_some() { b.ready[PRE] } else { b.ready[REF] });
+            }
+        } else {
+            let faw = self.faw_ready();
+            for (q, queue) in self.queues.iter().enumerate() {
+                let b = &self.banks[q];
+                for c in queue {
+                    let at = match b.open {
+                        None => b.ready[ACT].max(faw),
+                        Some(row) if row == c.row => b.ready[if c.write { WR } else { RD }],
+                        Some(_) => b.ready[PRE],
+                    };
+                    next = next.min(at);
+                }
+            }
+        }
+        next.max(self.clk)
+    }
+}
+
+/// A command chosen for issue.
+#[derive(Debug, Clone, Copy)]
+struct Issue {
+    command: Command,
+    bank: usize,
+    row: u32,
+    /// Position in the bank's queue of the request a column command serves.
+    queue_index: Option<usize>,
+}
+
+impl Issue {
+    fn column_command(&self) -> bool {
+        matches!(self.command, Command::Read | Command::Write)
+    }
+}

@@ -5,6 +5,7 @@
 //! from clap; 1 otherwise).
 
 mod compress;
+mod dram;
 mod equiv;
 mod mdcache;
 mod plot;
@@ -35,6 +36,10 @@ enum Command {
     /// Compress every 128-byte entry of a workload and report size classes
     /// and compression ratios.
     Compress(compress::Args),
+    /// One device-level request stream through the HBM2 model (JEDEC
+    /// timing, FR-FCFS controllers): bandwidth, latency, row-hit rate,
+    /// activations and refreshes, as a table or JSON.
+    Dram(dram::Args),
     /// Check the rust-hdl modules against the golden model on every entry
     /// of a workload (random stalls and backpressure), optionally with VCDs.
     Equiv(equiv::Args),
@@ -78,6 +83,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Compress(args) => compress::run(args),
+        Command::Dram(args) => dram::run(args),
         Command::Equiv(args) => equiv::run(args),
         Command::Mdcache(args) => mdcache::run(args),
         Command::Profile(args) => profile::run(args),

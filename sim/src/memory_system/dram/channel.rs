@@ -82,6 +82,8 @@ impl std::ops::AddAssign for ChannelStats {
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Bank {
+    /// Bank group (index into `group_ready`).
+    group: usize,
     open: Option<u32>,
     /// Column commands since the row was opened.
     hits: u32,
@@ -102,6 +104,21 @@ pub struct Channel {
     writes: VecDeque<Request>,
     queues: Vec<Vec<Request>>,
     queued_commands: usize,
+    /// Ready cycles every bank of a bank group shares (spacings after a
+    /// command in the group), and every bank of the channel shares. A
+    /// bank's ready cycle for a command is the latest of its own, its
+    /// group's and the channel's (the same-bank spacing is never shorter
+    /// than the same-group one, nor that than the other-group one).
+    group_ready: Vec<[u64; 5]>,
+    channel_ready: [u64; 5],
+    /// Per bank: a lower bound of [`Channel::bank_next`] (ready cycles only
+    /// grow, so a value stays a lower bound until the bank's queue or
+    /// state changes, when it is recomputed).
+    next_cache: Vec<u64>,
+    /// Per bank: queued reads and writes to its open row.
+    open_hits: Vec<[u8; 2]>,
+    /// Reads in `front`.
+    front_reads: usize,
     rr: usize,
     refresh_waiting: bool,
     next_refresh: u64,
@@ -111,6 +128,8 @@ pub struct Channel {
     /// Writes not yet issued (buffered or in a command queue).
     pending_writes: usize,
     pub stats: ChannelStats,
+    /// Cycles simulated (not jumped over).
+    pub simulated_cycles: u64,
 }
 
 impl Channel {
@@ -119,13 +138,18 @@ impl Channel {
         let banks = timing.banks();
         Channel {
             t: timing.clone(),
-            banks: vec![Bank::default(); banks],
+            banks: (0..banks).map(|q| Bank { group: q / timing.banks_per_group, ..Bank::default() }).collect(),
             faw: VecDeque::with_capacity(8),
             front: VecDeque::new(),
             reads: VecDeque::new(),
             writes: VecDeque::new(),
             queues: (0..banks).map(|_| Vec::with_capacity(timing.command_queue)).collect(),
             queued_commands: 0,
+            group_ready: vec![[0; 5]; timing.bank_groups],
+            channel_ready: [0; 5],
+            next_cache: vec![u64::MAX; banks],
+            open_hits: vec![[0; 2]; banks],
+            front_reads: 0,
             rr: 0,
             refresh_waiting: false,
             next_refresh: timing.t_refi,
@@ -133,6 +157,7 @@ impl Channel {
             clk: 0,
             pending_writes: 0,
             stats: ChannelStats::default(),
+            simulated_cycles: 0,
         }
     }
 
@@ -150,6 +175,7 @@ impl Channel {
     /// non-decreasing arrival order, not before [`Channel::now`].
     pub fn push(&mut self, r: Request) {
         debug_assert!(r.arrival >= self.front.back().map_or(0, |b| b.arrival));
+        self.front_reads += !r.write as usize;
         self.front.push_back(r);
     }
 
@@ -158,6 +184,7 @@ impl Channel {
     pub fn run_until(&mut self, end: u64, done: &mut Vec<Completion>) {
         while self.clk < end {
             let changed = self.cycle(done);
+            self.simulated_cycles += 1;
             self.clk += 1;
             if !changed {
                 let next = self.next_change();
@@ -224,6 +251,7 @@ impl Channel {
                     break;
                 }
                 self.front.pop_front();
+                self.front_reads -= 1;
                 if self.write_pending(r.key()) {
                     self.stats.forwarded_reads += 1;
                     done.push(Completion { id: r.id, arrival: r.arrival, cycle: self.clk + 1, write: false });
@@ -267,12 +295,12 @@ impl Channel {
         for (i, b) in self.banks.iter().enumerate() {
             match b.open {
                 Some(_) => {
-                    if b.ready[PRE] <= self.clk {
+                    if self.ready(i, PRE) <= self.clk {
                         return Some(Issue { command: Command::Precharge, bank: i, row: 0, queue_index: None });
                     }
                     all = false;
                 }
-                None => all &= b.ready[REF] <= self.clk,
+                None => all &= self.ready(i, REF) <= self.clk,
             }
         }
         all.then_some(Issue { command: Command::Refresh, bank: 0, row: 0, queue_index: None })
@@ -281,8 +309,21 @@ impl Channel {
     /// The first ready command of the per-bank queues, taken round robin.
     fn pick(&mut self) -> Option<Issue> {
         let n = self.queues.len();
+        let faw = self.faw_ready();
         for _ in 0..n {
-            self.rr = (self.rr + 1) % n;
+            self.rr += 1;
+            if self.rr == n {
+                self.rr = 0;
+            }
+            let q = self.rr;
+            let closed_faw = if self.banks[q].open.is_none() { faw } else { 0 };
+            if self.next_cache[q].max(closed_faw) > self.clk {
+                continue;
+            }
+            self.next_cache[q] = self.bank_next(q, 0);
+            if self.next_cache[q].max(closed_faw) > self.clk {
+                continue;
+            }
             if let Some(i) = self.first_ready(self.rr) {
                 return Some(i);
             }
@@ -301,13 +342,13 @@ impl Channel {
         let clk = self.clk;
         match b.open {
             None => {
-                (b.ready[ACT] <= clk && self.faw_ready() <= clk).then_some(Issue { command: Command::Activate, bank: q, row: head.row, queue_index: None })
+                (self.ready(q, ACT) <= clk && self.faw_ready() <= clk).then_some(Issue { command: Command::Activate, bank: q, row: head.row, queue_index: None })
             }
             Some(row) => {
                 for (i, c) in queue.iter().enumerate() {
                     if c.row == row {
                         let kind = if c.write { WR } else { RD };
-                        if b.ready[kind] > clk {
+                        if self.ready(q, kind) > clk {
                             continue;
                         }
                         // A write waits for an earlier read of the same sector.
@@ -316,7 +357,7 @@ impl Channel {
                         }
                         let command = if c.write { Command::Write } else { Command::Read };
                         return Some(Issue { command, bank: q, row, queue_index: Some(i) });
-                    } else if i == 0 && b.ready[PRE] <= clk {
+                    } else if i == 0 && self.ready(q, PRE) <= clk {
                         let hits_wait = queue.iter().any(|e| e.row == row);
                         if !hits_wait || b.hits >= self.t.row_hit_limit {
                             return Some(Issue { command: Command::Precharge, bank: q, row: 0, queue_index: None });
@@ -332,9 +373,8 @@ impl Channel {
         let clk = self.clk;
         match c.command {
             Command::Refresh => {
-                for b in &mut self.banks {
-                    b.ready[ACT] = b.ready[ACT].max(clk + self.t.t_rfc);
-                    b.ready[REF] = b.ready[REF].max(clk + self.t.t_rfc);
+                for k in [ACT, REF] {
+                    self.channel_ready[k] = self.channel_ready[k].max(clk + self.t.t_rfc);
                 }
                 self.refresh_waiting = false;
                 self.stats.refreshes += 1;
@@ -343,6 +383,12 @@ impl Channel {
             Command::Activate => {
                 self.banks[c.bank].open = Some(c.row);
                 self.banks[c.bank].hits = 0;
+                let mut h = [0u8; 2];
+                for e in self.queues[c.bank].iter().filter(|e| e.row == c.row) {
+                    h[e.write as usize] += 1;
+                }
+                self.open_hits[c.bank] = h;
+                self.next_cache[c.bank] = 0;
                 while self.faw.front().is_some_and(|&e| e <= clk) {
                     self.faw.pop_front();
                 }
@@ -352,11 +398,15 @@ impl Channel {
             Command::Precharge => {
                 self.banks[c.bank].open = None;
                 self.banks[c.bank].hits = 0;
+                self.open_hits[c.bank] = [0; 2];
+                self.next_cache[c.bank] = 0;
                 self.stats.precharges += 1;
             }
             Command::Read | Command::Write => {
                 let r = self.queues[c.bank].remove(c.queue_index.expect("a column command serves a queued request"));
                 self.queued_commands -= 1;
+                self.open_hits[c.bank][r.write as usize] -= 1;
+                self.next_cache[c.bank] = 0;
                 let b = &mut self.banks[c.bank];
                 if b.hits > 0 {
                     self.stats.row_hits += 1;
@@ -373,30 +423,57 @@ impl Channel {
                 done.push(Completion { id: r.id, arrival: r.arrival, cycle, write: r.write });
             }
         }
-        let s: Spacing = *self.t.after(c.command);
-        let per_group = self.t.banks_per_group;
-        let group = c.bank / per_group;
-        for (i, b) in self.banks.iter_mut().enumerate() {
-            let d = if i == c.bank {
-                &s.same_bank
-            } else if i / per_group == group {
-                &s.same_group
-            } else {
-                &s.other_group
-            };
-            for k in 0..5 {
-                if d[k] > 0 {
-                    b.ready[k] = b.ready[k].max(clk + d[k]);
+        let s: &Spacing = self.t.after(c.command);
+        let group = self.banks[c.bank].group;
+        for k in 0..5 {
+            let b = &mut self.banks[c.bank].ready[k];
+            *b = (*b).max(clk + s.same_bank[k]);
+            let g = &mut self.group_ready[group][k];
+            *g = (*g).max(clk + s.same_group[k]);
+            let o = &mut self.channel_ready[k];
+            *o = (*o).max(clk + s.other_group[k]);
+        }
+    }
+
+    /// First cycle bank `q` may take command kind `k`.
+    fn ready(&self, q: usize, k: usize) -> u64 {
+        let b = &self.banks[q];
+        b.ready[k].max(self.group_ready[b.group][k]).max(self.channel_ready[k])
+    }
+
+    /// The first cycle bank `q`'s queue may have a ready command
+    /// (`u64::MAX` when it is empty); `faw`: the first cycle tFAW allows
+    /// an activation.
+    fn bank_next(&self, q: usize, faw: u64) -> u64 {
+        let queue = &self.queues[q];
+        let b = &self.banks[q];
+        match (queue.first(), b.open) {
+            (None, _) => u64::MAX,
+            (Some(_), None) => self.ready(q, ACT).max(faw),
+            (Some(head), Some(row)) => {
+                let [rd, wr] = self.open_hits[q];
+                let mut t = u64::MAX;
+                if rd > 0 {
+                    t = t.min(self.ready(q, RD));
                 }
+                if wr > 0 {
+                    t = t.min(self.ready(q, WR));
+                }
+                if head.row != row && (rd + wr == 0 || b.hits >= self.t.row_hit_limit) {
+                    t = t.min(self.ready(q, PRE));
+                }
+                t
             }
         }
     }
 
     /// Move one transaction into its bank's command queue (reads, or
     /// writes while draining). A drain starts when the write buffer is full,
-    /// or when no read waits and `write_drain_threshold` writes do.
+    /// or when no read waits and `write_drain_threshold` writes do, or when
+    /// no read is anywhere in the channel (an idle channel writes back what
+    /// it buffers; DRAMsim3 would keep those writes until more come).
     fn schedule_transaction(&mut self) -> bool {
-        let idle = || self.reads.is_empty() && !self.writes.is_empty() && self.front.iter().all(|r| r.write) && self.queued_reads() == 0;
+        let idle = || self.reads.is_empty() && !self.writes.is_empty() && self.front_reads == 0 && self.queued_reads() == 0;
         if self.draining == 0
             && (self.writes.len() >= self.t.transaction_queue
                 || (self.reads.is_empty() && self.writes.len() >= self.t.write_drain_threshold.max(1))
@@ -420,8 +497,13 @@ impl Channel {
         }
         let queue = if from_writes { &mut self.writes } else { &mut self.reads };
         let r = queue.remove(i).expect("index found above");
-        self.queues[r.bank as usize].push(r);
+        let q = r.bank as usize;
+        if self.banks[q].open == Some(r.row) {
+            self.open_hits[q][r.write as usize] += 1;
+        }
+        self.queues[q].push(r);
         self.queued_commands += 1;
+        self.next_cache[q] = 0;
         true
     }
 
@@ -439,21 +521,14 @@ impl Channel {
             }
         }
         if self.refresh_waiting {
-            for b in &self.banks {
-                next = next.min(if b.open.is_some() { b.ready[PRE] } else { b.ready[REF] });
+            for (q, b) in self.banks.iter().enumerate() {
+                next = next.min(if b.open.is_some() { self.ready(q, PRE) } else { self.ready(q, REF) });
             }
         } else {
             let faw = self.faw_ready();
-            for (q, queue) in self.queues.iter().enumerate() {
-                let b = &self.banks[q];
-                for c in queue {
-                    let at = match b.open {
-                        None => b.ready[ACT].max(faw),
-                        Some(row) if row == c.row => b.ready[if c.write { WR } else { RD }],
-                        Some(_) => b.ready[PRE],
-                    };
-                    next = next.min(at);
-                }
+            for (q, b) in self.banks.iter().enumerate() {
+                let v = self.next_cache[q];
+                next = next.min(if b.open.is_none() && v != u64::MAX { v.max(faw) } else { v });
             }
         }
         next.max(self.clk)

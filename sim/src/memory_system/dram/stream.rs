@@ -203,22 +203,3 @@ pub fn run_stream(stream: &[StreamRequest], config: &SimConfig) -> StreamReport 
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reference_streams_quick_look() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/ref/dram");
-        let c = SimConfig::default();
-        let only = std::env::var("STREAMS").unwrap_or("a_seq,b_rnd,b_rnd_light,c_mix,d_loc".into());
-        let limit: usize = std::env::var("LIMIT").ok().and_then(|v| v.parse().ok()).unwrap_or(usize::MAX);
-        for name in only.split(',') {
-            let mut s = read_stream(&dir.join(format!("{name}.bin.gz")), &c).unwrap();
-            s.truncate(limit);
-            let t = std::time::Instant::now();
-            let r = run_stream(&s, &c);
-            eprintln!("{name}: {:.3}s {:?}", t.elapsed().as_secs_f64(), r);
-        }
-    }
-}

@@ -169,6 +169,9 @@ pub struct EnergyConfig {
     pub column_pj_per_bit: f64,
     /// pJ per bit of data sensing and I/O.
     pub io_pj_per_bit: f64,
+    /// pJ per all-bank refresh of a channel (**estimate**: one activation
+    /// per bank; the paper gives no figure).
+    pub refresh_pj: f64,
     /// pJ per bit on the interconnect (doubled when `switch`).
     pub link_pj_per_bit: f64,
     /// The buddy link goes through an NVSwitch.
@@ -240,7 +243,14 @@ impl Default for L2Params {
 
 impl Default for EnergyConfig {
     fn default() -> Self {
-        EnergyConfig { activation_pj: 909.0, column_pj_per_bit: 1.51, io_pj_per_bit: 1.97, link_pj_per_bit: 11.0, switch: false }
+        EnergyConfig {
+            activation_pj: 909.0,
+            column_pj_per_bit: 1.51,
+            io_pj_per_bit: 1.97,
+            refresh_pj: 16.0 * 909.0,
+            link_pj_per_bit: 11.0,
+            switch: false,
+        }
     }
 }
 
@@ -328,6 +338,22 @@ impl SimConfig {
         }
         let h = &self.hbm;
         positive("hbm.channels_per_slice", h.channels_per_slice as f64)?;
+        for (key, v) in [
+            ("hbm.channels_per_slice", h.channels_per_slice),
+            ("hbm.bank_groups", h.bank_groups),
+            ("hbm.banks_per_group", h.banks_per_group),
+        ] {
+            if !v.is_power_of_two() {
+                return Err(ConfigError::Value { key, value: v.to_string(), why: "must be a power of two" });
+            }
+        }
+        if h.t_ccd_s > h.t_ccd_l || h.t_rrd_s > h.t_rrd_l || h.t_wtr_s > h.t_wtr_l {
+            return Err(ConfigError::Value {
+                key: "hbm.t_ccd_s",
+                value: format!("t_ccd_s {} t_ccd_l {}, t_rrd_s {} t_rrd_l {}, t_wtr_s {} t_wtr_l {}", h.t_ccd_s, h.t_ccd_l, h.t_rrd_s, h.t_rrd_l, h.t_wtr_s, h.t_wtr_l),
+                why: "each _s spacing (other bank group) must not exceed its _l one (same bank group)",
+            });
+        }
         positive("hbm.clock_mhz", h.clock_mhz)?;
         for (key, v) in [
             ("hbm.bank_groups", h.bank_groups as u64),
@@ -406,6 +432,7 @@ impl SimConfig {
             ("energy.activation_pj", self.energy.activation_pj),
             ("energy.column_pj_per_bit", self.energy.column_pj_per_bit),
             ("energy.io_pj_per_bit", self.energy.io_pj_per_bit),
+            ("energy.refresh_pj", self.energy.refresh_pj),
             ("energy.link_pj_per_bit", self.energy.link_pj_per_bit),
         ] {
             non_negative(key, v)?;

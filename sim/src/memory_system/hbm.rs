@@ -1,16 +1,34 @@
-//! HBM2 channels as timing and energy models (buddy-memory.md §5; Buddy
-//! paper Table I, Sec. IV-B). Times are picoseconds.
+//! The GPU's HBM2 device memory in the memory system: every channel's
+//! JEDEC controller ([`super::dram::channel`]), the address mapping of a
+//! slice's device addresses onto its channels, sector bursts as tickets,
+//! and the counters and energy (buddy-memory.md §5; Buddy paper Table I,
+//! Sec. IV-B).
 //!
-//! Each channel has `banks` banks with one open row each and one data bus.
-//! A 32-byte sector access starts when its bank is free; a row miss adds
-//! precharge + activate cycles and one activation's energy; the data then
-//! takes the bus for `32 / (channel bandwidth)`; requests are served first
-//! come, first served per bank and per bus (a later request never uses an
-//! earlier idle gap).
+//! Address mapping (`hbm.address_mapping`, slice-local, 32-byte sectors):
+//!
+//! | device address bits | field |
+//! |---|---|
+//! | 0-4 | byte in the sector |
+//! | 5-7 | column, low 3 bits (8 sectors = 256 B per channel stripe) |
+//! | 8.. (log2 channels per slice bits) | channel of the slice |
+//! | next 3 | column, high 3 bits (64 columns = one 2 KiB row) |
+//! | the rest, `r` | bank = low 4 bits of `r` XOR the XOR-fold of `r >> 4` (`xor`; `plain`: no fold), row = `r >> 4` |
+//!
+//! The slice that owns an address is chosen by the controller from the
+//! virtual address (64-entry blocks), so within one slice some address bits
+//! are constant; folding the higher bits into the bank index spreads every
+//! slice's addresses over all of its channels' banks whatever those bits are.
+//!
+//! A burst of `count` sectors is `count` requests arriving at the same
+//! cycle; it is done when its last sector is, plus `hbm.path_latency_cycles`
+//! for the rest of the path.
 
 use serde::Serialize;
 
 use super::config::SimConfig;
+use super::dram::channel::{Channel, ChannelStats, Completion, Request};
+use super::dram::timing::HbmTiming;
+use super::rtl::cycle_start_ps;
 
 /// Bytes in one DRAM sector.
 pub const SECTOR: u64 = 32;
@@ -18,10 +36,15 @@ pub const SECTOR: u64 = 32;
 /// Counters of all channels.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct HbmStats {
+    /// Sectors requested (reads include those answered from a write buffer).
     pub sector_reads: u64,
     pub sector_writes: u64,
+    /// DRAM commands issued.
     pub activations: u64,
+    pub precharges: u64,
+    /// Column commands to an already used open row.
     pub row_hits: u64,
+    pub refreshes: u64,
 }
 
 impl HbmStats {
@@ -30,110 +53,231 @@ impl HbmStats {
         (self.sector_reads + self.sector_writes) * SECTOR
     }
 
-    /// Energy in picojoules: activations, column access and data I/O per bit.
+    /// Energy in picojoules from the command counts: activations,
+    /// column access and data I/O per bit moved (Sec. IV-B: 909 pJ,
+    /// 1.51 pJ/bit, 1.97 pJ/bit), and all-bank refreshes.
     pub fn energy_pj(&self, c: &SimConfig) -> f64 {
         let bits = (self.bytes() * 8) as f64;
-        self.activations as f64 * c.energy.activation_pj + bits * (c.energy.column_pj_per_bit + c.energy.io_pj_per_bit)
+        self.activations as f64 * c.energy.activation_pj
+            + bits * (c.energy.column_pj_per_bit + c.energy.io_pj_per_bit)
+            + self.refreshes as f64 * c.energy.refresh_pj
     }
 }
 
-#[derive(Debug, Clone)]
-struct Channel {
-    open_row: Vec<Option<u64>>,
-    bank_free: Vec<u64>,
-    bus_free: u64,
+/// Where a device address lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DramLocation {
+    /// Channel of the whole GPU (slice x channels per slice + channel).
+    pub channel: usize,
+    /// Bank in the channel (`bank_group * banks_per_group + bank`).
+    pub bank: u16,
+    pub row: u32,
+    pub column: u16,
+}
+
+/// A burst in flight.
+#[derive(Debug, Clone, Copy)]
+struct Ticket {
+    remaining: u32,
+    last: u64,
 }
 
 /// Every HBM2 channel of the GPU.
 #[derive(Debug, Clone)]
 pub struct Hbm {
+    timing: HbmTiming,
     channels: Vec<Channel>,
     per_slice: u64,
+    channel_bits: u32,
     banks: u64,
-    row_bytes: u64,
-    latency_ps: u64,
-    row_miss_ps: u64,
-    burst_ps: u64,
+    rows: u64,
+    xor: bool,
+    cycle_ps: f64,
+    path_cycles: u64,
+    /// Bursts in flight by ticket (tickets are never reused).
+    tickets: std::collections::HashMap<u64, Ticket>,
+    next_ticket: u64,
+    /// Requests handed in, not yet given to their channel (arrival cycle, order key, channel, request).
+    pending: Vec<(u64, (u64, u64), usize, Request)>,
+    done: Vec<Completion>,
+    submitted: u64,
     pub stats: HbmStats,
 }
 
 impl Hbm {
-    /// The channels of `config` (slices x channels per slice).
+    /// The channels of `config` (slices x channels per slice), idle.
+    ///
+    /// # Panics
+    /// `hbm.channels_per_slice` not a power of two (rejected by
+    /// `SimConfig::validate`).
     pub fn new(config: &SimConfig) -> Self {
+        let timing = HbmTiming::new(&config.hbm);
         let n = (config.system.slices * config.hbm.channels_per_slice) as usize;
-        let banks = (config.hbm.bank_groups * config.hbm.banks_per_group) as usize;
-        let per_channel_bytes_per_ps = config.hbm_peak_gbps() * 1e9 / n as f64 / 1e12;
+        let per_slice = config.hbm.channels_per_slice as u64;
+        assert!(per_slice.is_power_of_two(), "hbm.channels_per_slice is validated to be a power of two");
         Hbm {
-            channels: vec![Channel { open_row: vec![None; banks], bank_free: vec![0; banks], bus_free: 0 }; n],
-            per_slice: config.hbm.channels_per_slice as u64,
-            banks: banks as u64,
-            row_bytes: config.hbm.row_bytes,
-            latency_ps: ((config.hbm.path_latency_cycles + config.hbm.cl) as f64 * config.cycle_ps()).round() as u64,
-            row_miss_ps: ((config.hbm.t_rp + config.hbm.t_rcd) as f64 * config.cycle_ps()).round() as u64,
-            burst_ps: ((SECTOR as f64 / per_channel_bytes_per_ps).round() as u64).max(1),
+            channels: (0..n).map(|_| Channel::new(&timing)).collect(),
+            per_slice,
+            channel_bits: per_slice.trailing_zeros(),
+            banks: timing.banks() as u64,
+            rows: timing.rows,
+            xor: config.hbm.address_mapping == "xor",
+            cycle_ps: config.cycle_ps(),
+            path_cycles: config.hbm.path_latency_cycles,
+            timing,
+            tickets: std::collections::HashMap::new(),
+            next_ticket: 0,
+            pending: Vec::new(),
+            done: Vec::new(),
+            submitted: 0,
             stats: HbmStats::default(),
         }
     }
 
-    /// The row-hit access latency in picoseconds.
-    pub fn latency_ps(&self) -> u64 {
-        self.latency_ps
+    /// The channel, bank, row and column of device address `address` in
+    /// slice `slice` (see the module docs).
+    pub fn locate(&self, slice: u64, address: u64) -> DramLocation {
+        let sector = address / SECTOR;
+        let col_low = sector & 7;
+        let ch = (sector >> 3) & (self.per_slice - 1);
+        let above = sector >> (3 + self.channel_bits);
+        let col_high = above & 7;
+        let r = above >> 3;
+        let bank_bits = self.banks.trailing_zeros().max(1);
+        let mut bank = r & (self.banks - 1);
+        if self.xor {
+            let mut rest = r >> bank_bits;
+            while rest != 0 {
+                bank ^= rest & (self.banks - 1);
+                rest >>= bank_bits;
+            }
+        }
+        DramLocation {
+            channel: (slice * self.per_slice + ch) as usize,
+            bank: (bank % self.banks) as u16,
+            row: ((r >> bank_bits) % self.rows) as u32,
+            column: (col_high * 8 + col_low) as u16,
+        }
     }
 
-    /// Access `count` consecutive sectors from `address` (device physical) in
-    /// slice `slice`, issued at `t`; returns when the last one is done.
-    pub fn access(&mut self, slice: u64, address: u64, count: u64, write: bool, t: u64) -> u64 {
-        let mut done = t;
+    /// Hand in a burst of `count` sectors from `address` (slice `slice`)
+    /// arriving at `cycle`; `order`: sorts bursts of the same cycle (the
+    /// order they reach the channels' front ends). Returns the ticket.
+    pub fn submit(&mut self, slice: u64, address: u64, count: u64, write: bool, cycle: u64, order: (u64, u64)) -> u64 {
+        assert!(count > 0, "a burst has at least one sector");
+        let id = self.next_ticket;
+        self.next_ticket += 1;
+        self.tickets.insert(id, Ticket { remaining: count as u32, last: cycle });
         for i in 0..count {
-            let a = address + i * SECTOR;
-            // Channels interleave every 256 bytes inside a slice; banks and rows above that.
-            let ch = (slice * self.per_slice + (a / 256) % self.per_slice) as usize;
-            let row_addr = a / 256 / self.per_slice;
-            let bank = ((row_addr * 256 / self.row_bytes) % self.banks) as usize;
-            let row = row_addr * 256 / self.row_bytes / self.banks;
-            let c = &mut self.channels[ch];
-            let mut start = t.max(c.bank_free[bank]);
-            if c.open_row[bank] == Some(row) {
-                self.stats.row_hits += 1;
-            } else {
-                self.stats.activations += 1;
-                start += self.row_miss_ps;
-                c.open_row[bank] = Some(row);
-            }
-            let bus = (start + self.latency_ps).max(c.bus_free);
-            c.bus_free = bus + self.burst_ps;
-            c.bank_free[bank] = start + self.burst_ps;
-            done = done.max(c.bus_free);
-            if write {
-                self.stats.sector_writes += 1;
-            } else {
-                self.stats.sector_reads += 1;
-            }
+            let at = self.locate(slice, address + i * SECTOR);
+            let r = Request { id, arrival: cycle, bank: at.bank, row: at.row, column: at.column, write };
+            self.submitted += 1;
+            self.pending.push((cycle, (order.0, order.1 * 64 + i), at.channel, r));
         }
-        done
+        if write {
+            self.stats.sector_writes += count;
+        } else {
+            self.stats.sector_reads += count;
+        }
+        id
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn row_hits_are_faster_than_misses_and_the_bus_limits_bandwidth() {
-        let c = SimConfig::default();
-        let mut h = Hbm::new(&c);
-        let first = h.access(0, 0, 1, false, 0);
-        let again = h.access(0, 0, 1, false, first) - first;
-        assert!(again < first, "{again} vs {first}");
-        assert_eq!((h.stats.activations, h.stats.row_hits), (1, 1));
-        // 1000 sectors on one channel back to back take about 1000 bursts:
-        // 900 GB/s / 32 channels = 28.1 GB/s = 32 B per 1.14 ns.
-        let mut h = Hbm::new(&c);
-        let mut t = 0;
-        for i in 0..1000u64 {
-            t = t.max(h.access(0, i * 256 * 4, 1, false, 0));
+    /// Give the bursts handed in to their channels, in (arrival, order) order.
+    fn flush_pending(&mut self) {
+        if self.pending.is_empty() {
+            return;
         }
-        let ns = t as f64 / 1000.0;
-        assert!((1100.0..1400.0).contains(&ns), "{ns} ns");
+        self.pending.sort_by_key(|p| (p.0, p.1));
+        for (_, _, ch, r) in self.pending.drain(..) {
+            self.channels[ch].push(r);
+        }
+    }
+
+    /// Simulate every channel through cycle `cycle`; returns the tickets
+    /// finished, with the cycle their data is done at the far end of the
+    /// path (last sector + path latency).
+    pub fn advance_through(&mut self, cycle: u64, finished: &mut Vec<(u64, u64)>) {
+        self.flush_pending();
+        for ch in &mut self.channels {
+            if ch.next_activity() <= cycle {
+                ch.run_until(cycle + 1, &mut self.done);
+            }
+        }
+        for c in self.done.drain(..) {
+            let t = self.tickets.get_mut(&c.id).expect("a completion belongs to a burst in flight");
+            t.remaining -= 1;
+            t.last = t.last.max(c.cycle);
+            if t.remaining == 0 {
+                finished.push((c.id, t.last + self.path_cycles));
+                self.tickets.remove(&c.id);
+            }
+        }
+    }
+
+    /// The first cycle at which a channel may act (requests handed in
+    /// count as activity at their arrival), or `None` when every channel
+    /// is idle.
+    pub fn next_activity(&self) -> Option<u64> {
+        let pending = self.pending.iter().map(|p| p.0).min();
+        let busy = self.channels.iter().filter(|c| c.in_flight() > 0).map(|c| c.next_activity()).min();
+        match (pending, busy) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The busy channels' states (debugging).
+    pub fn describe(&self) -> String {
+        self.channels.iter().enumerate().filter(|(_, c)| c.in_flight() > 0).map(|(i, c)| format!("ch{i}: {}", c.describe())).collect::<Vec<_>>().join("\n")
+    }
+
+    /// Bursts handed in and not finished.
+    pub fn busy(&self) -> bool {
+        !self.pending.is_empty() || self.channels.iter().any(|c| c.in_flight() > 0) || !self.done.is_empty()
+    }
+
+    /// Bring every channel's refreshes up to `cycle` (the end of a run) and
+    /// update the command counters.
+    pub fn finish(&mut self, cycle: u64) {
+        let mut sink = Vec::new();
+        for ch in &mut self.channels {
+            if ch.now() < cycle {
+                ch.run_until(cycle, &mut sink);
+            }
+        }
+        self.update_stats();
+    }
+
+    /// Copy the channels' command counts into [`Hbm::stats`].
+    pub fn update_stats(&mut self) {
+        let mut s = ChannelStats::default();
+        for ch in &self.channels {
+            s += ch.stats;
+        }
+        self.stats.activations = s.activations;
+        self.stats.precharges = s.precharges;
+        self.stats.row_hits = s.row_hits;
+        self.stats.refreshes = s.refreshes;
+    }
+
+    /// Banks that served at least one column command, per channel.
+    pub fn banks_used(&self) -> Vec<usize> {
+        self.channels.iter().map(|c| c.banks_used()).collect()
+    }
+
+    /// Start of DRAM cycle `cycle`, picoseconds.
+    pub fn ps(&self, cycle: u64) -> u64 {
+        cycle_start_ps(cycle, self.cycle_ps)
+    }
+
+    /// The channels' timing.
+    pub fn timing(&self) -> &HbmTiming {
+        &self.timing
+    }
+
+    /// Cycles of an unloaded read of a closed bank, path included (the
+    /// reference for the buddy link's latency factor).
+    pub fn unloaded_read_cycles(&self) -> u64 {
+        self.timing.closed_bank_read_cycles() + self.path_cycles + 1
     }
 }

@@ -32,9 +32,9 @@ pub mod hbm;
 pub mod nvlink;
 pub mod pages;
 pub mod rtl;
+pub mod world;
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 
 use buddy_golden::metadata_cache::CacheStats;
 use buddy_golden::translation::{PageSize, TargetRatio, TranslationFault};
@@ -46,7 +46,7 @@ use crate::l2_cache::{L2Cache, L2Config, L2Stats, MemRequest};
 use crate::trace::{AddressLayout, Trace, TraceSource, DEFAULT_HEAP_BASE};
 use crate::workload::Workload;
 use config::SimConfig;
-use controller::Controllers;
+use controller::{Controllers, Outcome};
 use hbm::HbmStats;
 use nvlink::LinkStats;
 use pages::PageTable;
@@ -300,22 +300,31 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
 
     if let Some(rtl) = &input.rtl {
         ctl.use_rtl(input.algorithm);
-        ctl.rtl_slices().iter_mut().for_each(|s| s.set_skip_waits(!rtl.no_skip));
-        if let Some((slice, max)) = rtl.lockstep {
-            let count = ctl.rtl_slices().len();
-            ctl.rtl_slices()
-                .get_mut(slice)
-                .ok_or_else(|| SimError::Config(format!("no slice {slice} to record (the system has {count})")))?
-                .record_lines(max);
-        }
-        if let Some((dir, from, to)) = &rtl.vcd {
-            std::fs::create_dir_all(dir).map_err(|e| SimError::Config(format!("{}: {e}", dir.display())))?;
-            for (i, slice) in ctl.rtl_slices().iter_mut().enumerate() {
-                let path = dir.join(format!("slice{i}.vcd"));
-                let f = std::fs::File::create(&path).map_err(|e| SimError::Config(format!("{}: {e}", path.display())))?;
-                slice.record_vcd(Box::new(std::io::BufWriter::new(f)), *from, *to);
+        let slices = config.system.slices as usize;
+        if let Some((slice, _)) = rtl.lockstep {
+            if slice >= slices {
+                return Err(SimError::Config(format!("no slice {slice} to record (the system has {slices})")));
             }
         }
+        let mut files = Vec::new();
+        if let Some((dir, _, _)) = &rtl.vcd {
+            std::fs::create_dir_all(dir).map_err(|e| SimError::Config(format!("{}: {e}", dir.display())))?;
+            for i in 0..slices {
+                let path = dir.join(format!("slice{i}.vcd"));
+                files.push(std::fs::File::create(&path).map_err(|e| SimError::Config(format!("{}: {e}", path.display())))?);
+            }
+        }
+        ctl.with_rtl_slices(|all| {
+            all.iter_mut().for_each(|s| s.set_skip_waits(!rtl.no_skip));
+            if let Some((slice, max)) = rtl.lockstep {
+                all[slice].record_lines(max);
+            }
+            if let Some((_, from, to)) = &rtl.vcd {
+                for (slice, f) in all.iter_mut().zip(files) {
+                    slice.record_vcd(Box::new(std::io::BufWriter::new(f)), *from, *to);
+                }
+            }
+        });
     }
     if input.corrupt_first_entry {
         if let Some(t) = traced.iter().find(|t| !t.view.is_empty()) {
@@ -325,7 +334,7 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
     let cycle_ps = config.cycle_ps();
     let mut l2 = L2Cache::new(L2Config { bytes: config.l2.bytes, ways: config.l2.ways }).map_err(|e| SimError::Config(e.to_string()))?;
     let mut state = IssueState {
-        outstanding: BinaryHeap::new(),
+        outstanding: Vec::new(),
         max: config.system.max_outstanding as usize,
         last_issue: 0,
         end: 0,
@@ -363,7 +372,8 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
     for r in out.drain(..) {
         state.issue(&mut ctl, &traced, &mut shadow, r)?;
     }
-    let end = ctl.flush_metadata(state.end).max(state.end);
+    state.drain(&mut ctl)?;
+    let end = ctl.flush_metadata(state.end)?.max(state.end);
     state.close_epoch(&ctl, true);
 
     // Everything written is still there.
@@ -377,9 +387,9 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
     }
 
     let time_ps = end.max(1);
-    let rtl_cycles = input.rtl.as_ref().map(|_| ctl.rtl_slices().iter().map(|s| s.simulated_cycles()).sum::<u64>());
+    let rtl_cycles = input.rtl.as_ref().map(|_| ctl.with_rtl_slices(|all| all.iter().map(|s| s.simulated_cycles()).sum::<u64>()));
     let lockstep_lines = match input.rtl.as_ref().and_then(|r| r.lockstep) {
-        Some((slice, _)) => ctl.rtl_slices()[slice].take_lines(),
+        Some((slice, _)) => ctl.with_rtl_slices(|all| all[slice].take_lines()),
         None => Vec::new(),
     };
     let md = ctl.metadata_stats();
@@ -387,9 +397,12 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
     lat.sort_unstable();
     let p99 = lat.get(((lat.len() as f64 * 0.99).ceil() as usize).saturating_sub(1)).copied().unwrap_or(0);
     let mean = if lat.is_empty() { 0.0 } else { lat.iter().sum::<u64>() as f64 / lat.len() as f64 };
-    let requests = ctl.stats.reads + ctl.stats.writes;
-    let dram_pj = ctl.hbm.stats.energy_pj(config);
-    let link_pj = ctl.link.stats.energy_pj(config);
+    let stats = ctl.controller_stats();
+    let requests = stats.reads + stats.writes;
+    let device = ctl.hbm_stats();
+    let link = ctl.link_stats();
+    let dram_pj = device.energy_pj(config);
+    let link_pj = link.energy_pj(config);
     let wall = started.elapsed().as_secs_f64();
     Ok(SimReport {
         workload: input.workload.manifest().workload.clone(),
@@ -401,21 +414,21 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
         trace_source: input.trace.source,
         trace_accesses: input.trace.accesses.len() as u64,
         l2: l2.stats(),
-        reads: ctl.stats.reads,
-        writes: ctl.stats.writes,
-        partial_writes: ctl.stats.partial_writes,
+        reads: stats.reads,
+        writes: stats.writes,
+        partial_writes: stats.partial_writes,
         requests,
         time_ns: time_ps as f64 / 1000.0,
         dram_cycles: time_ps as f64 / cycle_ps,
-        device: ctl.hbm.stats,
-        device_bytes: ctl.hbm.stats.bytes(),
+        device,
+        device_bytes: device.bytes(),
         metadata: md,
         metadata_hit_rate: md.hit_rate(),
         buddy_requests: state.buddy_requests,
         buddy_access_fraction: if requests == 0 { 0.0 } else { state.buddy_requests as f64 / requests as f64 },
-        link: ctl.link.stats,
-        link_read_utilization: ctl.link.stats.read_busy_ps as f64 / time_ps as f64,
-        link_write_utilization: ctl.link.stats.write_busy_ps as f64 / time_ps as f64,
+        link,
+        link_read_utilization: link.read_busy_ps as f64 / time_ps as f64,
+        link_write_utilization: link.write_busy_ps as f64 / time_ps as f64,
         read_latency_mean_ns: mean / 1000.0,
         read_latency_p99_ns: p99 as f64 / 1000.0,
         compression_ratio: if device_bytes == 0 { 1.0 } else { raw_bytes as f64 / device_bytes as f64 },
@@ -442,9 +455,18 @@ fn mismatch(va: u64, what: &'static str, t: u64, cycle_ps: f64, expected: &Memor
     }
 }
 
+/// A request in flight and what it must return.
+struct InFlight {
+    outcome: Outcome,
+    va: u64,
+    issued: u64,
+    read: bool,
+    expected: MemoryEntry,
+}
+
 /// The issue model and the running counters.
 struct IssueState {
-    outstanding: BinaryHeap<Reverse<u64>>,
+    outstanding: Vec<InFlight>,
     max: usize,
     last_issue: u64,
     end: u64,
@@ -460,6 +482,43 @@ struct IssueState {
 }
 
 impl IssueState {
+    /// Take the finished requests out of `outstanding` and check them.
+    fn collect(&mut self) -> Result<(), SimError> {
+        let mut i = 0;
+        while i < self.outstanding.len() {
+            if self.outstanding[i].outcome.borrow().is_none() {
+                i += 1;
+                continue;
+            }
+            let f = self.outstanding.swap_remove(i);
+            let done = f.outcome.borrow_mut().take().expect("finished")?;
+            let what = if f.read { "read response" } else { "write (merged entry)" };
+            if done.entry != f.expected {
+                return Err(mismatch(f.va, what, done.info.done, self.cycle_ps, &f.expected, &done.entry));
+            }
+            if f.read {
+                self.checked += 1;
+                self.latencies.push(done.info.done - f.issued);
+            }
+            self.buddy_requests += done.info.buddy as u64;
+            self.end = self.end.max(done.info.done);
+        }
+        Ok(())
+    }
+
+    /// Run until every request in flight has finished.
+    fn drain(&mut self, ctl: &mut Controllers) -> Result<(), SimError> {
+        let pending: Vec<Outcome> = self.outstanding.iter().map(|f| f.outcome.clone()).collect();
+        ctl.world
+            .run_until(u64::MAX, || pending.iter().all(|o| o.borrow().is_some()))
+            .map_err(|s| SimError::Hardware(format!("the simulation stalled at {} ps with {} requests waiting; channels: {}", s.at_ps, s.waiting, s.channels)))?;
+        self.collect()?;
+        if !self.outstanding.is_empty() {
+            return Err(SimError::Hardware(format!("{} requests never finished", self.outstanding.len())));
+        }
+        Ok(())
+    }
+
     fn issue(
         &mut self,
         ctl: &mut Controllers,
@@ -469,26 +528,23 @@ impl IssueState {
     ) -> Result<(), SimError> {
         let mut t = self.last_issue;
         if self.outstanding.len() >= self.max {
-            if let Some(Reverse(done)) = self.outstanding.pop() {
-                t = t.max(done);
-            }
+            // A request issues when an earlier one completes.
+            let pending: Vec<Outcome> = self.outstanding.iter().map(|f| f.outcome.clone()).collect();
+            ctl.world
+                .run_until(u64::MAX, || pending.iter().any(|o| o.borrow().is_some()))
+                .map_err(|s| SimError::Hardware(format!("the simulation stalled at {} ps with {} requests waiting; channels: {}", s.at_ps, s.waiting, s.channels)))?;
+            t = t.max(ctl.world.now());
+            self.collect()?;
         }
         self.last_issue = t;
         let va = r.entry_va;
-        let info = match r.write_mask {
+        let f = match r.write_mask {
             None => {
-                let (entry, info) = ctl.read(va, t)?;
                 let expected = shadow.get(&va).copied().unwrap_or(MemoryEntry::ZERO);
-                if entry != expected {
-                    return Err(mismatch(va, "read response", info.done, self.cycle_ps, &expected, &entry));
-                }
-                self.checked += 1;
-                self.latencies.push(info.done - t);
-                info
+                InFlight { outcome: ctl.start_read(va, t)?, va, issued: t, read: true, expected }
             }
             Some(mask) => {
                 let value = view_entry(traced, va);
-                let (stored, info) = ctl.write(va, mask, &value, t)?;
                 // What memory must now hold, from the shadow alone.
                 let mut expected = shadow.get(&va).copied().unwrap_or(MemoryEntry::ZERO).to_bytes();
                 for s in 0..4 {
@@ -497,16 +553,11 @@ impl IssueState {
                     }
                 }
                 let expected = MemoryEntry::from_bytes(&expected);
-                if stored != expected {
-                    return Err(mismatch(va, "write (merged entry)", info.done, self.cycle_ps, &expected, &stored));
-                }
-                shadow.insert(va, stored);
-                info
+                shadow.insert(va, expected);
+                InFlight { outcome: ctl.start_write(va, mask, &value, t)?, va, issued: t, read: false, expected }
             }
         };
-        self.buddy_requests += info.buddy as u64;
-        self.end = self.end.max(info.done);
-        self.outstanding.push(Reverse(info.done));
+        self.outstanding.push(f);
         self.issued += 1;
         if self.issued.is_multiple_of(self.epoch_size) {
             self.close_epoch(ctl, false);
@@ -515,7 +566,8 @@ impl IssueState {
     }
 
     fn close_epoch(&mut self, ctl: &Controllers, last: bool) {
-        let (d, b, n) = (ctl.hbm.stats.bytes(), ctl.link.stats.read_bytes + ctl.link.stats.write_bytes, self.buddy_requests);
+        let link = ctl.link_stats();
+        let (d, b, n) = (ctl.hbm_stats().bytes(), link.read_bytes + link.write_bytes, self.buddy_requests);
         if last && self.issued.is_multiple_of(self.epoch_size) && self.issued > 0 && d == self.epoch_base.0 {
             return; // nothing since the last full epoch
         }

@@ -15,8 +15,12 @@
 //! per cycle in order, from the cycle the model says the burst is done.
 //! Device-port addresses at or above `MD_BASE` are the metadata region.
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::future::Future;
 use std::io::Write;
+use std::pin::Pin;
+use std::rc::Rc;
 
 use buddy_golden::metadata_cache::CacheStats;
 use buddy_golden::translation::{BuddyRegisters, PageSize, Pte};
@@ -25,9 +29,9 @@ use buddy_hdl::{BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, Entr
 use rust_hdl::core::vcd_probe::VCDProbe;
 use rust_hdl::prelude::*;
 
-use super::hbm::Hbm;
-use super::nvlink::Nvlink;
+use super::controller::Backing;
 use super::pages::SparseMemory;
+use super::world::Shared;
 
 /// One request to a slice.
 #[derive(Debug, Clone, Copy)]
@@ -333,37 +337,26 @@ slice_hardware!(BuddyController);
 slice_hardware!(BuddyControllerZvc);
 slice_hardware!(BuddyControllerMagBdi);
 
-/// What a slice's requests touch: the timing models and backing memories
-/// of the whole system, lent for one request.
-pub struct SliceEnv<'a> {
+/// What a slice's requests touch: simulated time with the HBM2 and NVLink
+/// models, and the backing memories.
+pub struct RtlEnv {
     pub slice: u64,
-    pub hbm: &'a mut Hbm,
-    pub link: &'a mut Nvlink,
-    pub device: &'a mut SparseMemory,
-    pub buddy: &'a mut SparseMemory,
-    pub metadata: &'a mut Vec<u8>,
+    pub shared: Rc<Shared>,
+    pub backing: Rc<RefCell<Backing>>,
     pub md_base: u64,
-    pub cycle_ps: f64,
-    pub md_stats: &'a mut CacheStats,
+    pub md_stats: Rc<RefCell<CacheStats>>,
 }
 
-impl SliceEnv<'_> {
-    fn ps(&self, cycle: u64) -> u64 {
-        cycle_start_ps(cycle, self.cycle_ps)
-    }
-
-    fn cycle_at(&self, ps: u64) -> u64 {
-        first_cycle_at(ps, self.cycle_ps)
-    }
-
-    fn read_device(&mut self, address: u64, out: &mut [u8; 32]) {
+impl RtlEnv {
+    fn read_device(&self, address: u64, out: &mut [u8; 32]) {
+        let b = self.backing.borrow();
         if address >= self.md_base {
             let i = (address - self.md_base) as usize;
-            for (k, b) in out.iter_mut().enumerate() {
-                *b = self.metadata.get(i + k).copied().unwrap_or(0);
+            for (k, o) in out.iter_mut().enumerate() {
+                *o = b.metadata.get(i + k).copied().unwrap_or(0);
             }
         } else {
-            self.device.read(address, out);
+            b.device.read(address, out);
         }
     }
 
@@ -375,19 +368,20 @@ impl SliceEnv<'_> {
         }
     }
 
-    fn write_device(&mut self, r: &PortRequest) {
+    fn write_device(&self, r: &PortRequest) {
+        let mut b = self.backing.borrow_mut();
         if r.address >= self.md_base {
             let i = (r.address - self.md_base) as usize;
-            if self.metadata.len() < i + 32 {
-                self.metadata.resize(i + 32, 0);
+            if b.metadata.len() < i + 32 {
+                b.metadata.resize(i + 32, 0);
             }
             for k in 0..32 {
                 if r.strobe >> k & 1 == 1 {
-                    self.metadata[i + k] = r.data[k];
+                    b.metadata[i + k] = r.data[k];
                 }
             }
         } else {
-            Self::write_masked(self.device, r.address, &r.data, r.strobe);
+            Self::write_masked(&mut b.device, r.address, &r.data, r.strobe);
         }
     }
 }
@@ -403,10 +397,12 @@ struct SliceVcd {
 pub struct RtlSlice<H: SliceHardware> {
     hw: Box<H>,
     cycle: u64,
-    /// (cycle from which it may be delivered, data)
-    dev_queue: VecDeque<(u64, [u8; 32])>,
+    /// Device read data: (burst ticket, cycle from which it may be
+    /// delivered once the burst's end is known, data).
+    dev_queue: VecDeque<(u64, Option<u64>, [u8; 32])>,
+    /// Buddy read data: (cycle from which it may be delivered, data).
     buddy_queue: VecDeque<(u64, [u8; 32])>,
-    dev_burst_done: u64,
+    dev_burst: u64,
     buddy_burst_done: u64,
     vcd: Option<SliceVcd>,
     /// Cycles simulated (not jumped over).
@@ -450,7 +446,7 @@ impl<H: SliceHardware> RtlSlice<H> {
             cycle: 0,
             dev_queue: VecDeque::new(),
             buddy_queue: VecDeque::new(),
-            dev_burst_done: 0,
+            dev_burst: 0,
             buddy_burst_done: 0,
             vcd: None,
             simulated_cycles: 0,
@@ -530,33 +526,57 @@ impl<H: SliceHardware> RtlSlice<H> {
         self.simulated_cycles += 1;
     }
 
+    /// Give device data whose burst end has become known its delivery
+    /// cycle: from the burst's end, one sector per cycle, in order.
+    fn resolve(&mut self, env: &RtlEnv) {
+        let mut prev: Option<u64> = None;
+        for e in self.dev_queue.iter_mut() {
+            if e.1.is_none() {
+                match env.shared.burst_done(e.0, false) {
+                    Some(ps) => e.1 = Some(env.shared.cycle_at(ps).max(prev.map_or(0, |p| p + 1))),
+                    None => break,
+                }
+            }
+            prev = e.1;
+        }
+    }
+
     /// Serve `r`, offered at cycle `issue` (or when the slice is free);
-    /// the response is taken at `SliceResponse::cycle`.
+    /// the response is taken at `SliceResponse::cycle`. The slice's clock
+    /// runs with simulated time: before each cycle it waits for that
+    /// cycle to start, so its memory requests reach the models on time.
     ///
     /// # Errors
     /// The hardware does not answer within [`HANG_CYCLES`] or a
     /// combinational loop does not settle (both design bugs).
-    pub fn request(&mut self, r: &SliceRequest, issue: u64, env: &mut SliceEnv) -> Result<SliceResponse, String> {
+    pub async fn request(&mut self, r: &SliceRequest, issue: u64, env: &RtlEnv) -> Result<SliceResponse, String> {
         self.cycle = self.cycle.max(issue);
         let start = self.cycle;
+        let sh = env.shared.clone();
         let (mut accepted, mut buddy, mut md_read_hit, mut md_write) = (false, false, false, false);
         loop {
             if self.cycle - start > HANG_CYCLES {
                 return Err(format!("slice {} did not answer {:#x} within {HANG_CYCLES} cycles", env.slice, r.va));
             }
+            sh.until(sh.ps(self.cycle)).await;
+            self.resolve(env);
             self.hw.drive_request(!accepted, r);
-            let dev = self.dev_queue.front().filter(|(c, _)| *c <= self.cycle).map(|(_, d)| *d);
+            let dev = self.dev_queue.front().filter(|q| q.1.is_some_and(|c| c <= self.cycle)).map(|q| q.2);
             let bud = self.buddy_queue.front().filter(|(c, _)| *c <= self.cycle).map(|(_, d)| *d);
             self.hw.drive_memory(dev.as_ref(), bud.as_ref());
             if !self.settle() {
                 return Err(format!("slice {}: the circuit did not settle", env.slice));
             }
-            let now_ps = env.ps(self.cycle);
             if !accepted && self.hw.req_ready() {
                 accepted = true;
             }
             if self.skip_waits && dev.is_none() && bud.is_none() && self.hw.waits_for_memory() {
-                let due = [self.dev_queue.front(), self.buddy_queue.front()].into_iter().flatten().map(|q| q.0).min();
+                // Nothing changes until the next response: wait for it.
+                if let Some(&(ticket, None, _)) = self.dev_queue.front() {
+                    sh.burst_keep(ticket).await;
+                    self.resolve(env);
+                }
+                let due = self.dev_queue.front().and_then(|q| q.1).into_iter().chain(self.buddy_queue.front().map(|q| q.0)).min();
                 // No response in flight: the wait is over (WaitData's last cycle).
                 if let Some(c) = due.filter(|&c| c > self.cycle) {
                     self.cycle = c;
@@ -565,32 +585,38 @@ impl<H: SliceHardware> RtlSlice<H> {
             }
             if let Some(w) = self.hw.md_request() {
                 md_write = w;
+                let mut st = env.md_stats.borrow_mut();
                 if w {
-                    env.md_stats.writes += 1;
+                    st.writes += 1;
                 } else {
-                    env.md_stats.reads += 1;
+                    st.reads += 1;
                 }
             }
             if let Some(outcome) = self.hw.md_response().filter(|_| !r.flush) {
+                let mut st = env.md_stats.borrow_mut();
                 match outcome {
-                    0 => env.md_stats.hits += 1,
-                    1 => env.md_stats.sector_misses += 1,
-                    _ => env.md_stats.line_misses += 1,
+                    0 => st.hits += 1,
+                    1 => st.sector_misses += 1,
+                    _ => st.line_misses += 1,
                 }
                 if !md_write {
                     md_read_hit = outcome == 0;
                 }
             }
             if let Some(p) = self.hw.dev_request() {
-                if p.first {
-                    let done = env.hbm.access(env.slice, p.address, p.len as u64, p.write, now_ps);
-                    self.dev_burst_done = env.cycle_at(done);
+                let write_burst_start = p.first && p.write;
+                if p.first && !p.write {
+                    self.dev_burst = sh.start_burst(env.slice, p.address, p.len as u64, false, env.slice);
+                }
+                if write_burst_start {
+                    sh.start_detached(env.slice, p.address, p.len as u64, true, env.slice);
                 }
                 if p.address >= env.md_base {
+                    let mut st = env.md_stats.borrow_mut();
                     if p.write {
-                        env.md_stats.write_backs += 1;
+                        st.write_backs += 1;
                     } else {
-                        env.md_stats.fills += 1;
+                        st.fills += 1;
                     }
                 }
                 if p.write {
@@ -598,27 +624,29 @@ impl<H: SliceHardware> RtlSlice<H> {
                 } else {
                     let mut data = [0u8; 32];
                     env.read_device(p.address, &mut data);
-                    let at = self.dev_burst_done.max(self.dev_queue.back().map_or(0, |b| b.0 + 1));
-                    self.dev_queue.push_back((at, data));
+                    self.dev_queue.push_back((self.dev_burst, None, data));
                 }
             }
             if let Some(p) = self.hw.buddy_request() {
                 buddy = true;
                 if p.first {
-                    let done = env.link.transfer(p.len as u64 * 32, p.write, now_ps);
-                    self.buddy_burst_done = env.cycle_at(done);
+                    let done = sh.link_transfer(p.len as u64 * 32, p.write);
+                    self.buddy_burst_done = sh.cycle_at(done);
                 }
                 if p.write {
-                    SliceEnv::write_masked(env.buddy, p.address, &p.data, p.strobe);
+                    RtlEnv::write_masked(&mut env.backing.borrow_mut().buddy, p.address, &p.data, p.strobe);
                 } else {
                     let mut data = [0u8; 32];
-                    env.buddy.read(p.address, &mut data);
+                    env.backing.borrow().buddy.read(p.address, &mut data);
                     let at = self.buddy_burst_done.max(self.buddy_queue.back().map_or(0, |b| b.0 + 1));
                     self.buddy_queue.push_back((at, data));
                 }
             }
             if dev.is_some() && self.hw.dev_resp_ready() {
-                self.dev_queue.pop_front();
+                let (ticket, _, _) = self.dev_queue.pop_front().expect("delivered");
+                if self.dev_queue.front().is_none_or(|q| q.0 != ticket) {
+                    sh.burst_done(ticket, true);
+                }
             }
             if bud.is_some() && self.hw.buddy_resp_ready() {
                 self.buddy_queue.pop_front();
@@ -632,9 +660,14 @@ impl<H: SliceHardware> RtlSlice<H> {
     }
 }
 
+/// A boxed slice with the result of a request it served.
+pub type Served = (Box<dyn Slice>, Result<SliceResponse, String>);
+
 /// A slice of any algorithm, for the controllers' list.
 pub trait Slice: Send {
-    fn request(&mut self, r: &SliceRequest, issue: u64, env: &mut SliceEnv) -> Result<SliceResponse, String>;
+    /// Serve `r` (see [`RtlSlice::request`]); the future owns the slice
+    /// while it runs and gives it back.
+    fn serve(self: Box<Self>, r: SliceRequest, issue: u64, env: RtlEnv) -> Pin<Box<dyn Future<Output = Served>>>;
     fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64);
     fn simulated_cycles(&self) -> u64;
     fn set_skip_waits(&mut self, skip: bool);
@@ -643,9 +676,12 @@ pub trait Slice: Send {
     fn take_lines(&mut self) -> Vec<String>;
 }
 
-impl<H: SliceHardware + Send> Slice for RtlSlice<H> {
-    fn request(&mut self, r: &SliceRequest, issue: u64, env: &mut SliceEnv) -> Result<SliceResponse, String> {
-        RtlSlice::request(self, r, issue, env)
+impl<H: SliceHardware + Send + 'static> Slice for RtlSlice<H> {
+    fn serve(mut self: Box<Self>, r: SliceRequest, issue: u64, env: RtlEnv) -> Pin<Box<dyn Future<Output = Served>>> {
+        Box::pin(async move {
+            let result = self.request(&r, issue, &env).await;
+            (self as Box<dyn Slice>, result)
+        })
     }
     fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64) {
         RtlSlice::record_vcd(self, w, from, to)

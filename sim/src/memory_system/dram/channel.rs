@@ -130,6 +130,10 @@ pub struct Channel {
     pub stats: ChannelStats,
     /// Cycles simulated (not jumped over).
     pub simulated_cycles: u64,
+    /// The last simulated cycle changed something (or a request came in).
+    changed: bool,
+    /// Per bank: served a column command.
+    used: Vec<bool>,
 }
 
 impl Channel {
@@ -158,6 +162,8 @@ impl Channel {
             pending_writes: 0,
             stats: ChannelStats::default(),
             simulated_cycles: 0,
+            changed: false,
+            used: vec![false; banks],
         }
     }
 
@@ -177,6 +183,7 @@ impl Channel {
         debug_assert!(r.arrival >= self.front.back().map_or(0, |b| b.arrival));
         self.front_reads += !r.write as usize;
         self.front.push_back(r);
+        self.changed = true;
     }
 
     /// Simulate every cycle before `end`; finished requests are appended to
@@ -184,6 +191,7 @@ impl Channel {
     pub fn run_until(&mut self, end: u64, done: &mut Vec<Completion>) {
         while self.clk < end {
             let changed = self.cycle(done);
+            self.changed = changed;
             self.simulated_cycles += 1;
             self.clk += 1;
             if !changed {
@@ -193,6 +201,33 @@ impl Channel {
                 }
             }
         }
+    }
+
+    /// The next cycle at which this channel may change anything (at least
+    /// [`Channel::now`]).
+    pub fn next_activity(&self) -> u64 {
+        if self.changed {
+            self.clk
+        } else {
+            self.next_change()
+        }
+    }
+
+    /// A one-line summary of the queues and banks (debugging).
+    pub fn describe(&self) -> String {
+        let q: Vec<String> = self
+            .queues
+            .iter()
+            .enumerate()
+            .filter(|(_, q)| !q.is_empty())
+            .map(|(i, q)| format!("b{i}:{:?}/{:?} next {} ready {:?} rows {:?}", self.banks[i].open, self.open_hits[i], self.bank_next(i, 0), [self.ready(i, 0), self.ready(i, 1), self.ready(i, 2), self.ready(i, 3)], q.iter().map(|c| (c.row, c.write)).collect::<Vec<_>>()))
+            .collect();
+        format!("clk {} front {} reads {} writes {} draining {} refresh_waiting {} next_change {} faw {:?} | {}", self.clk, self.front.len(), self.reads.len(), self.writes.len(), self.draining, self.refresh_waiting, self.next_change(), self.faw, q.join(" | "))
+    }
+
+    /// Banks that have served a column command.
+    pub fn banks_used(&self) -> usize {
+        self.used.iter().filter(|&&u| u).count()
     }
 
     /// Run until every request handed in so far has finished.
@@ -407,6 +442,7 @@ impl Channel {
                 self.queued_commands -= 1;
                 self.open_hits[c.bank][r.write as usize] -= 1;
                 self.next_cache[c.bank] = 0;
+                self.used[c.bank] = true;
                 let b = &mut self.banks[c.bank];
                 if b.hits > 0 {
                     self.stats.row_hits += 1;
@@ -482,21 +518,32 @@ impl Channel {
             self.draining = self.writes.len();
         }
         let cq = self.t.command_queue;
-        let from_writes = self.draining > 0;
-        let queue = if from_writes { &self.writes } else { &self.reads };
-        let Some(i) = queue.iter().position(|r| self.queues[r.bank as usize].len() < cq) else {
+        if self.draining > 0 {
+            let Some(i) = self.writes.iter().position(|r| self.queues[r.bank as usize].len() < cq) else {
+                return false;
+            };
+            if self.read_pending(self.writes[i].key()) {
+                // A read of the same sector waits: it goes first (the drain
+                // stops; DRAMsim3 would move nothing this cycle and could
+                // wait forever when the write buffer is full).
+                self.draining = 0;
+            } else {
+                self.draining -= 1;
+                let r = self.writes.remove(i).expect("index found above");
+                self.enqueue(r);
+                return true;
+            }
+        }
+        let Some(i) = self.reads.iter().position(|r| self.queues[r.bank as usize].len() < cq) else {
             return false;
         };
-        if from_writes {
-            let key = self.writes[i].key();
-            if self.read_pending(key) {
-                self.draining = 0;
-                return false;
-            }
-            self.draining -= 1;
-        }
-        let queue = if from_writes { &mut self.writes } else { &mut self.reads };
-        let r = queue.remove(i).expect("index found above");
+        let r = self.reads.remove(i).expect("index found above");
+        self.enqueue(r);
+        true
+    }
+
+    /// Put `r` into its bank's command queue.
+    fn enqueue(&mut self, r: Request) {
         let q = r.bank as usize;
         if self.banks[q].open == Some(r.row) {
             self.open_hits[q][r.write as usize] += 1;
@@ -504,7 +551,6 @@ impl Channel {
         self.queues[q].push(r);
         self.queued_commands += 1;
         self.next_cache[q] = 0;
-        true
     }
 
     /// The first cycle after the current one at which anything can change

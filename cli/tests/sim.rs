@@ -64,9 +64,9 @@ fn bad_inputs_are_reported_before_the_run() {
     fs::write(&cfg, "[nvlink]\ngbps = 50\nbandwith = 3\n").unwrap();
     let err = failure(&buddy(&["sim", "--config", cfg.to_str().unwrap(), "--out", o]));
     assert!(err.contains("line 3") && err.contains("bandwith"), "{err}");
-    fs::write(&cfg, "[hbm]\ntotal_gbps = 0\n").unwrap();
+    fs::write(&cfg, "[hbm]\nt_rcd = 0\n").unwrap();
     let err = failure(&buddy(&["sim", "--config", cfg.to_str().unwrap(), "--out", o]));
-    assert!(err.contains("hbm.total_gbps"), "{err}");
+    assert!(err.contains("hbm.t_rcd"), "{err}");
     let err = failure(&buddy(&["sim", "--link-gbps", "0", "--out", o]));
     assert!(err.contains("nvlink.gbps"), "{err}");
     let err = failure(&buddy(&["sim", "--engine", "rtl", "--slice-timing", "pipelined", "--out", o]));

@@ -144,3 +144,24 @@ fn rtl_mode_equals_fast_mode_with_hardware_timing() {
         assert!(pipelined.time_ns * 5.0 < rtl.time_ns, "{} vs {}", pipelined.time_ns, rtl.time_ns);
     }
 }
+
+/// The address mapping spreads every mode's device traffic over every bank
+/// of every HBM2 channel (issue 17: the slice-select bits used to pin
+/// uncompressed traffic to 2 of 16 banks per channel).
+#[test]
+fn every_mode_uses_every_bank_of_every_channel() {
+    let (w, t) = bundled();
+    let c = SimConfig::default();
+    let banks = (c.hbm.bank_groups * c.hbm.banks_per_group) as usize;
+    for mode in Mode::ALL {
+        let r = sim(&w, &t, mode, None, &c, false).unwrap();
+        assert_eq!(r.device_banks_used.len(), (c.system.slices * c.hbm.channels_per_slice) as usize);
+        assert!(r.device_banks_used.iter().all(|&b| b == banks), "{mode:?}: banks used per channel {:?}", r.device_banks_used);
+    }
+    // Without the XOR fold the slice-select bits, constant within a slice
+    // (bits 12-14 of a 2x page), leave banks idle.
+    let mut plain = c.clone();
+    plain.hbm.address_mapping = "plain".into();
+    let r = sim(&w, &t, Mode::Buddy, None, &plain, false).unwrap();
+    assert!(r.device_banks_used.iter().any(|&b| b < banks), "{:?}", r.device_banks_used);
+}

@@ -6,18 +6,23 @@
 //!
 //! Address mapping (`hbm.address_mapping`, slice-local, 32-byte sectors):
 //!
-//! | device address bits | field |
+//! | device address bits (defaults) | field |
 //! |---|---|
 //! | 0-4 | byte in the sector |
-//! | 5-7 | column, low 3 bits (8 sectors = 256 B per channel stripe) |
-//! | 8.. (log2 channels per slice bits) | channel of the slice |
-//! | next 3 | column, high 3 bits (64 columns = one 2 KiB row) |
-//! | the rest, `r` | bank = low 4 bits of `r` XOR the XOR-fold of `r >> 4` (`xor`; `plain`: no fold), row = `r >> 4` |
+//! | 5-6 | column, low 2 bits (4 sectors: one 128 B memory-entry) |
+//! | 7-8 (log2 channels per slice) | channel of the slice |
+//! | 9-12 (log2 banks) | bank, XORed with every further 4-bit group of the address above it (`xor`; `plain`: not) |
+//! | 13-16 (log2 columns - 2) | column, high 4 bits (64 columns = one 2 KiB row) |
+//! | 17 and up | row |
 //!
-//! The slice that owns an address is chosen by the controller from the
-//! virtual address (64-entry blocks), so within one slice some address bits
-//! are constant; folding the higher bits into the bank index spreads every
-//! slice's addresses over all of its channels' banks whatever those bits are.
+//! A memory-entry (and any part of it) is in one channel and one row;
+//! consecutive entries go to the slice's channels, then to its banks, so
+//! one 64-entry block of a slice covers every bank of its channels. The
+//! slice that owns an address is chosen from the virtual address (64-entry
+//! blocks), so within one slice some device-address bits are constant
+//! (bits 13-15 of an uncompressed page, 12-14 of a 2x page); folding the
+//! higher bits into the bank index spreads every slice's addresses over all
+//! of its channels' banks all the same.
 //!
 //! A burst of `count` sectors is `count` requests arriving at the same
 //! cycle; it is done when its last sector is, plus `hbm.path_latency_cycles`
@@ -91,11 +96,12 @@ pub struct Hbm {
     channel_bits: u32,
     banks: u64,
     rows: u64,
+    columns: u64,
     xor: bool,
     cycle_ps: f64,
     path_cycles: u64,
     /// Bursts in flight by ticket (tickets are never reused).
-    tickets: std::collections::HashMap<u64, Ticket>,
+    tickets: super::world::IdMap<Ticket>,
     next_ticket: u64,
     /// Requests handed in, not yet given to their channel (arrival cycle, order key, channel, request).
     pending: Vec<(u64, (u64, u64), usize, Request)>,
@@ -121,11 +127,12 @@ impl Hbm {
             channel_bits: per_slice.trailing_zeros(),
             banks: timing.banks() as u64,
             rows: timing.rows,
+            columns: timing.columns,
             xor: config.hbm.address_mapping == "xor",
             cycle_ps: config.cycle_ps(),
             path_cycles: config.hbm.path_latency_cycles,
             timing,
-            tickets: std::collections::HashMap::new(),
+            tickets: Default::default(),
             next_ticket: 0,
             pending: Vec::new(),
             done: Vec::new(),
@@ -138,25 +145,27 @@ impl Hbm {
     /// slice `slice` (see the module docs).
     pub fn locate(&self, slice: u64, address: u64) -> DramLocation {
         let sector = address / SECTOR;
-        let col_low = sector & 7;
-        let ch = (sector >> 3) & (self.per_slice - 1);
-        let above = sector >> (3 + self.channel_bits);
-        let col_high = above & 7;
-        let r = above >> 3;
-        let bank_bits = self.banks.trailing_zeros().max(1);
-        let mut bank = r & (self.banks - 1);
-        if self.xor {
-            let mut rest = r >> bank_bits;
+        // Four sectors: one 128 B memory-entry.
+        let col_low = sector & 3;
+        let ch = (sector >> 2) & (self.per_slice - 1);
+        let above = sector >> (2 + self.channel_bits);
+        let bank_bits = self.banks.trailing_zeros();
+        let mut bank = above & (self.banks - 1);
+        let upper = above >> bank_bits;
+        if self.xor && bank_bits > 0 {
+            let mut rest = upper;
             while rest != 0 {
                 bank ^= rest & (self.banks - 1);
                 rest >>= bank_bits;
             }
         }
+        let col_bits = self.columns.trailing_zeros() - 2;
+        let col_high = upper & ((1 << col_bits) - 1);
         DramLocation {
             channel: (slice * self.per_slice + ch) as usize,
-            bank: (bank % self.banks) as u16,
-            row: ((r >> bank_bits) % self.rows) as u32,
-            column: (col_high * 8 + col_low) as u16,
+            bank: bank as u16,
+            row: ((upper >> col_bits) % self.rows) as u32,
+            column: (col_high * 4 + col_low) as u16,
         }
     }
 

@@ -183,6 +183,8 @@ pub struct SimReport {
     pub dram_cycles: f64,
     pub device: HbmStats,
     pub device_bytes: u64,
+    /// Per HBM2 channel: banks that served at least one column command.
+    pub device_banks_used: Vec<usize>,
     pub metadata: CacheStats,
     pub metadata_hit_rate: Option<f64>,
     pub buddy_requests: u64,
@@ -422,6 +424,7 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
         dram_cycles: time_ps as f64 / cycle_ps,
         device,
         device_bytes: device.bytes(),
+        device_banks_used: ctl.banks_used(),
         metadata: md,
         metadata_hit_rate: md.hit_rate(),
         buddy_requests: state.buddy_requests,
@@ -529,9 +532,10 @@ impl IssueState {
         let mut t = self.last_issue;
         if self.outstanding.len() >= self.max {
             // A request issues when an earlier one completes.
-            let pending: Vec<Outcome> = self.outstanding.iter().map(|f| f.outcome.clone()).collect();
+            let sh = ctl.world.shared.clone();
+            let before = sh.finished_tasks();
             ctl.world
-                .run_until(u64::MAX, || pending.iter().any(|o| o.borrow().is_some()))
+                .run_until(u64::MAX, || sh.finished_tasks() > before)
                 .map_err(|s| SimError::Hardware(format!("the simulation stalled at {} ps with {} requests waiting; channels: {}", s.at_ps, s.waiting, s.channels)))?;
             t = t.max(ctl.world.now());
             self.collect()?;

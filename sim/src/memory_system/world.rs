@@ -33,14 +33,38 @@ pub struct Shared {
     timers: RefCell<BinaryHeap<Reverse<(u64, usize)>>>,
     /// Finished bursts: ticket -> done ps; the task waiting for each; the
     /// bursts nobody waits for (writes whose end does not matter).
-    tickets_done: RefCell<HashMap<u64, u64>>,
-    ticket_waiters: RefCell<HashMap<u64, usize>>,
-    detached: RefCell<std::collections::HashSet<u64>>,
+    tickets_done: RefCell<IdMap<u64>>,
+    ticket_waiters: RefCell<IdMap<usize>>,
+    detached: RefCell<IdMap<()>>,
     ready: RefCell<BTreeSet<usize>>,
     current: Cell<usize>,
     /// Bursts started, for ordering bursts of one cycle.
     started: Cell<u64>,
+    /// Tasks finished so far.
+    finished_tasks: Cell<u64>,
 }
+
+/// A hasher for sequential ids (Fibonacci hashing): `std`'s SipHash costs
+/// more than the map lookups it serves here.
+#[derive(Default, Clone, Copy)]
+pub struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | b as u64) ^ (self.0 >> 56);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 ^= v;
+    }
+}
+
+/// A map keyed by sequential ids.
+pub type IdMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<IdHasher>>;
 
 /// The executor and the shared devices.
 pub struct World {
@@ -54,6 +78,11 @@ impl Shared {
     /// Current time, ps.
     pub fn now(&self) -> u64 {
         self.now.get()
+    }
+
+    /// Tasks finished so far.
+    pub fn finished_tasks(&self) -> u64 {
+        self.finished_tasks.get()
     }
 
     /// The task being polled.
@@ -105,7 +134,7 @@ impl Shared {
     pub fn start_detached(&self, slice: u64, address: u64, count: u64, write: bool, key: u64) {
         if count > 0 {
             let t = self.start_burst(slice, address, count, write, key);
-            self.detached.borrow_mut().insert(t);
+            self.detached.borrow_mut().insert(t, ());
         }
     }
 
@@ -210,12 +239,13 @@ impl World {
                 hbm: RefCell::new(hbm),
                 link: RefCell::new(link),
                 timers: RefCell::new(BinaryHeap::new()),
-                tickets_done: RefCell::new(HashMap::new()),
-                ticket_waiters: RefCell::new(HashMap::new()),
-                detached: RefCell::new(std::collections::HashSet::new()),
+                tickets_done: RefCell::new(IdMap::default()),
+                ticket_waiters: RefCell::new(IdMap::default()),
+                detached: RefCell::new(IdMap::default()),
                 ready: RefCell::new(BTreeSet::new()),
                 current: Cell::new(0),
                 started: Cell::new(0),
+                finished_tasks: Cell::new(0),
             }),
             tasks: Vec::new(),
             live: 0,
@@ -273,6 +303,7 @@ impl World {
             if task.as_mut().poll(&mut cx).is_ready() {
                 self.tasks[id] = None;
                 self.live -= 1;
+                self.shared.finished_tasks.set(self.shared.finished_tasks.get() + 1);
             }
         }
     }
@@ -302,7 +333,7 @@ impl World {
                 }
             }
             for (ticket, cycle) in self.finished.drain(..) {
-                if s.detached.borrow_mut().remove(&ticket) {
+                if s.detached.borrow_mut().remove(&ticket).is_some() {
                     continue;
                 }
                 let at = s.ps(cycle);

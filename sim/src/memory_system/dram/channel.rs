@@ -132,6 +132,8 @@ pub struct Channel {
     pub simulated_cycles: u64,
     /// The last simulated cycle changed something (or a request came in).
     changed: bool,
+    /// [`Channel::next_activity`], kept up to date.
+    next_act: u64,
     /// Per bank: served a column command.
     used: Vec<bool>,
 }
@@ -163,6 +165,7 @@ impl Channel {
             stats: ChannelStats::default(),
             simulated_cycles: 0,
             changed: false,
+            next_act: u64::MAX,
             used: vec![false; banks],
         }
     }
@@ -184,11 +187,17 @@ impl Channel {
         self.front_reads += !r.write as usize;
         self.front.push_back(r);
         self.changed = true;
+        self.next_act = self.clk;
     }
 
     /// Simulate every cycle before `end`; finished requests are appended to
     /// `done`.
     pub fn run_until(&mut self, end: u64, done: &mut Vec<Completion>) {
+        self.step_until(end, done);
+        self.next_act = if self.changed { self.clk } else { self.next_change() };
+    }
+
+    fn step_until(&mut self, end: u64, done: &mut Vec<Completion>) {
         while self.clk < end {
             let changed = self.cycle(done);
             self.changed = changed;
@@ -206,11 +215,7 @@ impl Channel {
     /// The next cycle at which this channel may change anything (at least
     /// [`Channel::now`]).
     pub fn next_activity(&self) -> u64 {
-        if self.changed {
-            self.clk
-        } else {
-            self.next_change()
-        }
+        self.next_act
     }
 
     /// A one-line summary of the queues and banks (debugging).

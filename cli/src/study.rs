@@ -703,7 +703,7 @@ fn energy(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
         dram.push(chosen.iter().map(|p| p.dram_energy_relative).collect::<Vec<_>>());
         total.push(chosen.iter().map(|p| p.total_energy_relative).collect::<Vec<_>>());
     }
-    let _ = writeln!(table, "energy per Sec. IV-B: 909 pJ per activation, 1.51 + 1.97 pJ/bit per sector moved; link 11 pJ/bit; relative to the uncompressed run's DRAM energy");
+    let _ = writeln!(table, "energy from the HBM2 model's command counts: 909 pJ per activation, 1.51 + 1.97 pJ/bit per sector moved (Sec. IV-B), energy.refresh_pj per all-bank refresh (an estimate: one activation per bank); link 11 pJ/bit; relative to the uncompressed run's DRAM energy");
     let mut pngs = Vec::new();
     if !groups.is_empty() {
         let series: Vec<String> =
@@ -806,7 +806,7 @@ fn explanation(study: StudyName) -> &'static str {
         StudyName::ThresholdSweep => "Buddy Compression Fig. 10. The evaluated design at each Buddy Threshold; the dashed line of the same colour is the unconstrained ratio (every entry at its class bytes over the whole run), the ceiling that targets approach as the threshold rises.",
         StudyName::BuddyOverTime => "Buddy Compression Fig. 9. Targets fixed once (by the profiler over all snapshots, or one ratio everywhere) and every snapshot checked against them. A flat line means compressibility changes are unbiased and the static targets stay valid over the run.",
         StudyName::BandwidthSweep => "Buddy Compression Fig. 12. The workload's access trace through the memory system in fast mode (golden models, HBM2 and NVLink timing; `buddy sim`), with the profiler's targets at the Buddy Threshold above: speedup over the uncompressed run for Buddy Compression at each buddy link bandwidth (solid) and for bandwidth-only compression (dashed; it never uses the link). Workloads without a trace are not simulated.",
-        StudyName::Energy => "Buddy Compression Fig. 13. HBM2 energy (activations, column access and I/O per bit, Sec. IV-B) of the same runs relative to the uncompressed run, and with the buddy link's energy (11 pJ/bit) added. Compression moves fewer sectors; Buddy adds link traffic for entries that do not fit.",
+        StudyName::Energy => "Buddy Compression Fig. 13. HBM2 energy (activations, column access and I/O per bit, Sec. IV-B, and refreshes) of the same runs relative to the uncompressed run, and with the buddy link's energy (11 pJ/bit) added. Compression moves fewer sectors; Buddy adds link traffic for entries that do not fit.",
         StudyName::All => "",
     }
 }

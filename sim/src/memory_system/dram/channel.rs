@@ -119,6 +119,8 @@ pub struct Channel {
     open_hits: Vec<[u8; 2]>,
     /// Reads in `front`.
     front_reads: usize,
+    /// Bank command queues with room for one more request.
+    queues_with_room: usize,
     rr: usize,
     refresh_waiting: bool,
     next_refresh: u64,
@@ -156,6 +158,7 @@ impl Channel {
             next_cache: vec![u64::MAX; banks],
             open_hits: vec![[0; 2]; banks],
             front_reads: 0,
+            queues_with_room: banks,
             rr: 0,
             refresh_waiting: false,
             next_refresh: timing.t_refi,
@@ -443,6 +446,9 @@ impl Channel {
                 self.stats.precharges += 1;
             }
             Command::Read | Command::Write => {
+                if self.queues[c.bank].len() == self.t.command_queue {
+                    self.queues_with_room += 1;
+                }
                 let r = self.queues[c.bank].remove(c.queue_index.expect("a column command serves a queued request"));
                 self.queued_commands -= 1;
                 self.open_hits[c.bank][r.write as usize] -= 1;
@@ -523,6 +529,9 @@ impl Channel {
             self.draining = self.writes.len();
         }
         let cq = self.t.command_queue;
+        if self.queues_with_room == 0 {
+            return false;
+        }
         if self.draining > 0 {
             let Some(i) = self.writes.iter().position(|r| self.queues[r.bank as usize].len() < cq) else {
                 return false;
@@ -554,6 +563,9 @@ impl Channel {
             self.open_hits[q][r.write as usize] += 1;
         }
         self.queues[q].push(r);
+        if self.queues[q].len() == self.t.command_queue {
+            self.queues_with_room -= 1;
+        }
         self.queued_commands += 1;
         self.next_cache[q] = 0;
     }

@@ -373,11 +373,11 @@ impl SimConfig {
         ] {
             positive(key, v as f64)?;
         }
-        if h.bank_groups * h.banks_per_group > 1024 || h.rows > 1 << 32 {
+        if h.bank_groups * h.banks_per_group > 64 || h.rows > 1 << 32 {
             return Err(ConfigError::Value {
                 key: "hbm.rows",
                 value: format!("{} banks of {} rows", h.bank_groups * h.banks_per_group, h.rows),
-                why: "at most 1024 banks per channel and 2^32 rows per bank",
+                why: "at most 64 banks per channel and 2^32 rows per bank",
             });
         }
         if h.row_bytes < 128 || !h.row_bytes.is_power_of_two() || h.row_bytes / 32 > u16::MAX as u64 {

@@ -121,6 +121,8 @@ pub struct Channel {
     front_reads: usize,
     /// Bank command queues with room for one more request.
     queues_with_room: usize,
+    /// Bit q: bank q's command queue holds a request (at most 64 banks).
+    nonempty: u64,
     rr: usize,
     refresh_waiting: bool,
     next_refresh: u64,
@@ -159,6 +161,7 @@ impl Channel {
             open_hits: vec![[0; 2]; banks],
             front_reads: 0,
             queues_with_room: banks,
+            nonempty: 0,
             rr: 0,
             refresh_waiting: false,
             next_refresh: timing.t_refi,
@@ -352,13 +355,22 @@ impl Channel {
     /// The first ready command of the per-bank queues, taken round robin.
     fn pick(&mut self) -> Option<Issue> {
         let n = self.queues.len();
+        if self.nonempty == 0 {
+            return None;
+        }
         let faw = self.faw_ready();
-        for _ in 0..n {
-            self.rr += 1;
-            if self.rr == n {
-                self.rr = 0;
-            }
-            let q = self.rr;
+        // Round robin from the queue after the last one that issued, over
+        // the queues that hold requests.
+        let start = if self.rr + 1 == n { 0 } else { self.rr + 1 };
+        let full = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let mut rot = ((self.nonempty >> start) | (self.nonempty << ((n - start) % 64))) & full;
+        if start == 0 {
+            rot = self.nonempty;
+        }
+        while rot != 0 {
+            let k = rot.trailing_zeros() as usize;
+            rot &= rot - 1;
+            let q = if start + k >= n { start + k - n } else { start + k };
             let closed_faw = if self.banks[q].open.is_none() { faw } else { 0 };
             if self.next_cache[q].max(closed_faw) > self.clk {
                 continue;
@@ -367,7 +379,8 @@ impl Channel {
             if self.next_cache[q].max(closed_faw) > self.clk {
                 continue;
             }
-            if let Some(i) = self.first_ready(self.rr) {
+            if let Some(i) = self.first_ready(q) {
+                self.rr = q;
                 return Some(i);
             }
         }
@@ -450,6 +463,9 @@ impl Channel {
                     self.queues_with_room += 1;
                 }
                 let r = self.queues[c.bank].remove(c.queue_index.expect("a column command serves a queued request"));
+                if self.queues[c.bank].is_empty() {
+                    self.nonempty &= !(1u64 << c.bank);
+                }
                 self.queued_commands -= 1;
                 self.open_hits[c.bank][r.write as usize] -= 1;
                 self.next_cache[c.bank] = 0;
@@ -563,6 +579,7 @@ impl Channel {
             self.open_hits[q][r.write as usize] += 1;
         }
         self.queues[q].push(r);
+        self.nonempty |= 1u64 << q;
         if self.queues[q].len() == self.t.command_queue {
             self.queues_with_room -= 1;
         }
@@ -589,9 +606,12 @@ impl Channel {
             }
         } else {
             let faw = self.faw_ready();
-            for (q, b) in self.banks.iter().enumerate() {
+            let mut m = self.nonempty;
+            while m != 0 {
+                let q = m.trailing_zeros() as usize;
+                m &= m - 1;
                 let v = self.next_cache[q];
-                next = next.min(if b.open.is_none() && v != u64::MAX { v.max(faw) } else { v });
+                next = next.min(if self.banks[q].open.is_none() { v.max(faw) } else { v });
             }
         }
         next.max(self.clk)

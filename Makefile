@@ -23,7 +23,7 @@ help:
 	@echo "make study    - the paper's profiler and memory-system studies (Fig. 3, 7, 8, 9, 10, 12, 13) on every workload of SHARED_DATA; report in $(STUDY_OUT)/"
 	@echo "make soak     - long property-test runs and soak-sim (not part of make test)"
 	@echo "make soak-sim - the memory system on every shared trace from 3 snapshots with 3 algorithms"
-	@echo "make bench    - criterion throughput of every golden codec and of the fast-mode memory system; buddy speed (fast, RTL and Verilator in one run)"
+	@echo "make bench    - criterion throughput of every golden codec, the fast-mode memory system and the HBM2 model; buddy speed (fast, RTL and Verilator in one run)"
 	@echo "make fuzz     - cargo-fuzz targets round_trip and corrupt_stream (nightly), FUZZ_SECONDS each"
 	@echo "make deps     - install verilator, iverilog and yosys from Debian when missing"
 
@@ -98,6 +98,7 @@ soak-sim: build
 bench: deps build
 	$(CARGO) bench -p buddy-golden --bench codecs
 	$(CARGO) bench -p buddy-sim --bench fast_mode
+	$(CARGO) bench -p buddy-sim --bench hbm
 	$(BUDDY) speed --out $(OUT)/speed
 
 # cargo-fuzz needs the nightly toolchain; FUZZ_SECONDS per target.

@@ -104,6 +104,8 @@ pub struct Channel {
     writes: VecDeque<Request>,
     queues: Vec<Vec<Request>>,
     queued_commands: usize,
+    /// Writes among `queued_commands`.
+    queued_writes: usize,
     /// Ready cycles every bank of a bank group shares (spacings after a
     /// command in the group), and every bank of the channel shares. A
     /// bank's ready cycle for a command is the latest of its own, its
@@ -155,6 +157,7 @@ impl Channel {
             writes: VecDeque::new(),
             queues: (0..banks).map(|_| Vec::with_capacity(timing.command_queue)).collect(),
             queued_commands: 0,
+            queued_writes: 0,
             group_ready: vec![[0; 5]; timing.bank_groups],
             channel_ready: [0; 5],
             next_cache: vec![u64::MAX; banks],
@@ -311,7 +314,7 @@ impl Channel {
     }
 
     fn queued_reads(&self) -> usize {
-        self.queued_commands - self.queues.iter().map(|q| q.iter().filter(|c| c.write).count()).sum::<usize>()
+        self.queued_commands - self.queued_writes
     }
 
     fn write_pending(&self, key: u64) -> bool {
@@ -467,6 +470,7 @@ impl Channel {
                     self.nonempty &= !(1u64 << c.bank);
                 }
                 self.queued_commands -= 1;
+                self.queued_writes -= r.write as usize;
                 self.open_hits[c.bank][r.write as usize] -= 1;
                 self.next_cache[c.bank] = 0;
                 self.used[c.bank] = true;
@@ -584,6 +588,7 @@ impl Channel {
             self.queues_with_room -= 1;
         }
         self.queued_commands += 1;
+        self.queued_writes += r.write as usize;
         self.next_cache[q] = 0;
     }
 

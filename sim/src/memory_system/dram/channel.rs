@@ -125,6 +125,11 @@ pub struct Channel {
     queues_with_room: usize,
     /// Bit q: bank q's command queue holds a request (at most 64 banks).
     nonempty: u64,
+    /// Bit q: bank q's command queue is full.
+    full: u64,
+    /// Per bank: reads waiting in the read queue; bit q of `reads_mask`: any.
+    reads_per_bank: Vec<u16>,
+    reads_mask: u64,
     rr: usize,
     refresh_waiting: bool,
     next_refresh: u64,
@@ -165,6 +170,9 @@ impl Channel {
             front_reads: 0,
             queues_with_room: banks,
             nonempty: 0,
+            full: 0,
+            reads_per_bank: vec![0; banks],
+            reads_mask: 0,
             rr: 0,
             refresh_waiting: false,
             next_refresh: timing.t_refi,
@@ -305,6 +313,8 @@ impl Channel {
                     self.stats.forwarded_reads += 1;
                     done.push(Completion { id: r.id, arrival: r.arrival, cycle: self.clk + 1, write: false });
                 } else {
+                    self.reads_per_bank[r.bank as usize] += 1;
+                    self.reads_mask |= 1u64 << r.bank;
                     self.reads.push_back(r);
                 }
             }
@@ -464,6 +474,7 @@ impl Channel {
             Command::Read | Command::Write => {
                 if self.queues[c.bank].len() == self.t.command_queue {
                     self.queues_with_room += 1;
+                    self.full &= !(1u64 << c.bank);
                 }
                 let r = self.queues[c.bank].remove(c.queue_index.expect("a column command serves a queued request"));
                 if self.queues[c.bank].is_empty() {
@@ -568,10 +579,18 @@ impl Channel {
                 return true;
             }
         }
+        if self.reads_mask & !self.full == 0 {
+            return false;
+        }
         let Some(i) = self.reads.iter().position(|r| self.queues[r.bank as usize].len() < cq) else {
             return false;
         };
         let r = self.reads.remove(i).expect("index found above");
+        let b = r.bank as usize;
+        self.reads_per_bank[b] -= 1;
+        if self.reads_per_bank[b] == 0 {
+            self.reads_mask &= !(1u64 << b);
+        }
         self.enqueue(r);
         true
     }
@@ -586,6 +605,7 @@ impl Channel {
         self.nonempty |= 1u64 << q;
         if self.queues[q].len() == self.t.command_queue {
             self.queues_with_room -= 1;
+            self.full |= 1u64 << q;
         }
         self.queued_commands += 1;
         self.queued_writes += r.write as usize;

@@ -658,3 +658,58 @@ impl Issue {
         matches!(self.command, Command::Read | Command::Write)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory_system::config::HbmConfig;
+
+    /// A mixed stream: bursts of reads and writes to a few rows of every
+    /// bank, light and saturating phases, refreshes included.
+    fn stream(n: u64) -> Vec<Request> {
+        let mut x = 0x9E37_79B9u64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut arrival = 0;
+        (0..n)
+            .map(|id| {
+                arrival += if (id / 500) % 2 == 0 { rnd() % 3 } else { rnd() % 40 };
+                let v = rnd();
+                Request { id, arrival, bank: (v % 16) as u16, row: (v >> 8) as u32 % 6, column: (v >> 16) as u16 % 64, write: v >> 40 & 3 == 0 }
+            })
+            .collect()
+    }
+
+    fn run(jump: bool) -> (Vec<Completion>, ChannelStats, u64) {
+        let t = HbmTiming::new(&HbmConfig::default());
+        let mut ch = Channel::new(&t);
+        let mut done = Vec::new();
+        for r in stream(6000) {
+            ch.push(r);
+        }
+        if jump {
+            ch.drain(&mut done);
+        } else {
+            while ch.in_flight() > 0 {
+                let c = ch.now();
+                ch.run_until(c + 1, &mut done);
+            }
+        }
+        (done, ch.stats, ch.simulated_cycles)
+    }
+
+    #[test]
+    fn jumping_over_quiet_cycles_changes_nothing() {
+        let (jumped, a, fewer) = run(true);
+        let (stepped, b, all) = run(false);
+        assert!(fewer * 2 < all, "the jump skipped cycles: {fewer} of {all}");
+        assert_eq!(jumped.len(), 6000);
+        assert_eq!(a, b);
+        assert_eq!(jumped, stepped);
+        assert!(a.refreshes > 0 && a.row_hits > 0 && a.writes > 0 && a.forwarded_reads + a.merged_writes < 6000, "{a:?}");
+    }
+}

@@ -43,7 +43,7 @@ use super::hbm::{Hbm, HbmStats, SECTOR};
 use super::nvlink::{LinkStats, Nvlink};
 use super::pages::{PageTable, SparseMemory};
 use super::rtl::{new_slice, words_of, RtlEnv, Slice, SliceRequest};
-use super::world::{Shared, Stalled, World};
+use super::world::{Shared, World};
 use super::{Mode, SimError};
 use crate::mdcache_study::ENTRIES_PER_SLICE_BLOCK;
 
@@ -149,10 +149,6 @@ pub struct Controllers {
     turns: Option<Rc<SliceTurns>>,
 }
 
-fn stalled(s: Stalled) -> SimError {
-    SimError::Hardware(format!("the simulation stalled at {} ps with {} requests waiting; channels: {}", s.at_ps, s.waiting, s.channels))
-}
-
 impl Controllers {
     /// The controllers of `config` in `mode` over `pages`, compressing with `algorithm`.
     ///
@@ -218,9 +214,7 @@ impl Controllers {
 
     /// HBM2 counters (command counts up to now).
     pub fn hbm_stats(&self) -> HbmStats {
-        let mut hbm = self.world.shared.hbm.borrow_mut();
-        hbm.update_stats();
-        hbm.stats
+        self.world.shared.hbm.borrow().stats()
     }
 
     /// Link counters.
@@ -368,7 +362,7 @@ impl Controllers {
     /// stream the decoder rejects (fast mode; the RTL mode reports them in
     /// the outcome), or a stalled simulation.
     pub fn start_read(&mut self, va: u64, t: u64) -> Result<Outcome, SimError> {
-        self.world.advance_to(t).map_err(stalled)?;
+        self.world.advance_to(t)?;
         self.stats.reads += 1;
         if self.is_rtl() {
             return self.rtl_start(va, false, None, 0, &[0; ENTRY_BYTES]);
@@ -394,7 +388,7 @@ impl Controllers {
     /// # Errors
     /// As [`Controllers::start_read`].
     pub fn start_write(&mut self, va: u64, mask: u8, value: &[u8; ENTRY_BYTES], t: u64) -> Result<Outcome, SimError> {
-        self.world.advance_to(t).map_err(stalled)?;
+        self.world.advance_to(t)?;
         let partial = mask & 0xF != 0xF;
         self.stats.writes += 1;
         self.stats.partial_writes += partial as u64;
@@ -423,10 +417,7 @@ impl Controllers {
             let entry = MemoryEntry::from_bytes(&merged);
             self.world.spawn(async move {
                 let tickets: Vec<u64> = sectors.iter().map(|&a| sh.start_burst(slice, a, 1, true, slice)).collect();
-                let mut done = sh.now();
-                for tk in tickets {
-                    done = done.max(sh.burst(tk).await);
-                }
+                let done = sh.all_bursts(tickets, sh.now()).await;
                 *out.borrow_mut() = Some(Ok(Finished { entry, info: RequestInfo { done, buddy: false } }));
             });
             return Ok(outcome);
@@ -480,9 +471,7 @@ impl Controllers {
                     tickets.push(sh.start_burst(slice, a, 1, false, slice));
                 }
             }
-            for tk in tickets {
-                done = done.max(sh.burst(tk).await);
-            }
+            let done = sh.all_bursts(tickets, done).await;
             sh.until(done).await;
             *out.borrow_mut() = Some(Ok(Finished { entry, info: RequestInfo { done, buddy } }));
         });
@@ -494,7 +483,7 @@ impl Controllers {
     /// # Errors
     /// The request's error, or a stalled simulation.
     pub fn wait(&mut self, outcome: &Outcome) -> Result<Finished, SimError> {
-        self.world.run_until(u64::MAX, || outcome.borrow().is_some()).map_err(stalled)?;
+        self.world.run_until(u64::MAX, || outcome.borrow().is_some())?;
         outcome.borrow_mut().take().unwrap_or_else(|| Err(SimError::Hardware("a request never finished".into())))
     }
 
@@ -613,8 +602,8 @@ impl Controllers {
     /// # Errors
     /// A stalled simulation or a slice that fails.
     pub fn flush_metadata(&mut self, t: u64) -> Result<u64, SimError> {
-        self.world.finish().map_err(stalled)?;
-        self.world.advance_to(t).map_err(stalled)?;
+        self.world.finish()?;
+        self.world.advance_to(t)?;
         let mut outcomes = Vec::new();
         if self.is_rtl() {
             for s in 0..self.slices {
@@ -636,10 +625,7 @@ impl Controllers {
             let (sh, out) = (self.world.shared.clone(), outcome.clone());
             self.world.spawn(async move {
                 let tickets: Vec<u64> = writes.iter().map(|&(s, a, w)| sh.start_burst(s, a, 1, w, s)).collect();
-                let mut done = sh.now();
-                for tk in tickets {
-                    done = done.max(sh.burst(tk).await);
-                }
+                let done = sh.all_bursts(tickets, sh.now()).await;
                 sh.until(done).await;
                 *out.borrow_mut() = Some(Ok(Finished { entry: MemoryEntry::ZERO, info: RequestInfo { done, buddy: false } }));
             });
@@ -649,7 +635,7 @@ impl Controllers {
         for o in &outcomes {
             done = done.max(self.wait(o)?.info.done);
         }
-        self.world.finish().map_err(stalled)?;
+        self.world.finish()?;
         let end = self.world.now().max(done);
         let cycle = self.world.shared.cycle_at(end);
         self.world.shared.hbm.borrow_mut().finish(cycle);
@@ -696,15 +682,7 @@ async fn read_timing(sh: &Rc<Shared>, t: &ReadTiming) -> u64 {
     let (first, n) = t.device;
     // A miss reads the whole slot beside the metadata.
     let early = (!t.hit && n > 0).then(|| sh.start_burst(slice, first, n, false, slice));
-    let md_ready = if t.hit {
-        t0 + t.md_hit_ps
-    } else {
-        let mut m = t0;
-        for tk in fills {
-            m = m.max(sh.burst(tk).await);
-        }
-        m
-    };
+    let md_ready = if t.hit { t0 + t.md_hit_ps } else { sh.all_bursts(fills, t0).await };
     sh.until(md_ready).await;
     let late = (t.hit && n > 0).then(|| sh.start_burst(slice, first, n, false, slice));
     let mut done = md_ready;

@@ -106,8 +106,8 @@ pub struct Hbm {
     /// Requests handed in, not yet given to their channel (arrival cycle, order key, channel, request).
     pending: Vec<(u64, (u64, u64), usize, Request)>,
     done: Vec<Completion>,
-    submitted: u64,
-    pub stats: HbmStats,
+    sector_reads: u64,
+    sector_writes: u64,
 }
 
 impl Hbm {
@@ -136,8 +136,8 @@ impl Hbm {
             next_ticket: 0,
             pending: Vec::new(),
             done: Vec::new(),
-            submitted: 0,
-            stats: HbmStats::default(),
+            sector_reads: 0,
+            sector_writes: 0,
         }
     }
 
@@ -180,13 +180,12 @@ impl Hbm {
         for i in 0..count {
             let at = self.locate(slice, address + i * SECTOR);
             let r = Request { id, arrival: cycle, bank: at.bank, row: at.row, column: at.column, write };
-            self.submitted += 1;
             self.pending.push((cycle, (order.0, order.1 * 64 + i), at.channel, r));
         }
         if write {
-            self.stats.sector_writes += count;
+            self.sector_writes += count;
         } else {
-            self.stats.sector_reads += count;
+            self.sector_reads += count;
         }
         id
     }
@@ -245,8 +244,7 @@ impl Hbm {
         !self.pending.is_empty() || self.channels.iter().any(|c| c.in_flight() > 0) || !self.done.is_empty()
     }
 
-    /// Bring every channel's refreshes up to `cycle` (the end of a run) and
-    /// update the command counters.
+    /// Bring every channel's refreshes up to `cycle` (the end of a run).
     pub fn finish(&mut self, cycle: u64) {
         let mut sink = Vec::new();
         for ch in &mut self.channels {
@@ -254,19 +252,22 @@ impl Hbm {
                 ch.run_until(cycle, &mut sink);
             }
         }
-        self.update_stats();
     }
 
-    /// Copy the channels' command counts into [`Hbm::stats`].
-    pub fn update_stats(&mut self) {
+    /// The counters: sectors handed in, and the channels' command counts so far.
+    pub fn stats(&self) -> HbmStats {
         let mut s = ChannelStats::default();
         for ch in &self.channels {
             s += ch.stats;
         }
-        self.stats.activations = s.activations;
-        self.stats.precharges = s.precharges;
-        self.stats.row_hits = s.row_hits;
-        self.stats.refreshes = s.refreshes;
+        HbmStats {
+            sector_reads: self.sector_reads,
+            sector_writes: self.sector_writes,
+            activations: s.activations,
+            precharges: s.precharges,
+            row_hits: s.row_hits,
+            refreshes: s.refreshes,
+        }
     }
 
     /// Banks that served at least one column command, per channel.
@@ -277,11 +278,6 @@ impl Hbm {
     /// Start of DRAM cycle `cycle`, picoseconds.
     pub fn ps(&self, cycle: u64) -> u64 {
         cycle_start_ps(cycle, self.cycle_ps)
-    }
-
-    /// The channels' timing.
-    pub fn timing(&self) -> &HbmTiming {
-        &self.timing
     }
 
     /// Cycles of an unloaded read of a closed bank, path included (the

@@ -101,6 +101,12 @@ pub enum SimError {
     Hardware(String),
 }
 
+impl From<world::Stalled> for SimError {
+    fn from(s: world::Stalled) -> Self {
+        SimError::Hardware(format!("the simulation stalled at {} ps with {} requests waiting; channels: {}", s.at_ps, s.waiting, s.channels))
+    }
+}
+
 /// What to run.
 pub struct SimInput<'a> {
     pub workload: &'a Workload,
@@ -513,8 +519,7 @@ impl IssueState {
     fn drain(&mut self, ctl: &mut Controllers) -> Result<(), SimError> {
         let pending: Vec<Outcome> = self.outstanding.iter().map(|f| f.outcome.clone()).collect();
         ctl.world
-            .run_until(u64::MAX, || pending.iter().all(|o| o.borrow().is_some()))
-            .map_err(|s| SimError::Hardware(format!("the simulation stalled at {} ps with {} requests waiting; channels: {}", s.at_ps, s.waiting, s.channels)))?;
+            .run_until(u64::MAX, || pending.iter().all(|o| o.borrow().is_some()))?;
         self.collect()?;
         if !self.outstanding.is_empty() {
             return Err(SimError::Hardware(format!("{} requests never finished", self.outstanding.len())));
@@ -535,8 +540,7 @@ impl IssueState {
             let sh = ctl.world.shared.clone();
             let before = sh.finished_tasks();
             ctl.world
-                .run_until(u64::MAX, || sh.finished_tasks() > before)
-                .map_err(|s| SimError::Hardware(format!("the simulation stalled at {} ps with {} requests waiting; channels: {}", s.at_ps, s.waiting, s.channels)))?;
+                .run_until(u64::MAX, || sh.finished_tasks() > before)?;
             t = t.max(ctl.world.now());
             self.collect()?;
         }

@@ -604,12 +604,11 @@ impl<H: SliceHardware> RtlSlice<H> {
                 }
             }
             if let Some(p) = self.hw.dev_request() {
-                let write_burst_start = p.first && p.write;
-                if p.first && !p.write {
-                    self.dev_burst = sh.start_burst(env.slice, p.address, p.len as u64, false, env.slice);
-                }
-                if write_burst_start {
+                // A burst's first sector hands the whole burst to the HBM2 model.
+                if p.first && p.write {
                     sh.start_detached(env.slice, p.address, p.len as u64, true, env.slice);
+                } else if p.first {
+                    self.dev_burst = sh.start_burst(env.slice, p.address, p.len as u64, false, env.slice);
                 }
                 if p.address >= env.md_base {
                     let mut st = env.md_stats.borrow_mut();

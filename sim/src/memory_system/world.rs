@@ -149,13 +149,14 @@ impl Shared {
         Burst { shared: self.clone(), ticket, at: None, keep: true }
     }
 
-    /// A burst started now and waited for; gives its done time, ps.
-    pub async fn dram(self: &Rc<Self>, slice: u64, address: u64, count: u64, write: bool, key: u64) -> u64 {
-        if count == 0 {
-            return self.now();
+    /// Wait for every burst of `tickets`; gives the latest done time, and
+    /// `from` at least (ps).
+    pub async fn all_bursts(self: &Rc<Self>, tickets: Vec<u64>, from: u64) -> u64 {
+        let mut done = from;
+        for t in tickets {
+            done = done.max(self.burst(t).await);
         }
-        let t = self.start_burst(slice, address, count, write, key);
-        self.burst(t).await
+        done
     }
 
     /// A link packet of `bytes` data bytes sent now; its arrival time, ps
@@ -277,18 +278,8 @@ impl World {
     /// # Errors
     /// As [`World::run_until`].
     pub fn finish(&mut self) -> Result<(), Stalled> {
-        let s = self.shared.clone();
-        let mut live = 0;
-        loop {
-            self.run_until(u64::MAX, || false)?;
-            if self.live == 0 && !s.hbm.borrow().busy() {
-                return Ok(());
-            }
-            if self.live == live && self.live > 0 {
-                return Err(Stalled { waiting: self.live, at_ps: self.now(), channels: s.hbm.borrow().describe() });
-            }
-            live = self.live;
-        }
+        // Without a stop condition the loop returns only when nothing is left.
+        self.run_until(u64::MAX, || false)
     }
 
     /// Poll every task that can run now, until none can.

@@ -23,7 +23,9 @@ fn a_stream_gives_the_figures_as_json_and_as_a_table() {
     fs::write(&path, &bytes).unwrap();
     let out = stdout(&buddy(&["dram", path.to_str().unwrap(), "--json"]));
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    for key in ["requests", "end_cycle", "bandwidth_gbps", "mean_latency_cycles", "p99_latency_cycles", "row_hit_rate", "activations", "refreshes"] {
+    for key in
+        ["requests", "end_cycle", "bandwidth_gbps", "mean_latency_cycles", "p99_latency_cycles", "row_hit_rate", "activations", "refreshes"]
+    {
         assert!(v.get(key).is_some(), "no {key} in {out}");
     }
     assert_eq!(v["requests"], 64);

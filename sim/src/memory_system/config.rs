@@ -350,7 +350,10 @@ impl SimConfig {
         if h.t_ccd_s > h.t_ccd_l || h.t_rrd_s > h.t_rrd_l || h.t_wtr_s > h.t_wtr_l {
             return Err(ConfigError::Value {
                 key: "hbm.t_ccd_s",
-                value: format!("t_ccd_s {} t_ccd_l {}, t_rrd_s {} t_rrd_l {}, t_wtr_s {} t_wtr_l {}", h.t_ccd_s, h.t_ccd_l, h.t_rrd_s, h.t_rrd_l, h.t_wtr_s, h.t_wtr_l),
+                value: format!(
+                    "t_ccd_s {} t_ccd_l {}, t_rrd_s {} t_rrd_l {}, t_wtr_s {} t_wtr_l {}",
+                    h.t_ccd_s, h.t_ccd_l, h.t_rrd_s, h.t_rrd_l, h.t_wtr_s, h.t_wtr_l
+                ),
                 why: "each _s spacing (other bank group) must not exceed its _l one (same bank group)",
             });
         }

@@ -508,7 +508,14 @@ impl Controllers {
     }
 
     /// An RTL-mode request: the slice's hardware serves it in its turn.
-    fn rtl_start(&mut self, va: u64, write: bool, flush_slice: Option<u64>, mask: u8, value: &[u8; ENTRY_BYTES]) -> Result<Outcome, SimError> {
+    fn rtl_start(
+        &mut self,
+        va: u64,
+        write: bool,
+        flush_slice: Option<u64>,
+        mask: u8,
+        value: &[u8; ENTRY_BYTES],
+    ) -> Result<Outcome, SimError> {
         let (slice, pte) = match flush_slice {
             Some(s) => (s, Pte { frame: 0, compressed: false, target_code: 0, buddy_offset: 0 }),
             None => (self.slice(va), self.pte(va)?),
@@ -517,7 +524,13 @@ impl Controllers {
         // What an uncompressed page's write leaves: the old slot under the mask.
         let old = (write && self.mode == Mode::Uncompressed).then(|| self.peek(va)).transpose()?;
         let fault = if flush_slice.is_none() { self.translate(va, SizeClass::Raw).err().map(|e| e.to_string()) } else { None };
-        let env = RtlEnv { slice, shared: self.world.shared.clone(), backing: self.backing.clone(), md_base: self.pages.regs.md_base, md_stats: self.rtl_md.clone() };
+        let env = RtlEnv {
+            slice,
+            shared: self.world.shared.clone(),
+            backing: self.backing.clone(),
+            md_base: self.pages.regs.md_base,
+            md_stats: self.rtl_md.clone(),
+        };
         let turns = self.turns.clone().expect("RTL mode has slice turns");
         let turn = turns.take_turn(slice);
         let slices = self.rtl.clone();
@@ -546,7 +559,10 @@ impl Controllers {
                                 }
                             }
                         }
-                        Ok(Finished { entry: MemoryEntry::from_bytes(&entry), info: RequestInfo { done: sh.ps(resp.cycle), buddy: resp.buddy } })
+                        Ok(Finished {
+                            entry: MemoryEntry::from_bytes(&entry),
+                            info: RequestInfo { done: sh.ps(resp.cycle), buddy: resp.buddy },
+                        })
                     }
                     buddy_hdl::buddy_controller::error::DECODE => Err(SimError::Decode {
                         va,

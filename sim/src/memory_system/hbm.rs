@@ -236,7 +236,13 @@ impl Hbm {
 
     /// The busy channels' states (debugging).
     pub fn describe(&self) -> String {
-        self.channels.iter().enumerate().filter(|(_, c)| c.in_flight() > 0).map(|(i, c)| format!("ch{i}: {}", c.describe())).collect::<Vec<_>>().join("\n")
+        self.channels
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.in_flight() > 0)
+            .map(|(i, c)| format!("ch{i}: {}", c.describe()))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     /// Bursts handed in and not finished.

@@ -103,7 +103,10 @@ pub enum SimError {
 
 impl From<world::Stalled> for SimError {
     fn from(s: world::Stalled) -> Self {
-        SimError::Hardware(format!("the simulation stalled at {} ps with {} requests waiting; channels: {}", s.at_ps, s.waiting, s.channels))
+        SimError::Hardware(format!(
+            "the simulation stalled at {} ps with {} requests waiting; channels: {}",
+            s.at_ps, s.waiting, s.channels
+        ))
     }
 }
 
@@ -518,8 +521,7 @@ impl IssueState {
     /// Run until every request in flight has finished.
     fn drain(&mut self, ctl: &mut Controllers) -> Result<(), SimError> {
         let pending: Vec<Outcome> = self.outstanding.iter().map(|f| f.outcome.clone()).collect();
-        ctl.world
-            .run_until(u64::MAX, || pending.iter().all(|o| o.borrow().is_some()))?;
+        ctl.world.run_until(u64::MAX, || pending.iter().all(|o| o.borrow().is_some()))?;
         self.collect()?;
         if !self.outstanding.is_empty() {
             return Err(SimError::Hardware(format!("{} requests never finished", self.outstanding.len())));
@@ -539,8 +541,7 @@ impl IssueState {
             // A request issues when an earlier one completes.
             let sh = ctl.world.shared.clone();
             let before = sh.finished_tasks();
-            ctl.world
-                .run_until(u64::MAX, || sh.finished_tasks() > before)?;
+            ctl.world.run_until(u64::MAX, || sh.finished_tasks() > before)?;
             t = t.max(ctl.world.now());
             self.collect()?;
         }

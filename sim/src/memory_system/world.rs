@@ -201,7 +201,11 @@ impl Future for Burst {
     fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<u64> {
         let s = self.shared.clone();
         if self.at.is_none() {
-            let known = if self.keep { s.tickets_done.borrow().get(&self.ticket).copied() } else { s.tickets_done.borrow_mut().remove(&self.ticket) };
+            let known = if self.keep {
+                s.tickets_done.borrow().get(&self.ticket).copied()
+            } else {
+                s.tickets_done.borrow_mut().remove(&self.ticket)
+            };
             if let Some(done) = known {
                 self.at = Some(done);
                 if s.now() < done {

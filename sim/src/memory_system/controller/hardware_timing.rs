@@ -256,7 +256,13 @@ impl Controllers {
     /// Spawn a hardware-timed request of `slice`: waits for its turn, runs
     /// `body` from its start cycle (which returns the response cycle), then
     /// frees the slice.
-    fn hw_spawn<F>(&mut self, slice: u64, entry: MemoryEntry, buddy: bool, body: impl FnOnce(Rc<Shared>, u64, u64, u64) -> F + 'static) -> Outcome
+    fn hw_spawn<F>(
+        &mut self,
+        slice: u64,
+        entry: MemoryEntry,
+        buddy: bool,
+        body: impl FnOnce(Rc<Shared>, u64, u64, u64) -> F + 'static,
+    ) -> Outcome
     where
         F: Future<Output = u64> + 'static,
     {
@@ -297,9 +303,12 @@ impl Controllers {
             self.stats.zero_reads += 1;
         }
         let buddy = part.buddy > 0;
-        Ok(self.hw_spawn(slice, entry, buddy, move |sh, s, _, decompress| async move {
-            read_part(&sh, slice, &part, s, decompress).await + 1
-        }))
+        Ok(self.hw_spawn(
+            slice,
+            entry,
+            buddy,
+            move |sh, s, _, decompress| async move { read_part(&sh, slice, &part, s, decompress).await + 1 },
+        ))
     }
 
     /// [`Controllers::start_write`] in hardware timing (counters counted by the caller).

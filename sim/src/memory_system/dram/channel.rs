@@ -242,9 +242,29 @@ impl Channel {
             .iter()
             .enumerate()
             .filter(|(_, q)| !q.is_empty())
-            .map(|(i, q)| format!("b{i}:{:?}/{:?} next {} ready {:?} rows {:?}", self.banks[i].open, self.open_hits[i], self.bank_next(i, 0), [self.ready(i, 0), self.ready(i, 1), self.ready(i, 2), self.ready(i, 3)], q.iter().map(|c| (c.row, c.write)).collect::<Vec<_>>()))
+            .map(|(i, q)| {
+                format!(
+                    "b{i}:{:?}/{:?} next {} ready {:?} rows {:?}",
+                    self.banks[i].open,
+                    self.open_hits[i],
+                    self.bank_next(i, 0),
+                    [self.ready(i, 0), self.ready(i, 1), self.ready(i, 2), self.ready(i, 3)],
+                    q.iter().map(|c| (c.row, c.write)).collect::<Vec<_>>()
+                )
+            })
             .collect();
-        format!("clk {} front {} reads {} writes {} draining {} refresh_waiting {} next_change {} faw {:?} | {}", self.clk, self.front.len(), self.reads.len(), self.writes.len(), self.draining, self.refresh_waiting, self.next_change(), self.faw, q.join(" | "))
+        format!(
+            "clk {} front {} reads {} writes {} draining {} refresh_waiting {} next_change {} faw {:?} | {}",
+            self.clk,
+            self.front.len(),
+            self.reads.len(),
+            self.writes.len(),
+            self.draining,
+            self.refresh_waiting,
+            self.next_change(),
+            self.faw,
+            q.join(" | ")
+        )
     }
 
     /// Banks that have served a column command.
@@ -329,8 +349,7 @@ impl Channel {
 
     fn write_pending(&self, key: u64) -> bool {
         self.pending_writes > 0
-            && (self.writes.iter().any(|w| w.key() == key)
-                || self.queues[(key >> 48) as usize].iter().any(|c| c.write && c.key() == key))
+            && (self.writes.iter().any(|w| w.key() == key) || self.queues[(key >> 48) as usize].iter().any(|c| c.write && c.key() == key))
     }
 
     fn read_pending(&self, key: u64) -> bool {
@@ -410,9 +429,12 @@ impl Channel {
         let b = &self.banks[q];
         let clk = self.clk;
         match b.open {
-            None => {
-                (self.ready(q, ACT) <= clk && self.faw_ready() <= clk).then_some(Issue { command: Command::Activate, bank: q, row: head.row, queue_index: None })
-            }
+            None => (self.ready(q, ACT) <= clk && self.faw_ready() <= clk).then_some(Issue {
+                command: Command::Activate,
+                bank: q,
+                row: head.row,
+                queue_index: None,
+            }),
             Some(row) => {
                 for (i, c) in queue.iter().enumerate() {
                     if c.row == row {
@@ -679,7 +701,14 @@ mod tests {
             .map(|id| {
                 arrival += if (id / 500) % 2 == 0 { rnd() % 3 } else { rnd() % 40 };
                 let v = rnd();
-                Request { id, arrival, bank: (v % 16) as u16, row: (v >> 8) as u32 % 6, column: (v >> 16) as u16 % 64, write: v >> 40 & 3 == 0 }
+                Request {
+                    id,
+                    arrival,
+                    bank: (v % 16) as u16,
+                    row: (v >> 8) as u32 % 6,
+                    column: (v >> 16) as u16 % 64,
+                    write: v >> 40 & 3 == 0,
+                }
             })
             .collect()
     }

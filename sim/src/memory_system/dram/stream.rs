@@ -202,4 +202,3 @@ pub fn run_stream(stream: &[StreamRequest], config: &SimConfig) -> StreamReport 
         commands,
     }
 }
-

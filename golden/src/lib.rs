@@ -14,6 +14,7 @@
 //! | [`bpc`] | Bit-Plane Compression | Kim et al. ISCA 2016, bpc.md |
 //! | [`mag_bdi`] | MAG-aware Base-Delta-Immediate | seed 002 Sec. IV, formats.md §4 |
 //! | [`zvc`] | Zero-Value Compression | cDMA (seed 003) Sec. V-A, formats.md §3 |
+//! | [`controller_slice`] | one controller slice's behaviour: what a request reads, writes and answers | buddy-memory.md §1-§4, Sec. III |
 //! | [`metadata_cache`] | sectored, true-LRU, write-back metadata cache | buddy-memory.md §3 |
 //! | [`profiler`] | target ratio per allocation from size-class histograms | buddy-memory.md §6, Sec. III-B |
 //! | [`translation`] | PTE Buddy fields, GBBR, device/buddy/metadata addresses | buddy-memory.md §1-§2 |
@@ -22,6 +23,7 @@
 pub mod bitstream;
 pub mod bpc;
 pub mod codec;
+pub mod controller_slice;
 pub mod entry;
 pub mod error;
 pub mod mag_bdi;

@@ -26,6 +26,11 @@ pub struct BpcCompressed {
 }
 
 seq_macro::seq!(J in 0..35 {
+/// Latency of [`BpcCompressor`] in clock cycles: a memory-entry accepted on edge `t` is on `out_*` after edge `t + 5`;
+/// the initiation interval is 1. The testbenches measure it; the memory
+/// system's hardware timing reads it (`buddy_hdl::timing`).
+pub const LATENCY: u64 = 5;
+
 /// BPC compressor: one memory-entry per cycle, exactly as the golden
 /// `buddy_golden::Bpc` (bpc.md §2-§7, §10).
 ///

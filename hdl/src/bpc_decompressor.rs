@@ -9,6 +9,11 @@ use crate::entry_bits::EntryBits;
 use crate::register_slice::RegisterSlice;
 use rust_hdl::prelude::*;
 
+/// Latency of [`BpcDecompressor`] in clock cycles: a stream accepted on edge `t` is on `out_*` after edge `t + 7`;
+/// the initiation interval is 1. The testbenches measure it; the memory
+/// system's hardware timing reads it (`buddy_hdl::timing`).
+pub const LATENCY: u64 = 7;
+
 /// BPC decompressor: one stored entry per cycle, exactly as the golden
 /// `buddy_golden::bpc::decode` (bpc.md §8) behind the size classes of
 /// formats.md §2.

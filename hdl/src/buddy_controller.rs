@@ -11,6 +11,33 @@ use buddy_golden::mag_bdi::Mag;
 use buddy_golden::SizeClass;
 use rust_hdl::prelude::*;
 
+/// The slice's timing facts, clock cycles, one state of [`SliceState`] per
+/// cycle unless it waits on a handshake. The memory system's hardware
+/// timing (`buddy_sim`'s fast engine with `slice_timing = "hardware"`)
+/// is built from these and the sub-blocks' constants
+/// ([`crate::timing`]); the RTL engine checks it request by request.
+pub mod timing {
+    /// A request accepted in `Idle` at cycle `s` reaches the stage after
+    /// translation (`MdRead`, `Compress`, `PlainWrite`, or the device read
+    /// of an uncompressed page) at `s + FRONT_CYCLES` (Translate, two
+    /// cycles of TranslateWait).
+    pub const FRONT_CYCLES: u64 = 4;
+    /// The metadata cache's response at `r`: `ReadPlan` at `r + 1`, and the
+    /// class's device sectors and the buddy sectors are offered from
+    /// `WaitData` at `r + PLAN_CYCLES`.
+    pub const PLAN_CYCLES: u64 = 2;
+    /// `WaitData` leaves the cycle after the last sector arrives; `Decode`
+    /// follows; a ZERO entry goes on to `AfterRead` one cycle later.
+    pub const DATA_TO_DECODE_CYCLES: u64 = 1;
+    /// `Compress` offers at `c`; the compressor answers after its latency,
+    /// `CompressWait` takes it and `WritePlan` follows: the first sectors
+    /// are offered from `WriteData` at `c + latency + WRITE_PLAN_CYCLES`.
+    pub const WRITE_PLAN_CYCLES: u64 = 2;
+    /// Cycles per masked sector of an uncompressed page's write
+    /// (`PlainWrite` offers it, then waits a cycle); unmasked sectors take 1.
+    pub const PLAIN_WRITE_SECTOR_CYCLES: u64 = 2;
+}
+
 /// `resp_error` codes of a [`BuddyController`] response.
 pub mod error {
     /// The request was served.

@@ -52,6 +52,7 @@ pub mod mag_bdi_unit;
 pub mod metadata_cache;
 pub mod register_slice;
 pub mod sector_lanes;
+pub mod timing;
 pub mod verilog;
 pub mod zvc_compressor;
 pub mod zvc_decompressor;

@@ -29,6 +29,11 @@ pub struct MagBdiCompressed {
     pub encoding: Bits<3>,
 }
 
+/// Latency of [`MagBdiCompressor`] in clock cycles: a memory-entry accepted on edge `t` is on `out_*` after edge `t + 2` (every MAG);
+/// the initiation interval is 1. The testbenches measure it; the memory
+/// system's hardware timing reads it (`buddy_hdl::timing`).
+pub const LATENCY: u64 = 2;
+
 /// MAG-aware Base-Delta-Immediate compression of one 128-byte memory-entry
 /// per cycle (seed `002_*`, Sec. IV-E, Fig. 8-9; bits as formats.md §4).
 ///

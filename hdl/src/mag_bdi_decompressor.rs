@@ -8,6 +8,11 @@ use crate::register_slice::RegisterSlice;
 use buddy_golden::Mag;
 use rust_hdl::prelude::*;
 
+/// Latency of [`MagBdiDecompressor`] in clock cycles: a stream accepted on edge `t` is on `out_*` after edge `t + 1` (every MAG);
+/// the initiation interval is 1. The testbenches measure it; the memory
+/// system's hardware timing reads it (`buddy_hdl::timing`).
+pub const LATENCY: u64 = 1;
+
 /// MAG-aware Base-Delta-Immediate decompression of one 128-byte
 /// memory-entry per cycle (seed `002_*`, Sec. IV-E, Fig. 10; bits as
 /// formats.md §4): a parallel masked vector add,

@@ -40,6 +40,18 @@ enum CacheState {
     Evicted,
 }
 
+/// [`MetadataCache`] timing, clock cycles from the cycle a request is
+/// accepted (`req_valid` and `req_ready` high): a hit raises `resp_valid`
+/// `HIT_CYCLES` later (Tag, Lookup, Update, Respond).
+pub const HIT_CYCLES: u64 = 4;
+/// Accepted request to the fill request (`mem_req_valid`, a read) of a
+/// sector miss (Tag, Lookup, Fill).
+pub const SECTOR_FILL_CYCLES: u64 = 3;
+/// The cycle the fill data is taken to `resp_valid` (Update, Respond).
+pub const AFTER_FILL_CYCLES: u64 = 2;
+/// Sectors per line.
+pub const SECTORS_PER_LINE: u64 = 4;
+
 /// The metadata cache of one memory-controller slice (buddy-memory.md §3;
 /// Buddy Compression Sec. III, Fig. 6b), mirroring
 /// `buddy_golden::metadata_cache::MetadataCache` with its default geometry:

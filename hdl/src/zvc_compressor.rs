@@ -20,6 +20,11 @@ pub struct ZvcCompressed {
     pub stream_bits: Bits<11>,
 }
 
+/// Latency of [`ZvcCompressor`] in clock cycles: a memory-entry accepted on edge `t` is on `out_*` after edge `t + 2`;
+/// the initiation interval is 1. The testbenches measure it; the memory
+/// system's hardware timing reads it (`buddy_hdl::timing`).
+pub const LATENCY: u64 = 2;
+
 /// Zero-Value Compression of one 128-byte memory-entry per cycle
 /// (cDMA, seed `003_*`, Sec. V-A and Fig. 10; bits as formats.md §3).
 ///

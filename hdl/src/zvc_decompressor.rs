@@ -6,6 +6,11 @@ use crate::entry_bits::EntryBits;
 use crate::register_slice::RegisterSlice;
 use rust_hdl::prelude::*;
 
+/// Latency of [`ZvcDecompressor`] in clock cycles: a stream accepted on edge `t` is on `out_*` after edge `t + 2`;
+/// the initiation interval is 1. The testbenches measure it; the memory
+/// system's hardware timing reads it (`buddy_hdl::timing`).
+pub const LATENCY: u64 = 2;
+
 /// Zero-Value decompression of one 128-byte memory-entry per cycle
 /// (cDMA, seed `003_*`, Sec. V-A; bits as formats.md §3).
 ///

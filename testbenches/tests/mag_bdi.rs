@@ -156,7 +156,10 @@ fn initiation_interval_one_latency_two_and_one() {
         let run = run_stream(&mut MagBdiCompressor::new(mag), &entries, Traffic::FULL, &mut rng, 1000, None);
         let inputs: Vec<_> = entries.iter().map(|e| stored(&MagBdi::new(mag), e)).collect();
         let drun = run_stream(&mut MagBdiDecompressor::new(mag), &inputs, Traffic::FULL, &mut rng, 1000, None);
-        for (acc, del, latency) in [(&run.accept_cycles, &run.deliver_cycles, 2), (&drun.accept_cycles, &drun.deliver_cycles, 1)] {
+        for (acc, del, latency) in [
+            (&run.accept_cycles, &run.deliver_cycles, buddy_hdl::mag_bdi_compressor::LATENCY),
+            (&drun.accept_cycles, &drun.deliver_cycles, buddy_hdl::mag_bdi_decompressor::LATENCY),
+        ] {
             assert_eq!((acc.len(), del.len()), (64, 64));
             assert!(acc.windows(2).all(|w| w[1] == w[0] + 1), "{mag:?}: II != 1: {acc:?}");
             assert!(acc.iter().zip(del.iter()).all(|(a, d)| d - a == latency), "{mag:?}: latency != {latency}: {acc:?} {del:?}");

@@ -87,7 +87,7 @@ fn hit_latency_is_four_cycles() {
     let run = run_cache(&mut MetadataCache::default(), &ops, CacheTraffic::FULL, &mut ChaCha8Rng::seed_from_u64(1), 1_000, None);
     assert_eq!(run.responses.iter().map(|r| r.outcome).collect::<Vec<_>>(), vec![2, 0, 0, 0]);
     for i in 1..4 {
-        assert_eq!(run.response_cycles[i] - run.accept_cycles[i], 4, "{run:?}");
+        assert_eq!(run.response_cycles[i] - run.accept_cycles[i], buddy_hdl::metadata_cache::HIT_CYCLES, "{run:?}");
         assert_eq!(run.accept_cycles[i], run.response_cycles[i - 1] + 1, "{run:?}");
     }
 }

@@ -40,6 +40,15 @@ pub struct SystemConfig {
     pub slice_timing: String,
 }
 
+/// The fast engine's controller timing (`system.slice_timing`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SliceTiming {
+    /// `pipelined`: the paper's idealized controller.
+    Pipelined,
+    /// `hardware`: the `BuddyController`'s own timing.
+    Hardware,
+}
+
 /// HBM2 device memory: Table I (4 channels per slice at 875 MHz, 900 GB/s
 /// in all) and the JEDEC timing of `shared/ref/dram/README.md` (the device
 /// DRAMsim3 was run with). Timing keys are DRAM clock cycles (tCK = 1 /
@@ -441,6 +450,16 @@ impl SimConfig {
             non_negative(key, v)?;
         }
         Ok(())
+    }
+
+    /// The fast engine's controller timing named by `system.slice_timing`
+    /// (validated: anything else is rejected by [`SimConfig::validate`]).
+    pub fn slice_timing(&self) -> SliceTiming {
+        if self.system.slice_timing == "hardware" {
+            SliceTiming::Hardware
+        } else {
+            SliceTiming::Pipelined
+        }
     }
 
     /// Compression and decompression latency in DRAM cycles for `algorithm`.

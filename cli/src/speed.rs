@@ -122,21 +122,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("slice 0 served no request: no cycles for Verilator to replay (use a longer trace)");
     }
 
-    eprintln!("[4/4] Verilator {} on the emitted buddy_controller Verilog ({} cycles)", args.opt, lines.len());
+    let module = HwModule::BuddyController(algorithm);
+    let name = module.name();
+    eprintln!("[4/4] Verilator {} on the emitted {name} Verilog ({} cycles)", args.opt, lines.len());
     let work = args.out.join("work");
     std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
-    let module = HwModule::BuddyController;
-    let design = work.join("buddy_controller.v");
-    let testbench = work.join("buddy_controller_tb.v");
+    let design = work.join(format!("{name}.v"));
+    let testbench = work.join(format!("{name}_tb.v"));
     std::fs::write(&design, module.verilog(&git_revision()).map_err(|e| anyhow!(e))?)?;
     std::fs::write(&testbench, module.testbench())?;
     let vectors = work.join("lines.hex");
     std::fs::write(&vectors, lines.join("\n") + "\n")?;
     let built = Instant::now();
-    let exe = build_verilator_with("buddy_controller", &design, &testbench, &work, &args.opt).map_err(|e| anyhow!(e))?;
+    let exe = build_verilator_with(name, &design, &testbench, &work, &args.opt).map_err(|e| anyhow!(e))?;
     let verilator_build_seconds = built.elapsed().as_secs_f64();
     let plusargs = [format!("+vectors={}", vectors.display()), format!("+count={}", lines.len())];
-    let (result, elapsed) = time_verilated("buddy_controller", &exe, &plusargs).map_err(|e| anyhow!(e))?;
+    let (result, elapsed) = time_verilated(name, &exe, &plusargs).map_err(|e| anyhow!(e))?;
     if result.passed + result.failed != lines.len() {
         bail!("Verilator replayed {} of {} cycles:\n{}", result.passed + result.failed, lines.len(), result.log);
     }

@@ -829,7 +829,7 @@ fn report_md(outputs: &[Output], cps: &[ClassProfile], args: &Args) -> String {
         }
         let _ = write!(s, "Data: `{stem}.json`, `{stem}.csv`.\n\n");
     }
-    s += "Fig. 12 and 13 come from the fast mode of the memory system (golden models in place of the controller hardware); the RTL mode with the `BuddyController` hardware does not exist yet.\n";
+    s += "Fig. 12 and 13 come from the fast engine of the memory system with the paper's idealized controller timing (the golden behaviour model of the slices in place of the hardware); `buddy sim --engine rtl` runs the `BuddyController` hardware instead, which serves one request at a time per slice.\n";
     s
 }
 

@@ -148,15 +148,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .chain(chosen_modules.iter().flat_map(|m| m.stages().iter().map(move |s| format!("{}${s}", m.name()))))
         .collect();
     let out = dir.join("synth");
-    // Keep the other modules' figures when only some are synthesized.
-    let mut previous: Vec<ModuleSynth> = if args.modules.is_empty() {
-        Vec::new()
-    } else {
-        match std::fs::read_to_string(out.join("report.json")) {
-            Ok(text) => serde_json::from_str(&text).context("cannot read the existing synth/report.json")?,
-            Err(_) => Vec::new(),
-        }
-    };
+    // The largest first, so that parallel jobs end close together.
+    let size = |top: &String| std::fs::metadata(dir.join(format!("{}.v", top.split('$').next().unwrap_or(top)))).map_or(0, |m| m.len());
+    let mut chosen = chosen;
+    chosen.sort_by_key(|t| (std::cmp::Reverse(size(t)), t.contains('$')));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let done: std::sync::Mutex<Vec<anyhow::Result<ModuleSynth>>> = Default::default();
     std::thread::scope(|scope| {
@@ -178,6 +173,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for r in done.into_inner().unwrap() {
         fresh.push(r?);
     }
+    // Keep the other modules' figures when only some are synthesized (read
+    // now, not at the start, so that runs of other modules meanwhile stay).
+    let mut previous: Vec<ModuleSynth> = if args.modules.is_empty() {
+        Vec::new()
+    } else {
+        match std::fs::read_to_string(out.join("report.json")) {
+            Ok(text) => serde_json::from_str(&text).context("cannot read the existing synth/report.json")?,
+            Err(_) => Vec::new(),
+        }
+    };
     let module_of = |name: &str| HwModule::from_name(name.split('$').next().unwrap_or(name));
     previous.retain(|p| {
         !fresh.iter().any(|f| f.module == p.module)

@@ -260,14 +260,22 @@ pub fn compare_engines(
     Ok((fast, rtl))
 }
 
-/// The Verilog module name of the delivered (BPC) slice.
-pub const MODULE: &str = "buddy_controller";
+/// The Verilog module name of the slice built with `algorithm`:
+/// `buddy_controller` (BPC, the default), `buddy_controller_zvc`,
+/// `buddy_controller_mag_bdi16` / `32` / `64`.
+pub const fn module(algorithm: Algorithm) -> &'static str {
+    match algorithm {
+        Algorithm::Bpc => "buddy_controller",
+        Algorithm::Zvc => "buddy_controller_zvc",
+        Algorithm::MagBdi(buddy_golden::Mag::B16) => "buddy_controller_mag_bdi16",
+        Algorithm::MagBdi(buddy_golden::Mag::B32) => "buddy_controller_mag_bdi32",
+        Algorithm::MagBdi(buddy_golden::Mag::B64) => "buddy_controller_mag_bdi64",
+    }
+}
 
-/// The slice's ports as the registry lists them (the lock-step order).
-pub const PORTS: crate::cosim::CosimPorts = crate::cosim::CosimPorts {
-    module: MODULE,
-    inputs: LOCKSTEP_INPUTS,
-    outputs: &[
+/// The output ports of every slice variant, as the registry lists them (the lock-step order).
+const OUTPUTS: &[(&str, usize)] = &[
+
         ("req_ready", 1),
         ("resp_valid", 1),
         ("resp_write", 1),
@@ -290,18 +298,22 @@ pub const PORTS: crate::cosim::CosimPorts = crate::cosim::CosimPorts {
         ("buddy_req_len", 3),
         ("buddy_req_first", 1),
         ("buddy_resp_ready", 1),
-    ],
-};
+];
 
-/// Lock-step lines of the BPC slice on a buddy-mode scenario over
+/// The slice's ports (the lock-step order) for the variant built with `algorithm`.
+pub const fn ports(algorithm: Algorithm) -> crate::cosim::CosimPorts {
+    crate::cosim::CosimPorts { module: module(algorithm), inputs: LOCKSTEP_INPUTS, outputs: OUTPUTS }
+}
+
+/// Lock-step lines of the slice built with `algorithm` on a buddy-mode scenario over
 /// `entries` (`requests` requests) then an uncompressed one (a quarter as
 /// many), each from reset.
 ///
 /// # Errors
 /// A scenario fails.
-pub fn lockstep_lines(entries: &[MemoryEntry], requests: usize, max_lines: usize) -> Result<Vec<String>, String> {
-    let mut lines = run_scenario(Mode::Buddy, Algorithm::Bpc, entries, requests, 41, true, max_lines)?.lines;
-    lines.extend(run_scenario(Mode::Uncompressed, Algorithm::Bpc, entries, requests / 4 + 1, 42, true, max_lines)?.lines);
+pub fn lockstep_lines(algorithm: Algorithm, entries: &[MemoryEntry], requests: usize, max_lines: usize) -> Result<Vec<String>, String> {
+    let mut lines = run_scenario(Mode::Buddy, algorithm, entries, requests, 41, true, max_lines)?.lines;
+    lines.extend(run_scenario(Mode::Uncompressed, algorithm, entries, requests / 4 + 1, 42, true, max_lines)?.lines);
     Ok(lines)
 }
 

@@ -9,9 +9,9 @@ use crate::cosim::CosimPorts;
 use crate::decompress::{self, StoredEntry};
 use crate::stream::{run_stream, StreamDut, Traffic};
 use crate::{bpc, controller, mag_bdi, metadata_cache, translation, zvc};
-use buddy_golden::{Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
+use buddy_golden::{Algorithm, Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
 use buddy_hdl::{
-    AddressTranslator, BpcCompressor, BpcDecompressor, BuddyController, MagBdiCompressor, MagBdiDecompressor, MetadataCache, ZvcCompressor,
+    AddressTranslator, BpcCompressor, BpcDecompressor, BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, MagBdiCompressor, MagBdiDecompressor, MetadataCache, ZvcCompressor,
     ZvcDecompressor,
 };
 use rand::SeedableRng;
@@ -30,8 +30,9 @@ pub enum HwModule {
     MagBdiDecompressor(Mag),
     AddressTranslator,
     MetadataCache,
-    /// One memory-controller slice, with BPC.
-    BuddyController,
+    /// One memory-controller slice, built with the codecs of an algorithm
+    /// (delivered: BPC, ZVC and MAG-BDI at MAG 32).
+    BuddyController(Algorithm),
 }
 
 /// One `$readmemh` file of a module's testbench.
@@ -61,7 +62,7 @@ pub struct EquivRun {
 
 impl HwModule {
     /// Every delivered module, in `verilog-out/` order.
-    pub const ALL: [HwModule; 13] = [
+    pub const ALL: [HwModule; 15] = [
         HwModule::BpcCompressor,
         HwModule::BpcDecompressor,
         HwModule::ZvcCompressor,
@@ -74,7 +75,9 @@ impl HwModule {
         HwModule::MagBdiDecompressor(Mag::B64),
         HwModule::AddressTranslator,
         HwModule::MetadataCache,
-        HwModule::BuddyController,
+        HwModule::BuddyController(Algorithm::Bpc),
+        HwModule::BuddyController(Algorithm::Zvc),
+        HwModule::BuddyController(Algorithm::MagBdi(Mag::B32)),
     ];
 
     /// The co-simulation ports; `ports().module` is the Verilog module name.
@@ -88,7 +91,7 @@ impl HwModule {
             HwModule::MagBdiDecompressor(mag) => mag_bdi::decompressor_ports(mag),
             HwModule::AddressTranslator => translation::PORTS,
             HwModule::MetadataCache => metadata_cache::PORTS,
-            HwModule::BuddyController => controller::PORTS,
+            HwModule::BuddyController(algorithm) => controller::ports(algorithm),
         }
     }
 
@@ -106,7 +109,7 @@ impl HwModule {
     pub fn testbench(self) -> String {
         match self {
             HwModule::MetadataCache => metadata_cache::testbench(),
-            HwModule::BuddyController => controller::lockstep_testbench(self.name()),
+            HwModule::BuddyController(_) => controller::lockstep_testbench(self.name()),
             _ => self.ports().testbench(),
         }
     }
@@ -127,7 +130,7 @@ impl HwModule {
             HwModule::BpcCompressor | HwModule::BpcDecompressor => Some(Box::new(Bpc)),
             HwModule::ZvcCompressor | HwModule::ZvcDecompressor => Some(Box::new(Zvc)),
             HwModule::MagBdiCompressor(mag) | HwModule::MagBdiDecompressor(mag) => Some(Box::new(MagBdi::new(mag))),
-            HwModule::AddressTranslator | HwModule::MetadataCache | HwModule::BuddyController => None,
+            HwModule::AddressTranslator | HwModule::MetadataCache | HwModule::BuddyController(_) => None,
         }
     }
 
@@ -150,7 +153,9 @@ impl HwModule {
             HwModule::MagBdiDecompressor(mag) => emit(MagBdiDecompressor::new(mag), name, revision),
             HwModule::AddressTranslator => emit(AddressTranslator::default(), name, revision),
             HwModule::MetadataCache => emit(MetadataCache::default(), name, revision),
-            HwModule::BuddyController => emit(BuddyController::default(), name, revision),
+            HwModule::BuddyController(Algorithm::Bpc) => emit(BuddyController::default(), name, revision),
+            HwModule::BuddyController(Algorithm::Zvc) => emit(BuddyControllerZvc::default(), name, revision),
+            HwModule::BuddyController(Algorithm::MagBdi(mag)) => emit(BuddyControllerMagBdi::new(mag), name, revision),
         }
     }
 
@@ -189,10 +194,10 @@ impl HwModule {
                     VectorFile { file: format!("{}_memory.hex", self.name()), plusargs: ("memory", "memory_count"), lines: memory },
                 ]
             }
-            HwModule::BuddyController => {
+            HwModule::BuddyController(algorithm) => {
                 let mixed = controller::mixed_entries(entries, VECTOR_SEED);
                 // A scenario that fails is a bug the equivalence tests report; no vectors then.
-                vec![vectors(controller::lockstep_lines(&mixed, (entries.len() / 10).clamp(50, 400), 100_000).unwrap_or_default())]
+                vec![vectors(controller::lockstep_lines(algorithm, &mixed, (entries.len() / 10).clamp(50, 400), 100_000).unwrap_or_default())]
             }
         }
     }
@@ -233,7 +238,7 @@ impl HwModule {
                 compare(self.name(), AddressTranslator::default(), &accesses, &expected, traffic, seed)
             }
             HwModule::MetadataCache => self.check_cache(entries.len(), traffic, seed),
-            HwModule::BuddyController => {
+            HwModule::BuddyController(algorithm) => {
                 // The slice is driven by its memory models, not by random traffic.
                 let mixed = controller::mixed_entries(entries, seed);
                 let requests = (entries.len() / 4).clamp(100, 2000);
@@ -241,7 +246,7 @@ impl HwModule {
                 let cycle_ps = buddy_sim::memory_system::config::SimConfig::default().cycle_ps();
                 let mut cycles = 0;
                 for mode in buddy_sim::memory_system::Mode::ALL {
-                    let (_, rtl) = controller::compare_engines(mode, buddy_golden::Algorithm::Bpc, &mixed, requests, seed)?;
+                    let (_, rtl) = controller::compare_engines(mode, algorithm, &mixed, requests, seed)?;
                     cycles += (rtl.end_ps as f64 / cycle_ps) as u64;
                 }
                 Ok(EquivRun { inputs: 3 * requests, cycles, seconds: start.elapsed().as_secs_f64() })
@@ -303,11 +308,11 @@ impl HwModule {
     pub fn write_vcd(self, entries: &[MemoryEntry], path: &Path) -> Result<(), String> {
         let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         let mut w = std::io::BufWriter::new(file);
-        if self == HwModule::BuddyController {
+        if let HwModule::BuddyController(algorithm) = self {
             let setup = controller::RtlSetup { vcd: Some(Box::new(w)), ..Default::default() };
             let mixed = controller::mixed_entries(entries, 2);
             let mode = buddy_sim::memory_system::Mode::Buddy;
-            return controller::run_scenario_with(mode, buddy_golden::Algorithm::Bpc, &mixed, 50, 2, Some(setup)).map(|_| ());
+            return controller::run_scenario_with(mode, algorithm, &mixed, 50, 2, Some(setup)).map(|_| ());
         }
         let stored = self.stored_inputs(entries, &[]);
         let mut rng = ChaCha8Rng::seed_from_u64(2);
@@ -340,7 +345,7 @@ impl HwModule {
                 let stalls = metadata_cache::CacheTraffic::RANDOM;
                 metadata_cache::run_cache(&mut MetadataCache::default(), &ops, stalls, &mut rng, 400 * max, Some(&mut w));
             }
-            HwModule::BuddyController => {} // written above, through the RTL engine's own VCD writer
+            HwModule::BuddyController(_) => {} // written above, through the RTL engine's own VCD writer
         }
         use std::io::Write;
         w.flush().map_err(|e| format!("cannot write {}: {e}", path.display()))

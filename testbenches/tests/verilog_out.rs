@@ -2,7 +2,7 @@
 //! Verilog matches the golden model in Icarus Verilog, an independent
 //! simulator.
 
-use buddy_golden::MemoryEntry;
+use buddy_golden::{Algorithm, MemoryEntry};
 use buddy_golden::{Bpc, Codec, Mag, MagBdi, Zvc};
 use buddy_testbenches::cosim::{build_verilator, run_icarus, run_icarus_with, run_verilated, CosimPorts};
 use buddy_testbenches::decompress::{self, random_stored, StoredEntry};
@@ -224,14 +224,31 @@ fn every_crossing_signal_is_assigned_once_per_evaluation() {
     }
 }
 
-/// The lock-step lines of the BuddyController (BPC): a buddy-mode run over
-/// every target ratio and an uncompressed one, every output compared on
-/// every simulated cycle.
-fn controller_lockstep_lines(requests: usize) -> Vec<String> {
+/// The lock-step lines of the BuddyController built with `algorithm`: a
+/// buddy-mode run of `requests` requests over every target ratio and an
+/// uncompressed one, every output compared on every simulated cycle.
+fn controller_lockstep_lines(algorithm: Algorithm, requests: usize) -> Vec<String> {
     let entries = controller::mixed_entries(&cosim_entries(), 7);
-    let lines = controller::lockstep_lines(&entries, requests, 150_000).unwrap();
-    assert!(lines.len() > 5_000, "{} lines", lines.len());
+    let lines = controller::lockstep_lines(algorithm, &entries, requests, 150_000).unwrap();
+    assert!(lines.len() > 10 * requests, "{} lines", lines.len());
     lines
+}
+
+/// Requests per lock-step run of the ZVC and MAG-BDI slices in `make test`
+/// (`BUDDY_COSIM_REQUESTS` overrides it; `make cosim` runs 300).
+fn variant_requests() -> usize {
+    std::env::var("BUDDY_COSIM_REQUESTS").ok().and_then(|v| v.parse().ok()).unwrap_or(60)
+}
+
+/// Build the lock-step testbench of the slice built with `algorithm` in
+/// Verilator, replay `lines`; returns the report.
+fn verilate_lockstep(algorithm: Algorithm, lines: &[String], work: &Path) -> (PathBuf, Vec<String>) {
+    let module = controller::module(algorithm);
+    let file = work.join("lines.hex");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let dir = verilog_out_dir();
+    let exe = build_verilator(module, &dir.join(format!("{module}.v")), &dir.join(format!("tb/{module}_tb.v")), work).unwrap();
+    (exe, vec![format!("+vectors={}", file.display()), format!("+count={}", lines.len())])
 }
 
 /// The emitted BuddyController (BPC) in lock step with its rust-hdl
@@ -239,13 +256,9 @@ fn controller_lockstep_lines(requests: usize) -> Vec<String> {
 #[test]
 fn verilator_runs_buddy_controller_verilog_in_lock_step() {
     tool("verilator");
-    let lines = controller_lockstep_lines(300);
+    let lines = controller_lockstep_lines(Algorithm::Bpc, 300);
     let work = work_dir("cosim-bc");
-    let file = work.join("lines.hex");
-    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
-    let dir = verilog_out_dir();
-    let exe = build_verilator("buddy_controller", &dir.join("buddy_controller.v"), &dir.join("tb/buddy_controller_tb.v"), &work).unwrap();
-    let plusargs = [format!("+vectors={}", file.display()), format!("+count={}", lines.len())];
+    let (exe, plusargs) = verilate_lockstep(Algorithm::Bpc, &lines, &work);
     let report = run_verilated("buddy_controller", &exe, &plusargs).unwrap();
     assert_eq!((report.passed, report.failed), (lines.len(), 0), "{}", report.log);
     // A wrong expectation must fail: flip the expected `buddy_resp_ready`
@@ -253,29 +266,45 @@ fn verilator_runs_buddy_controller_verilog_in_lock_step() {
     let mut wrong = lines.clone();
     let last = wrong[100].pop().unwrap();
     wrong[100].push(if last == '0' { '1' } else { '0' });
-    std::fs::write(&file, wrong.join("\n") + "\n").unwrap();
+    std::fs::write(work.join("lines.hex"), wrong.join("\n") + "\n").unwrap();
     let report = run_verilated("buddy_controller", &exe, &plusargs).unwrap();
     assert_eq!((report.passed, report.failed), (lines.len() - 1, 1), "{}", report.log);
     std::fs::remove_dir_all(work).ok();
 }
 
-/// The same lock-step lines in Icarus, an event-driven simulator (before
-/// every crossing signal was assigned once per evaluation, Icarus hung at
-/// cycle 13 of this design).
+/// The ZVC and MAG-BDI slices' Verilog in lock step in Verilator.
 #[test]
-fn icarus_runs_buddy_controller_verilog_in_lock_step() {
+fn verilator_runs_zvc_and_mag_bdi_controllers_verilog_in_lock_step() {
+    tool("verilator");
+    for algorithm in [Algorithm::Zvc, Algorithm::MagBdi(Mag::B32)] {
+        let lines = controller_lockstep_lines(algorithm, variant_requests());
+        let work = work_dir(&format!("cosim-{}", controller::module(algorithm)));
+        let (exe, plusargs) = verilate_lockstep(algorithm, &lines, &work);
+        let report = run_verilated(controller::module(algorithm), &exe, &plusargs).unwrap();
+        assert_eq!((report.passed, report.failed), (lines.len(), 0), "{algorithm}: {}", report.log);
+        std::fs::remove_dir_all(work).ok();
+    }
+}
+
+/// Every slice's Verilog in lock step in Icarus, an event-driven simulator
+/// (before every crossing signal was assigned once per evaluation, Icarus
+/// hung at cycle 13 of the BPC slice).
+#[test]
+fn icarus_runs_buddy_controllers_verilog_in_lock_step() {
     tool("iverilog");
-    let lines = controller_lockstep_lines(300);
-    let work = work_dir("cosim-bc-icarus");
-    let file = work.join("lines.hex");
-    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
-    let dir = verilog_out_dir();
-    let plusargs = [format!("+vectors={}", file.display()), format!("+count={}", lines.len())];
-    let report =
-        run_icarus_with("buddy_controller", &dir.join("buddy_controller.v"), &dir.join("tb/buddy_controller_tb.v"), &plusargs, &work)
-            .unwrap();
-    assert_eq!((report.passed, report.failed), (lines.len(), 0), "{}", report.log);
-    std::fs::remove_dir_all(work).ok();
+    for (algorithm, requests) in [(Algorithm::Bpc, 300), (Algorithm::Zvc, variant_requests()), (Algorithm::MagBdi(Mag::B32), variant_requests())] {
+        let module = controller::module(algorithm);
+        let lines = controller_lockstep_lines(algorithm, requests);
+        let work = work_dir(&format!("icarus-{module}"));
+        let file = work.join("lines.hex");
+        std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+        let dir = verilog_out_dir();
+        let plusargs = [format!("+vectors={}", file.display()), format!("+count={}", lines.len())];
+        let report =
+            run_icarus_with(module, &dir.join(format!("{module}.v")), &dir.join(format!("tb/{module}_tb.v")), &plusargs, &work).unwrap();
+        assert_eq!((report.passed, report.failed), (lines.len(), 0), "{algorithm}: {}", report.log);
+        std::fs::remove_dir_all(work).ok();
+    }
 }
 
 #[test]

@@ -452,6 +452,42 @@ impl SimConfig {
         Ok(())
     }
 
+    /// Check that the `BuddyController` hardware can honour this config,
+    /// for the RTL engine and the fast engine with the hardware's timing:
+    /// its metadata cache is fixed at 4 KiB, 4 ways, and its codec
+    /// latencies are the hardware's (`codec.*_cycles` cannot set them).
+    ///
+    /// # Errors
+    /// [`ConfigError::Value`] naming the first key the hardware cannot honour.
+    pub fn validate_for_hardware(&self) -> Result<(), ConfigError> {
+        use buddy_hdl::metadata_cache::{SETS, WAYS};
+        let bytes = SETS * WAYS * 128;
+        if self.metadata_cache.bytes != bytes {
+            return Err(ConfigError::Value {
+                key: "metadata_cache.bytes",
+                value: self.metadata_cache.bytes.to_string(),
+                why: "the BuddyController hardware's metadata cache holds 4096 bytes (RTL engine and hardware timing)",
+            });
+        }
+        if self.metadata_cache.ways != WAYS {
+            return Err(ConfigError::Value {
+                key: "metadata_cache.ways",
+                value: self.metadata_cache.ways.to_string(),
+                why: "the BuddyController hardware's metadata cache has 4 ways (RTL engine and hardware timing)",
+            });
+        }
+        for (key, v) in [("codec.compress_cycles", self.codec.compress_cycles), ("codec.decompress_cycles", self.codec.decompress_cycles)] {
+            if let Some(v) = v {
+                return Err(ConfigError::Value {
+                    key,
+                    value: v.to_string(),
+                    why: "the hardware's codec latencies are its own (RTL engine and hardware timing); the key sets the pipelined timing's",
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// The fast engine's controller timing named by `system.slice_timing`
     /// (validated: anything else is rejected by [`SimConfig::validate`]).
     pub fn slice_timing(&self) -> SliceTiming {
@@ -496,6 +532,15 @@ impl SimConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hardware_rejects_what_it_cannot_honour() {
+        assert!(SimConfig::default().validate_for_hardware().is_ok());
+        let e = SimConfig::from_toml("[metadata_cache]\nbytes = 8192\n", "c.toml").unwrap().validate_for_hardware().unwrap_err();
+        assert!(e.to_string().contains("metadata_cache.bytes"), "{e}");
+        let e = SimConfig::from_toml("[codec]\ncompress_cycles = 3\n", "c.toml").unwrap().validate_for_hardware().unwrap_err();
+        assert!(e.to_string().contains("codec.compress_cycles"), "{e}");
+    }
 
     #[test]
     fn defaults_are_table_one_and_round_trip_through_toml() {

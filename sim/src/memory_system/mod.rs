@@ -257,6 +257,9 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
     let started = std::time::Instant::now();
     let config = input.config;
     config.validate().map_err(|e| SimError::Config(e.to_string()))?;
+    if input.rtl.is_some() || config.slice_timing() == config::SliceTiming::Hardware {
+        config.validate_for_hardware().map_err(|e| SimError::Config(e.to_string()))?;
+    }
     let snapshots: Vec<_> = input.workload.snapshots().collect();
     let snap = *snapshots.get(input.snapshot).ok_or(SimError::Snapshot { position: input.snapshot, count: snapshots.len() })?;
     let next = snapshots.get(input.snapshot + 1).copied();

@@ -89,6 +89,14 @@ struct Bank {
     hits: u32,
     /// First cycle each command kind may issue ([`RD`], [`WR`], [`ACT`], [`PRE`], [`REF`]).
     ready: [u64; 5],
+    /// A lower bound of [`Channel::bank_next`] (ready cycles only grow, so
+    /// a value stays a lower bound until the bank's queue or state
+    /// changes, when it is reset to 0).
+    next: u64,
+    /// Queued reads and writes to the open row.
+    open_hits: [u8; 2],
+    /// Served a column command.
+    used: bool,
 }
 
 /// One channel's controller and banks.
@@ -96,12 +104,21 @@ struct Bank {
 pub struct Channel {
     t: HbmTiming,
     banks: Vec<Bank>,
-    /// Expiry cycles (ACT + tFAW) of the recent activations.
-    faw: VecDeque<u64>,
+    /// Expiry cycles (ACT + tFAW) of the last four activations (0: none),
+    /// a ring whose oldest entry is `faw[faw_oldest]`. An activation may
+    /// issue once the oldest has expired; an expired one is as good as
+    /// none, so nothing has to be dropped.
+    faw: [u64; 4],
+    faw_oldest: usize,
+    /// Per command kind ([`Command::Activate`], precharge, read, write):
+    /// the ready cycles an issue pushes out, without the spacings of 0 and
+    /// those a wider level already covers with the same or a longer one.
+    spacing_updates: [SpacingUpdates; 4],
     /// Arrived or announced, not yet in the transaction queue (arrival order).
     front: VecDeque<Request>,
-    reads: VecDeque<Request>,
-    writes: VecDeque<Request>,
+    /// The read queue and the write buffer.
+    reads: TransactionQueue,
+    writes: TransactionQueue,
     queues: Vec<Vec<Request>>,
     queued_commands: usize,
     /// Writes among `queued_commands`.
@@ -113,12 +130,16 @@ pub struct Channel {
     /// than the same-group one, nor that than the other-group one).
     group_ready: Vec<[u64; 5]>,
     channel_ready: [u64; 5],
-    /// Per bank: a lower bound of [`Channel::bank_next`] (ready cycles only
-    /// grow, so a value stays a lower bound until the bank's queue or
-    /// state changes, when it is recomputed).
-    next_cache: Vec<u64>,
-    /// Per bank: queued reads and writes to its open row.
-    open_hits: Vec<[u8; 2]>,
+    /// Bit q: bank q may have a ready command (`next` is at most
+    /// the current cycle). A bank with requests outside `due` has
+    /// `next` at least `wake_open` (open bank) or `wake_closed`.
+    due: u64,
+    /// Lower bounds of `next` over the banks with requests that are
+    /// not `due`, open and closed ones.
+    wake_open: u64,
+    wake_closed: u64,
+    /// Bit q: bank q is closed.
+    closed: u64,
     /// Reads in `front`.
     front_reads: usize,
     /// Bank command queues with room for one more request.
@@ -127,9 +148,6 @@ pub struct Channel {
     nonempty: u64,
     /// Bit q: bank q's command queue is full.
     full: u64,
-    /// Per bank: reads waiting in the read queue; bit q of `reads_mask`: any.
-    reads_per_bank: Vec<u16>,
-    reads_mask: u64,
     rr: usize,
     refresh_waiting: bool,
     next_refresh: u64,
@@ -141,12 +159,11 @@ pub struct Channel {
     pub stats: ChannelStats,
     /// Cycles simulated (not jumped over).
     pub simulated_cycles: u64,
-    /// The last simulated cycle changed something (or a request came in).
+    /// The next cycle has to be simulated: the last one moved a
+    /// transaction into a command queue, or a request came in.
     changed: bool,
     /// [`Channel::next_activity`], kept up to date.
     next_act: u64,
-    /// Per bank: served a column command.
-    used: Vec<bool>,
 }
 
 impl Channel {
@@ -156,23 +173,30 @@ impl Channel {
         Channel {
             t: timing.clone(),
             banks: (0..banks).map(|q| Bank { group: q / timing.banks_per_group, ..Bank::default() }).collect(),
-            faw: VecDeque::with_capacity(8),
+            faw: [0; 4],
+            faw_oldest: 0,
+            spacing_updates: [
+                SpacingUpdates::new(&timing.activate),
+                SpacingUpdates::new(&timing.precharge),
+                SpacingUpdates::new(&timing.read),
+                SpacingUpdates::new(&timing.write),
+            ],
             front: VecDeque::new(),
-            reads: VecDeque::new(),
-            writes: VecDeque::new(),
+            reads: TransactionQueue::new(banks, timing.transaction_queue),
+            writes: TransactionQueue::new(banks, timing.transaction_queue),
             queues: (0..banks).map(|_| Vec::with_capacity(timing.command_queue)).collect(),
             queued_commands: 0,
             queued_writes: 0,
             group_ready: vec![[0; 5]; timing.bank_groups],
             channel_ready: [0; 5],
-            next_cache: vec![u64::MAX; banks],
-            open_hits: vec![[0; 2]; banks],
+            due: if banks == 64 { u64::MAX } else { (1u64 << banks) - 1 },
+            wake_open: u64::MAX,
+            wake_closed: u64::MAX,
+            closed: if banks == 64 { u64::MAX } else { (1u64 << banks) - 1 },
             front_reads: 0,
             queues_with_room: banks,
             nonempty: 0,
             full: 0,
-            reads_per_bank: vec![0; banks],
-            reads_mask: 0,
             rr: 0,
             refresh_waiting: false,
             next_refresh: timing.t_refi,
@@ -183,7 +207,6 @@ impl Channel {
             simulated_cycles: 0,
             changed: false,
             next_act: u64::MAX,
-            used: vec![false; banks],
         }
     }
 
@@ -210,21 +233,31 @@ impl Channel {
     /// Simulate every cycle before `end`; finished requests are appended to
     /// `done`.
     pub fn run_until(&mut self, end: u64, done: &mut Vec<Completion>) {
-        self.step_until(end, done);
-        self.next_act = if self.changed { self.clk } else { self.next_change() };
+        while self.clk < end {
+            self.step(end, false, done);
+        }
+        self.next_act = if self.changed {
+            self.clk
+        } else {
+            self.settle();
+            self.next_change()
+        };
     }
 
-    fn step_until(&mut self, end: u64, done: &mut Vec<Completion>) {
-        while self.clk < end {
-            let changed = self.cycle(done);
-            self.changed = changed;
-            self.simulated_cycles += 1;
-            self.clk += 1;
-            if !changed {
-                let next = self.next_change();
-                if next > self.clk {
-                    self.clk = next.min(end);
-                }
+    /// Simulate the cycle `clk`, then move on to the next cycle in which
+    /// anything may change (at most `end`; with `stop_idle`, not past a
+    /// cycle that left no request in the channel).
+    #[inline]
+    fn step(&mut self, end: u64, stop_idle: bool, done: &mut Vec<Completion>) {
+        let moved = self.cycle(done);
+        self.changed = moved;
+        self.simulated_cycles += 1;
+        self.clk += 1;
+        if !moved && !(stop_idle && self.in_flight() == 0) {
+            self.settle();
+            let next = self.next_change();
+            if next > self.clk {
+                self.clk = next.min(end);
             }
         }
     }
@@ -246,7 +279,7 @@ impl Channel {
                 format!(
                     "b{i}:{:?}/{:?} next {} ready {:?} rows {:?}",
                     self.banks[i].open,
-                    self.open_hits[i],
+                    self.banks[i].open_hits,
                     self.bank_next(i, 0),
                     [self.ready(i, 0), self.ready(i, 1), self.ready(i, 2), self.ready(i, 3)],
                     q.iter().map(|c| (c.row, c.write)).collect::<Vec<_>>()
@@ -269,20 +302,33 @@ impl Channel {
 
     /// Banks that have served a column command.
     pub fn banks_used(&self) -> usize {
-        self.used.iter().filter(|&&u| u).count()
+        self.banks.iter().filter(|b| b.used).count()
     }
 
     /// Run until every request handed in so far has finished.
     pub fn drain(&mut self, done: &mut Vec<Completion>) {
+        // As `run_until(next_change + 1)` over and over, without the
+        // per-call bookkeeping: quiet cycles change nothing, so stepping
+        // straight on gives the same cycles' changes.
+        // Stops right after the cycle that finished the last request.
         while self.in_flight() > 0 {
-            let next = self.next_change().max(self.clk);
-            self.run_until(next + 1, done);
+            self.step(u64::MAX, true, done);
         }
+        self.next_act = if self.changed {
+            self.clk
+        } else {
+            self.settle();
+            self.next_change()
+        };
     }
 
-    /// One cycle; returns whether anything changed.
+    /// One cycle; returns whether a transaction moved into a command queue
+    /// (then another may move in the next cycle). Nothing else that
+    /// happened needs the next cycle simulated: a bank that took a command
+    /// or a request is looked at again by [`Channel::settle`], and the
+    /// front end and refresh are timed by [`Channel::next_change`].
     fn cycle(&mut self, done: &mut Vec<Completion>) -> bool {
-        let mut changed = self.admit(done);
+        self.admit(done);
         if self.t.refresh && self.clk == self.next_refresh {
             self.refresh_waiting = true;
             self.next_refresh += self.t.t_refi;
@@ -291,7 +337,6 @@ impl Channel {
         let first = first.or_else(|| if self.refresh_waiting { None } else { self.pick() });
         if let Some(c) = first {
             self.issue(c, done);
-            changed = true;
             if self.t.dual_command && !self.refresh_waiting {
                 if let Some(second) = self.pick() {
                     if second.column_command() != c.column_command() {
@@ -300,47 +345,35 @@ impl Channel {
                 }
             }
         }
-        changed | self.schedule_transaction()
+        self.schedule_transaction()
     }
 
     /// Move arrived requests into the transaction queue while there is room.
-    fn admit(&mut self, done: &mut Vec<Completion>) -> bool {
-        let mut changed = false;
+    fn admit(&mut self, done: &mut Vec<Completion>) {
         let cap = self.t.transaction_queue;
-        while let Some(r) = self.front.front().copied() {
-            if r.arrival > self.clk {
+        while let Some(r) = self.front.front() {
+            if r.arrival > self.clk || if r.write { self.writes.len() } else { self.reads.len() } >= cap {
                 break;
             }
+            let r = self.front.pop_front().expect("looked at above");
             if r.write {
-                if self.writes.len() >= cap {
-                    break;
-                }
-                self.front.pop_front();
                 if self.write_pending(r.key()) {
                     self.stats.merged_writes += 1;
                     done.push(Completion { id: r.id, arrival: r.arrival, cycle: self.clk + 1, write: true });
                 } else {
                     self.pending_writes += 1;
-                    self.writes.push_back(r);
+                    self.writes.push(r);
                 }
             } else {
-                if self.reads.len() >= cap {
-                    break;
-                }
-                self.front.pop_front();
                 self.front_reads -= 1;
                 if self.write_pending(r.key()) {
                     self.stats.forwarded_reads += 1;
                     done.push(Completion { id: r.id, arrival: r.arrival, cycle: self.clk + 1, write: false });
                 } else {
-                    self.reads_per_bank[r.bank as usize] += 1;
-                    self.reads_mask |= 1u64 << r.bank;
-                    self.reads.push_back(r);
+                    self.reads.push(r);
                 }
             }
-            changed = true;
         }
-        changed
     }
 
     fn queued_reads(&self) -> usize {
@@ -349,21 +382,22 @@ impl Channel {
 
     fn write_pending(&self, key: u64) -> bool {
         self.pending_writes > 0
-            && (self.writes.iter().any(|w| w.key() == key) || self.queues[(key >> 48) as usize].iter().any(|c| c.write && c.key() == key))
+            && (self.writes.contains(key) || self.queues[(key >> 48) as usize].iter().any(|c| c.write && c.key() == key))
     }
 
     fn read_pending(&self, key: u64) -> bool {
-        self.reads.iter().any(|r| r.key() == key) || self.queues[(key >> 48) as usize].iter().any(|c| !c.write && c.key() == key)
+        self.reads.contains(key) || self.queues[(key >> 48) as usize].iter().any(|c| !c.write && c.key() == key)
     }
 
     /// First cycle an activation may issue under tFAW.
     fn faw_ready(&self) -> u64 {
-        let n = self.faw.len();
-        if n >= 4 {
-            self.faw[n - 4]
-        } else {
-            0
-        }
+        self.faw[self.faw_oldest]
+    }
+
+    /// A cycle before which no bank may activate: tFAW and the channel's
+    /// own ACT spacing (tRRD_S, tRFC).
+    fn act_block(&self) -> u64 {
+        self.faw_ready().max(self.channel_ready[ACT])
     }
 
     /// The command a refresh needs now: a precharge of an open bank, or the
@@ -388,41 +422,125 @@ impl Channel {
     fn pick(&mut self) -> Option<Issue> {
         let n = self.queues.len();
         if self.nonempty == 0 {
+            // No bank waits: nothing to wake for.
+            self.wake_open = u64::MAX;
+            self.wake_closed = u64::MAX;
             return None;
         }
-        let faw = self.faw_ready();
+        let clk = self.clk;
+        let act_blocked = self.act_block() > clk;
+        if clk >= self.wake_open || (clk >= self.wake_closed && !act_blocked) {
+            self.rescan();
+        }
+        let mut cand = self.due & self.nonempty;
+        if act_blocked {
+            cand &= !self.closed;
+        }
+        if cand == 0 {
+            return None;
+        }
         // Round robin from the queue after the last one that issued, over
-        // the queues that hold requests.
+        // the queues that may have a ready command.
         let start = if self.rr + 1 == n { 0 } else { self.rr + 1 };
-        let full = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-        let mut rot = ((self.nonempty >> start) | (self.nonempty << ((n - start) % 64))) & full;
-        if start == 0 {
-            rot = self.nonempty;
+        let low = cand & ((1u64 << start) - 1);
+        let mut high = cand & !((1u64 << start) - 1);
+        let mut pass = 0;
+        loop {
+            while high != 0 {
+                let q = high.trailing_zeros() as usize;
+                high &= high - 1;
+                let next = self.bank_next(q, 0);
+                self.banks[q].next = next;
+                if next > clk {
+                    self.due &= !(1u64 << q);
+                    if self.closed >> q & 1 != 0 {
+                        self.wake_closed = self.wake_closed.min(next);
+                    } else {
+                        self.wake_open = self.wake_open.min(next);
+                    }
+                    continue;
+                }
+                if let Some(i) = self.first_ready(q) {
+                    self.rr = q;
+                    return Some(i);
+                }
+            }
+            if pass == 1 || low == 0 {
+                return None;
+            }
+            pass = 1;
+            high = low;
         }
-        while rot != 0 {
-            let k = rot.trailing_zeros() as usize;
-            rot &= rot - 1;
-            let q = if start + k >= n { start + k - n } else { start + k };
-            let closed_faw = if self.banks[q].open.is_none() { faw } else { 0 };
-            if self.next_cache[q].max(closed_faw) > self.clk {
-                continue;
+    }
+
+    /// Move the banks whose `next` has come into `due`, and recompute
+    /// `wake_open` and `wake_closed` over the rest.
+    fn rescan(&mut self) {
+        let clk = self.clk;
+        let mut m = self.nonempty & !self.due;
+        let (mut wo, mut wc) = (u64::MAX, u64::MAX);
+        while m != 0 {
+            let q = m.trailing_zeros() as usize;
+            m &= m - 1;
+            // Without branches: which way each goes is hard to predict.
+            let v = self.banks[q].next;
+            let come = v <= clk;
+            self.due |= (come as u64) << q;
+            let v = if come { u64::MAX } else { v };
+            let closed = self.closed >> q & 1 != 0;
+            wc = wc.min(if closed { v } else { u64::MAX });
+            wo = wo.min(if closed { u64::MAX } else { v });
+        }
+        self.wake_open = wo;
+        self.wake_closed = wc;
+    }
+
+    /// Recompute `next` of the `due` banks (those blocked by tFAW
+    /// aside) and take the ones not ready at `clk` out of `due`, so that
+    /// [`Channel::next_change`] sees when they may be; stops at the first
+    /// bank that may be ready (then the cycle is simulated anyway).
+    fn settle(&mut self) {
+        if self.refresh_waiting {
+            return;
+        }
+        let clk = self.clk;
+        let act_blocked = self.act_block() > clk;
+        if clk >= self.wake_open || (clk >= self.wake_closed && !act_blocked) {
+            self.rescan();
+        }
+        let mut m = self.due & self.nonempty;
+        if act_blocked {
+            m &= !self.closed;
+        }
+        while m != 0 {
+            let q = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let next = self.bank_next(q, 0);
+            self.banks[q].next = next;
+            if next <= clk {
+                return;
             }
-            self.next_cache[q] = self.bank_next(q, 0);
-            if self.next_cache[q].max(closed_faw) > self.clk {
-                continue;
-            }
-            if let Some(i) = self.first_ready(q) {
-                self.rr = q;
-                return Some(i);
+            self.due &= !(1u64 << q);
+            if self.closed >> q & 1 != 0 {
+                self.wake_closed = self.wake_closed.min(next);
+            } else {
+                self.wake_open = self.wake_open.min(next);
             }
         }
-        None
+    }
+
+    /// Bank `q`'s queue or state changed: its next command must be looked
+    /// at again.
+    fn touch(&mut self, q: usize) {
+        self.banks[q].next = 0;
+        self.due |= 1u64 << q;
     }
 
     /// FR-FCFS within one bank's queue: the first request whose next command
     /// is ready; a row miss may close the row only from the head of the
     /// queue and only when no queued row hit waits (or the row has served
     /// `row_hit_limit` column commands).
+    #[inline(never)]
     fn first_ready(&self, q: usize) -> Option<Issue> {
         let queue = &self.queues[q];
         let head = queue.first()?;
@@ -436,6 +554,16 @@ impl Channel {
                 queue_index: None,
             }),
             Some(row) => {
+                let [rd, wr] = self.banks[q].open_hits;
+                if rd + wr == 0 {
+                    // Every queued request misses: the head's precharge.
+                    return (self.ready(q, PRE) <= clk).then_some(Issue {
+                        command: Command::Precharge,
+                        bank: q,
+                        row: 0,
+                        queue_index: None,
+                    });
+                }
                 for (i, c) in queue.iter().enumerate() {
                     if c.row == row {
                         let kind = if c.write { WR } else { RD };
@@ -448,11 +576,9 @@ impl Channel {
                         }
                         let command = if c.write { Command::Write } else { Command::Read };
                         return Some(Issue { command, bank: q, row, queue_index: Some(i) });
-                    } else if i == 0 && self.ready(q, PRE) <= clk {
-                        let hits_wait = queue.iter().any(|e| e.row == row);
-                        if !hits_wait || b.hits >= self.t.row_hit_limit {
-                            return Some(Issue { command: Command::Precharge, bank: q, row: 0, queue_index: None });
-                        }
+                    } else if i == 0 && b.hits >= self.t.row_hit_limit && self.ready(q, PRE) <= clk {
+                        // Row hits wait, but the row has served its share.
+                        return Some(Issue { command: Command::Precharge, bank: q, row: 0, queue_index: None });
                     }
                 }
                 None
@@ -478,19 +604,19 @@ impl Channel {
                 for e in self.queues[c.bank].iter().filter(|e| e.row == c.row) {
                     h[e.write as usize] += 1;
                 }
-                self.open_hits[c.bank] = h;
-                self.next_cache[c.bank] = 0;
-                while self.faw.front().is_some_and(|&e| e <= clk) {
-                    self.faw.pop_front();
-                }
-                self.faw.push_back(clk + self.t.t_faw);
+                self.banks[c.bank].open_hits = h;
+                self.touch(c.bank);
+                self.closed &= !(1u64 << c.bank);
+                self.faw[self.faw_oldest] = clk + self.t.t_faw;
+                self.faw_oldest = (self.faw_oldest + 1) & 3;
                 self.stats.activations += 1;
             }
             Command::Precharge => {
                 self.banks[c.bank].open = None;
                 self.banks[c.bank].hits = 0;
-                self.open_hits[c.bank] = [0; 2];
-                self.next_cache[c.bank] = 0;
+                self.banks[c.bank].open_hits = [0; 2];
+                self.touch(c.bank);
+                self.closed |= 1u64 << c.bank;
                 self.stats.precharges += 1;
             }
             Command::Read | Command::Write => {
@@ -504,9 +630,9 @@ impl Channel {
                 }
                 self.queued_commands -= 1;
                 self.queued_writes -= r.write as usize;
-                self.open_hits[c.bank][r.write as usize] -= 1;
-                self.next_cache[c.bank] = 0;
-                self.used[c.bank] = true;
+                self.banks[c.bank].open_hits[r.write as usize] -= 1;
+                self.touch(c.bank);
+                self.banks[c.bank].used = true;
                 let b = &mut self.banks[c.bank];
                 if b.hits > 0 {
                     self.stats.row_hits += 1;
@@ -523,15 +649,17 @@ impl Channel {
                 done.push(Completion { id: r.id, arrival: r.arrival, cycle, write: r.write });
             }
         }
-        let s: &Spacing = self.t.after(c.command);
-        let group = self.banks[c.bank].group;
-        for k in 0..5 {
-            let b = &mut self.banks[c.bank].ready[k];
-            *b = (*b).max(clk + s.same_bank[k]);
-            let g = &mut self.group_ready[group][k];
-            *g = (*g).max(clk + s.same_group[k]);
-            let o = &mut self.channel_ready[k];
-            *o = (*o).max(clk + s.other_group[k]);
+        let u = &self.spacing_updates[c.command as usize];
+        let b = &mut self.banks[c.bank];
+        for &(k, d) in &u.lists[0][..u.lens[0]] {
+            b.ready[k] = b.ready[k].max(clk + d);
+        }
+        let g = &mut self.group_ready[b.group];
+        for &(k, d) in &u.lists[1][..u.lens[1]] {
+            g[k] = g[k].max(clk + d);
+        }
+        for &(k, d) in &u.lists[2][..u.lens[2]] {
+            self.channel_ready[k] = self.channel_ready[k].max(clk + d);
         }
     }
 
@@ -551,7 +679,7 @@ impl Channel {
             (None, _) => u64::MAX,
             (Some(_), None) => self.ready(q, ACT).max(faw),
             (Some(head), Some(row)) => {
-                let [rd, wr] = self.open_hits[q];
+                let [rd, wr] = self.banks[q].open_hits;
                 let mut t = u64::MAX;
                 if rd > 0 {
                     t = t.min(self.ready(q, RD));
@@ -573,55 +701,50 @@ impl Channel {
     /// no read is anywhere in the channel (an idle channel writes back what
     /// it buffers; DRAMsim3 would keep those writes until more come).
     fn schedule_transaction(&mut self) -> bool {
-        let idle = || self.reads.is_empty() && !self.writes.is_empty() && self.front_reads == 0 && self.queued_reads() == 0;
-        if self.draining == 0
-            && (self.writes.len() >= self.t.transaction_queue
-                || (self.reads.is_empty() && self.writes.len() >= self.t.write_drain_threshold.max(1))
-                || idle())
-        {
+        if self.draining == 0 && self.drain_starts() {
             self.draining = self.writes.len();
         }
-        let cq = self.t.command_queue;
         if self.queues_with_room == 0 {
             return false;
         }
         if self.draining > 0 {
-            let Some(i) = self.writes.iter().position(|r| self.queues[r.bank as usize].len() < cq) else {
+            // The oldest write whose bank's command queue has room.
+            let Some(b) = self.writes.oldest(!self.full) else {
                 return false;
             };
-            if self.read_pending(self.writes[i].key()) {
+            if self.read_pending(self.writes.head(b).key()) {
                 // A read of the same sector waits: it goes first (the drain
                 // stops; DRAMsim3 would move nothing this cycle and could
                 // wait forever when the write buffer is full).
                 self.draining = 0;
             } else {
                 self.draining -= 1;
-                let r = self.writes.remove(i).expect("index found above");
+                let r = self.writes.pop(b);
                 self.enqueue(r);
                 return true;
             }
         }
-        if self.reads_mask & !self.full == 0 {
-            return false;
-        }
-        let Some(i) = self.reads.iter().position(|r| self.queues[r.bank as usize].len() < cq) else {
+        let Some(b) = self.reads.oldest(!self.full) else {
             return false;
         };
-        let r = self.reads.remove(i).expect("index found above");
-        let b = r.bank as usize;
-        self.reads_per_bank[b] -= 1;
-        if self.reads_per_bank[b] == 0 {
-            self.reads_mask &= !(1u64 << b);
-        }
+        let r = self.reads.pop(b);
         self.enqueue(r);
         true
+    }
+
+    /// A drain starts (when none is going on).
+    fn drain_starts(&self) -> bool {
+        let idle = || self.reads.is_empty() && !self.writes.is_empty() && self.front_reads == 0 && self.queued_reads() == 0;
+        self.writes.len() >= self.t.transaction_queue
+            || (self.reads.is_empty() && self.writes.len() >= self.t.write_drain_threshold.max(1))
+            || idle()
     }
 
     /// Put `r` into its bank's command queue.
     fn enqueue(&mut self, r: Request) {
         let q = r.bank as usize;
         if self.banks[q].open == Some(r.row) {
-            self.open_hits[q][r.write as usize] += 1;
+            self.banks[q].open_hits[r.write as usize] += 1;
         }
         self.queues[q].push(r);
         self.nonempty |= 1u64 << q;
@@ -631,7 +754,7 @@ impl Channel {
         }
         self.queued_commands += 1;
         self.queued_writes += r.write as usize;
-        self.next_cache[q] = 0;
+        self.touch(q);
     }
 
     /// The first cycle after the current one at which anything can change
@@ -652,16 +775,135 @@ impl Channel {
                 next = next.min(if b.open.is_some() { self.ready(q, PRE) } else { self.ready(q, REF) });
             }
         } else {
-            let faw = self.faw_ready();
-            let mut m = self.nonempty;
-            while m != 0 {
-                let q = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let v = self.next_cache[q];
-                next = next.min(if self.banks[q].open.is_none() { v.max(faw) } else { v });
+            // A `due` bank's `next` is at most `clk`; a closed bank
+            // waits for `act_block` too.
+            let act_block = self.act_block();
+            let due = self.nonempty & self.due;
+            if due & !self.closed != 0 {
+                return self.clk;
             }
+            if due != 0 {
+                next = next.min(act_block);
+            }
+            next = next.min(self.wake_open).min(self.wake_closed.max(act_block));
         }
         next.max(self.clk)
+    }
+}
+
+/// The read queue or the write buffer, kept per bank in arrival order with
+/// a sequence number each: the oldest transaction of a set of banks is the
+/// head with the lowest number among theirs. Each bank has a ring of
+/// `capacity` slots (the whole queue's capacity, so it never overflows).
+#[derive(Debug, Clone)]
+struct TransactionQueue {
+    slots: Vec<(u64, Request)>,
+    /// Per bank: first slot and entries.
+    rings: Vec<(usize, usize)>,
+    capacity: usize,
+    /// Bit q: bank q has a transaction here.
+    mask: u64,
+    len: usize,
+    seq: u64,
+}
+
+impl TransactionQueue {
+    fn new(banks: usize, capacity: usize) -> Self {
+        let empty = Request { id: 0, arrival: 0, bank: 0, row: 0, column: 0, write: false };
+        TransactionQueue { slots: vec![(0, empty); banks * capacity], rings: vec![(0, 0); banks], capacity, mask: 0, len: 0, seq: 0 }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Slot `i` of bank `bank`'s ring, counted from its first.
+    fn slot(&self, bank: usize, i: usize) -> usize {
+        let (first, _) = self.rings[bank];
+        let k = first + i;
+        bank * self.capacity + if k >= self.capacity { k - self.capacity } else { k }
+    }
+
+    /// Add `r` (the caller keeps the queue within its capacity).
+    fn push(&mut self, r: Request) {
+        let b = r.bank as usize;
+        let at = self.slot(b, self.rings[b].1);
+        self.slots[at] = (self.seq, r);
+        self.rings[b].1 += 1;
+        self.seq += 1;
+        self.mask |= 1u64 << b;
+        self.len += 1;
+    }
+
+    /// The bank of the oldest transaction among those of the banks in
+    /// `banks`.
+    fn oldest(&self, banks: u64) -> Option<usize> {
+        let mut m = self.mask & banks;
+        let mut best: Option<(u64, usize)> = None;
+        while m != 0 {
+            let b = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let seq = self.slots[self.slot(b, 0)].0;
+            if best.is_none_or(|(s, _)| seq < s) {
+                best = Some((seq, b));
+            }
+        }
+        best.map(|(_, b)| b)
+    }
+
+    /// The oldest transaction of a bank that has one.
+    fn head(&self, bank: usize) -> &Request {
+        &self.slots[self.slot(bank, 0)].1
+    }
+
+    /// Take the oldest transaction of a bank that has one.
+    fn pop(&mut self, bank: usize) -> Request {
+        let r = self.slots[self.slot(bank, 0)].1;
+        let ring = &mut self.rings[bank];
+        ring.0 = if ring.0 + 1 == self.capacity { 0 } else { ring.0 + 1 };
+        ring.1 -= 1;
+        if ring.1 == 0 {
+            self.mask &= !(1u64 << bank);
+        }
+        self.len -= 1;
+        r
+    }
+
+    /// A transaction to sector `key` is here.
+    fn contains(&self, key: u64) -> bool {
+        let b = (key >> 48) as usize;
+        (0..self.rings[b].1).any(|i| self.slots[self.slot(b, i)].1.key() == key)
+    }
+}
+
+/// The ready cycles one command pushes out, per level (the bank's, its
+/// group's, the channel's): `(command kind, spacing)`. A bank's ready
+/// cycle is the latest of its bank's, group's and channel's, so a spacing
+/// of 0 changes nothing (cycles only grow), and one that a wider level
+/// pushes out at least as far is left out.
+#[derive(Debug, Clone, Copy)]
+struct SpacingUpdates {
+    lists: [[(usize, u64); 5]; 3],
+    lens: [usize; 3],
+}
+
+impl SpacingUpdates {
+    fn new(s: &Spacing) -> Self {
+        let mut u = SpacingUpdates { lists: [[(0, 0); 5]; 3], lens: [0; 3] };
+        for k in 0..5 {
+            let (b, g, o) = (s.same_bank[k], s.same_group[k], s.other_group[k]);
+            for (level, d, wider) in [(2, o, 0), (1, g, o), (0, b, g.max(o))] {
+                if d > wider {
+                    u.lists[level][u.lens[level]] = (k, d);
+                    u.lens[level] += 1;
+                }
+            }
+        }
+        u
     }
 }
 

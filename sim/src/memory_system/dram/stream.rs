@@ -153,9 +153,9 @@ pub struct StreamReport {
 pub fn run_stream(stream: &[StreamRequest], config: &SimConfig) -> StreamReport {
     let timing = HbmTiming::new(&config.hbm);
     let channels = (config.system.slices * config.hbm.channels_per_slice) as usize;
-    let mut per: Vec<Vec<Request>> = vec![Vec::new(); channels];
+    let mut ctls: Vec<Channel> = (0..channels).map(|_| Channel::new(&timing)).collect();
     for (id, s) in stream.iter().enumerate() {
-        per[s.channel as usize].push(Request {
+        ctls[s.channel as usize].push(Request {
             id: id as u64,
             arrival: s.arrival,
             bank: (s.bank_group as usize * timing.banks_per_group + s.bank as usize) as u16,
@@ -165,14 +165,8 @@ pub fn run_stream(stream: &[StreamRequest], config: &SimConfig) -> StreamReport 
         });
     }
     let mut done: Vec<Completion> = Vec::with_capacity(stream.len());
-    let mut ctls: Vec<Channel> = Vec::with_capacity(channels);
-    for requests in per {
-        let mut ch = Channel::new(&timing);
-        for r in requests {
-            ch.push(r);
-        }
+    for ch in &mut ctls {
         ch.drain(&mut done);
-        ctls.push(ch);
     }
     let end = done.iter().map(|c| c.cycle).max().unwrap_or(0);
     // Refreshes go on in every channel until the last completion.
@@ -184,9 +178,10 @@ pub fn run_stream(stream: &[StreamRequest], config: &SimConfig) -> StreamReport 
         commands += ch.stats;
     }
     let mut lat: Vec<u64> = done.iter().map(|c| c.cycle - c.arrival).collect();
-    lat.sort_unstable();
     let n = lat.len().max(1);
-    let p99 = lat.get(((lat.len() as f64 * 0.99).ceil() as usize).saturating_sub(1)).copied().unwrap_or(0);
+    // The 99th percentile of the sorted latencies, without sorting them all.
+    let k = ((lat.len() as f64 * 0.99).ceil() as usize).saturating_sub(1);
+    let p99 = if k < lat.len() { *lat.select_nth_unstable(k).1 } else { 0 };
     let column = commands.reads + commands.writes;
     let tck_ns = 1e3 / config.hbm.clock_mhz;
     StreamReport {

@@ -26,9 +26,11 @@ pub mod timing {
     /// class's device sectors and the buddy sectors are offered from
     /// `WaitData` at `r + PLAN_CYCLES`.
     pub const PLAN_CYCLES: u64 = 2;
-    /// `WaitData` leaves the cycle after the last sector arrives; `Decode`
-    /// follows; a ZERO entry goes on to `AfterRead` one cycle later.
-    pub const DATA_TO_DECODE_CYCLES: u64 = 1;
+    /// `WaitData` finds every sector received at cycle `x` (the cycle after
+    /// the last one arrived, or its first cycle); the next state (`Decode`, or `Respond` on an uncompressed
+    /// page) starts at `x + AFTER_DATA_CYCLES`. A ZERO entry goes from
+    /// `Decode` on to `AfterRead` one cycle later.
+    pub const AFTER_DATA_CYCLES: u64 = 1;
     /// `Compress` offers at `c`; the compressor answers after its latency,
     /// `CompressWait` takes it and `WritePlan` follows: the first sectors
     /// are offered from `WriteData` at `c + latency + WRITE_PLAN_CYCLES`.

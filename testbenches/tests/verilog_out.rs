@@ -261,6 +261,7 @@ fn verilator_runs_buddy_controller_verilog_in_lock_step() {
     let (exe, plusargs) = verilate_lockstep(Algorithm::Bpc, &lines, &work);
     let report = run_verilated("buddy_controller", &exe, &plusargs).unwrap();
     assert_eq!((report.passed, report.failed), (lines.len(), 0), "{}", report.log);
+    eprintln!("Verilator: buddy_controller in lock step for {} cycles", lines.len());
     // A wrong expectation must fail: flip the expected `buddy_resp_ready`
     // (the line's last digit, compared on every cycle) of one cycle.
     let mut wrong = lines.clone();
@@ -282,6 +283,7 @@ fn verilator_runs_zvc_and_mag_bdi_controllers_verilog_in_lock_step() {
         let (exe, plusargs) = verilate_lockstep(algorithm, &lines, &work);
         let report = run_verilated(controller::module(algorithm), &exe, &plusargs).unwrap();
         assert_eq!((report.passed, report.failed), (lines.len(), 0), "{algorithm}: {}", report.log);
+        eprintln!("Verilator: {} in lock step for {} cycles", controller::module(algorithm), lines.len());
         std::fs::remove_dir_all(work).ok();
     }
 }
@@ -303,6 +305,7 @@ fn icarus_runs_buddy_controllers_verilog_in_lock_step() {
         let report =
             run_icarus_with(module, &dir.join(format!("{module}.v")), &dir.join(format!("tb/{module}_tb.v")), &plusargs, &work).unwrap();
         assert_eq!((report.passed, report.failed), (lines.len(), 0), "{algorithm}: {}", report.log);
+        eprintln!("Icarus: {module} in lock step for {} cycles", lines.len());
         std::fs::remove_dir_all(work).ok();
     }
 }

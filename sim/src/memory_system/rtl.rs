@@ -427,10 +427,10 @@ pub fn first_cycle_at(ps: u64, cycle_ps: f64) -> u64 {
 
 /// Cycles a slice is held in reset when it is built.
 pub const RESET_CYCLES: u64 = 2;
-/// Cycles after reset in which the metadata cache invalidates its 8 sets
-/// (`Init`); the slice takes its first request after them, at cycle
-/// `RESET_CYCLES + INIT_CYCLES`.
-pub const INIT_CYCLES: u64 = 8;
+/// Cycles after reset in which the metadata cache invalidates its sets
+/// (`Init`, the hardware's figure); the slice takes its first request after
+/// them, at cycle `RESET_CYCLES + INIT_CYCLES`.
+pub use buddy_hdl::timing::INIT_CYCLES;
 
 /// Cycles a request may take before the driver calls the slice hung.
 pub const HANG_CYCLES: u64 = 1_000_000;

@@ -27,7 +27,7 @@ use buddy_golden::controller_slice::{Flushed, MetadataAccess, ReadPart, Served, 
 use buddy_golden::metadata_cache::Outcome as MdOutcome;
 use buddy_golden::{Algorithm, SizeClass};
 use buddy_hdl::timing::{
-    codec_latency, CodecLatency, AFTER_FILL_CYCLES, DATA_TO_DECODE_CYCLES, FRONT_CYCLES, HIT_CYCLES, PLAIN_WRITE_SECTOR_CYCLES,
+    codec_latency, CodecLatency, AFTER_FILL_CYCLES, AFTER_DATA_CYCLES, FRONT_CYCLES, HIT_CYCLES, PLAIN_WRITE_SECTOR_CYCLES,
     PLAN_CYCLES, SECTORS_PER_LINE, SECTOR_FILL_CYCLES, WRITE_PLAN_CYCLES,
 };
 
@@ -36,7 +36,7 @@ use crate::memory_system::world::{Shared, World};
 
 /// A slice takes its first request when the RTL engine has reset it and
 /// its metadata cache has invalidated its sets.
-pub(super) const OUT_OF_RESET: u64 = crate::memory_system::rtl::RESET_CYCLES + buddy_hdl::timing::INIT_CYCLES;
+pub(super) const OUT_OF_RESET: u64 = crate::memory_system::rtl::RESET_CYCLES + crate::memory_system::rtl::INIT_CYCLES;
 
 /// The slices' turns: each slice serves its requests one at a time, in
 /// issue order, from the cycle it is free.
@@ -185,7 +185,7 @@ async fn read_part(sh: &Rc<Shared>, slice: u64, p: &ReadPart, s: u64, decompress
     if let Some(t) = dev {
         last = last.max(done_cycle(sh, t).await + p.device.count - 1);
     }
-    let decode = wait.max(last + 1) + DATA_TO_DECODE_CYCLES;
+    let decode = wait.max(last + 1) + AFTER_DATA_CYCLES;
     if p.class == SizeClass::Zero {
         decode + 1
     } else {
@@ -199,7 +199,7 @@ async fn plain_read(sh: &Rc<Shared>, slice: u64, p: &ReadPart, s: u64) -> u64 {
     let wait = s + FRONT_CYCLES;
     let t = device(sh, slice, p.slot.first, p.slot.count, false, wait).await;
     let last = done_cycle(sh, t).await + p.slot.count - 1;
-    wait.max(last + 1) + DATA_TO_DECODE_CYCLES
+    wait.max(last + 1) + AFTER_DATA_CYCLES
 }
 
 /// An uncompressed page's write from acceptance at `s` (`PlainWrite`: each

@@ -28,7 +28,9 @@
 //! order the cache made them.
 
 use crate::metadata_cache::{CacheStats, MetadataCache, MetadataCacheConfig, Outcome, SectorMemory};
-use crate::translation::{translate_entry, BuddyRegisters, ByteRange, EntryAccess, MetadataNibble, PageSize, Pte, TranslationFault, SECTOR_BYTES};
+use crate::translation::{
+    translate_entry, BuddyRegisters, ByteRange, EntryAccess, MetadataNibble, PageSize, Pte, TranslationFault, SECTOR_BYTES,
+};
 use crate::{Algorithm, Codec, MemoryEntry, SizeClass, ENTRY_BYTES};
 use thiserror::Error;
 
@@ -310,7 +312,14 @@ impl ControllerSlice {
     /// # Errors
     /// As [`ControllerSlice::read`] (the read of a partial write can fail to
     /// decode; nothing is then written).
-    pub fn write(&mut self, pte: &Pte, va: u64, mask: u8, value: &[u8; ENTRY_BYTES], memory: &mut impl SliceMemory) -> Result<Served, SliceError> {
+    pub fn write(
+        &mut self,
+        pte: &Pte,
+        va: u64,
+        mask: u8,
+        value: &[u8; ENTRY_BYTES],
+        memory: &mut impl SliceMemory,
+    ) -> Result<Served, SliceError> {
         let mask = mask & FULL_MASK;
         let merge = |old: &[u8; ENTRY_BYTES]| {
             let mut merged = *old;

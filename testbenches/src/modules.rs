@@ -11,8 +11,8 @@ use crate::stream::{run_stream, StreamDut, Traffic};
 use crate::{bpc, controller, mag_bdi, metadata_cache, translation, zvc};
 use buddy_golden::{Algorithm, Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
 use buddy_hdl::{
-    AddressTranslator, BpcCompressor, BpcDecompressor, BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, MagBdiCompressor, MagBdiDecompressor, MetadataCache, ZvcCompressor,
-    ZvcDecompressor,
+    AddressTranslator, BpcCompressor, BpcDecompressor, BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, MagBdiCompressor,
+    MagBdiDecompressor, MetadataCache, ZvcCompressor, ZvcDecompressor,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -197,7 +197,9 @@ impl HwModule {
             HwModule::BuddyController(algorithm) => {
                 let mixed = controller::mixed_entries(entries, VECTOR_SEED);
                 // A scenario that fails is a bug the equivalence tests report; no vectors then.
-                vec![vectors(controller::lockstep_lines(algorithm, &mixed, (entries.len() / 10).clamp(50, 400), 100_000).unwrap_or_default())]
+                vec![vectors(
+                    controller::lockstep_lines(algorithm, &mixed, (entries.len() / 10).clamp(50, 400), 100_000).unwrap_or_default(),
+                )]
             }
         }
     }

@@ -148,7 +148,10 @@ fn latency_is_five_cycles_and_initiation_interval_one() {
     let run = run_stream(&mut BpcCompressor::default(), &entries, Traffic::FULL, &mut rng, 1000, None);
     assert_eq!(run.accept_cycles.len(), 64);
     assert!(run.accept_cycles.windows(2).all(|w| w[1] == w[0] + 1), "II != 1: {:?}", run.accept_cycles);
-    assert!(run.accept_cycles.iter().zip(&run.deliver_cycles).all(|(a, d)| d - a == buddy_hdl::bpc_compressor::LATENCY), "latency != LATENCY");
+    assert!(
+        run.accept_cycles.iter().zip(&run.deliver_cycles).all(|(a, d)| d - a == buddy_hdl::bpc_compressor::LATENCY),
+        "latency != LATENCY"
+    );
     let expected: Vec<_> = entries.iter().map(|e| Bpc.compress(e)).collect();
     assert_eq!(run.outputs, expected);
 }
@@ -255,7 +258,10 @@ fn decompressor_latency_is_seven_cycles_and_initiation_interval_one() {
     let run = run_stream(&mut BpcDecompressor::default(), &inputs, Traffic::FULL, &mut rng, 1000, None);
     assert_eq!(run.accept_cycles.len(), 64);
     assert!(run.accept_cycles.windows(2).all(|w| w[1] == w[0] + 1), "II != 1: {:?}", run.accept_cycles);
-    assert!(run.accept_cycles.iter().zip(&run.deliver_cycles).all(|(a, d)| d - a == buddy_hdl::bpc_decompressor::LATENCY), "latency != LATENCY");
+    assert!(
+        run.accept_cycles.iter().zip(&run.deliver_cycles).all(|(a, d)| d - a == buddy_hdl::bpc_decompressor::LATENCY),
+        "latency != LATENCY"
+    );
     let expected: Vec<_> = inputs.iter().map(|i| decompress::expected_decompressed(&Bpc, i)).collect();
     assert_eq!(run.outputs, expected);
 }

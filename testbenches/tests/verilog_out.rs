@@ -296,7 +296,9 @@ fn verilator_runs_zvc_and_mag_bdi_controllers_verilog_in_lock_step() {
 #[test]
 fn icarus_runs_buddy_controllers_verilog_in_lock_step() {
     tool("iverilog");
-    for (algorithm, requests) in [(Algorithm::Bpc, 300), (Algorithm::Zvc, variant_requests()), (Algorithm::MagBdi(Mag::B32), variant_requests())] {
+    for (algorithm, requests) in
+        [(Algorithm::Bpc, 300), (Algorithm::Zvc, variant_requests()), (Algorithm::MagBdi(Mag::B32), variant_requests())]
+    {
         let module = controller::module(algorithm);
         let lines = controller_lockstep_lines(algorithm, requests);
         let work = work_dir(&format!("icarus-{module}"));

@@ -36,7 +36,8 @@ pub struct RepeatedAssignment {
 static DECLARATION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*(?:(input|output)\s+)?(?:reg|wire)\s+(?:signed\s+)?(\[[^\]]*\]\s*)?([A-Za-z_][A-Za-z0-9_$]*)\s*;").expect("regex")
 });
-static CONNECTION: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*\.[A-Za-z_][A-Za-z0-9_$]*\(([A-Za-z_][A-Za-z0-9_$]*)\)").expect("regex"));
+static CONNECTION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*\.[A-Za-z_][A-Za-z0-9_$]*\(([A-Za-z_][A-Za-z0-9_$]*)\)").expect("regex"));
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*([A-Za-z_][A-Za-z0-9_$]*)\s*(\[[^;]*?\])?\s*=[^=]").expect("regex"));
 
 /// One module of the text: its line range, declarations and combinational block.

@@ -163,7 +163,8 @@ impl Controllers {
     /// # Panics
     /// On a metadata cache geometry that `SimConfig::validate` rejects.
     pub fn new(config: &SimConfig, mode: Mode, algorithm: Algorithm, pages: PageTable) -> Self {
-        let metadata_cache = MetadataCacheConfig { size_bytes: config.metadata_cache.bytes, ways: config.metadata_cache.ways, ..Default::default() };
+        let metadata_cache =
+            MetadataCacheConfig { size_bytes: config.metadata_cache.bytes, ways: config.metadata_cache.ways, ..Default::default() };
         let hbm = Hbm::new(config);
         let cycle = config.cycle_ps();
         let link = Nvlink::new(config, (hbm.unloaded_read_cycles() as f64 * cycle).round() as u64);

@@ -27,8 +27,8 @@ use buddy_golden::controller_slice::{Flushed, MetadataAccess, ReadPart, Served, 
 use buddy_golden::metadata_cache::Outcome as MdOutcome;
 use buddy_golden::{Algorithm, SizeClass};
 use buddy_hdl::timing::{
-    codec_latency, CodecLatency, AFTER_FILL_CYCLES, AFTER_DATA_CYCLES, FRONT_CYCLES, HIT_CYCLES, PLAIN_WRITE_SECTOR_CYCLES,
-    PLAN_CYCLES, SECTORS_PER_LINE, SECTOR_FILL_CYCLES, WRITE_PLAN_CYCLES,
+    codec_latency, CodecLatency, AFTER_DATA_CYCLES, AFTER_FILL_CYCLES, FRONT_CYCLES, HIT_CYCLES, PLAIN_WRITE_SECTOR_CYCLES, PLAN_CYCLES,
+    SECTORS_PER_LINE, SECTOR_FILL_CYCLES, WRITE_PLAN_CYCLES,
 };
 
 use super::{Finished, Outcome, RequestInfo};
@@ -263,8 +263,14 @@ impl HardwareTiming {
     /// Spawn a hardware-timed request of `slice`: waits for its turn, runs
     /// `body` from its start cycle (which returns the response cycle), then
     /// frees the slice and finishes `outcome` with `entry`.
-    fn spawn_body<F>(&self, world: &mut World, slice: u64, finished: Finished, outcome: Outcome, body: impl FnOnce(Rc<Shared>, u64) -> F + 'static)
-    where
+    fn spawn_body<F>(
+        &self,
+        world: &mut World,
+        slice: u64,
+        finished: Finished,
+        outcome: Outcome,
+        body: impl FnOnce(Rc<Shared>, u64) -> F + 'static,
+    ) where
         F: Future<Output = u64> + 'static,
     {
         let turns = self.turns.clone();

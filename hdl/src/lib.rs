@@ -13,7 +13,8 @@
 //! | [`mag_bdi_decompressor`] | [`MagBdiDecompressor`] (MAG 16, 32, 64) | `buddy_golden::mag_bdi` |
 //! | [`address_translator`] | [`AddressTranslator`] | `buddy_golden::translation` |
 //! | [`metadata_cache`] | [`MetadataCache`] (4 KiB, 4 ways) | `buddy_golden::metadata_cache` |
-//! | [`buddy_controller`] | [`BuddyController`] (BPC; also ZVC, MAG-BDI): one controller slice | `buddy_sim::memory_system::controller` (fast mode) |
+//! | [`pipelined_metadata_cache`] | [`PipelinedMetadataCache`] (non-blocking: hits under 4 misses, tagged responses) | `buddy_golden::metadata_cache` |
+//! | [`buddy_controller`] | [`BuddyController`] (BPC; also ZVC, MAG-BDI): one controller slice | `buddy_golden::controller_slice` |
 //!
 //! Shared blocks: [`entry_bits::EntryBits`] (the 1024-bit entry),
 //! [`decompressed_entry::DecompressedEntry`] (every decompressor's output),
@@ -50,6 +51,7 @@ pub mod mag_bdi_decompressor;
 pub mod mag_bdi_encodings;
 pub mod mag_bdi_unit;
 pub mod metadata_cache;
+pub mod pipelined_metadata_cache;
 pub mod register_slice;
 pub mod sector_lanes;
 pub mod timing;
@@ -66,5 +68,6 @@ pub use entry_bits::EntryBits;
 pub use mag_bdi_compressor::{MagBdiCompressed, MagBdiCompressor};
 pub use mag_bdi_decompressor::MagBdiDecompressor;
 pub use metadata_cache::MetadataCache;
+pub use pipelined_metadata_cache::PipelinedMetadataCache;
 pub use zvc_compressor::{ZvcCompressed, ZvcCompressor};
 pub use zvc_decompressor::ZvcDecompressor;

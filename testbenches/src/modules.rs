@@ -12,7 +12,7 @@ use crate::{bpc, controller, mag_bdi, metadata_cache, translation, zvc};
 use buddy_golden::{Algorithm, Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
 use buddy_hdl::{
     AddressTranslator, BpcCompressor, BpcDecompressor, BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, MagBdiCompressor,
-    MagBdiDecompressor, MetadataCache, ZvcCompressor, ZvcDecompressor,
+    MagBdiDecompressor, MetadataCache, PipelinedMetadataCache, ZvcCompressor, ZvcDecompressor,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -30,6 +30,9 @@ pub enum HwModule {
     MagBdiDecompressor(Mag),
     AddressTranslator,
     MetadataCache,
+    /// The non-blocking metadata cache of the pipelined slice (hits under
+    /// misses, tagged responses).
+    PipelinedMetadataCache,
     /// One memory-controller slice, built with the codecs of an algorithm
     /// (delivered: BPC, ZVC and MAG-BDI at MAG 32).
     BuddyController(Algorithm),
@@ -62,7 +65,7 @@ pub struct EquivRun {
 
 impl HwModule {
     /// Every delivered module, in `verilog-out/` order.
-    pub const ALL: [HwModule; 15] = [
+    pub const ALL: [HwModule; 16] = [
         HwModule::BpcCompressor,
         HwModule::BpcDecompressor,
         HwModule::ZvcCompressor,
@@ -75,6 +78,7 @@ impl HwModule {
         HwModule::MagBdiDecompressor(Mag::B64),
         HwModule::AddressTranslator,
         HwModule::MetadataCache,
+        HwModule::PipelinedMetadataCache,
         HwModule::BuddyController(Algorithm::Bpc),
         HwModule::BuddyController(Algorithm::Zvc),
         HwModule::BuddyController(Algorithm::MagBdi(Mag::B32)),
@@ -91,6 +95,7 @@ impl HwModule {
             HwModule::MagBdiDecompressor(mag) => mag_bdi::decompressor_ports(mag),
             HwModule::AddressTranslator => translation::PORTS,
             HwModule::MetadataCache => metadata_cache::PORTS,
+            HwModule::PipelinedMetadataCache => metadata_cache::PIPELINED_PORTS,
             HwModule::BuddyController(algorithm) => controller::ports(algorithm),
         }
     }
@@ -108,7 +113,8 @@ impl HwModule {
     /// The self-checking Verilog testbench `<name>_tb`.
     pub fn testbench(self) -> String {
         match self {
-            HwModule::MetadataCache => metadata_cache::testbench(),
+            HwModule::MetadataCache => metadata_cache::testbench(false),
+            HwModule::PipelinedMetadataCache => metadata_cache::testbench(true),
             HwModule::BuddyController(_) => controller::lockstep_testbench(self.name()),
             _ => self.ports().testbench(),
         }
@@ -130,7 +136,9 @@ impl HwModule {
             HwModule::BpcCompressor | HwModule::BpcDecompressor => Some(Box::new(Bpc)),
             HwModule::ZvcCompressor | HwModule::ZvcDecompressor => Some(Box::new(Zvc)),
             HwModule::MagBdiCompressor(mag) | HwModule::MagBdiDecompressor(mag) => Some(Box::new(MagBdi::new(mag))),
-            HwModule::AddressTranslator | HwModule::MetadataCache | HwModule::BuddyController(_) => None,
+            HwModule::AddressTranslator | HwModule::MetadataCache | HwModule::PipelinedMetadataCache | HwModule::BuddyController(_) => {
+                None
+            }
         }
     }
 
@@ -153,6 +161,7 @@ impl HwModule {
             HwModule::MagBdiDecompressor(mag) => emit(MagBdiDecompressor::new(mag), name, revision),
             HwModule::AddressTranslator => emit(AddressTranslator::default(), name, revision),
             HwModule::MetadataCache => emit(MetadataCache::default(), name, revision),
+            HwModule::PipelinedMetadataCache => emit(PipelinedMetadataCache::default(), name, revision),
             HwModule::BuddyController(Algorithm::Bpc) => emit(BuddyController::default(), name, revision),
             HwModule::BuddyController(Algorithm::Zvc) => emit(BuddyControllerZvc::default(), name, revision),
             HwModule::BuddyController(Algorithm::MagBdi(mag)) => emit(BuddyControllerMagBdi::new(mag), name, revision),
@@ -187,7 +196,7 @@ impl HwModule {
             HwModule::AddressTranslator => {
                 vec![vectors(translation::random_accesses(entries.len(), &mut rng).iter().map(translation::vector).collect())]
             }
-            HwModule::MetadataCache => {
+            HwModule::MetadataCache | HwModule::PipelinedMetadataCache => {
                 let (ops, memory) = metadata_cache::vector_lines(&self.cache_ops(entries.len(), &mut rng));
                 vec![
                     vectors(ops),
@@ -239,7 +248,7 @@ impl HwModule {
                 let expected: Vec<_> = accesses.iter().map(translation::expected_translation).collect();
                 compare(self.name(), AddressTranslator::default(), &accesses, &expected, traffic, seed)
             }
-            HwModule::MetadataCache => self.check_cache(entries.len(), traffic, seed),
+            HwModule::MetadataCache | HwModule::PipelinedMetadataCache => self.check_cache(entries.len(), traffic, seed),
             HwModule::BuddyController(algorithm) => {
                 // The slice is driven by its memory models, not by random traffic.
                 let mixed = controller::mixed_entries(entries, seed);
@@ -266,7 +275,12 @@ impl HwModule {
             ..metadata_cache::CacheTraffic::RANDOM
         };
         let start = std::time::Instant::now();
-        let run = metadata_cache::run_cache(&mut MetadataCache::default(), &ops, stalls, &mut rng, 400 * ops.len() as u64 + 1000, None);
+        let max = 400 * ops.len() as u64 + 1000;
+        let run = if self == HwModule::PipelinedMetadataCache {
+            metadata_cache::run_pipelined_cache(&mut PipelinedMetadataCache::default(), &ops, stalls, 1, &mut rng, max, None)?
+        } else {
+            metadata_cache::run_cache(&mut MetadataCache::default(), &ops, stalls, &mut rng, max, None)
+        };
         let seconds = start.elapsed().as_secs_f64();
         let name = self.name();
         if run.responses.len() != ops.len() {
@@ -346,6 +360,12 @@ impl HwModule {
                 let ops = self.cache_ops(entries.len(), &mut rng);
                 let stalls = metadata_cache::CacheTraffic::RANDOM;
                 metadata_cache::run_cache(&mut MetadataCache::default(), &ops, stalls, &mut rng, 400 * max, Some(&mut w));
+            }
+            HwModule::PipelinedMetadataCache => {
+                let ops = self.cache_ops(entries.len(), &mut rng);
+                let stalls = metadata_cache::CacheTraffic::RANDOM;
+                let dut = &mut PipelinedMetadataCache::default();
+                metadata_cache::run_pipelined_cache(dut, &ops, stalls, 20, &mut rng, 400 * max, Some(&mut w))?;
             }
             HwModule::BuddyController(_) => {} // written above, through the RTL engine's own VCD writer
         }

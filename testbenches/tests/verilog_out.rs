@@ -173,16 +173,17 @@ fn icarus_runs_address_translator_verilog_like_golden() {
 
 /// 3 sequences of 10,000 random operations and a flush, with random stalls
 /// on all four ports; every response and every memory-side request checked.
-#[test]
-fn icarus_runs_metadata_cache_verilog_like_golden() {
+/// `runs` x 10,001 random operations through `module` (one of the two
+/// metadata caches) and its testbench in Icarus, random stalls on every port.
+fn icarus_runs_cache(module: &str, seed: u64, runs: u64) {
     tool("iverilog");
-    let mut rng = ChaCha8Rng::seed_from_u64(22);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let dir = verilog_out_dir();
-    for run in 0..3 {
+    for run in 0..runs {
         let mut ops = metadata_cache::random_ops(10_000, &mut rng);
         ops.push(metadata_cache::CacheOp::Flush);
         let (op_lines, memory_lines) = metadata_cache::vector_lines(&ops);
-        let work = work_dir("cosim-mc");
+        let work = work_dir(&format!("cosim-{module}"));
         let (ops_file, memory_file) = (work.join("ops.hex"), work.join("memory.hex"));
         std::fs::write(&ops_file, op_lines.join("\n") + "\n").unwrap();
         std::fs::write(&memory_file, memory_lines.join("\n") + "\n").unwrap();
@@ -193,12 +194,21 @@ fn icarus_runs_metadata_cache_verilog_like_golden() {
             format!("+memory_count={}", memory_lines.len()),
             format!("+seed={}", 100 + run),
         ];
-        let report =
-            run_icarus_with("metadata_cache", &dir.join("metadata_cache.v"), &dir.join("tb/metadata_cache_tb.v"), &plusargs, &work)
-                .unwrap();
+        let (verilog, tb) = (dir.join(format!("{module}.v")), dir.join(format!("tb/{module}_tb.v")));
+        let report = run_icarus_with(module, &verilog, &tb, &plusargs, &work).unwrap();
         assert_eq!((report.passed, report.failed), (op_lines.len() + memory_lines.len(), 0), "{}", report.log);
         std::fs::remove_dir_all(work).ok();
     }
+}
+
+#[test]
+fn icarus_runs_metadata_cache_verilog_like_golden() {
+    icarus_runs_cache("metadata_cache", 22, 3);
+}
+
+#[test]
+fn icarus_runs_pipelined_metadata_cache_verilog_like_golden() {
+    icarus_runs_cache("pipelined_metadata_cache", 23, 2);
 }
 
 /// Every `.v` file of `verilog-out/`, with its text.

@@ -14,8 +14,10 @@ module metadata_cache_tb;
   reg [8*1024-1:0] ops_path, memory_path;
   integer count, memory_count, seed, p_valid, p_ready, p_memory, p_fill;
   integer sent, received, memory_seen, failures, cycle;
-  reg offering, fill_pending;
-  reg [255:0] fill_data;
+  reg offering;
+  // Fills requested and not yet answered, answered in order.
+  reg [255:0] fills [0:7];
+  integer fill_head, fill_tail;
   reg clock, reset, req_valid, req_write, req_flush, req_high, resp_ready, mem_req_ready, mem_fill_valid;
   reg [63:0] req_address;
   reg [3:0] req_value;
@@ -53,9 +55,9 @@ module metadata_cache_tb;
     if (!$value$plusargs("p_fill=%d", p_fill)) p_fill = 30;
     $readmemh(ops_path, ops, 0, count - 1);
     if (memory_count > 0) $readmemh(memory_path, memory, 0, memory_count - 1);
-    sent = 0; received = 0; memory_seen = 0; failures = 0; cycle = 0; offering = 0; fill_pending = 0;
+    sent = 0; received = 0; memory_seen = 0; failures = 0; cycle = 0; offering = 0; fill_head = 0; fill_tail = 0;
     clock = 0; reset = 1; req_valid = 0; resp_ready = 0; mem_req_ready = 0; mem_fill_valid = 0;
-    req_write = 0; req_flush = 0; req_high = 0; req_address = 0; req_value = 0; mem_fill_data = 0; fill_data = 0;
+    req_write = 0; req_flush = 0; req_high = 0; req_address = 0; req_value = 0; mem_fill_data = 0;
     repeat (2) begin #5 clock = 1; #5 clock = 0; end
     reset = 0;
     forever begin #5 clock = 1; #5 clock = 0; end
@@ -74,8 +76,8 @@ module metadata_cache_tb;
     end
     resp_ready = ($unsigned($random(seed)) % 100) < p_ready;
     mem_req_ready = ($unsigned($random(seed)) % 100) < p_memory;
-    mem_fill_valid = fill_pending && (($unsigned($random(seed)) % 100) < p_fill);
-    mem_fill_data = fill_data;
+    mem_fill_valid = fill_head != fill_tail && (($unsigned($random(seed)) % 100) < p_fill);
+    mem_fill_data = fills[fill_head % 8];
   end
 
   always @(posedge clock) if (!reset) begin
@@ -88,7 +90,7 @@ module metadata_cache_tb;
       end
       received = received + 1;
     end
-    if (mem_fill_valid && mem_fill_ready) fill_pending = 0;
+    if (mem_fill_valid && mem_fill_ready) fill_head = fill_head + 1;
     if (mem_req_valid && mem_req_ready) begin
       if (memory_seen >= memory_count) begin
         failures = failures + 1;
@@ -101,8 +103,8 @@ module metadata_cache_tb;
           memory[memory_seen][320], memory[memory_seen][319:256], memory[memory_seen][255:0]);
       end
       if (!mem_req_write) begin
-        fill_pending = 1;
-        fill_data = memory[memory_seen][255:0];
+        fills[fill_tail % 8] = memory[memory_seen][255:0];
+        fill_tail = fill_tail + 1;
       end
       memory_seen = memory_seen + 1;
     end

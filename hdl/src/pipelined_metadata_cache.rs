@@ -1,0 +1,690 @@
+//! The non-blocking metadata cache of the pipelined controller slice:
+//! one lookup per cycle, hits under misses, up to [`MISS_SLOTS`] sector
+//! fills outstanding.
+
+use rust_hdl::prelude::*;
+
+/// Sector fills that may be outstanding at once (miss registers).
+pub const MISS_SLOTS: usize = 4;
+
+/// [`PipelinedMetadataCache`] timing, clock cycles.
+pub mod timing {
+    /// A request accepted at cycle `a` that hits a valid sector raises
+    /// `resp_valid` at `a + HIT_CYCLES` (lookup, data read).
+    pub const HIT_CYCLES: u64 = 2;
+    /// A request accepted at `a` that misses (and has no dirty victim to
+    /// write back) offers its fill on `mem_req` at `a + FILL_REQUEST_CYCLES`.
+    pub const FILL_REQUEST_CYCLES: u64 = 2;
+    /// A fill taken at `f` (`mem_fill_valid` and `mem_fill_ready`) raises
+    /// the missing request's `resp_valid` at `f + AFTER_FILL_CYCLES`.
+    pub const AFTER_FILL_CYCLES: u64 = 1;
+}
+
+#[derive(Copy, Clone, PartialEq, Debug, LogicState)]
+enum EvictState {
+    Idle,
+    /// Finds the next dirty sector of the line and reads it from the data array.
+    Read,
+    /// Loads the sector read into the memory-side request register.
+    Load,
+}
+
+/// The metadata cache of one pipelined memory-controller slice
+/// (buddy-memory.md §3; Buddy Compression Sec. III, Fig. 6b), with the
+/// geometry and replacement of [`crate::MetadataCache`] and of
+/// `buddy_golden::metadata_cache::MetadataCache` (4 KiB, 4 ways x 8 sets
+/// of 128-byte lines, four 32-byte sectors per line with a valid and a
+/// dirty bit each, true LRU, write-back, write-allocate), but
+/// non-blocking.
+///
+/// Requests are looked up in the order they are accepted, one per cycle,
+/// and the tags, LRU and valid/dirty bits change at lookup exactly as the
+/// golden model's do for that request; so the sequence of lookups, their
+/// outcomes and the memory-side requests are the golden model's. Data
+/// comes later for a miss: the missing sector is marked valid at lookup,
+/// its fill is parked in one of [`MISS_SLOTS`] miss registers, and later
+/// requests go on (hits under misses). Responses carry the request's tag
+/// and leave when their data is there, so a hit may answer before an
+/// earlier miss (out of order).
+///
+/// A lookup waits (stays in the lookup register, `req_ready` low) when:
+/// its sector's fill is outstanding; the line it would evict has a fill
+/// outstanding; the previous request writes the same sector word this
+/// cycle; every miss register is in use; the memory-side request register
+/// is busy; or a fill has waited a cycle for the data array. A line miss
+/// with a dirty victim writes the victim's dirty sectors back (sector
+/// order, two cycles each) before its fill. A flush waits for every
+/// outstanding fill, then writes back every dirty sector in set, way,
+/// sector order and invalidates every line (tags kept).
+///
+/// Fills must come back in the order they were requested (the memory
+/// side is a FIFO). `req_ready` depends combinationally on `resp_ready`
+/// and `mem_req_ready`, and `mem_fill_ready` on `resp_ready`; none of the
+/// outputs depends on `req_valid` or `mem_fill_valid`.
+///
+/// Storage: tags, valid/dirty bits and LRU ranks in flip-flops (32 x 63
+/// bits: `[53:0]` tag = address bits `[63:10]`, `[54]` valid, `[58:55]`
+/// sector valid, `[62:59]` sector dirty; 8 x 8 bits of LRU ranks, way
+/// `w`'s at `[2w+1:2w]`, 3 = least recently used), data in one `RAM` of
+/// 128 x 256 bits addressed `{set, way, sector}` (byte `i` at
+/// `[8i+7:8i]`; low nibble of a byte = even entry).
+///
+/// | port | width | direction | meaning |
+/// |---|---|---|---|
+/// | `clock`, `reset` | 1, 1 | in | rising-edge clock; synchronous active-high reset (one cycle: every line invalid) |
+/// | `req_valid`, `req_ready` | 1, 1 | in, out | request handshake |
+/// | `req_write` | 1 | in | 0: read the nibble, 1: write `req_value` |
+/// | `req_flush` | 1 | in | write back every dirty sector, invalidate every line |
+/// | `req_address`, `req_high` | 64, 1 | in | metadata byte address; 1 = high nibble (odd entry) |
+/// | `req_value` | 4 | in | nibble to write |
+/// | `req_tag` | 3 | in | the requester's tag, returned with the response |
+/// | `resp_valid`, `resp_ready` | 1, 1 | out, in | response handshake, one per request |
+/// | `resp_tag` | 3 | out | the request's `req_tag` |
+/// | `resp_nibble` | 4 | out | the nibble read (a write: the value written; a flush: 0) |
+/// | `resp_outcome` | 2 | out | a [`crate::metadata_cache::outcome`] code (0 for a flush) |
+/// | `mem_req_valid`, `mem_req_ready` | 1, 1 | out, in | memory-side request: a sector fill or write-back |
+/// | `mem_req_write` | 1 | out | 1: write-back of `mem_req_data`, 0: fill (answered on `mem_fill_*`, in order) |
+/// | `mem_req_address` | 64 | out | sector-aligned byte address |
+/// | `mem_req_data` | 256 | out | the dirty sector (write-backs) |
+/// | `mem_fill_valid`, `mem_fill_ready` | 1, 1 | in, out | the oldest outstanding fill's sector |
+/// | `mem_fill_data` | 256 | in | sector contents, byte `i` at `[8i+7:8i]` |
+/// | `misses` | 3 | out | fills outstanding (status) |
+///
+/// Timing in [`timing`]: a hit answers 2 cycles after it is accepted and
+/// the next request can be accepted every cycle.
+#[derive(LogicBlock, Default)]
+pub struct PipelinedMetadataCache {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub req_valid: Signal<In, Bit>,
+    pub req_write: Signal<In, Bit>,
+    pub req_flush: Signal<In, Bit>,
+    pub req_address: Signal<In, Bits<64>>,
+    pub req_high: Signal<In, Bit>,
+    pub req_value: Signal<In, Bits<4>>,
+    pub req_tag: Signal<In, Bits<3>>,
+    pub req_ready: Signal<Out, Bit>,
+    pub resp_valid: Signal<Out, Bit>,
+    pub resp_tag: Signal<Out, Bits<3>>,
+    pub resp_nibble: Signal<Out, Bits<4>>,
+    pub resp_outcome: Signal<Out, Bits<2>>,
+    pub resp_ready: Signal<In, Bit>,
+    pub mem_req_valid: Signal<Out, Bit>,
+    pub mem_req_write: Signal<Out, Bit>,
+    pub mem_req_address: Signal<Out, Bits<64>>,
+    pub mem_req_data: Signal<Out, Bits<256>>,
+    pub mem_req_ready: Signal<In, Bit>,
+    pub mem_fill_valid: Signal<In, Bit>,
+    pub mem_fill_data: Signal<In, Bits<256>>,
+    pub mem_fill_ready: Signal<Out, Bit>,
+    pub misses: Signal<Out, Bits<3>>,
+    data: RAM<Bits<256>, 7>,
+    /// Tag words, line `{set, way}`.
+    lines: [DFF<Bits<63>>; 32],
+    lru: [DFF<Bits<8>>; 8],
+    // The lookup register.
+    s1_valid: DFF<Bit>,
+    s1_write: DFF<Bit>,
+    s1_flush: DFF<Bit>,
+    s1_address: DFF<Bits<64>>,
+    s1_high: DFF<Bit>,
+    s1_value: DFF<Bits<4>>,
+    s1_tag: DFF<Bits<3>>,
+    /// The lookup's dirty victim has been written back.
+    evicted: DFF<Bit>,
+    // Miss registers: a ring of MISS_SLOTS from `m_head`.
+    m_head: DFF<Bits<2>>,
+    m_count: DFF<Bits<3>>,
+    m_word: [DFF<Bits<7>>; 4],
+    m_write: [DFF<Bit>; 4],
+    m_high: [DFF<Bit>; 4],
+    m_offset: [DFF<Bits<5>>; 4],
+    m_value: [DFF<Bits<4>>; 4],
+    m_tag: [DFF<Bits<3>>; 4],
+    m_outcome: [DFF<Bits<2>>; 4],
+    /// A fill was offered and not taken last cycle: it goes before the next hit.
+    fill_waiting: DFF<Bit>,
+    // The response register (a hit's data arrives from the array here).
+    s2_valid: DFF<Bit>,
+    /// The nibble is in `s2_nibble` (a fill's or a flush's), not in the array.
+    s2_fill: DFF<Bit>,
+    s2_write: DFF<Bit>,
+    s2_high: DFF<Bit>,
+    s2_offset: DFF<Bits<5>>,
+    s2_value: DFF<Bits<4>>,
+    s2_tag: DFF<Bits<3>>,
+    s2_outcome: DFF<Bits<2>>,
+    s2_word: DFF<Bits<7>>,
+    s2_nibble: DFF<Bits<4>>,
+    // The memory-side request register.
+    mq_valid: DFF<Bit>,
+    mq_write: DFF<Bit>,
+    mq_address: DFF<Bits<64>>,
+    mq_data: DFF<Bits<256>>,
+    // Write-back of a victim, or of every line (flush).
+    ev_state: DFF<EvictState>,
+    ev_flush: DFF<Bit>,
+    ev_line: DFF<Bits<5>>,
+    ev_tag: DFF<Bits<54>>,
+    ev_dirty: DFF<Bits<4>>,
+    ev_sector: DFF<Bits<2>>,
+    set_words: [Signal<Local, Bits<63>>; 4],
+    set_lru: Signal<Local, Bits<8>>,
+    hit: [Signal<Local, Bit>; 4],
+    rank: [Signal<Local, Bits<2>>; 4],
+    key: [Signal<Local, Bits<3>>; 4],
+    new_rank: [Signal<Local, Bits<2>>; 4],
+    slot_age: [Signal<Local, Bits<2>>; 4],
+    slot_valid: [Signal<Local, Bit>; 4],
+    s1_set: Signal<Local, Bits<3>>,
+    s1_sector: Signal<Local, Bits<2>>,
+    s1_line_tag: Signal<Local, Bits<54>>,
+    sector_bit: Signal<Local, Bits<4>>,
+    any_hit: Signal<Local, Bit>,
+    hit_way: Signal<Local, Bits<2>>,
+    victim_way: Signal<Local, Bits<2>>,
+    victim_key: Signal<Local, Bits<3>>,
+    victim_word: Signal<Local, Bits<63>>,
+    victim_dirty: Signal<Local, Bits<4>>,
+    hit_word: Signal<Local, Bits<63>>,
+    served_way: Signal<Local, Bits<2>>,
+    served_rank: Signal<Local, Bits<2>>,
+    new_lru: Signal<Local, Bits<8>>,
+    hit_address: Signal<Local, Bits<7>>,
+    pend_sector: Signal<Local, Bit>,
+    pend_line: Signal<Local, Bit>,
+    s2_free: Signal<Local, Bit>,
+    s2_hit_write: Signal<Local, Bit>,
+    mq_free: Signal<Local, Bit>,
+    room: Signal<Local, Bit>,
+    lookup: Signal<Local, Bit>,
+    hit_go: Signal<Local, Bit>,
+    sector_miss_go: Signal<Local, Bit>,
+    line_miss_go: Signal<Local, Bit>,
+    flush_done: Signal<Local, Bit>,
+    s1_done: Signal<Local, Bit>,
+    fill_take: Signal<Local, Bit>,
+    push: Signal<Local, Bit>,
+    push_slot: Signal<Local, Bits<2>>,
+    new_word: Signal<Local, Bits<63>>,
+    word_we: Signal<Local, Bit>,
+    word_line: Signal<Local, Bits<5>>,
+    head_word: Signal<Local, Bits<7>>,
+    head_write: Signal<Local, Bit>,
+    head_high: Signal<Local, Bit>,
+    head_offset: Signal<Local, Bits<5>>,
+    head_value: Signal<Local, Bits<4>>,
+    head_tag: Signal<Local, Bits<3>>,
+    head_outcome: Signal<Local, Bits<2>>,
+    fill_shift: Signal<Local, Bits<8>>,
+    fill_shifted: Signal<Local, Bits<256>>,
+    fill_merged: Signal<Local, Bits<256>>,
+    s2_shift: Signal<Local, Bits<8>>,
+    s2_shifted: Signal<Local, Bits<256>>,
+    s2_merged: Signal<Local, Bits<256>>,
+    ev_low: Signal<Local, Bits<2>>,
+    next_line: Signal<Local, Bits<5>>,
+    next_word: Signal<Local, Bits<63>>,
+}
+
+seq_macro::seq!(W in 0..4 {
+impl Logic for PipelinedMetadataCache {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, s1_valid, s1_write, s1_flush, s1_address, s1_high, s1_value, s1_tag, evicted, m_head, m_count,
+            fill_waiting, s2_valid, s2_fill, s2_write, s2_high, s2_offset, s2_value, s2_tag, s2_outcome, s2_word,
+            s2_nibble, mq_valid, mq_write, mq_address, mq_data, ev_state, ev_flush, ev_line, ev_tag, ev_dirty, ev_sector
+        );
+        for l in 0..32 {
+            self.lines[l].clock.next = self.clock.val();
+            self.lines[l].d.next = self.lines[l].q.val();
+        }
+        for s in 0..8 {
+            self.lru[s].clock.next = self.clock.val();
+            self.lru[s].d.next = self.lru[s].q.val();
+        }
+        #(
+            self.m_word[W].clock.next = self.clock.val();
+            self.m_word[W].d.next = self.m_word[W].q.val();
+            self.m_write[W].clock.next = self.clock.val();
+            self.m_write[W].d.next = self.m_write[W].q.val();
+            self.m_high[W].clock.next = self.clock.val();
+            self.m_high[W].d.next = self.m_high[W].q.val();
+            self.m_offset[W].clock.next = self.clock.val();
+            self.m_offset[W].d.next = self.m_offset[W].q.val();
+            self.m_value[W].clock.next = self.clock.val();
+            self.m_value[W].d.next = self.m_value[W].q.val();
+            self.m_tag[W].clock.next = self.clock.val();
+            self.m_tag[W].d.next = self.m_tag[W].q.val();
+            self.m_outcome[W].clock.next = self.clock.val();
+            self.m_outcome[W].d.next = self.m_outcome[W].q.val();
+        )*
+        self.data.read_clock.next = self.clock.val();
+        self.data.write_clock.next = self.clock.val();
+        self.data.write_enable.next = false;
+        self.data.write_address.next = self.s2_word.q.val();
+        self.data.write_data.next = 0.into();
+        self.data.read_address.next = self.s2_word.q.val();
+
+        // The lookup: the set's four ways, hit, victim (an invalid way
+        // first, else the least recently used; among invalid ways the
+        // oldest, as the golden model's `min_by_key((valid, last_use))`).
+        self.s1_set.next = self.s1_address.q.val().get_bits::<3>(7);
+        self.s1_sector.next = self.s1_address.q.val().get_bits::<2>(5);
+        self.s1_line_tag.next = self.s1_address.q.val().get_bits::<54>(10);
+        self.sector_bit.next = bits::<4>(1) << self.s1_sector.val();
+        self.set_lru.next = 0.into();
+        #( self.set_words[W].next = 0.into(); )*
+        for s in 0..8 {
+            if self.s1_set.val().index() == s {
+                self.set_lru.next = self.lru[s].q.val();
+                #( self.set_words[W].next = self.lines[s * 4 + W].q.val(); )*
+            }
+        }
+        self.any_hit.next = false;
+        self.hit_way.next = 0.into();
+        self.hit_word.next = 0.into();
+        self.victim_way.next = 0.into();
+        self.victim_key.next = 0.into();
+        self.victim_word.next = 0.into();
+        #(
+            self.rank[W].next = self.set_lru.val().get_bits::<2>(2 * W);
+            self.hit[W].next = self.set_words[W].val().get_bit(54)
+                & (self.set_words[W].val().get_bits::<54>(0) == self.s1_line_tag.val());
+            if self.hit[W].val() {
+                self.any_hit.next = true;
+                self.hit_way.next = W.into();
+                self.hit_word.next = self.set_words[W].val();
+            }
+            // Key {invalid, rank}: unique, since the ranks are a permutation.
+            self.key[W].next = bit_cast::<3, 2>(self.rank[W].val());
+            if !self.set_words[W].val().get_bit(54) {
+                self.key[W].next = bit_cast::<3, 2>(self.rank[W].val()) + 4;
+            }
+            if self.key[W].val() >= self.victim_key.val() {
+                self.victim_key.next = self.key[W].val();
+                self.victim_way.next = W.into();
+                self.victim_word.next = self.set_words[W].val();
+            }
+        )*
+        self.victim_dirty.next = 0.into();
+        if self.victim_word.val().get_bit(54) {
+            self.victim_dirty.next = self.victim_word.val().get_bits::<4>(59);
+        }
+        self.served_way.next = self.victim_way.val();
+        if self.any_hit.val() {
+            self.served_way.next = self.hit_way.val();
+        }
+        // LRU: the served way becomes the most recent; the ways more
+        // recent than it age by one.
+        self.served_rank.next = 0.into();
+        #(
+            if self.served_way.val() == W {
+                self.served_rank.next = self.rank[W].val();
+            }
+        )*
+        #(
+            self.new_rank[W].next = 0.into();
+            if (self.served_way.val() != W) & (self.rank[W].val() < self.served_rank.val()) {
+                self.new_rank[W].next = self.rank[W].val() + 1;
+            }
+            if (self.served_way.val() != W) & (self.rank[W].val() > self.served_rank.val()) {
+                self.new_rank[W].next = self.rank[W].val();
+            }
+        )*
+        self.new_lru.next = (bit_cast::<8, 2>(self.new_rank[3].val()) << 6)
+            | (bit_cast::<8, 2>(self.new_rank[2].val()) << 4)
+            | (bit_cast::<8, 2>(self.new_rank[1].val()) << 2)
+            | bit_cast::<8, 2>(self.new_rank[0].val());
+        self.hit_address.next = (bit_cast::<7, 3>(self.s1_set.val()) << 4)
+            | (bit_cast::<7, 2>(self.hit_way.val()) << 2)
+            | bit_cast::<7, 2>(self.s1_sector.val());
+
+        // Miss registers: which slots hold a fill, whether the lookup's
+        // sector or its victim line has one outstanding, the oldest slot.
+        self.pend_sector.next = false;
+        self.pend_line.next = false;
+        self.head_word.next = 0.into();
+        self.head_write.next = false;
+        self.head_high.next = false;
+        self.head_offset.next = 0.into();
+        self.head_value.next = 0.into();
+        self.head_tag.next = 0.into();
+        self.head_outcome.next = 0.into();
+        #(
+            // The slot's age wraps at 2 bits: computed into its own signal,
+            // since Verilog would widen the difference inside the compare.
+            self.slot_age[W].next = bits::<2>(W) - self.m_head.q.val();
+            self.slot_valid[W].next = bit_cast::<3, 2>(self.slot_age[W].val()) < self.m_count.q.val();
+            if self.slot_valid[W].val() & (self.m_word[W].q.val() == self.hit_address.val()) {
+                self.pend_sector.next = true;
+            }
+            if self.slot_valid[W].val()
+                & (self.m_word[W].q.val().get_bits::<3>(4) == self.s1_set.val())
+                & (self.m_word[W].q.val().get_bits::<2>(2) == self.victim_way.val())
+            {
+                self.pend_line.next = true;
+            }
+            if self.m_head.q.val() == W {
+                self.head_word.next = self.m_word[W].q.val();
+                self.head_write.next = self.m_write[W].q.val();
+                self.head_high.next = self.m_high[W].q.val();
+                self.head_offset.next = self.m_offset[W].q.val();
+                self.head_value.next = self.m_value[W].q.val();
+                self.head_tag.next = self.m_tag[W].q.val();
+                self.head_outcome.next = self.m_outcome[W].q.val();
+            }
+        )*
+        self.push_slot.next = self.m_head.q.val() + self.m_count.q.val().get_bits::<2>(0);
+        self.room.next = self.m_count.q.val() < 4;
+
+        // Who goes this cycle. The response register frees when it is
+        // empty or answered; a hit write commits its merged word then, so
+        // a fill (which also writes the array) waits for it.
+        self.s2_free.next = !self.s2_valid.q.val() | self.resp_ready.val();
+        self.s2_hit_write.next = self.s2_valid.q.val() & !self.s2_fill.q.val() & self.s2_write.q.val();
+        self.mq_free.next = !self.mq_valid.q.val() | self.mem_req_ready.val();
+        self.lookup.next = self.s1_valid.q.val() & !self.s1_flush.q.val() & (self.ev_state.q.val() == EvictState::Idle);
+        self.hit_go.next = self.lookup.val()
+            & self.any_hit.val()
+            & ((self.hit_word.val().get_bits::<4>(55) & self.sector_bit.val()) != 0)
+            & !self.pend_sector.val()
+            & !(self.s2_hit_write.val() & (self.s2_word.q.val() == self.hit_address.val()))
+            & self.s2_free.val()
+            & !self.fill_waiting.q.val();
+        self.sector_miss_go.next = self.lookup.val()
+            & self.any_hit.val()
+            & ((self.hit_word.val().get_bits::<4>(55) & self.sector_bit.val()) == 0)
+            & self.room.val()
+            & self.mq_free.val();
+        self.line_miss_go.next = self.lookup.val()
+            & !self.any_hit.val()
+            & !self.pend_line.val()
+            & ((self.victim_dirty.val() == 0) | self.evicted.q.val())
+            & self.room.val()
+            & self.mq_free.val();
+        self.mem_fill_ready.next = (self.m_count.q.val() != 0)
+            & self.s2_free.val()
+            & !self.s2_hit_write.val()
+            & !self.hit_go.val();
+        self.fill_take.next = self.mem_fill_ready.val() & self.mem_fill_valid.val();
+        self.fill_waiting.d.next = (self.m_count.q.val() != 0) & self.mem_fill_valid.val() & !self.fill_take.val();
+
+        // The response register's output.
+        self.s2_shift.next = bit_cast::<8, 5>(self.s2_offset.q.val()) << 3;
+        if self.s2_high.q.val() {
+            self.s2_shift.next = (bit_cast::<8, 5>(self.s2_offset.q.val()) << 3) + 4;
+        }
+        self.s2_shifted.next = self.data.read_data.val() >> self.s2_shift.val();
+        self.s2_merged.next = (self.data.read_data.val() & !(bit_cast::<256, 4>(bits::<4>(15)) << self.s2_shift.val()))
+            | (bit_cast::<256, 4>(self.s2_value.q.val()) << self.s2_shift.val());
+        self.resp_valid.next = self.s2_valid.q.val();
+        self.resp_tag.next = self.s2_tag.q.val();
+        self.resp_outcome.next = self.s2_outcome.q.val();
+        self.resp_nibble.next = self.s2_shifted.val().get_bits::<4>(0);
+        if self.s2_fill.q.val() {
+            self.resp_nibble.next = self.s2_nibble.q.val();
+        }
+        if !self.s2_fill.q.val() & self.s2_write.q.val() {
+            self.resp_nibble.next = self.s2_value.q.val();
+        }
+        if self.s2_hit_write.val() & self.resp_ready.val() {
+            self.data.write_enable.next = true;
+            self.data.write_address.next = self.s2_word.q.val();
+            self.data.write_data.next = self.s2_merged.val();
+        }
+        if self.s2_valid.q.val() & self.resp_ready.val() {
+            self.s2_valid.d.next = false;
+        }
+
+        // A fill: its sector (with the missing write's nibble merged in)
+        // into the array, its answer into the response register.
+        self.fill_shift.next = bit_cast::<8, 5>(self.head_offset.val()) << 3;
+        if self.head_high.val() {
+            self.fill_shift.next = (bit_cast::<8, 5>(self.head_offset.val()) << 3) + 4;
+        }
+        self.fill_shifted.next = self.mem_fill_data.val() >> self.fill_shift.val();
+        self.fill_merged.next = self.mem_fill_data.val();
+        if self.head_write.val() {
+            self.fill_merged.next = (self.mem_fill_data.val() & !(bit_cast::<256, 4>(bits::<4>(15)) << self.fill_shift.val()))
+                | (bit_cast::<256, 4>(self.head_value.val()) << self.fill_shift.val());
+        }
+        if self.fill_take.val() {
+            self.data.write_enable.next = true;
+            self.data.write_address.next = self.head_word.val();
+            self.data.write_data.next = self.fill_merged.val();
+            self.s2_valid.d.next = true;
+            self.s2_fill.d.next = true;
+            self.s2_tag.d.next = self.head_tag.val();
+            self.s2_outcome.d.next = self.head_outcome.val();
+            self.s2_nibble.d.next = self.fill_shifted.val().get_bits::<4>(0);
+            if self.head_write.val() {
+                self.s2_nibble.d.next = self.head_value.val();
+            }
+            self.m_head.d.next = self.m_head.q.val() + 1;
+        }
+
+        // A hit: read its sector word; the response register answers next cycle.
+        if self.hit_go.val() {
+            self.data.read_address.next = self.hit_address.val();
+            self.s2_valid.d.next = true;
+            self.s2_fill.d.next = false;
+            self.s2_write.d.next = self.s1_write.q.val();
+            self.s2_high.d.next = self.s1_high.q.val();
+            self.s2_offset.d.next = self.s1_address.q.val().get_bits::<5>(0);
+            self.s2_value.d.next = self.s1_value.q.val();
+            self.s2_tag.d.next = self.s1_tag.q.val();
+            self.s2_outcome.d.next = 0.into();
+            self.s2_word.d.next = self.hit_address.val();
+        }
+
+        // Tag word and LRU of the served way (lookups that go), or the
+        // line a flush invalidates.
+        self.word_we.next = false;
+        self.word_line.next = (bit_cast::<5, 3>(self.s1_set.val()) << 2) | bit_cast::<5, 2>(self.served_way.val());
+        self.new_word.next = self.hit_word.val();
+        if self.s1_write.q.val() {
+            self.new_word.next = self.hit_word.val() | (bit_cast::<63, 4>(self.sector_bit.val()) << 59);
+        }
+        if self.sector_miss_go.val() {
+            self.new_word.next = self.hit_word.val() | (bit_cast::<63, 4>(self.sector_bit.val()) << 55);
+            if self.s1_write.q.val() {
+                self.new_word.next = self.hit_word.val()
+                    | (bit_cast::<63, 4>(self.sector_bit.val()) << 55)
+                    | (bit_cast::<63, 4>(self.sector_bit.val()) << 59);
+            }
+        }
+        if self.line_miss_go.val() {
+            self.new_word.next = (bit_cast::<63, 4>(self.sector_bit.val()) << 55)
+                | (bits::<63>(1) << 54)
+                | bit_cast::<63, 54>(self.s1_line_tag.val());
+            if self.s1_write.q.val() {
+                self.new_word.next = (bit_cast::<63, 4>(self.sector_bit.val()) << 59)
+                    | (bit_cast::<63, 4>(self.sector_bit.val()) << 55)
+                    | (bits::<63>(1) << 54)
+                    | bit_cast::<63, 54>(self.s1_line_tag.val());
+            }
+            self.evicted.d.next = false;
+        }
+        if self.hit_go.val() | self.sector_miss_go.val() | self.line_miss_go.val() {
+            self.word_we.next = true;
+            for s in 0..8 {
+                if self.s1_set.val().index() == s {
+                    self.lru[s].d.next = self.new_lru.val();
+                }
+            }
+        }
+
+        // A miss: its fill into the memory-side request register and a
+        // miss register.
+        self.push.next = self.sector_miss_go.val() | self.line_miss_go.val();
+        if self.mq_valid.q.val() & self.mem_req_ready.val() {
+            self.mq_valid.d.next = false;
+        }
+        if self.push.val() {
+            self.mq_valid.d.next = true;
+            self.mq_write.d.next = false;
+            self.mq_address.d.next = (self.s1_address.q.val() >> 5) << 5;
+            #(
+                if self.push_slot.val() == W {
+                    self.m_word[W].d.next = (bit_cast::<7, 3>(self.s1_set.val()) << 4)
+                        | (bit_cast::<7, 2>(self.served_way.val()) << 2)
+                        | bit_cast::<7, 2>(self.s1_sector.val());
+                    self.m_write[W].d.next = self.s1_write.q.val();
+                    self.m_high[W].d.next = self.s1_high.q.val();
+                    self.m_offset[W].d.next = self.s1_address.q.val().get_bits::<5>(0);
+                    self.m_value[W].d.next = self.s1_value.q.val();
+                    self.m_tag[W].d.next = self.s1_tag.q.val();
+                    self.m_outcome[W].d.next = 1.into();
+                    if self.line_miss_go.val() {
+                        self.m_outcome[W].d.next = 2.into();
+                    }
+                }
+            )*
+        }
+        self.m_count.d.next = self.m_count.q.val();
+        if self.push.val() & !self.fill_take.val() {
+            self.m_count.d.next = self.m_count.q.val() + 1;
+        }
+        if !self.push.val() & self.fill_take.val() {
+            self.m_count.d.next = self.m_count.q.val() - 1;
+        }
+
+        // Write-backs: a line miss's dirty victim, or every line (flush).
+        self.ev_low.next = 3.into();
+        if self.ev_dirty.q.val().get_bit(2) {
+            self.ev_low.next = 2.into();
+        }
+        if self.ev_dirty.q.val().get_bit(1) {
+            self.ev_low.next = 1.into();
+        }
+        if self.ev_dirty.q.val().get_bit(0) {
+            self.ev_low.next = 0.into();
+        }
+        self.next_line.next = self.ev_line.q.val() + 1;
+        self.next_word.next = 0.into();
+        for l in 0..32 {
+            if self.next_line.val().index() == l {
+                self.next_word.next = self.lines[l].q.val();
+            }
+        }
+        self.flush_done.next = false;
+        match self.ev_state.q.val() {
+            EvictState::Idle => {
+                if self.lookup.val() & !self.any_hit.val() & !self.pend_line.val() & (self.victim_dirty.val() != 0) & !self.evicted.q.val() {
+                    self.ev_state.d.next = EvictState::Read;
+                    self.ev_flush.d.next = false;
+                    self.ev_line.d.next = (bit_cast::<5, 3>(self.s1_set.val()) << 2) | bit_cast::<5, 2>(self.victim_way.val());
+                    self.ev_tag.d.next = self.victim_word.val().get_bits::<54>(0);
+                    self.ev_dirty.d.next = self.victim_dirty.val();
+                }
+                if self.s1_valid.q.val() & self.s1_flush.q.val() & (self.m_count.q.val() == 0) & !self.s2_valid.q.val() {
+                    self.ev_state.d.next = EvictState::Read;
+                    self.ev_flush.d.next = true;
+                    self.ev_line.d.next = 0.into();
+                    self.ev_tag.d.next = self.lines[0].q.val().get_bits::<54>(0);
+                    self.ev_dirty.d.next = 0.into();
+                    if self.lines[0].q.val().get_bit(54) {
+                        self.ev_dirty.d.next = self.lines[0].q.val().get_bits::<4>(59);
+                    }
+                }
+            }
+            EvictState::Read => {
+                if self.ev_dirty.q.val() == 0 {
+                    if self.ev_flush.q.val() {
+                        // The line becomes invalid (tag kept, as golden).
+                        self.word_we.next = true;
+                        self.word_line.next = self.ev_line.q.val();
+                        self.new_word.next = bit_cast::<63, 54>(self.ev_tag.q.val());
+                        self.ev_line.d.next = self.next_line.val();
+                        self.ev_tag.d.next = self.next_word.val().get_bits::<54>(0);
+                        self.ev_dirty.d.next = 0.into();
+                        if self.next_word.val().get_bit(54) {
+                            self.ev_dirty.d.next = self.next_word.val().get_bits::<4>(59);
+                        }
+                        if self.ev_line.q.val() == 31 {
+                            // Answered once the last write-back has left.
+                            self.flush_done.next = self.mq_free.val();
+                            self.ev_line.d.next = self.ev_line.q.val();
+                            self.ev_tag.d.next = self.ev_tag.q.val();
+                            self.ev_dirty.d.next = 0.into();
+                        }
+                        if (self.ev_line.q.val() == 31) & self.mq_free.val() {
+                            self.ev_state.d.next = EvictState::Idle;
+                            self.s2_valid.d.next = true;
+                            self.s2_fill.d.next = true;
+                            self.s2_tag.d.next = self.s1_tag.q.val();
+                            self.s2_outcome.d.next = 0.into();
+                            self.s2_nibble.d.next = 0.into();
+                        }
+                    } else {
+                        self.evicted.d.next = true;
+                        self.ev_state.d.next = EvictState::Idle;
+                    }
+                } else if !self.s2_valid.q.val() & self.mq_free.val() {
+                    self.data.read_address.next = (bit_cast::<7, 5>(self.ev_line.q.val()) << 2) | bit_cast::<7, 2>(self.ev_low.val());
+                    self.ev_sector.d.next = self.ev_low.val();
+                    self.ev_dirty.d.next = self.ev_dirty.q.val() & !(bits::<4>(1) << self.ev_low.val());
+                    self.ev_state.d.next = EvictState::Load;
+                }
+            }
+            EvictState::Load => {
+                self.mq_valid.d.next = true;
+                self.mq_write.d.next = true;
+                self.mq_address.d.next = (bit_cast::<64, 54>(self.ev_tag.q.val()) << 10)
+                    | (bit_cast::<64, 3>(self.ev_line.q.val().get_bits::<3>(2)) << 7)
+                    | (bit_cast::<64, 2>(self.ev_sector.q.val()) << 5);
+                self.mq_data.d.next = self.data.read_data.val();
+                self.ev_state.d.next = EvictState::Read;
+            }
+        }
+        for l in 0..32 {
+            if self.word_we.val() & (self.word_line.val().index() == l) {
+                self.lines[l].d.next = self.new_word.val();
+            }
+        }
+
+        // The lookup register.
+        self.s1_done.next = self.hit_go.val() | self.push.val() | self.flush_done.val();
+        self.req_ready.next = !self.s1_valid.q.val() | self.s1_done.val();
+        if self.s1_done.val() {
+            self.s1_valid.d.next = false;
+        }
+        if self.req_valid.val() & self.req_ready.val() {
+            self.s1_valid.d.next = true;
+            self.s1_write.d.next = self.req_write.val();
+            self.s1_flush.d.next = self.req_flush.val();
+            self.s1_address.d.next = self.req_address.val();
+            self.s1_high.d.next = self.req_high.val();
+            self.s1_value.d.next = self.req_value.val();
+            self.s1_tag.d.next = self.req_tag.val();
+        }
+
+        self.mem_req_valid.next = self.mq_valid.q.val();
+        self.mem_req_write.next = self.mq_write.q.val();
+        self.mem_req_address.next = self.mq_address.q.val();
+        self.mem_req_data.next = self.mq_data.q.val();
+        self.misses.next = self.m_count.q.val();
+
+        if self.reset.val() {
+            self.s1_valid.d.next = false;
+            self.evicted.d.next = false;
+            self.m_head.d.next = 0.into();
+            self.m_count.d.next = 0.into();
+            self.fill_waiting.d.next = false;
+            self.s2_valid.d.next = false;
+            self.mq_valid.d.next = false;
+            self.ev_state.d.next = EvictState::Idle;
+            for l in 0..32 {
+                self.lines[l].d.next = 0.into();
+            }
+            // Ranks 3, 2, 1, 0 for ways 0..3: the golden model picks the
+            // lowest invalid way first.
+            for s in 0..8 {
+                self.lru[s].d.next = 0x1B.into();
+            }
+        }
+    }
+}
+});

@@ -220,6 +220,11 @@ impl Channel {
         self.front.len() + self.reads.len() + self.writes.len() + self.queued_commands
     }
 
+    /// Make room in the front end for `n` more requests.
+    pub fn reserve(&mut self, n: usize) {
+        self.front.reserve(n);
+    }
+
     /// Hand a request to the front end. Requests must come in
     /// non-decreasing arrival order, not before [`Channel::now`].
     pub fn push(&mut self, r: Request) {
@@ -449,20 +454,22 @@ impl Channel {
             while high != 0 {
                 let q = high.trailing_zeros() as usize;
                 high &= high - 1;
-                let next = self.bank_next(q, 0);
-                self.banks[q].next = next;
-                if next > clk {
-                    self.due &= !(1u64 << q);
-                    if self.closed >> q & 1 != 0 {
-                        self.wake_closed = self.wake_closed.min(next);
-                    } else {
-                        self.wake_open = self.wake_open.min(next);
+                match self.evaluate(q) {
+                    Ok(i) => {
+                        self.rr = q;
+                        return Some(i);
                     }
-                    continue;
-                }
-                if let Some(i) = self.first_ready(q) {
-                    self.rr = q;
-                    return Some(i);
+                    Err(next) => {
+                        self.banks[q].next = next;
+                        if next > clk {
+                            self.due &= !(1u64 << q);
+                            if self.closed >> q & 1 != 0 {
+                                self.wake_closed = self.wake_closed.min(next);
+                            } else {
+                                self.wake_open = self.wake_open.min(next);
+                            }
+                        }
+                    }
                 }
             }
             if pass == 1 || low == 0 {
@@ -536,54 +543,59 @@ impl Channel {
         self.due |= 1u64 << q;
     }
 
-    /// FR-FCFS within one bank's queue: the first request whose next command
-    /// is ready; a row miss may close the row only from the head of the
-    /// queue and only when no queued row hit waits (or the row has served
-    /// `row_hit_limit` column commands).
-    #[inline(never)]
-    fn first_ready(&self, q: usize) -> Option<Issue> {
+    /// FR-FCFS within the queue of a bank with a queued request: the first
+    /// request whose next command is ready; a row miss may close the row
+    /// only from the head of the queue and only when no queued row hit
+    /// waits (or the row has served `row_hit_limit` column commands).
+    /// Else the bank's `next` ([`Channel::bank_next`], from the same ready
+    /// cycles, each looked up once).
+    #[inline]
+    fn evaluate(&self, q: usize) -> Result<Issue, u64> {
         let queue = &self.queues[q];
-        let head = queue.first()?;
+        let head = queue[0];
         let b = &self.banks[q];
         let clk = self.clk;
-        match b.open {
-            None => (self.ready(q, ACT) <= clk && self.faw_ready() <= clk).then_some(Issue {
-                command: Command::Activate,
-                bank: q,
-                row: head.row,
-                queue_index: None,
-            }),
-            Some(row) => {
-                let [rd, wr] = self.banks[q].open_hits;
-                if rd + wr == 0 {
-                    // Every queued request misses: the head's precharge.
-                    return (self.ready(q, PRE) <= clk).then_some(Issue {
-                        command: Command::Precharge,
-                        bank: q,
-                        row: 0,
-                        queue_index: None,
-                    });
+        let Some(row) = b.open else {
+            let t = self.ready(q, ACT);
+            if t <= clk && self.faw_ready() <= clk {
+                return Ok(Issue { command: Command::Activate, bank: q, row: head.row, queue_index: None });
+            }
+            return Err(t);
+        };
+        let [rd, wr] = b.open_hits;
+        if rd + wr == 0 {
+            // Every queued request misses: the head's precharge.
+            let t = self.ready(q, PRE);
+            if t <= clk {
+                return Ok(Issue { command: Command::Precharge, bank: q, row: 0, queue_index: None });
+            }
+            return Err(t);
+        }
+        let ready_rd = if rd > 0 { self.ready(q, RD) } else { u64::MAX };
+        let ready_wr = if wr > 0 { self.ready(q, WR) } else { u64::MAX };
+        let may_close = head.row != row && b.hits >= self.t.row_hit_limit;
+        let ready_pre = if may_close { self.ready(q, PRE) } else { u64::MAX };
+        let t = ready_rd.min(ready_wr).min(ready_pre);
+        if t > clk {
+            return Err(t);
+        }
+        for (i, c) in queue.iter().enumerate() {
+            if c.row == row {
+                if (if c.write { ready_wr } else { ready_rd }) > clk {
+                    continue;
                 }
-                for (i, c) in queue.iter().enumerate() {
-                    if c.row == row {
-                        let kind = if c.write { WR } else { RD };
-                        if self.ready(q, kind) > clk {
-                            continue;
-                        }
-                        // A write waits for an earlier read of the same sector.
-                        if c.write && queue[..i].iter().any(|e| !e.write && e.column == c.column && e.row == c.row) {
-                            continue;
-                        }
-                        let command = if c.write { Command::Write } else { Command::Read };
-                        return Some(Issue { command, bank: q, row, queue_index: Some(i) });
-                    } else if i == 0 && b.hits >= self.t.row_hit_limit && self.ready(q, PRE) <= clk {
-                        // Row hits wait, but the row has served its share.
-                        return Some(Issue { command: Command::Precharge, bank: q, row: 0, queue_index: None });
-                    }
+                // A write waits for an earlier read of the same sector.
+                if c.write && queue[..i].iter().any(|e| !e.write && e.column == c.column && e.row == c.row) {
+                    continue;
                 }
-                None
+                let command = if c.write { Command::Write } else { Command::Read };
+                return Ok(Issue { command, bank: q, row, queue_index: Some(i) });
+            } else if i == 0 && ready_pre <= clk {
+                // Row hits wait, but the row has served its share.
+                return Ok(Issue { command: Command::Precharge, bank: q, row: 0, queue_index: None });
             }
         }
+        Err(t)
     }
 
     fn issue(&mut self, c: Issue, done: &mut Vec<Completion>) {

@@ -156,6 +156,9 @@ pub struct Channel {
     clk: u64,
     /// Writes not yet issued (buffered or in a command queue).
     pending_writes: usize,
+    /// Pending writes per [`filter_slot`] of their sector: a read or write
+    /// whose slot counts none has no pending write to look for.
+    write_filter: Box<[u32; 256]>,
     pub stats: ChannelStats,
     /// Cycles simulated (not jumped over).
     pub simulated_cycles: u64,
@@ -203,6 +206,7 @@ impl Channel {
             draining: 0,
             clk: 0,
             pending_writes: 0,
+            write_filter: Box::new([0; 256]),
             stats: ChannelStats::default(),
             simulated_cycles: 0,
             changed: false,
@@ -367,6 +371,7 @@ impl Channel {
                     done.push(Completion { id: r.id, arrival: r.arrival, cycle: self.clk + 1, write: true });
                 } else {
                     self.pending_writes += 1;
+                    self.write_filter[filter_slot(r.key())] += 1;
                     self.writes.push(r);
                 }
             } else {
@@ -386,7 +391,7 @@ impl Channel {
     }
 
     fn write_pending(&self, key: u64) -> bool {
-        self.pending_writes > 0
+        self.write_filter[filter_slot(key)] > 0
             && (self.writes.contains(key) || self.queues[(key >> 48) as usize].iter().any(|c| c.write && c.key() == key))
     }
 
@@ -653,6 +658,7 @@ impl Channel {
                 let cycle = if r.write {
                     self.stats.writes += 1;
                     self.pending_writes -= 1;
+                    self.write_filter[filter_slot(r.key())] -= 1;
                     clk + self.t.write_delay
                 } else {
                     self.stats.reads += 1;
@@ -801,6 +807,12 @@ impl Channel {
         }
         next.max(self.clk)
     }
+}
+
+/// The slot of sector `key` in [`Channel::write_filter`] (a multiplicative
+/// hash, so that nearby sectors spread).
+fn filter_slot(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize
 }
 
 /// The read queue or the write buffer, kept per bank in arrival order with

@@ -824,6 +824,9 @@ struct TransactionQueue {
     slots: Vec<(u64, Request)>,
     /// Per bank: first slot and entries.
     rings: Vec<(usize, usize)>,
+    /// Per bank: the sequence number of its oldest transaction (looked
+    /// up by [`TransactionQueue::oldest`] without the ring arithmetic).
+    heads: Vec<u64>,
     capacity: usize,
     /// Bit q: bank q has a transaction here.
     mask: u64,
@@ -834,7 +837,7 @@ struct TransactionQueue {
 impl TransactionQueue {
     fn new(banks: usize, capacity: usize) -> Self {
         let empty = Request { id: 0, arrival: 0, bank: 0, row: 0, column: 0, write: false };
-        TransactionQueue { slots: vec![(0, empty); banks * capacity], rings: vec![(0, 0); banks], capacity, mask: 0, len: 0, seq: 0 }
+        TransactionQueue { slots: vec![(0, empty); banks * capacity], rings: vec![(0, 0); banks], heads: vec![u64::MAX; banks], capacity, mask: 0, len: 0, seq: 0 }
     }
 
     fn len(&self) -> usize {
@@ -857,6 +860,9 @@ impl TransactionQueue {
         let b = r.bank as usize;
         let at = self.slot(b, self.rings[b].1);
         self.slots[at] = (self.seq, r);
+        if self.rings[b].1 == 0 {
+            self.heads[b] = self.seq;
+        }
         self.rings[b].1 += 1;
         self.seq += 1;
         self.mask |= 1u64 << b;
@@ -871,7 +877,7 @@ impl TransactionQueue {
         while m != 0 {
             let b = m.trailing_zeros() as usize;
             m &= m - 1;
-            let seq = self.slots[self.slot(b, 0)].0;
+            let seq = self.heads[b];
             if best.is_none_or(|(s, _)| seq < s) {
                 best = Some((seq, b));
             }
@@ -892,6 +898,8 @@ impl TransactionQueue {
         ring.1 -= 1;
         if ring.1 == 0 {
             self.mask &= !(1u64 << bank);
+        } else {
+            self.heads[bank] = self.slots[self.slot(bank, 0)].0;
         }
         self.len -= 1;
         r

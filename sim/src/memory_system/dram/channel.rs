@@ -837,7 +837,15 @@ struct TransactionQueue {
 impl TransactionQueue {
     fn new(banks: usize, capacity: usize) -> Self {
         let empty = Request { id: 0, arrival: 0, bank: 0, row: 0, column: 0, write: false };
-        TransactionQueue { slots: vec![(0, empty); banks * capacity], rings: vec![(0, 0); banks], heads: vec![u64::MAX; banks], capacity, mask: 0, len: 0, seq: 0 }
+        TransactionQueue {
+            slots: vec![(0, empty); banks * capacity],
+            rings: vec![(0, 0); banks],
+            heads: vec![u64::MAX; banks],
+            capacity,
+            mask: 0,
+            len: 0,
+            seq: 0,
+        }
     }
 
     fn len(&self) -> usize {

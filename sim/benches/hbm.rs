@@ -1,7 +1,7 @@
 //! Requests per second of the HBM2 model on the DRAMsim3 reference streams
 //! (`shared/ref/dram/`, 32 channels, one core): a streaming one (a_seq),
-//! a saturating random one (b_rnd) and a lightly loaded random one
-//! (b_rnd_light). The baseline in the same run is reading the records into
+//! a saturating random one (b_rnd), a lightly loaded random one
+//! (b_rnd_light), a mix with writes (c_mix) and a local one (d_loc). The baseline in the same run is reading the records into
 //! per-channel requests alone. Run: `cargo bench -p buddy-sim --bench hbm`.
 
 use buddy_sim::memory_system::config::SimConfig;
@@ -14,7 +14,7 @@ fn bench(c: &mut Criterion) {
     let config = SimConfig::default();
     let mut g = c.benchmark_group("hbm2_model");
     g.sample_size(10);
-    for name in ["a_seq", "b_rnd", "b_rnd_light"] {
+    for name in ["a_seq", "b_rnd", "b_rnd_light", "c_mix", "d_loc"] {
         let path = dir.join(format!("{name}.bin.gz"));
         let Ok(stream) = read_stream(&path, &config) else {
             eprintln!("skipping {name}: {} is missing", path.display());

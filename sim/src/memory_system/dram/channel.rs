@@ -156,6 +156,9 @@ pub struct Channel {
     clk: u64,
     /// Writes not yet issued (buffered or in a command queue).
     pending_writes: usize,
+    /// Pending writes per [`filter_slot`] of their sector: a read or write
+    /// whose slot counts none has no pending write to look for.
+    write_filter: Box<[u32; 256]>,
     pub stats: ChannelStats,
     /// Cycles simulated (not jumped over).
     pub simulated_cycles: u64,
@@ -203,6 +206,7 @@ impl Channel {
             draining: 0,
             clk: 0,
             pending_writes: 0,
+            write_filter: Box::new([0; 256]),
             stats: ChannelStats::default(),
             simulated_cycles: 0,
             changed: false,
@@ -218,6 +222,11 @@ impl Channel {
     /// Requests not finished.
     pub fn in_flight(&self) -> usize {
         self.front.len() + self.reads.len() + self.writes.len() + self.queued_commands
+    }
+
+    /// Make room in the front end for `n` more requests.
+    pub fn reserve(&mut self, n: usize) {
+        self.front.reserve(n);
     }
 
     /// Hand a request to the front end. Requests must come in
@@ -362,6 +371,7 @@ impl Channel {
                     done.push(Completion { id: r.id, arrival: r.arrival, cycle: self.clk + 1, write: true });
                 } else {
                     self.pending_writes += 1;
+                    self.write_filter[filter_slot(r.key())] += 1;
                     self.writes.push(r);
                 }
             } else {
@@ -381,7 +391,7 @@ impl Channel {
     }
 
     fn write_pending(&self, key: u64) -> bool {
-        self.pending_writes > 0
+        self.write_filter[filter_slot(key)] > 0
             && (self.writes.contains(key) || self.queues[(key >> 48) as usize].iter().any(|c| c.write && c.key() == key))
     }
 
@@ -449,20 +459,22 @@ impl Channel {
             while high != 0 {
                 let q = high.trailing_zeros() as usize;
                 high &= high - 1;
-                let next = self.bank_next(q, 0);
-                self.banks[q].next = next;
-                if next > clk {
-                    self.due &= !(1u64 << q);
-                    if self.closed >> q & 1 != 0 {
-                        self.wake_closed = self.wake_closed.min(next);
-                    } else {
-                        self.wake_open = self.wake_open.min(next);
+                match self.evaluate(q) {
+                    Ok(i) => {
+                        self.rr = q;
+                        return Some(i);
                     }
-                    continue;
-                }
-                if let Some(i) = self.first_ready(q) {
-                    self.rr = q;
-                    return Some(i);
+                    Err(next) => {
+                        self.banks[q].next = next;
+                        if next > clk {
+                            self.due &= !(1u64 << q);
+                            if self.closed >> q & 1 != 0 {
+                                self.wake_closed = self.wake_closed.min(next);
+                            } else {
+                                self.wake_open = self.wake_open.min(next);
+                            }
+                        }
+                    }
                 }
             }
             if pass == 1 || low == 0 {
@@ -536,54 +548,59 @@ impl Channel {
         self.due |= 1u64 << q;
     }
 
-    /// FR-FCFS within one bank's queue: the first request whose next command
-    /// is ready; a row miss may close the row only from the head of the
-    /// queue and only when no queued row hit waits (or the row has served
-    /// `row_hit_limit` column commands).
-    #[inline(never)]
-    fn first_ready(&self, q: usize) -> Option<Issue> {
+    /// FR-FCFS within the queue of a bank with a queued request: the first
+    /// request whose next command is ready; a row miss may close the row
+    /// only from the head of the queue and only when no queued row hit
+    /// waits (or the row has served `row_hit_limit` column commands).
+    /// Else the bank's `next` ([`Channel::bank_next`], from the same ready
+    /// cycles, each looked up once).
+    #[inline]
+    fn evaluate(&self, q: usize) -> Result<Issue, u64> {
         let queue = &self.queues[q];
-        let head = queue.first()?;
+        let head = queue[0];
         let b = &self.banks[q];
         let clk = self.clk;
-        match b.open {
-            None => (self.ready(q, ACT) <= clk && self.faw_ready() <= clk).then_some(Issue {
-                command: Command::Activate,
-                bank: q,
-                row: head.row,
-                queue_index: None,
-            }),
-            Some(row) => {
-                let [rd, wr] = self.banks[q].open_hits;
-                if rd + wr == 0 {
-                    // Every queued request misses: the head's precharge.
-                    return (self.ready(q, PRE) <= clk).then_some(Issue {
-                        command: Command::Precharge,
-                        bank: q,
-                        row: 0,
-                        queue_index: None,
-                    });
+        let Some(row) = b.open else {
+            let t = self.ready(q, ACT);
+            if t <= clk && self.faw_ready() <= clk {
+                return Ok(Issue { command: Command::Activate, bank: q, row: head.row, queue_index: None });
+            }
+            return Err(t);
+        };
+        let [rd, wr] = b.open_hits;
+        if rd + wr == 0 {
+            // Every queued request misses: the head's precharge.
+            let t = self.ready(q, PRE);
+            if t <= clk {
+                return Ok(Issue { command: Command::Precharge, bank: q, row: 0, queue_index: None });
+            }
+            return Err(t);
+        }
+        let ready_rd = if rd > 0 { self.ready(q, RD) } else { u64::MAX };
+        let ready_wr = if wr > 0 { self.ready(q, WR) } else { u64::MAX };
+        let may_close = head.row != row && b.hits >= self.t.row_hit_limit;
+        let ready_pre = if may_close { self.ready(q, PRE) } else { u64::MAX };
+        let t = ready_rd.min(ready_wr).min(ready_pre);
+        if t > clk {
+            return Err(t);
+        }
+        for (i, c) in queue.iter().enumerate() {
+            if c.row == row {
+                if (if c.write { ready_wr } else { ready_rd }) > clk {
+                    continue;
                 }
-                for (i, c) in queue.iter().enumerate() {
-                    if c.row == row {
-                        let kind = if c.write { WR } else { RD };
-                        if self.ready(q, kind) > clk {
-                            continue;
-                        }
-                        // A write waits for an earlier read of the same sector.
-                        if c.write && queue[..i].iter().any(|e| !e.write && e.column == c.column && e.row == c.row) {
-                            continue;
-                        }
-                        let command = if c.write { Command::Write } else { Command::Read };
-                        return Some(Issue { command, bank: q, row, queue_index: Some(i) });
-                    } else if i == 0 && b.hits >= self.t.row_hit_limit && self.ready(q, PRE) <= clk {
-                        // Row hits wait, but the row has served its share.
-                        return Some(Issue { command: Command::Precharge, bank: q, row: 0, queue_index: None });
-                    }
+                // A write waits for an earlier read of the same sector.
+                if c.write && queue[..i].iter().any(|e| !e.write && e.column == c.column && e.row == c.row) {
+                    continue;
                 }
-                None
+                let command = if c.write { Command::Write } else { Command::Read };
+                return Ok(Issue { command, bank: q, row, queue_index: Some(i) });
+            } else if i == 0 && ready_pre <= clk {
+                // Row hits wait, but the row has served its share.
+                return Ok(Issue { command: Command::Precharge, bank: q, row: 0, queue_index: None });
             }
         }
+        Err(t)
     }
 
     fn issue(&mut self, c: Issue, done: &mut Vec<Completion>) {
@@ -641,6 +658,7 @@ impl Channel {
                 let cycle = if r.write {
                     self.stats.writes += 1;
                     self.pending_writes -= 1;
+                    self.write_filter[filter_slot(r.key())] -= 1;
                     clk + self.t.write_delay
                 } else {
                     self.stats.reads += 1;
@@ -791,6 +809,12 @@ impl Channel {
     }
 }
 
+/// The slot of sector `key` in [`Channel::write_filter`] (a multiplicative
+/// hash, so that nearby sectors spread).
+fn filter_slot(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize
+}
+
 /// The read queue or the write buffer, kept per bank in arrival order with
 /// a sequence number each: the oldest transaction of a set of banks is the
 /// head with the lowest number among theirs. Each bank has a ring of
@@ -800,6 +824,9 @@ struct TransactionQueue {
     slots: Vec<(u64, Request)>,
     /// Per bank: first slot and entries.
     rings: Vec<(usize, usize)>,
+    /// Per bank: the sequence number of its oldest transaction (looked
+    /// up by [`TransactionQueue::oldest`] without the ring arithmetic).
+    heads: Vec<u64>,
     capacity: usize,
     /// Bit q: bank q has a transaction here.
     mask: u64,
@@ -810,7 +837,15 @@ struct TransactionQueue {
 impl TransactionQueue {
     fn new(banks: usize, capacity: usize) -> Self {
         let empty = Request { id: 0, arrival: 0, bank: 0, row: 0, column: 0, write: false };
-        TransactionQueue { slots: vec![(0, empty); banks * capacity], rings: vec![(0, 0); banks], capacity, mask: 0, len: 0, seq: 0 }
+        TransactionQueue {
+            slots: vec![(0, empty); banks * capacity],
+            rings: vec![(0, 0); banks],
+            heads: vec![u64::MAX; banks],
+            capacity,
+            mask: 0,
+            len: 0,
+            seq: 0,
+        }
     }
 
     fn len(&self) -> usize {
@@ -833,6 +868,9 @@ impl TransactionQueue {
         let b = r.bank as usize;
         let at = self.slot(b, self.rings[b].1);
         self.slots[at] = (self.seq, r);
+        if self.rings[b].1 == 0 {
+            self.heads[b] = self.seq;
+        }
         self.rings[b].1 += 1;
         self.seq += 1;
         self.mask |= 1u64 << b;
@@ -847,7 +885,7 @@ impl TransactionQueue {
         while m != 0 {
             let b = m.trailing_zeros() as usize;
             m &= m - 1;
-            let seq = self.slots[self.slot(b, 0)].0;
+            let seq = self.heads[b];
             if best.is_none_or(|(s, _)| seq < s) {
                 best = Some((seq, b));
             }
@@ -868,6 +906,8 @@ impl TransactionQueue {
         ring.1 -= 1;
         if ring.1 == 0 {
             self.mask &= !(1u64 << bank);
+        } else {
+            self.heads[bank] = self.slots[self.slot(bank, 0)].0;
         }
         self.len -= 1;
         r

@@ -154,6 +154,15 @@ pub fn run_stream(stream: &[StreamRequest], config: &SimConfig) -> StreamReport 
     let timing = HbmTiming::new(&config.hbm);
     let channels = (config.system.slices * config.hbm.channels_per_slice) as usize;
     let mut ctls: Vec<Channel> = (0..channels).map(|_| Channel::new(&timing)).collect();
+    // Each front end holds its whole share of the stream at once: sized up
+    // front, it is not regrown (and copied) on the way.
+    let mut share = vec![0usize; channels];
+    for s in stream {
+        share[s.channel as usize] += 1;
+    }
+    for (ch, &n) in ctls.iter_mut().zip(&share) {
+        ch.reserve(n);
+    }
     for (id, s) in stream.iter().enumerate() {
         ctls[s.channel as usize].push(Request {
             id: id as u64,
@@ -164,11 +173,18 @@ pub fn run_stream(stream: &[StreamRequest], config: &SimConfig) -> StreamReport 
             write: s.write,
         });
     }
-    let mut done: Vec<Completion> = Vec::with_capacity(stream.len());
+    // Only the latencies and the last cycle are kept, channel by channel
+    // (a small completion buffer instead of one for the whole stream).
+    let mut lat: Vec<u64> = Vec::with_capacity(stream.len());
+    let mut done: Vec<Completion> = Vec::new();
+    let mut end = 0;
     for ch in &mut ctls {
         ch.drain(&mut done);
+        for c in done.drain(..) {
+            end = end.max(c.cycle);
+            lat.push(c.cycle - c.arrival);
+        }
     }
-    let end = done.iter().map(|c| c.cycle).max().unwrap_or(0);
     // Refreshes go on in every channel until the last completion.
     let mut commands = ChannelStats::default();
     for ch in &mut ctls {
@@ -177,7 +193,7 @@ pub fn run_stream(stream: &[StreamRequest], config: &SimConfig) -> StreamReport 
         }
         commands += ch.stats;
     }
-    let mut lat: Vec<u64> = done.iter().map(|c| c.cycle - c.arrival).collect();
+    lat.extend(done.iter().map(|c| c.cycle - c.arrival));
     let n = lat.len().max(1);
     // The 99th percentile of the sorted latencies, without sorting them all.
     let k = ((lat.len() as f64 * 0.99).ceil() as usize).saturating_sub(1);
@@ -185,10 +201,10 @@ pub fn run_stream(stream: &[StreamRequest], config: &SimConfig) -> StreamReport 
     let column = commands.reads + commands.writes;
     let tck_ns = 1e3 / config.hbm.clock_mhz;
     StreamReport {
-        requests: done.len() as u64,
+        requests: lat.len() as u64,
         writes: stream.iter().filter(|s| s.write).count() as u64,
         end_cycle: end,
-        bandwidth_gbps: if end == 0 { 0.0 } else { done.len() as f64 * 32.0 / (end as f64 * tck_ns) },
+        bandwidth_gbps: if end == 0 { 0.0 } else { lat.len() as f64 * 32.0 / (end as f64 * tck_ns) },
         mean_latency_cycles: lat.iter().sum::<u64>() as f64 / n as f64,
         p99_latency_cycles: p99 as f64,
         row_hit_rate: if column == 0 { 0.0 } else { commands.row_hits as f64 / column as f64 },

@@ -335,13 +335,19 @@ pub fn testbench(tagged: bool) -> String {
         return text.to_string();
     }
     let edits = [
-        ("reg [3:0] req_value;", "reg [3:0] req_value;\n  reg [2:0] req_tag;\n  reg [7:0] tag_busy;\n  integer tag_op [0:7];\n  integer expect_op;"),
+        (
+            "reg [3:0] req_value;",
+            "reg [3:0] req_value;\n  reg [2:0] req_tag;\n  reg [7:0] tag_busy;\n  integer tag_op [0:7];\n  integer expect_op;",
+        ),
         ("wire [1:0] resp_outcome;", "wire [1:0] resp_outcome;\n  wire [2:0] resp_tag, misses;"),
         (".req_value(req_value),", ".req_value(req_value), .req_tag(req_tag), .resp_tag(resp_tag), .misses(misses),"),
         ("sent = 0; received = 0;", "tag_busy = 0; req_tag = 0; sent = 0; received = 0;"),
         ("if (!offering && sent < count) offering", "if (!offering && sent < count && !tag_busy[sent % 8]) offering"),
         ("      req_value = ops[sent][11:8];\n", "      req_value = ops[sent][11:8];\n      req_tag = sent % 8;\n"),
-        ("    if (resp_valid && resp_ready) begin\n", "    if (resp_valid && resp_ready) begin\n      expect_op = tag_op[resp_tag];\n      tag_busy[resp_tag] = 0;\n"),
+        (
+            "    if (resp_valid && resp_ready) begin\n",
+            "    if (resp_valid && resp_ready) begin\n      expect_op = tag_op[resp_tag];\n      tag_busy[resp_tag] = 0;\n",
+        ),
         ("ops[received]", "ops[expect_op]"),
         ("response %0d: got", "response to request %0d: got"),
         ("          received, resp_nibble", "          expect_op, resp_nibble"),

@@ -136,9 +136,7 @@ impl HwModule {
             HwModule::BpcCompressor | HwModule::BpcDecompressor => Some(Box::new(Bpc)),
             HwModule::ZvcCompressor | HwModule::ZvcDecompressor => Some(Box::new(Zvc)),
             HwModule::MagBdiCompressor(mag) | HwModule::MagBdiDecompressor(mag) => Some(Box::new(MagBdi::new(mag))),
-            HwModule::AddressTranslator | HwModule::MetadataCache | HwModule::PipelinedMetadataCache | HwModule::BuddyController(_) => {
-                None
-            }
+            HwModule::AddressTranslator | HwModule::MetadataCache | HwModule::PipelinedMetadataCache | HwModule::BuddyController(_) => None,
         }
     }
 

@@ -38,6 +38,11 @@ pub struct SystemConfig {
     /// memory handshake on the `BuddyController`'s cycle: the RTL mode's
     /// timing). The RTL mode always has the hardware's.
     pub slice_timing: String,
+    /// Requests one slice's controller holds at once under the
+    /// `pipelined` timing (later ones wait for a finished one, in request
+    /// order); 0: no bound, the paper's model. Sizes a pipelined slice
+    /// (`docs/controller.md`).
+    pub slice_in_flight: u32,
 }
 
 /// The fast engine's controller timing (`system.slice_timing`).
@@ -189,7 +194,14 @@ pub struct EnergyConfig {
 
 impl Default for SystemConfig {
     fn default() -> Self {
-        SystemConfig { slices: 8, max_outstanding: 256, page: "2M".into(), epoch_requests: 4096, slice_timing: "pipelined".into() }
+        SystemConfig {
+            slices: 8,
+            max_outstanding: 256,
+            page: "2M".into(),
+            epoch_requests: 4096,
+            slice_timing: "pipelined".into(),
+            slice_in_flight: 0,
+        }
     }
 }
 

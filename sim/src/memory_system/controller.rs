@@ -42,8 +42,10 @@ use crate::mdcache_study::ENTRIES_PER_SLICE_BLOCK;
 
 pub mod hardware_timing;
 pub mod paper_timing;
+pub mod slots;
 use hardware_timing::{HardwareTiming, SliceTurns};
 use paper_timing::PaperTiming;
+use slots::SliceSlots;
 
 /// What one request did.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -134,8 +136,9 @@ struct RtlSlices {
 
 /// How requests are timed (the engine of a run).
 enum Engine {
-    /// Fast engine, the paper's idealized timing.
-    Paper(PaperTiming),
+    /// Fast engine, the paper's idealized timing; with a bound on the
+    /// requests a slice holds (`system.slice_in_flight`), if any.
+    Paper(PaperTiming, Option<Rc<SliceSlots>>),
     /// Fast engine, the `BuddyController`'s timing.
     Hardware(HardwareTiming),
     /// The `BuddyController` hardware in rust-hdl.
@@ -173,11 +176,13 @@ impl Controllers {
         let engine = match config.slice_timing() {
             SliceTiming::Pipelined => {
                 let (c, d) = config.codec_cycles(algorithm);
-                Engine::Paper(PaperTiming {
+                let slots = (config.system.slice_in_flight > 0).then(|| SliceSlots::new(n, config.system.slice_in_flight as usize));
+                let timing = PaperTiming {
                     compress_ps: (c * cycle).round() as u64,
                     decompress_ps: (d * cycle).round() as u64,
                     md_hit_ps: (config.metadata_cache.hit_cycles * cycle).round() as u64,
-                })
+                };
+                Engine::Paper(timing, slots)
             }
             SliceTiming::Hardware => Engine::Hardware(HardwareTiming::new(n, algorithm, metadata_cache.ways)),
         };
@@ -327,9 +332,12 @@ impl Controllers {
         let buddy = served.touches_buddy();
         let entry = served.entry;
         match &self.engine {
-            Engine::Paper(timing) => {
-                let timing = *timing;
+            Engine::Paper(timing, slots) => {
+                let (timing, slots) = (*timing, slots.clone());
                 self.world.spawn(async move {
+                    if let Some(s) = &slots {
+                        s.acquire(&sh, slice).await;
+                    }
                     let done = match (&served.read, &served.write) {
                         (read, Some(w)) if w.metadata.is_some() => timing.write(&sh, slice, read.as_ref(), w).await,
                         (_, Some(w)) => PaperTiming::plain_write(&sh, slice, w).await,
@@ -340,6 +348,11 @@ impl Controllers {
                         }
                         (None, None) => unreachable!("a request reads or writes"),
                     };
+                    if let Some(s) = &slots {
+                        // The slot is held until the request is done (a write: its last access).
+                        sh.until(done).await;
+                        s.release(&sh, slice);
+                    }
                     *out.borrow_mut() = Some(Ok(Finished { entry, info: RequestInfo { done, buddy } }));
                 });
             }
@@ -511,7 +524,7 @@ impl Controllers {
                         outcomes.push(timing.spawn_flush(&mut self.world, s as u64, f));
                     }
                 }
-                Engine::Paper(_) => {
+                Engine::Paper(..) => {
                     let writes: Vec<(u64, u64)> =
                         flushed.iter().enumerate().flat_map(|(s, f)| f.write_backs.iter().map(move |&a| (s as u64, a))).collect();
                     let outcome: Outcome = Rc::new(RefCell::new(None));

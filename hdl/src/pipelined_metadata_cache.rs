@@ -7,6 +7,10 @@ use rust_hdl::prelude::*;
 /// Sector fills that may be outstanding at once (miss registers).
 pub const MISS_SLOTS: usize = 4;
 
+/// Width of `req_tag` and `resp_tag`: one tag per request context of the
+/// pipelined slice (128, `docs/controller.md`, "Sizing").
+pub const TAG_BITS: usize = 7;
+
 /// [`PipelinedMetadataCache`] timing, clock cycles.
 pub mod timing {
     /// A request accepted at cycle `a` that hits a valid sector raises
@@ -77,9 +81,9 @@ enum EvictState {
 /// | `req_flush` | 1 | in | write back every dirty sector, invalidate every line |
 /// | `req_address`, `req_high` | 64, 1 | in | metadata byte address; 1 = high nibble (odd entry) |
 /// | `req_value` | 4 | in | nibble to write |
-/// | `req_tag` | 3 | in | the requester's tag, returned with the response |
+/// | `req_tag` | 7 | in | the requester's tag, returned with the response |
 /// | `resp_valid`, `resp_ready` | 1, 1 | out, in | response handshake, one per request |
-/// | `resp_tag` | 3 | out | the request's `req_tag` |
+/// | `resp_tag` | 7 | out | the request's `req_tag` |
 /// | `resp_nibble` | 4 | out | the nibble read (a write: the value written; a flush: 0) |
 /// | `resp_outcome` | 2 | out | a [`crate::metadata_cache::outcome`] code (0 for a flush) |
 /// | `mem_req_valid`, `mem_req_ready` | 1, 1 | out, in | memory-side request: a sector fill or write-back |
@@ -102,10 +106,10 @@ pub struct PipelinedMetadataCache {
     pub req_address: Signal<In, Bits<64>>,
     pub req_high: Signal<In, Bit>,
     pub req_value: Signal<In, Bits<4>>,
-    pub req_tag: Signal<In, Bits<3>>,
+    pub req_tag: Signal<In, Bits<TAG_BITS>>,
     pub req_ready: Signal<Out, Bit>,
     pub resp_valid: Signal<Out, Bit>,
-    pub resp_tag: Signal<Out, Bits<3>>,
+    pub resp_tag: Signal<Out, Bits<TAG_BITS>>,
     pub resp_nibble: Signal<Out, Bits<4>>,
     pub resp_outcome: Signal<Out, Bits<2>>,
     pub resp_ready: Signal<In, Bit>,
@@ -129,7 +133,7 @@ pub struct PipelinedMetadataCache {
     s1_address: DFF<Bits<64>>,
     s1_high: DFF<Bit>,
     s1_value: DFF<Bits<4>>,
-    s1_tag: DFF<Bits<3>>,
+    s1_tag: DFF<Bits<TAG_BITS>>,
     /// The lookup's dirty victim has been written back.
     evicted: DFF<Bit>,
     // Miss registers: a ring of MISS_SLOTS from `m_head`.
@@ -140,7 +144,7 @@ pub struct PipelinedMetadataCache {
     m_high: [DFF<Bit>; 4],
     m_offset: [DFF<Bits<5>>; 4],
     m_value: [DFF<Bits<4>>; 4],
-    m_tag: [DFF<Bits<3>>; 4],
+    m_tag: [DFF<Bits<TAG_BITS>>; 4],
     m_outcome: [DFF<Bits<2>>; 4],
     /// A fill was offered and not taken last cycle: it goes before the next hit.
     fill_waiting: DFF<Bit>,
@@ -152,7 +156,7 @@ pub struct PipelinedMetadataCache {
     s2_high: DFF<Bit>,
     s2_offset: DFF<Bits<5>>,
     s2_value: DFF<Bits<4>>,
-    s2_tag: DFF<Bits<3>>,
+    s2_tag: DFF<Bits<TAG_BITS>>,
     s2_outcome: DFF<Bits<2>>,
     s2_word: DFF<Bits<7>>,
     s2_nibble: DFF<Bits<4>>,
@@ -214,7 +218,7 @@ pub struct PipelinedMetadataCache {
     head_high: Signal<Local, Bit>,
     head_offset: Signal<Local, Bits<5>>,
     head_value: Signal<Local, Bits<4>>,
-    head_tag: Signal<Local, Bits<3>>,
+    head_tag: Signal<Local, Bits<TAG_BITS>>,
     head_outcome: Signal<Local, Bits<2>>,
     fill_shift: Signal<Local, Bits<8>>,
     fill_shifted: Signal<Local, Bits<256>>,

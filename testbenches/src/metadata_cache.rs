@@ -327,7 +327,7 @@ pub fn vector_lines(ops: &[CacheOp]) -> (Vec<String>, Vec<String>) {
 /// `metadata_cache: P passed, F failed`, counting responses and memory requests.
 ///
 /// `tagged`: the testbench of `pipelined_metadata_cache` instead, whose
-/// responses come back out of order: request `i` carries tag `i % 8`, is
+/// responses come back out of order: request `i` carries tag `i % 128`, is
 /// offered only while its tag is free, and its response is found by tag.
 pub fn testbench(tagged: bool) -> String {
     let text = TESTBENCH;
@@ -337,13 +337,13 @@ pub fn testbench(tagged: bool) -> String {
     let edits = [
         (
             "reg [3:0] req_value;",
-            "reg [3:0] req_value;\n  reg [2:0] req_tag;\n  reg [7:0] tag_busy;\n  integer tag_op [0:7];\n  integer expect_op;",
+            "reg [3:0] req_value;\n  reg [6:0] req_tag;\n  reg [127:0] tag_busy;\n  integer tag_op [0:127];\n  integer expect_op;",
         ),
-        ("wire [1:0] resp_outcome;", "wire [1:0] resp_outcome;\n  wire [2:0] resp_tag, misses;"),
+        ("wire [1:0] resp_outcome;", "wire [1:0] resp_outcome;\n  wire [6:0] resp_tag;\n  wire [2:0] misses;"),
         (".req_value(req_value),", ".req_value(req_value), .req_tag(req_tag), .resp_tag(resp_tag), .misses(misses),"),
         ("sent = 0; received = 0;", "tag_busy = 0; req_tag = 0; sent = 0; received = 0;"),
-        ("if (!offering && sent < count) offering", "if (!offering && sent < count && !tag_busy[sent % 8]) offering"),
-        ("      req_value = ops[sent][11:8];\n", "      req_value = ops[sent][11:8];\n      req_tag = sent % 8;\n"),
+        ("if (!offering && sent < count) offering", "if (!offering && sent < count && !tag_busy[sent % 128]) offering"),
+        ("      req_value = ops[sent][11:8];\n", "      req_value = ops[sent][11:8];\n      req_tag = sent % 128;\n"),
         (
             "    if (resp_valid && resp_ready) begin\n",
             "    if (resp_valid && resp_ready) begin\n      expect_op = tag_op[resp_tag];\n      tag_busy[resp_tag] = 0;\n",
@@ -351,8 +351,8 @@ pub fn testbench(tagged: bool) -> String {
         ("ops[received]", "ops[expect_op]"),
         ("response %0d: got", "response to request %0d: got"),
         ("          received, resp_nibble", "          expect_op, resp_nibble"),
-        ("      sent = sent + 1;\n", "      tag_busy[sent % 8] = 1;\n      tag_op[sent % 8] = sent;\n      sent = sent + 1;\n"),
-        ("// OPS line", "// Request i carries tag i % 8; responses come back in any order and are checked by tag.\n// OPS line"),
+        ("      sent = sent + 1;\n", "      tag_busy[sent % 128] = 1;\n      tag_op[sent % 128] = sent;\n      sent = sent + 1;\n"),
+        ("// OPS line", "// Request i carries tag i % 128; responses come back in any order and are checked by tag.\n// OPS line"),
     ];
     let mut text = text.to_string();
     for (from, to) in edits {
@@ -494,13 +494,13 @@ endmodule
 `default_nettype wire
 "#;
 
-/// Tags the pipelined cache's requester may have in flight at once (the
-/// width of `req_tag`).
-pub const PIPELINED_TAGS: usize = 8;
+/// Tags the pipelined cache's requester may have in flight at once (128:
+/// `req_tag` is `TAG_BITS` wide).
+pub const PIPELINED_TAGS: usize = 1 << buddy_hdl::pipelined_metadata_cache::TAG_BITS;
 
 /// Run `ops` through the [`buddy_hdl::PipelinedMetadataCache`] under
-/// `traffic`: request `i` carries tag `i % 8` and is offered only while
-/// fewer than 8 requests are unanswered and its tag is free; responses are
+/// `traffic`: request `i` carries tag `i % 128` and is offered only while
+/// its tag is free; responses are
 /// put back in request order by their tag. Memory answers fills in the
 /// order they were requested, each no sooner than `fill_latency` cycles
 /// after its request was taken. `run.responses` is in request order;

@@ -19,6 +19,8 @@
 //! Shared blocks: [`entry_bits::EntryBits`] (the 1024-bit entry),
 //! [`decompressed_entry::DecompressedEntry`] (every decompressor's output),
 //! [`register_slice::RegisterSlice`] (valid/ready skid buffer),
+//! [`request_contexts::RequestContexts`] (the pipelined slice's 128 request
+//! contexts and its same-entry guard),
 //! [`compaction`] (log-depth compaction and expansion networks),
 //! [`mag_bdi_unit`] (one MAG-BDI compressor unit), [`delta_packing`]
 //! (MAG-BDI stream wiring), [`mag_bdi_encodings`] (the encodings per MAG),
@@ -53,6 +55,7 @@ pub mod mag_bdi_unit;
 pub mod metadata_cache;
 pub mod pipelined_metadata_cache;
 pub mod register_slice;
+pub mod request_contexts;
 pub mod sector_lanes;
 pub mod timing;
 pub mod verilog;
@@ -69,5 +72,6 @@ pub use mag_bdi_compressor::{MagBdiCompressed, MagBdiCompressor};
 pub use mag_bdi_decompressor::MagBdiDecompressor;
 pub use metadata_cache::MetadataCache;
 pub use pipelined_metadata_cache::PipelinedMetadataCache;
+pub use request_contexts::RequestContexts;
 pub use zvc_compressor::{ZvcCompressed, ZvcCompressor};
 pub use zvc_decompressor::ZvcDecompressor;

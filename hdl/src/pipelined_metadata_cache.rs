@@ -61,6 +61,16 @@ enum EvictState {
 /// outstanding fill, then writes back every dirty sector in set, way,
 /// sector order and invalidates every line (tags kept).
 ///
+/// A reservation is the lookup of a write whose value comes later (the
+/// slice's compressor chooses the class): at lookup it changes the state
+/// as the golden model's `write_nibble` does (allocation, fill, LRU, dirty
+/// bit) and answers the old nibble and `resp_word`; the line is then
+/// pinned until the commit writes the value (on its own port, before
+/// lookups' hits): a line miss whose victim is pinned waits, and so does a
+/// flush while any line is pinned. So a reservation plus its commit leave
+/// the golden model's state and memory traffic. The requester keeps other
+/// requests to a reserved nibble out until the commit has answered.
+///
 /// Fills must come back in the order they were requested (the memory
 /// side is a FIFO). `req_ready` depends combinationally on `resp_ready`
 /// and `mem_req_ready`, and `mem_fill_ready` on `resp_ready`; none of the
@@ -82,10 +92,16 @@ enum EvictState {
 /// | `req_address`, `req_high` | 64, 1 | in | metadata byte address; 1 = high nibble (odd entry) |
 /// | `req_value` | 4 | in | nibble to write |
 /// | `req_tag` | 7 | in | the requester's tag, returned with the response |
+/// | `req_reserve` | 1 | in | with `req_write` 0: read the nibble and reserve it for a later commit (see below) |
+/// | `commit_valid`, `commit_ready` | 1, 1 | in, out | a reserved nibble's value; `commit_ready` does not depend on `commit_valid` |
+/// | `commit_word` | 7 | in | the data-array word the reservation answered (`resp_word`) |
+/// | `commit_offset`, `commit_high` | 5, 1 | in | byte in the sector (address bits `[4:0]`) and nibble |
+/// | `commit_value`, `commit_tag` | 4, 7 | in | the nibble to write; the tag its response carries |
 /// | `resp_valid`, `resp_ready` | 1, 1 | out, in | response handshake, one per request |
 /// | `resp_tag` | 7 | out | the request's `req_tag` |
 /// | `resp_nibble` | 4 | out | the nibble read (a write: the value written; a flush: 0) |
-/// | `resp_outcome` | 2 | out | a [`crate::metadata_cache::outcome`] code (0 for a flush) |
+/// | `resp_outcome` | 2 | out | a [`crate::metadata_cache::outcome`] code (0 for a flush and a commit) |
+/// | `resp_word` | 7 | out | the data-array word `{set, way, sector}` of the request's nibble (reads, writes, reservations) |
 /// | `mem_req_valid`, `mem_req_ready` | 1, 1 | out, in | memory-side request: a sector fill or write-back |
 /// | `mem_req_write` | 1 | out | 1: write-back of `mem_req_data`, 0: fill (answered on `mem_fill_*`, in order) |
 /// | `mem_req_address` | 64 | out | sector-aligned byte address |
@@ -107,11 +123,20 @@ pub struct PipelinedMetadataCache {
     pub req_high: Signal<In, Bit>,
     pub req_value: Signal<In, Bits<4>>,
     pub req_tag: Signal<In, Bits<TAG_BITS>>,
+    pub req_reserve: Signal<In, Bit>,
     pub req_ready: Signal<Out, Bit>,
+    pub commit_valid: Signal<In, Bit>,
+    pub commit_ready: Signal<Out, Bit>,
+    pub commit_word: Signal<In, Bits<7>>,
+    pub commit_offset: Signal<In, Bits<5>>,
+    pub commit_high: Signal<In, Bit>,
+    pub commit_value: Signal<In, Bits<4>>,
+    pub commit_tag: Signal<In, Bits<TAG_BITS>>,
     pub resp_valid: Signal<Out, Bit>,
     pub resp_tag: Signal<Out, Bits<TAG_BITS>>,
     pub resp_nibble: Signal<Out, Bits<4>>,
     pub resp_outcome: Signal<Out, Bits<2>>,
+    pub resp_word: Signal<Out, Bits<7>>,
     pub resp_ready: Signal<In, Bit>,
     pub mem_req_valid: Signal<Out, Bit>,
     pub mem_req_write: Signal<Out, Bit>,
@@ -126,6 +151,8 @@ pub struct PipelinedMetadataCache {
     /// Tag words, line `{set, way}`.
     lines: [DFF<Bits<63>>; 32],
     lru: [DFF<Bits<8>>; 8],
+    /// Reservations not yet committed, per line (a pinned line is no victim).
+    pins: [DFF<Bits<8>>; 32],
     // The lookup register.
     s1_valid: DFF<Bit>,
     s1_write: DFF<Bit>,
@@ -134,6 +161,7 @@ pub struct PipelinedMetadataCache {
     s1_high: DFF<Bit>,
     s1_value: DFF<Bits<4>>,
     s1_tag: DFF<Bits<TAG_BITS>>,
+    s1_reserve: DFF<Bit>,
     /// The lookup's dirty victim has been written back.
     evicted: DFF<Bit>,
     // Miss registers: a ring of MISS_SLOTS from `m_head`.
@@ -190,6 +218,14 @@ pub struct PipelinedMetadataCache {
     victim_key: Signal<Local, Bits<3>>,
     victim_word: Signal<Local, Bits<63>>,
     victim_dirty: Signal<Local, Bits<4>>,
+    set_pinned: [Signal<Local, Bit>; 4],
+    victim_pinned: Signal<Local, Bit>,
+    any_pinned: Signal<Local, Bit>,
+    dirty_op: Signal<Local, Bit>,
+    commit_go: Signal<Local, Bit>,
+    commit_pend: Signal<Local, Bit>,
+    served_line: Signal<Local, Bits<5>>,
+    reserve_go: Signal<Local, Bit>,
     hit_word: Signal<Local, Bits<63>>,
     served_way: Signal<Local, Bits<2>>,
     served_rank: Signal<Local, Bits<2>>,
@@ -236,13 +272,21 @@ impl Logic for PipelinedMetadataCache {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, s1_valid, s1_write, s1_flush, s1_address, s1_high, s1_value, s1_tag, evicted, m_head, m_count,
+            self, clock, s1_valid, s1_write, s1_flush, s1_address, s1_high, s1_value, s1_tag, s1_reserve, evicted, m_head, m_count,
             fill_waiting, s2_valid, s2_fill, s2_write, s2_high, s2_offset, s2_value, s2_tag, s2_outcome, s2_word,
             s2_nibble, mq_valid, mq_write, mq_address, mq_data, ev_state, ev_flush, ev_line, ev_tag, ev_dirty, ev_sector
         );
         for l in 0..32 {
             self.lines[l].clock.next = self.clock.val();
             self.lines[l].d.next = self.lines[l].q.val();
+        }
+        self.any_pinned.next = false;
+        for l in 0..32 {
+            self.pins[l].clock.next = self.clock.val();
+            self.pins[l].d.next = self.pins[l].q.val();
+            if self.pins[l].q.val() != 0 {
+                self.any_pinned.next = true;
+            }
         }
         for s in 0..8 {
             self.lru[s].clock.next = self.clock.val();
@@ -279,11 +323,17 @@ impl Logic for PipelinedMetadataCache {
         self.s1_line_tag.next = self.s1_address.q.val().get_bits::<54>(10);
         self.sector_bit.next = bits::<4>(1) << self.s1_sector.val();
         self.set_lru.next = 0.into();
-        #( self.set_words[W].next = 0.into(); )*
+        #(
+            self.set_words[W].next = 0.into();
+            self.set_pinned[W].next = false;
+        )*
         for s in 0..8 {
             if self.s1_set.val().index() == s {
                 self.set_lru.next = self.lru[s].q.val();
-                #( self.set_words[W].next = self.lines[s * 4 + W].q.val(); )*
+                #(
+                    self.set_words[W].next = self.lines[s * 4 + W].q.val();
+                    self.set_pinned[W].next = self.pins[s * 4 + W].q.val() != 0;
+                )*
             }
         }
         self.any_hit.next = false;
@@ -292,6 +342,7 @@ impl Logic for PipelinedMetadataCache {
         self.victim_way.next = 0.into();
         self.victim_key.next = 0.into();
         self.victim_word.next = 0.into();
+        self.victim_pinned.next = false;
         #(
             self.rank[W].next = self.set_lru.val().get_bits::<2>(2 * W);
             self.hit[W].next = self.set_words[W].val().get_bit(54)
@@ -310,6 +361,7 @@ impl Logic for PipelinedMetadataCache {
                 self.victim_key.next = self.key[W].val();
                 self.victim_way.next = W.into();
                 self.victim_word.next = self.set_words[W].val();
+                self.victim_pinned.next = self.set_pinned[W].val();
             }
         )*
         self.victim_dirty.next = 0.into();
@@ -348,7 +400,8 @@ impl Logic for PipelinedMetadataCache {
         // Miss registers: which slots hold a fill, whether the lookup's
         // sector or its victim line has one outstanding, the oldest slot.
         self.pend_sector.next = false;
-        self.pend_line.next = false;
+        self.pend_line.next = self.victim_pinned.val();
+        self.commit_pend.next = false;
         self.head_word.next = 0.into();
         self.head_write.next = false;
         self.head_high.next = false;
@@ -363,6 +416,9 @@ impl Logic for PipelinedMetadataCache {
             self.slot_valid[W].next = bit_cast::<3, 2>(self.slot_age[W].val()) < self.m_count.q.val();
             if self.slot_valid[W].val() & (self.m_word[W].q.val() == self.hit_address.val()) {
                 self.pend_sector.next = true;
+            }
+            if self.slot_valid[W].val() & (self.m_word[W].q.val() == self.commit_word.val()) {
+                self.commit_pend.next = true;
             }
             if self.slot_valid[W].val()
                 & (self.m_word[W].q.val().get_bits::<3>(4) == self.s1_set.val())
@@ -389,6 +445,16 @@ impl Logic for PipelinedMetadataCache {
         self.s2_free.next = !self.s2_valid.q.val() | self.resp_ready.val();
         self.s2_hit_write.next = self.s2_valid.q.val() & !self.s2_fill.q.val() & self.s2_write.q.val();
         self.mq_free.next = !self.mq_valid.q.val() | self.mem_req_ready.val();
+        // A commit (its own port: a reserved line's nibble, at the word the
+        // reservation answered) goes before a lookup's hit; it needs the
+        // data array and the response register like a hit write.
+        self.commit_go.next = self.commit_valid.val()
+            & (self.ev_state.q.val() == EvictState::Idle)
+            & !self.commit_pend.val()
+            & !(self.s2_hit_write.val() & (self.s2_word.q.val() == self.commit_word.val()))
+            & self.s2_free.val()
+            & !self.fill_waiting.q.val();
+        self.commit_ready.next = self.commit_go.val();
         self.lookup.next = self.s1_valid.q.val() & !self.s1_flush.q.val() & (self.ev_state.q.val() == EvictState::Idle);
         self.hit_go.next = self.lookup.val()
             & self.any_hit.val()
@@ -396,7 +462,8 @@ impl Logic for PipelinedMetadataCache {
             & !self.pend_sector.val()
             & !(self.s2_hit_write.val() & (self.s2_word.q.val() == self.hit_address.val()))
             & self.s2_free.val()
-            & !self.fill_waiting.q.val();
+            & !self.fill_waiting.q.val()
+            & !self.commit_go.val();
         self.sector_miss_go.next = self.lookup.val()
             & self.any_hit.val()
             & ((self.hit_word.val().get_bits::<4>(55) & self.sector_bit.val()) == 0)
@@ -411,7 +478,8 @@ impl Logic for PipelinedMetadataCache {
         self.mem_fill_ready.next = (self.m_count.q.val() != 0)
             & self.s2_free.val()
             & !self.s2_hit_write.val()
-            & !self.hit_go.val();
+            & !self.hit_go.val()
+            & !self.commit_go.val();
         self.fill_take.next = self.mem_fill_ready.val() & self.mem_fill_valid.val();
         self.fill_waiting.d.next = (self.m_count.q.val() != 0) & self.mem_fill_valid.val() & !self.fill_take.val();
 
@@ -426,6 +494,7 @@ impl Logic for PipelinedMetadataCache {
         self.resp_valid.next = self.s2_valid.q.val();
         self.resp_tag.next = self.s2_tag.q.val();
         self.resp_outcome.next = self.s2_outcome.q.val();
+        self.resp_word.next = self.s2_word.q.val();
         self.resp_nibble.next = self.s2_shifted.val().get_bits::<4>(0);
         if self.s2_fill.q.val() {
             self.resp_nibble.next = self.s2_nibble.q.val();
@@ -462,6 +531,7 @@ impl Logic for PipelinedMetadataCache {
             self.s2_fill.d.next = true;
             self.s2_tag.d.next = self.head_tag.val();
             self.s2_outcome.d.next = self.head_outcome.val();
+            self.s2_word.d.next = self.head_word.val();
             self.s2_nibble.d.next = self.fill_shifted.val().get_bits::<4>(0);
             if self.head_write.val() {
                 self.s2_nibble.d.next = self.head_value.val();
@@ -483,17 +553,31 @@ impl Logic for PipelinedMetadataCache {
             self.s2_word.d.next = self.hit_address.val();
         }
 
+        if self.commit_go.val() {
+            self.data.read_address.next = self.commit_word.val();
+            self.s2_valid.d.next = true;
+            self.s2_fill.d.next = false;
+            self.s2_write.d.next = true;
+            self.s2_high.d.next = self.commit_high.val();
+            self.s2_offset.d.next = self.commit_offset.val();
+            self.s2_value.d.next = self.commit_value.val();
+            self.s2_tag.d.next = self.commit_tag.val();
+            self.s2_outcome.d.next = 0.into();
+            self.s2_word.d.next = self.commit_word.val();
+        }
+
         // Tag word and LRU of the served way (lookups that go), or the
         // line a flush invalidates.
         self.word_we.next = false;
         self.word_line.next = (bit_cast::<5, 3>(self.s1_set.val()) << 2) | bit_cast::<5, 2>(self.served_way.val());
+        self.dirty_op.next = self.s1_write.q.val() | self.s1_reserve.q.val();
         self.new_word.next = self.hit_word.val();
-        if self.s1_write.q.val() {
+        if self.dirty_op.val() {
             self.new_word.next = self.hit_word.val() | (bit_cast::<63, 4>(self.sector_bit.val()) << 59);
         }
         if self.sector_miss_go.val() {
             self.new_word.next = self.hit_word.val() | (bit_cast::<63, 4>(self.sector_bit.val()) << 55);
-            if self.s1_write.q.val() {
+            if self.dirty_op.val() {
                 self.new_word.next = self.hit_word.val()
                     | (bit_cast::<63, 4>(self.sector_bit.val()) << 55)
                     | (bit_cast::<63, 4>(self.sector_bit.val()) << 59);
@@ -503,13 +587,28 @@ impl Logic for PipelinedMetadataCache {
             self.new_word.next = (bit_cast::<63, 4>(self.sector_bit.val()) << 55)
                 | (bits::<63>(1) << 54)
                 | bit_cast::<63, 54>(self.s1_line_tag.val());
-            if self.s1_write.q.val() {
+            if self.dirty_op.val() {
                 self.new_word.next = (bit_cast::<63, 4>(self.sector_bit.val()) << 59)
                     | (bit_cast::<63, 4>(self.sector_bit.val()) << 55)
                     | (bits::<63>(1) << 54)
                     | bit_cast::<63, 54>(self.s1_line_tag.val());
             }
             self.evicted.d.next = false;
+        }
+        // Pins: a reservation's line is pinned at lookup, its commit unpins it.
+        self.served_line.next = (bit_cast::<5, 3>(self.s1_set.val()) << 2) | bit_cast::<5, 2>(self.served_way.val());
+        self.reserve_go.next = (self.hit_go.val() | self.sector_miss_go.val() | self.line_miss_go.val()) & self.s1_reserve.q.val();
+        for l in 0..32 {
+            if (self.reserve_go.val() & (self.served_line.val().index() == l))
+                & !(self.commit_go.val() & (self.commit_word.val().get_bits::<5>(2).index() == l))
+            {
+                self.pins[l].d.next = self.pins[l].q.val() + 1;
+            }
+            if !(self.reserve_go.val() & (self.served_line.val().index() == l))
+                & (self.commit_go.val() & (self.commit_word.val().get_bits::<5>(2).index() == l))
+            {
+                self.pins[l].d.next = self.pins[l].q.val() - 1;
+            }
         }
         if self.hit_go.val() | self.sector_miss_go.val() | self.line_miss_go.val() {
             self.word_we.next = true;
@@ -583,7 +682,12 @@ impl Logic for PipelinedMetadataCache {
                     self.ev_tag.d.next = self.victim_word.val().get_bits::<54>(0);
                     self.ev_dirty.d.next = self.victim_dirty.val();
                 }
-                if self.s1_valid.q.val() & self.s1_flush.q.val() & (self.m_count.q.val() == 0) & !self.s2_valid.q.val() {
+                if self.s1_valid.q.val()
+                    & self.s1_flush.q.val()
+                    & (self.m_count.q.val() == 0)
+                    & !self.s2_valid.q.val()
+                    & !self.any_pinned.val()
+                {
                     self.ev_state.d.next = EvictState::Read;
                     self.ev_flush.d.next = true;
                     self.ev_line.d.next = 0.into();
@@ -663,6 +767,7 @@ impl Logic for PipelinedMetadataCache {
             self.s1_high.d.next = self.req_high.val();
             self.s1_value.d.next = self.req_value.val();
             self.s1_tag.d.next = self.req_tag.val();
+            self.s1_reserve.d.next = self.req_reserve.val() & !self.req_write.val();
         }
 
         self.mem_req_valid.next = self.mq_valid.q.val();
@@ -682,6 +787,7 @@ impl Logic for PipelinedMetadataCache {
             self.ev_state.d.next = EvictState::Idle;
             for l in 0..32 {
                 self.lines[l].d.next = 0.into();
+                self.pins[l].d.next = 0.into();
             }
             // Ranks 3, 2, 1, 0 for ways 0..3: the golden model picks the
             // lowest invalid way first.

@@ -17,6 +17,9 @@ use std::io::Write;
 pub enum CacheOp {
     Read(MetadataNibble),
     Write(MetadataNibble, u8),
+    /// A write whose value comes later (pipelined cache only): a
+    /// reservation, answered with the old nibble, then a commit of the value.
+    Reserve(MetadataNibble, u8),
     Flush,
 }
 
@@ -97,6 +100,12 @@ pub fn expected(ops: &[CacheOp]) -> (Vec<CacheResponse>, Vec<MemRequest>) {
             CacheOp::Write(at, value) => {
                 let o = cache.write_nibble(at, value, &mut memory);
                 CacheResponse { nibble: value, outcome: outcome_code(o) }
+            }
+            CacheOp::Reserve(at, value) => {
+                // The old nibble, then the write (a hit: the same traffic as the write alone).
+                let (old, o) = cache.read_nibble(at, &mut memory);
+                cache.write_nibble(at, value, &mut memory);
+                CacheResponse { nibble: old, outcome: outcome_code(o) }
             }
             CacheOp::Flush => {
                 cache.flush(&mut memory);
@@ -191,6 +200,7 @@ pub fn run_cache<R: Rng>(
         let (at, value) = match op {
             CacheOp::Read(at) => (at, 0),
             CacheOp::Write(at, v) => (at, v),
+            CacheOp::Reserve(..) => panic!("the blocking metadata cache has no reservations"),
             CacheOp::Flush => (MetadataNibble { address: rng.gen(), high: rng.gen() }, rng.gen_range(0..16)),
         };
         dut.req_write.next = matches!(op, CacheOp::Write(..));
@@ -292,6 +302,7 @@ pub fn vector_lines(ops: &[CacheOp]) -> (Vec<String>, Vec<String>) {
             let (flush, write, at, value) = match *op {
                 CacheOp::Read(at) => (0, 0, at, 0),
                 CacheOp::Write(at, v) => (0, 1, at, v),
+                CacheOp::Reserve(..) => panic!("the co-simulation testbenches have no reservations"),
                 CacheOp::Flush => (1, 0, MetadataNibble { address: 0, high: false }, 0),
             };
             [
@@ -340,7 +351,12 @@ pub fn testbench(tagged: bool) -> String {
             "reg [3:0] req_value;\n  reg [6:0] req_tag;\n  reg [127:0] tag_busy;\n  integer tag_op [0:127];\n  integer expect_op;",
         ),
         ("wire [1:0] resp_outcome;", "wire [1:0] resp_outcome;\n  wire [6:0] resp_tag;\n  wire [2:0] misses;"),
-        (".req_value(req_value),", ".req_value(req_value), .req_tag(req_tag), .resp_tag(resp_tag), .misses(misses),"),
+        (
+            ".req_value(req_value),",
+            ".req_value(req_value), .req_tag(req_tag), .resp_tag(resp_tag), .misses(misses), .resp_word(),\n    \
+             .req_reserve(1'b0), .commit_valid(1'b0), .commit_ready(), .commit_word(7'd0), .commit_offset(5'd0),\n    \
+             .commit_high(1'b0), .commit_value(4'd0), .commit_tag(7'd0),",
+        ),
         ("sent = 0; received = 0;", "tag_busy = 0; req_tag = 0; sent = 0; received = 0;"),
         ("if (!offering && sent < count) offering", "if (!offering && sent < count && !tag_busy[sent % 128]) offering"),
         ("      req_value = ops[sent][11:8];\n", "      req_value = ops[sent][11:8];\n      req_tag = sent % 128;\n"),
@@ -500,14 +516,19 @@ pub const PIPELINED_TAGS: usize = 1 << buddy_hdl::pipelined_metadata_cache::TAG_
 
 /// Run `ops` through the [`buddy_hdl::PipelinedMetadataCache`] under
 /// `traffic`: request `i` carries tag `i % 128` and is offered only while
-/// its tag is free; responses are
-/// put back in request order by their tag. Memory answers fills in the
-/// order they were requested, each no sooner than `fill_latency` cycles
-/// after its request was taken. `run.responses` is in request order;
-/// `response_cycles[i]` is when request `i`'s response was taken.
+/// its tag is free; responses are put back in request order by their tag.
+/// Memory answers fills in the order they were requested, each no sooner
+/// than `fill_latency` cycles after its request was taken. A reservation
+/// ([`CacheOp::Reserve`]) is committed 0-15 cycles after its response, on
+/// the commit port at the word it answered; until the commit has answered,
+/// later requests to the same nibble (and flushes) wait, as the slice's
+/// same-entry guard makes them. `run.responses` is in request order (a
+/// reservation's is its own, not its commit's); `response_cycles[i]` is
+/// when request `i`'s response was taken.
 ///
 /// # Errors
 /// A response carries a tag that is not in flight.
+#[allow(clippy::too_many_arguments)]
 pub fn run_pipelined_cache<R: Rng>(
     dut: &mut buddy_hdl::PipelinedMetadataCache,
     ops: &[CacheOp],
@@ -516,8 +537,11 @@ pub fn run_pipelined_cache<R: Rng>(
     rng: &mut R,
     max_cycles: u64,
     vcd: Option<&mut dyn Write>,
+    mut lockstep: Option<&mut Vec<String>>,
 ) -> Result<CacheRun, String> {
     type Dut = buddy_hdl::PipelinedMetadataCache;
+    /// A commit due: (first cycle it may be offered, word, offset, high, value, tag).
+    type Commit = (u64, u64, u64, bool, u8, usize);
     dut.connect_all();
     let mut trace = VcdTrace::new(vcd, dut as &dyn Block);
     let mut edge = |dut: &mut Dut| {
@@ -532,31 +556,51 @@ pub fn run_pipelined_cache<R: Rng>(
     let mut run = CacheRun::default();
     let mut responses: Vec<Option<CacheResponse>> = vec![None; ops.len()];
     let mut response_cycles = vec![0u64; ops.len()];
-    let mut in_flight: [Option<usize>; PIPELINED_TAGS] = [None; PIPELINED_TAGS];
+    // Per tag: the request in flight, and whether its commit is what remains.
+    let mut in_flight: [Option<(usize, bool)>; PIPELINED_TAGS] = [None; PIPELINED_TAGS];
+    let mut commits: VecDeque<Commit> = VecDeque::new();
+    // Nibbles reserved and not yet committed.
+    let mut reserved: Vec<MetadataNibble> = Vec::new();
     let mut answered = 0usize;
     dut.reset.next = true;
     settle(dut);
+    if let Some(l) = lockstep.as_deref_mut() {
+        l.push(pipelined_lockstep_line(dut));
+    }
     edge(dut);
     dut.reset.next = false;
     let (mut next, mut offering) = (0usize, false);
-    while answered < ops.len() && run.cycles < max_cycles {
+    while (answered < ops.len() || !commits.is_empty() || in_flight.iter().any(Option::is_some)) && run.cycles < max_cycles {
         let tag = next % PIPELINED_TAGS;
-        if next < ops.len() && !offering && in_flight[tag].is_none() {
+        let op = ops[next.min(ops.len() - 1)];
+        let blocked = match op {
+            CacheOp::Read(at) | CacheOp::Write(at, _) | CacheOp::Reserve(at, _) => reserved.contains(&at),
+            CacheOp::Flush => !reserved.is_empty(),
+        };
+        if next < ops.len() && !offering && in_flight[tag].is_none() && !blocked {
             offering = rng.gen_bool(traffic.p_request);
         }
-        let op = ops[next.min(ops.len() - 1)];
         dut.req_valid.next = offering && next < ops.len();
         let (at, value) = match op {
-            CacheOp::Read(at) => (at, 0),
+            CacheOp::Read(at) | CacheOp::Reserve(at, _) => (at, 0),
             CacheOp::Write(at, v) => (at, v),
             CacheOp::Flush => (MetadataNibble { address: rng.gen(), high: rng.gen() }, rng.gen_range(0..16)),
         };
         dut.req_write.next = matches!(op, CacheOp::Write(..));
+        dut.req_reserve.next = matches!(op, CacheOp::Reserve(..));
         dut.req_flush.next = op == CacheOp::Flush;
         dut.req_address.next = at.address.into();
         dut.req_high.next = at.high;
         dut.req_value.next = (value as u64).into();
         dut.req_tag.next = (tag as u64).into();
+        let commit = commits.front().copied().filter(|c| c.0 <= run.cycles);
+        dut.commit_valid.next = commit.is_some();
+        let (_, word, offset, high, cvalue, ctag) = commit.unwrap_or_default();
+        dut.commit_word.next = word.into();
+        dut.commit_offset.next = offset.into();
+        dut.commit_high.next = high;
+        dut.commit_value.next = (cvalue as u64).into();
+        dut.commit_tag.next = (ctag as u64).into();
         let resp_ready = rng.gen_bool(traffic.p_response_ready);
         dut.resp_ready.next = resp_ready;
         let mem_ready = rng.gen_bool(traffic.p_memory_ready);
@@ -566,15 +610,34 @@ pub fn run_pipelined_cache<R: Rng>(
         dut.mem_fill_data.next = sector_bits(&pending_fills.front().map_or([0; 32], |f| f.1));
         settle(dut);
         let accepted = dut.req_valid.val() && dut.req_ready.val();
+        if commit.is_some() && dut.commit_ready.val() {
+            commits.pop_front();
+        }
         if dut.resp_valid.val() && resp_ready {
             let t = dut.resp_tag.val().index();
-            let Some(i) = in_flight[t].take() else {
-                return Err(format!("cycle {}: response with tag {t}, which is not in flight", run.cycles));
-            };
-            responses[i] =
-                Some(CacheResponse { nibble: dut.resp_nibble.val().to_u32() as u8, outcome: dut.resp_outcome.val().to_u32() as u8 });
-            response_cycles[i] = run.cycles;
-            answered += 1;
+            match in_flight[t] {
+                None => return Err(format!("cycle {}: response with tag {t}, which is not in flight", run.cycles)),
+                Some((i, true)) => {
+                    // The commit's answer: the nibble is free again.
+                    let CacheOp::Reserve(at, _) = ops[i] else { unreachable!("only reservations commit") };
+                    reserved.retain(|r| *r != at);
+                    in_flight[t] = None;
+                }
+                Some((i, false)) => {
+                    responses[i] = Some(CacheResponse {
+                        nibble: dut.resp_nibble.val().to_u32() as u8,
+                        outcome: dut.resp_outcome.val().to_u32() as u8,
+                    });
+                    response_cycles[i] = run.cycles;
+                    answered += 1;
+                    in_flight[t] = None;
+                    if let CacheOp::Reserve(at, v) = ops[i] {
+                        let word = dut.resp_word.val().to_u64();
+                        commits.push_back((run.cycles + 1 + rng.gen_range(0..16), word, at.address & 31, at.high, v, t));
+                        in_flight[t] = Some((i, true));
+                    }
+                }
+            }
         }
         if dut.mem_req_valid.val() && mem_ready {
             let address = dut.mem_req_address.val().to_u64();
@@ -589,9 +652,15 @@ pub fn run_pipelined_cache<R: Rng>(
         if fill_valid && dut.mem_fill_ready.val() {
             pending_fills.pop_front();
         }
+        if let Some(l) = lockstep.as_deref_mut() {
+            l.push(pipelined_lockstep_line(dut));
+        }
         edge(dut);
         if accepted {
-            in_flight[tag] = Some(next);
+            in_flight[tag] = Some((next, false));
+            if let CacheOp::Reserve(at, _) = op {
+                reserved.push(at);
+            }
             run.accept_cycles.push(run.cycles);
             next += 1;
             offering = false;
@@ -602,4 +671,99 @@ pub fn run_pipelined_cache<R: Rng>(
     run.response_cycles = response_cycles;
     run.memory_requests = memory.requests;
     Ok(run)
+}
+
+/// Lock-step inputs of `pipelined_metadata_cache` (line order).
+pub const PIPELINED_LOCKSTEP_INPUTS: &[(&str, usize)] = &[
+    ("reset", 1),
+    ("req_valid", 1),
+    ("req_write", 1),
+    ("req_reserve", 1),
+    ("req_flush", 1),
+    ("req_address", 64),
+    ("req_high", 1),
+    ("req_value", 4),
+    ("req_tag", 7),
+    ("resp_ready", 1),
+    ("commit_valid", 1),
+    ("commit_word", 7),
+    ("commit_offset", 5),
+    ("commit_high", 1),
+    ("commit_value", 4),
+    ("commit_tag", 7),
+    ("mem_req_ready", 1),
+    ("mem_fill_valid", 1),
+    ("mem_fill_data", 256),
+];
+
+/// Lock-step outputs of `pipelined_metadata_cache`: (name, width, the
+/// output whose 1 makes it compared; empty: always).
+pub const PIPELINED_LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
+    ("req_ready", 1, ""),
+    ("resp_valid", 1, ""),
+    ("resp_tag", 7, "resp_valid"),
+    ("resp_nibble", 4, "resp_valid"),
+    ("resp_outcome", 2, "resp_valid"),
+    ("resp_word", 7, "resp_valid"),
+    ("commit_ready", 1, ""),
+    ("mem_req_valid", 1, ""),
+    ("mem_req_write", 1, "mem_req_valid"),
+    ("mem_req_address", 64, "mem_req_valid"),
+    ("mem_req_data", 256, "mem_req_write"),
+    ("mem_fill_ready", 1, ""),
+    ("misses", 3, ""),
+];
+
+fn hex256(b: &Bits<256>) -> String {
+    (0..4).rev().map(|k| format!("{:016x}", b.get_bits::<64>(64 * k).to_u64())).collect()
+}
+
+/// The current cycle's lock-step line of `dut` (inputs applied, settled).
+fn pipelined_lockstep_line(dut: &buddy_hdl::PipelinedMetadataCache) -> String {
+    use crate::cosim::hex_field;
+    let b = |v: bool| hex_field(v as u64, 1);
+    [
+        b(dut.reset.val()),
+        b(dut.req_valid.val()),
+        b(dut.req_write.val()),
+        b(dut.req_reserve.val()),
+        b(dut.req_flush.val()),
+        hex_field(dut.req_address.val().to_u64(), 64),
+        b(dut.req_high.val()),
+        hex_field(dut.req_value.val().to_u64(), 4),
+        hex_field(dut.req_tag.val().to_u64(), 7),
+        b(dut.resp_ready.val()),
+        b(dut.commit_valid.val()),
+        hex_field(dut.commit_word.val().to_u64(), 7),
+        hex_field(dut.commit_offset.val().to_u64(), 5),
+        b(dut.commit_high.val()),
+        hex_field(dut.commit_value.val().to_u64(), 4),
+        hex_field(dut.commit_tag.val().to_u64(), 7),
+        b(dut.mem_req_ready.val()),
+        b(dut.mem_fill_valid.val()),
+        hex256(&dut.mem_fill_data.val()),
+        b(dut.req_ready.val()),
+        b(dut.resp_valid.val()),
+        hex_field(dut.resp_tag.val().to_u64(), 7),
+        hex_field(dut.resp_nibble.val().to_u64(), 4),
+        hex_field(dut.resp_outcome.val().to_u64(), 2),
+        hex_field(dut.resp_word.val().to_u64(), 7),
+        b(dut.commit_ready.val()),
+        b(dut.mem_req_valid.val()),
+        b(dut.mem_req_write.val()),
+        hex_field(dut.mem_req_address.val().to_u64(), 64),
+        hex256(&dut.mem_req_data.val()),
+        b(dut.mem_fill_ready.val()),
+        hex_field(dut.misses.val().to_u64(), 3),
+    ]
+    .concat()
+}
+
+/// The lock-step testbench of `pipelined_metadata_cache`
+/// (`tb/pipelined_metadata_cache_lockstep_tb.v`): it replays every port of
+/// a rust-hdl run, reservations and commits included, cycle by cycle.
+pub fn pipelined_lockstep_testbench() -> String {
+    crate::cosim::lockstep_testbench("pipelined_metadata_cache", PIPELINED_LOCKSTEP_INPUTS, PIPELINED_LOCKSTEP_OUTPUTS)
+        .replace("module pipelined_metadata_cache_tb;", "module pipelined_metadata_cache_lockstep_tb;")
+        .replace("// pipelined_metadata_cache_tb:", "// pipelined_metadata_cache_lockstep_tb:")
 }

@@ -275,7 +275,7 @@ impl HwModule {
         let start = std::time::Instant::now();
         let max = 400 * ops.len() as u64 + 1000;
         let run = if self == HwModule::PipelinedMetadataCache {
-            metadata_cache::run_pipelined_cache(&mut PipelinedMetadataCache::default(), &ops, stalls, 1, &mut rng, max, None)?
+            metadata_cache::run_pipelined_cache(&mut PipelinedMetadataCache::default(), &ops, stalls, 1, &mut rng, max, None, None)?
         } else {
             metadata_cache::run_cache(&mut MetadataCache::default(), &ops, stalls, &mut rng, max, None)
         };
@@ -363,7 +363,7 @@ impl HwModule {
                 let ops = self.cache_ops(entries.len(), &mut rng);
                 let stalls = metadata_cache::CacheTraffic::RANDOM;
                 let dut = &mut PipelinedMetadataCache::default();
-                metadata_cache::run_pipelined_cache(dut, &ops, stalls, 20, &mut rng, 400 * max, Some(&mut w))?;
+                metadata_cache::run_pipelined_cache(dut, &ops, stalls, 20, &mut rng, 400 * max, Some(&mut w), None)?;
             }
             HwModule::BuddyController(_) => {} // written above, through the RTL engine's own VCD writer
         }

@@ -12,6 +12,7 @@ mag_bdi64_decompressor.v
 address_translator.v
 metadata_cache.v
 pipelined_metadata_cache.v
+request_contexts.v
 buddy_controller.v
 buddy_controller_zvc.v
 buddy_controller_mag_bdi32.v

@@ -12,6 +12,7 @@ pub mod entries;
 pub mod mag_bdi;
 pub mod metadata_cache;
 pub mod modules;
+pub mod request_contexts;
 pub mod stream;
 pub mod translation;
 pub mod zvc;

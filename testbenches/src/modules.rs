@@ -8,11 +8,11 @@
 use crate::cosim::CosimPorts;
 use crate::decompress::{self, StoredEntry};
 use crate::stream::{run_stream, StreamDut, Traffic};
-use crate::{bpc, controller, mag_bdi, metadata_cache, translation, zvc};
+use crate::{bpc, controller, mag_bdi, metadata_cache, request_contexts, translation, zvc};
 use buddy_golden::{Algorithm, Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
 use buddy_hdl::{
     AddressTranslator, BpcCompressor, BpcDecompressor, BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, MagBdiCompressor,
-    MagBdiDecompressor, MetadataCache, PipelinedMetadataCache, ZvcCompressor, ZvcDecompressor,
+    MagBdiDecompressor, MetadataCache, PipelinedMetadataCache, RequestContexts, ZvcCompressor, ZvcDecompressor,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -33,6 +33,8 @@ pub enum HwModule {
     /// The non-blocking metadata cache of the pipelined slice (hits under
     /// misses, tagged responses).
     PipelinedMetadataCache,
+    /// The pipelined slice's request contexts and same-entry guard.
+    RequestContexts,
     /// One memory-controller slice, built with the codecs of an algorithm
     /// (delivered: BPC, ZVC and MAG-BDI at MAG 32).
     BuddyController(Algorithm),
@@ -65,7 +67,7 @@ pub struct EquivRun {
 
 impl HwModule {
     /// Every delivered module, in `verilog-out/` order.
-    pub const ALL: [HwModule; 16] = [
+    pub const ALL: [HwModule; 17] = [
         HwModule::BpcCompressor,
         HwModule::BpcDecompressor,
         HwModule::ZvcCompressor,
@@ -79,6 +81,7 @@ impl HwModule {
         HwModule::AddressTranslator,
         HwModule::MetadataCache,
         HwModule::PipelinedMetadataCache,
+        HwModule::RequestContexts,
         HwModule::BuddyController(Algorithm::Bpc),
         HwModule::BuddyController(Algorithm::Zvc),
         HwModule::BuddyController(Algorithm::MagBdi(Mag::B32)),
@@ -96,6 +99,7 @@ impl HwModule {
             HwModule::AddressTranslator => translation::PORTS,
             HwModule::MetadataCache => metadata_cache::PORTS,
             HwModule::PipelinedMetadataCache => metadata_cache::PIPELINED_PORTS,
+            HwModule::RequestContexts => request_contexts::PORTS,
             HwModule::BuddyController(algorithm) => controller::ports(algorithm),
         }
     }
@@ -115,6 +119,9 @@ impl HwModule {
         match self {
             HwModule::MetadataCache => metadata_cache::testbench(false),
             HwModule::PipelinedMetadataCache => metadata_cache::testbench(true),
+            HwModule::RequestContexts => {
+                crate::cosim::lockstep_testbench(self.name(), request_contexts::LOCKSTEP_INPUTS, request_contexts::LOCKSTEP_OUTPUTS)
+            }
             HwModule::BuddyController(_) => controller::lockstep_testbench(self.name()),
             _ => self.ports().testbench(),
         }
@@ -136,7 +143,11 @@ impl HwModule {
             HwModule::BpcCompressor | HwModule::BpcDecompressor => Some(Box::new(Bpc)),
             HwModule::ZvcCompressor | HwModule::ZvcDecompressor => Some(Box::new(Zvc)),
             HwModule::MagBdiCompressor(mag) | HwModule::MagBdiDecompressor(mag) => Some(Box::new(MagBdi::new(mag))),
-            HwModule::AddressTranslator | HwModule::MetadataCache | HwModule::PipelinedMetadataCache | HwModule::BuddyController(_) => None,
+            HwModule::AddressTranslator
+            | HwModule::MetadataCache
+            | HwModule::PipelinedMetadataCache
+            | HwModule::RequestContexts
+            | HwModule::BuddyController(_) => None,
         }
     }
 
@@ -160,6 +171,7 @@ impl HwModule {
             HwModule::AddressTranslator => emit(AddressTranslator::default(), name, revision),
             HwModule::MetadataCache => emit(MetadataCache::default(), name, revision),
             HwModule::PipelinedMetadataCache => emit(PipelinedMetadataCache::default(), name, revision),
+            HwModule::RequestContexts => emit(RequestContexts::default(), name, revision),
             HwModule::BuddyController(Algorithm::Bpc) => emit(BuddyController::default(), name, revision),
             HwModule::BuddyController(Algorithm::Zvc) => emit(BuddyControllerZvc::default(), name, revision),
             HwModule::BuddyController(Algorithm::MagBdi(mag)) => emit(BuddyControllerMagBdi::new(mag), name, revision),
@@ -200,6 +212,12 @@ impl HwModule {
                     vectors(ops),
                     VectorFile { file: format!("{}_memory.hex", self.name()), plusargs: ("memory", "memory_count"), lines: memory },
                 ]
+            }
+            HwModule::RequestContexts => {
+                // Lock-step lines of a random run, one cycle per entry (a failing run is reported by `check`).
+                let mut lines = Vec::new();
+                let _ = request_contexts::run(VECTOR_SEED, entries.len().max(100), 0.8, 0.1, Some(&mut lines), None);
+                vec![vectors(lines)]
             }
             HwModule::BuddyController(algorithm) => {
                 let mixed = controller::mixed_entries(entries, VECTOR_SEED);
@@ -247,6 +265,13 @@ impl HwModule {
                 compare(self.name(), AddressTranslator::default(), &accesses, &expected, traffic, seed)
             }
             HwModule::MetadataCache | HwModule::PipelinedMetadataCache => self.check_cache(entries.len(), traffic, seed),
+            HwModule::RequestContexts => {
+                // Random allocations and frees instead of stream traffic: one cycle per entry.
+                let start = std::time::Instant::now();
+                let run = request_contexts::run(seed, entries.len().max(100), traffic.p_valid, 0.1, None, None)
+                    .map_err(|e| format!("{}: {e}", self.name()))?;
+                Ok(EquivRun { inputs: run.allocations, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
+            }
             HwModule::BuddyController(algorithm) => {
                 // The slice is driven by its memory models, not by random traffic.
                 let mixed = controller::mixed_entries(entries, seed);
@@ -358,6 +383,9 @@ impl HwModule {
                 let ops = self.cache_ops(entries.len(), &mut rng);
                 let stalls = metadata_cache::CacheTraffic::RANDOM;
                 metadata_cache::run_cache(&mut MetadataCache::default(), &ops, stalls, &mut rng, 400 * max, Some(&mut w));
+            }
+            HwModule::RequestContexts => {
+                request_contexts::run(2, entries.len().max(100), 0.8, 0.1, None, Some(&mut w))?;
             }
             HwModule::PipelinedMetadataCache => {
                 let ops = self.cache_ops(entries.len(), &mut rng);

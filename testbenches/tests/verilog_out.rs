@@ -244,6 +244,25 @@ fn icarus_runs_pipelined_metadata_cache_with_reservations_in_lock_step() {
     std::fs::remove_dir_all(work).ok();
 }
 
+/// The request contexts' Verilog replays a rust-hdl run of 20,000 random
+/// cycles (allocations, frees, colliding memory-entries) in lock step.
+#[test]
+fn icarus_runs_request_contexts_in_lock_step() {
+    tool("iverilog");
+    let mut lines = Vec::new();
+    buddy_testbenches::request_contexts::run(25, 20_000, 0.8, 0.1, Some(&mut lines), None).unwrap();
+    let work = work_dir("cosim-request-contexts");
+    let vectors = work.join("lines.hex");
+    std::fs::write(&vectors, lines.join("\n") + "\n").unwrap();
+    let dir = verilog_out_dir();
+    let plusargs = [format!("+vectors={}", vectors.display()), format!("+count={}", lines.len())];
+    let report =
+        run_icarus_with("request_contexts", &dir.join("request_contexts.v"), &dir.join("tb/request_contexts_tb.v"), &plusargs, &work)
+            .unwrap();
+    assert_eq!((report.passed, report.failed), (lines.len(), 0), "{}", report.log);
+    std::fs::remove_dir_all(work).ok();
+}
+
 /// Every `.v` file of `verilog-out/`, with its text.
 fn verilog_files() -> Vec<(PathBuf, String)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(verilog_out_dir())

@@ -125,6 +125,8 @@ struct Block {
     next: [i16; LANE_BLOCK],
     /// The bank's group (-1 past the channel's banks).
     group: [i16; LANE_BLOCK],
+    /// The lane's index, 0 to 15 (a constant, loaded as a vector).
+    lane: [i16; LANE_BLOCK],
 }
 
 impl Block {
@@ -141,22 +143,24 @@ impl Block {
     /// [`NEVER`] gives [`NEVER`]).
     fn update_next(&mut self) {
         let (r, n) = (&self.ready, &self.need);
-        self.next =
-            std::array::from_fn(|i| (r[RD][i] | n[RD][i]).min(r[WR][i] | n[WR][i]).min(r[ACT][i] | n[ACT][i]).min(r[PRE][i] | n[PRE][i]));
+        for i in 0..LANE_BLOCK {
+            self.next[i] = (r[RD][i] | n[RD][i]).min(r[WR][i] | n[WR][i]).min(r[ACT][i] | n[ACT][i]).min(r[PRE][i] | n[PRE][i]);
+        }
     }
 
     /// The least round-robin position among the lanes whose `next` is at
     /// most `clk` and whose position is at least `skip` ([`NEVER`]: none),
     /// with the lanes' positions `(base + lane) & wrap`.
+    #[inline(always)]
     fn first_ready(&self, clk: i16, base: i16, wrap: i16, skip: i16) -> i16 {
-        const LANE: [i16; LANE_BLOCK] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
         // Or-ing all ones (but the sign) onto a left-out lane's position,
         // rather than a select, vectorizes.
-        let keys: [i16; LANE_BLOCK] = std::array::from_fn(|i| {
-            let position = (base + LANE[i]) & wrap;
-            position | (-((self.next[i] > clk || position < skip) as i16) & NEVER)
-        });
-        keys.iter().fold(NEVER, |m, &k| m.min(k))
+        let mut best = NEVER;
+        for i in 0..LANE_BLOCK {
+            let position = (base + self.lane[i]) & wrap;
+            best = best.min(position | (-((self.next[i] > clk || position < skip) as i16) & NEVER));
+        }
+        best
     }
 }
 
@@ -258,6 +262,7 @@ impl Channel {
                     ready: [[0; LANE_BLOCK]; 5],
                     need: [[NEVER; LANE_BLOCK]; 4],
                     next: [NEVER; LANE_BLOCK],
+                    lane: std::array::from_fn(|i| i as i16),
                     group: std::array::from_fn(|i| {
                         let q = b * LANE_BLOCK + i;
                         if q < banks {
@@ -524,14 +529,23 @@ impl Channel {
     /// (it may have a ready command), as its position in that order.
     /// Branch-free over all lanes: the least position among the ready
     /// lanes (bank counts are powers of two).
+    #[inline(never)]
     fn first_ready(&self, start: usize, skip: usize) -> Option<usize> {
         let clk = self.relative(self.clk);
         let wrap = (self.queues.len() - 1) as i16;
         let (start, skip) = (start as i16, skip as i16);
-        let mut best = NEVER;
-        for (b, block) in self.lanes.iter().enumerate() {
-            best = best.min(block.first_ready(clk, (b * LANE_BLOCK) as i16 - start, wrap, skip));
-        }
+        let best = match self.lanes.as_slice() {
+            // The common case of at most 16 banks without a loop (a loop
+            // over the blocks is vectorized across blocks, at a cost).
+            [block] => block.first_ready(clk, -start, wrap, skip),
+            blocks => {
+                let mut best = NEVER;
+                for (b, block) in blocks.iter().enumerate() {
+                    best = best.min(block.first_ready(clk, (b * LANE_BLOCK) as i16 - start, wrap, skip));
+                }
+                best
+            }
+        };
         (best != NEVER).then_some(best as usize)
     }
 
@@ -701,7 +715,7 @@ impl Channel {
                 done.push(Completion { id: r.id, arrival: r.arrival, cycle, write: r.write });
             }
         }
-        let u = self.spreads[c.command as usize];
+        let u = &self.spreads[c.command as usize];
         // The new oldest activation's expiry (no bank activates before);
         // 0 for the other commands.
         let faw = if c.command == Command::Activate { self.relative(self.faw[self.faw_oldest]) } else { 0 };
@@ -720,8 +734,8 @@ impl Channel {
         // Every kind, without a branch: a spacing of 0 raises a ready
         // cycle to `now`, which changes nothing (that cycle has come).
         let (block, i) = (&mut self.lanes[c.bank / LANE_BLOCK], c.bank % LANE_BLOCK);
-        for k in 0..5 {
-            block.ready[k][i] = block.ready[k][i].max(now + u.bank[k]);
+        for (k, d) in u.bank.iter().enumerate() {
+            block.ready[k][i] = block.ready[k][i].max(now + d);
         }
         self.update_bank(c.bank);
     }

@@ -336,7 +336,7 @@ impl Channel {
     /// Simulate the cycle `clk`, then move on to the next cycle in which
     /// anything may change (at most `end`; with `stop_idle`, not past a
     /// cycle that left no request in the channel).
-    #[inline]
+    #[inline(always)]
     fn step(&mut self, end: u64, stop_idle: bool, done: &mut Vec<Completion>) {
         let moved = self.cycle(done);
         self.changed = moved;
@@ -529,24 +529,27 @@ impl Channel {
     /// (it may have a ready command), as its position in that order.
     /// Branch-free over all lanes: the least position among the ready
     /// lanes (bank counts are powers of two).
-    #[inline(never)]
+    #[inline]
     fn first_ready(&self, start: usize, skip: usize) -> Option<usize> {
         let clk = self.relative(self.clk);
         let wrap = (self.queues.len() - 1) as i16;
-        let (start, skip) = (start as i16, skip as i16);
         let best = match self.lanes.as_slice() {
-            // The common case of at most 16 banks without a loop (a loop
-            // over the blocks is vectorized across blocks, at a cost).
-            [block] => block.first_ready(clk, -start, wrap, skip),
-            blocks => {
-                let mut best = NEVER;
-                for (b, block) in blocks.iter().enumerate() {
-                    best = best.min(block.first_ready(clk, (b * LANE_BLOCK) as i16 - start, wrap, skip));
-                }
-                best
-            }
+            // The common case of at most 16 banks without a loop.
+            [block] => block.first_ready(clk, -(start as i16), wrap, skip as i16),
+            blocks => Self::first_ready_blocks(blocks, clk, start as i16, wrap, skip as i16),
         };
         (best != NEVER).then_some(best as usize)
+    }
+
+    /// [`Channel::first_ready`] over more than one block (out of line: a
+    /// loop over the blocks is vectorized across blocks, at a cost).
+    #[inline(never)]
+    fn first_ready_blocks(blocks: &[Block], clk: i16, start: i16, wrap: i16, skip: i16) -> i16 {
+        let mut best = NEVER;
+        for (b, block) in blocks.iter().enumerate() {
+            best = best.min(block.first_ready(clk, (b * LANE_BLOCK) as i16 - start, wrap, skip));
+        }
+        best
     }
 
     /// The first ready command of the per-bank queues, taken round robin
@@ -589,16 +592,17 @@ impl Channel {
     /// queue when no row hit waits or the row has served
     /// `row_hit_limit` column commands).
     fn update_bank(&mut self, q: usize) {
+        // Without branches (which way a bank goes is hard to predict);
+        // `open_hits` is [0, 0] for a closed bank or an empty queue.
         let b = &self.banks[q];
-        let (rd, wr, act, pre) = match (self.queues[q].first(), b.open) {
-            (None, _) => (false, false, false, false),
-            (Some(_), None) => (false, false, true, false),
-            (Some(head), Some(row)) => {
-                let [rd, wr] = b.open_hits;
-                (rd > 0, wr > 0, false, head.row != row && (rd + wr == 0 || b.hits >= self.t.row_hit_limit))
-            }
-        };
-        let mask = |needed: bool| if needed { 0 } else { NEVER };
+        let queue = &self.queues[q];
+        let waits = !queue.is_empty();
+        let open = b.open.is_some();
+        let [rd, wr] = b.open_hits;
+        let (rd, wr, act) = (rd > 0, wr > 0, waits & !open);
+        let head_misses = queue.first().map_or(0, |h| h.row) != b.open.unwrap_or(0);
+        let pre = waits & open & head_misses & (!(rd | wr) | (b.hits >= self.t.row_hit_limit));
+        let mask = |needed: bool| (needed as i16 - 1) & NEVER;
         let (block, i) = (&mut self.lanes[q / LANE_BLOCK], q % LANE_BLOCK);
         let mut next = NEVER;
         for (k, m) in [(RD, mask(rd)), (WR, mask(wr)), (ACT, mask(act)), (PRE, mask(pre))] {

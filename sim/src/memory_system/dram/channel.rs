@@ -591,6 +591,7 @@ impl Channel {
     /// queued row hit, or precharges for a row miss at the head of its
     /// queue when no row hit waits or the row has served
     /// `row_hit_limit` column commands).
+    #[inline(always)]
     fn update_bank(&mut self, q: usize) {
         // Without branches (which way a bank goes is hard to predict);
         // `open_hits` is [0, 0] for a closed bank or an empty queue.

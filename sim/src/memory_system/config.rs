@@ -404,6 +404,31 @@ impl SimConfig {
                 why: "at most 64 banks per channel and 2^32 rows per bank",
             });
         }
+        // The channel model keeps ready cycles as 16-bit offsets: every
+        // spacing (a sum of at most three of these) must stay below 2^14.
+        for (key, v) in [
+            ("hbm.burst_cycles", h.burst_cycles),
+            ("hbm.cl", h.cl),
+            ("hbm.cwl", h.cwl),
+            ("hbm.t_rcd", h.t_rcd),
+            ("hbm.t_rp", h.t_rp),
+            ("hbm.t_ras", h.t_ras),
+            ("hbm.t_rrd_s", h.t_rrd_s),
+            ("hbm.t_rrd_l", h.t_rrd_l),
+            ("hbm.t_faw", h.t_faw),
+            ("hbm.t_ccd_s", h.t_ccd_s),
+            ("hbm.t_ccd_l", h.t_ccd_l),
+            ("hbm.t_wtr_s", h.t_wtr_s),
+            ("hbm.t_wtr_l", h.t_wtr_l),
+            ("hbm.t_wr", h.t_wr),
+            ("hbm.t_rtp", h.t_rtp),
+            ("hbm.t_rtrs", h.t_rtrs),
+            ("hbm.t_rfc", h.t_rfc),
+        ] {
+            if v >= 4096 {
+                return Err(ConfigError::Value { key, value: v.to_string(), why: "must be below 4096 cycles" });
+            }
+        }
         if h.row_bytes < 128 || !h.row_bytes.is_power_of_two() || h.row_bytes / 32 > u16::MAX as u64 {
             return Err(ConfigError::Value {
                 key: "hbm.row_bytes",

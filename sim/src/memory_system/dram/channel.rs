@@ -82,21 +82,113 @@ impl std::ops::AddAssign for ChannelStats {
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Bank {
-    /// Bank group (index into `group_ready`).
+    /// Bank group.
     group: usize,
     open: Option<u32>,
     /// Column commands since the row was opened.
     hits: u32,
-    /// First cycle each command kind may issue ([`RD`], [`WR`], [`ACT`], [`PRE`], [`REF`]).
-    ready: [u64; 5],
-    /// A lower bound of [`Channel::bank_next`] (ready cycles only grow, so
-    /// a value stays a lower bound until the bank's queue or state
-    /// changes, when it is reset to 0).
-    next: u64,
     /// Queued reads and writes to the open row.
     open_hits: [u8; 2],
     /// Served a column command.
     used: bool,
+}
+
+/// Banks of a channel at most (bank masks are `u64`).
+const MAX_BANKS: usize = 64;
+/// Banks per [`Block`].
+const LANE_BLOCK: usize = 16;
+/// A cycle that never comes (relative cycles, see [`Channel::epoch`]).
+const NEVER: i16 = i16::MAX;
+/// Relative cycles are moved back to 0 once the clock is this far past
+/// the epoch, so that clock plus any spacing stays below [`NEVER`].
+const REBASE: u64 = 1 << 14;
+
+/// The timing state of 16 banks, one lane each, as arrays of relative
+/// cycles: the loops over a block are fixed-length and vectorize (16
+/// banks fill two SSE2 registers). Lanes past the channel's banks are
+/// never ready.
+#[derive(Debug, Clone)]
+struct Block {
+    /// Per command kind ([`RD`], [`WR`], [`ACT`], [`PRE`], [`REF`]): the
+    /// first relative cycle it may issue. The spacings of a command to its
+    /// group's and to all banks are folded in when it issues, and tFAW
+    /// into [`ACT`] (it only grows), so that a bank's ready cycle is one
+    /// load.
+    ready: [[i16; LANE_BLOCK]; 5],
+    /// Per command kind ([`RD`], [`WR`], [`ACT`], [`PRE`]): 0 if the
+    /// bank's next command may be of that kind (see
+    /// [`Channel::update_bank`]), else [`NEVER`] (or-ed onto `ready`).
+    need: [[i16; LANE_BLOCK]; 4],
+    /// The first relative cycle the bank may have a ready command: the
+    /// earliest `ready` of its `need` kinds ([`NEVER`] when its queue is
+    /// empty). Exact: kept up to date whenever a bank or `ready` changes.
+    next: [i16; LANE_BLOCK],
+    /// The bank's group (-1 past the channel's banks).
+    group: [i16; LANE_BLOCK],
+    /// The lane's index, 0 to 15 (a constant, loaded as a vector).
+    lane: [i16; LANE_BLOCK],
+}
+
+impl Block {
+    /// Raise kind `k`'s ready cycles to `in_group` in group `group` and
+    /// to `other` elsewhere (branch-free over the lanes).
+    fn spread(&mut self, k: usize, group: i16, in_group: i16, other: i16) {
+        let r = &mut self.ready[k];
+        for i in 0..LANE_BLOCK {
+            r[i] = r[i].max(if self.group[i] == group { in_group } else { other });
+        }
+    }
+
+    /// Recompute every lane's `next` (`ready` is non-negative, so or-ing
+    /// [`NEVER`] gives [`NEVER`]).
+    fn update_next(&mut self) {
+        let (r, n) = (&self.ready, &self.need);
+        for i in 0..LANE_BLOCK {
+            self.next[i] = (r[RD][i] | n[RD][i]).min(r[WR][i] | n[WR][i]).min(r[ACT][i] | n[ACT][i]).min(r[PRE][i] | n[PRE][i]);
+        }
+    }
+
+    /// The least round-robin position among the lanes whose `next` is at
+    /// most `clk` and whose position is at least `skip` ([`NEVER`]: none),
+    /// with the lanes' positions `(base + lane) & wrap`.
+    #[inline(always)]
+    fn first_ready(&self, clk: i16, base: i16, wrap: i16, skip: i16) -> i16 {
+        // Or-ing all ones (but the sign) onto a left-out lane's position,
+        // rather than a select, vectorizes.
+        let mut best = NEVER;
+        for i in 0..LANE_BLOCK {
+            let position = (base + self.lane[i]) & wrap;
+            best = best.min(position | (-((self.next[i] > clk || position < skip) as i16) & NEVER));
+        }
+        best
+    }
+}
+
+/// The spacings a command puts on later commands of each kind, as a
+/// bank's ready cycles see them: its own bank (the longest of the three
+/// levels), the other banks of its group, the other groups' banks.
+#[derive(Debug, Clone, Copy)]
+struct Spread {
+    bank: [i16; 5],
+    group: [i16; 5],
+    other: [i16; 5],
+    /// Bit k: kind k has a non-zero group or other-group spacing.
+    wide: u8,
+}
+
+impl Spread {
+    fn new(s: &Spacing) -> Self {
+        let mut u = Spread { bank: [0; 5], group: [0; 5], other: [0; 5], wide: 0 };
+        for k in 0..5 {
+            let (b, g, o) = (s.same_bank[k], s.same_group[k], s.other_group[k]);
+            assert!(b.max(g).max(o) < REBASE, "spacings must be below 2^14 cycles");
+            u.bank[k] = b.max(g).max(o) as i16;
+            u.group[k] = g.max(o) as i16;
+            u.other[k] = o as i16;
+            u.wide |= ((g.max(o) > 0) as u8) << k;
+        }
+        u
+    }
 }
 
 /// One channel's controller and banks.
@@ -104,6 +196,12 @@ struct Bank {
 pub struct Channel {
     t: HbmTiming,
     banks: Vec<Bank>,
+    /// The cycle relative cycles count from (`ready`, `next`): relative
+    /// `i16` cycles are a quarter of the width of `u64` ones in the per-bank
+    /// loops (16 banks fill two SSE2 registers, with native min and max).
+    epoch: u64,
+    /// The banks' timing state, 16 banks a block.
+    lanes: Vec<Block>,
     /// Expiry cycles (ACT + tFAW) of the last four activations (0: none),
     /// a ring whose oldest entry is `faw[faw_oldest]`. An activation may
     /// issue once the oldest has expired; an expired one is as good as
@@ -111,9 +209,8 @@ pub struct Channel {
     faw: [u64; 4],
     faw_oldest: usize,
     /// Per command kind ([`Command::Activate`], precharge, read, write):
-    /// the ready cycles an issue pushes out, without the spacings of 0 and
-    /// those a wider level already covers with the same or a longer one.
-    spacing_updates: [SpacingUpdates; 4],
+    /// the ready cycles an issue pushes out.
+    spreads: [Spread; 4],
     /// Arrived or announced, not yet in the transaction queue (arrival order).
     front: VecDeque<Request>,
     /// The read queue and the write buffer.
@@ -123,29 +220,10 @@ pub struct Channel {
     queued_commands: usize,
     /// Writes among `queued_commands`.
     queued_writes: usize,
-    /// Ready cycles every bank of a bank group shares (spacings after a
-    /// command in the group), and every bank of the channel shares. A
-    /// bank's ready cycle for a command is the latest of its own, its
-    /// group's and the channel's (the same-bank spacing is never shorter
-    /// than the same-group one, nor that than the other-group one).
-    group_ready: Vec<[u64; 5]>,
-    channel_ready: [u64; 5],
-    /// Bit q: bank q may have a ready command (`next` is at most
-    /// the current cycle). A bank with requests outside `due` has
-    /// `next` at least `wake_open` (open bank) or `wake_closed`.
-    due: u64,
-    /// Lower bounds of `next` over the banks with requests that are
-    /// not `due`, open and closed ones.
-    wake_open: u64,
-    wake_closed: u64,
-    /// Bit q: bank q is closed.
-    closed: u64,
     /// Reads in `front`.
     front_reads: usize,
     /// Bank command queues with room for one more request.
     queues_with_room: usize,
-    /// Bit q: bank q's command queue holds a request (at most 64 banks).
-    nonempty: u64,
     /// Bit q: bank q's command queue is full.
     full: u64,
     rr: usize,
@@ -173,32 +251,39 @@ impl Channel {
     /// An idle channel at cycle 0 with every bank closed.
     pub fn new(timing: &HbmTiming) -> Self {
         let banks = timing.banks();
+        assert!(banks <= MAX_BANKS && banks.is_power_of_two(), "a power of two of banks, at most {MAX_BANKS}, per channel");
+        assert!(timing.t_rfc < REBASE && timing.t_faw < REBASE, "spacings must be below 2^14 cycles");
         Channel {
             t: timing.clone(),
             banks: (0..banks).map(|q| Bank { group: q / timing.banks_per_group, ..Bank::default() }).collect(),
+            epoch: 0,
+            lanes: (0..banks.div_ceil(LANE_BLOCK))
+                .map(|b| Block {
+                    ready: [[0; LANE_BLOCK]; 5],
+                    need: [[NEVER; LANE_BLOCK]; 4],
+                    next: [NEVER; LANE_BLOCK],
+                    lane: std::array::from_fn(|i| i as i16),
+                    group: std::array::from_fn(|i| {
+                        let q = b * LANE_BLOCK + i;
+                        if q < banks {
+                            (q / timing.banks_per_group) as i16
+                        } else {
+                            -1
+                        }
+                    }),
+                })
+                .collect(),
             faw: [0; 4],
             faw_oldest: 0,
-            spacing_updates: [
-                SpacingUpdates::new(&timing.activate),
-                SpacingUpdates::new(&timing.precharge),
-                SpacingUpdates::new(&timing.read),
-                SpacingUpdates::new(&timing.write),
-            ],
+            spreads: [Spread::new(&timing.activate), Spread::new(&timing.precharge), Spread::new(&timing.read), Spread::new(&timing.write)],
             front: VecDeque::new(),
             reads: TransactionQueue::new(banks, timing.transaction_queue),
             writes: TransactionQueue::new(banks, timing.transaction_queue),
             queues: (0..banks).map(|_| Vec::with_capacity(timing.command_queue)).collect(),
             queued_commands: 0,
             queued_writes: 0,
-            group_ready: vec![[0; 5]; timing.bank_groups],
-            channel_ready: [0; 5],
-            due: if banks == 64 { u64::MAX } else { (1u64 << banks) - 1 },
-            wake_open: u64::MAX,
-            wake_closed: u64::MAX,
-            closed: if banks == 64 { u64::MAX } else { (1u64 << banks) - 1 },
             front_reads: 0,
             queues_with_room: banks,
-            nonempty: 0,
             full: 0,
             rr: 0,
             refresh_waiting: false,
@@ -245,25 +330,19 @@ impl Channel {
         while self.clk < end {
             self.step(end, false, done);
         }
-        self.next_act = if self.changed {
-            self.clk
-        } else {
-            self.settle();
-            self.next_change()
-        };
+        self.next_act = if self.changed { self.clk } else { self.next_change() };
     }
 
     /// Simulate the cycle `clk`, then move on to the next cycle in which
     /// anything may change (at most `end`; with `stop_idle`, not past a
     /// cycle that left no request in the channel).
-    #[inline]
+    #[inline(always)]
     fn step(&mut self, end: u64, stop_idle: bool, done: &mut Vec<Completion>) {
         let moved = self.cycle(done);
         self.changed = moved;
         self.simulated_cycles += 1;
         self.clk += 1;
         if !moved && !(stop_idle && self.in_flight() == 0) {
-            self.settle();
             let next = self.next_change();
             if next > self.clk {
                 self.clk = next.min(end);
@@ -289,8 +368,8 @@ impl Channel {
                     "b{i}:{:?}/{:?} next {} ready {:?} rows {:?}",
                     self.banks[i].open,
                     self.banks[i].open_hits,
-                    self.bank_next(i, 0),
-                    [self.ready(i, 0), self.ready(i, 1), self.ready(i, 2), self.ready(i, 3)],
+                    self.absolute(self.lanes[i / LANE_BLOCK].next[i % LANE_BLOCK]),
+                    [self.ready(i, RD), self.ready(i, WR), self.ready(i, ACT), self.ready(i, PRE)],
                     q.iter().map(|c| (c.row, c.write)).collect::<Vec<_>>()
                 )
             })
@@ -323,20 +402,18 @@ impl Channel {
         while self.in_flight() > 0 {
             self.step(u64::MAX, true, done);
         }
-        self.next_act = if self.changed {
-            self.clk
-        } else {
-            self.settle();
-            self.next_change()
-        };
+        self.next_act = if self.changed { self.clk } else { self.next_change() };
     }
 
     /// One cycle; returns whether a transaction moved into a command queue
     /// (then another may move in the next cycle). Nothing else that
-    /// happened needs the next cycle simulated: a bank that took a command
-    /// or a request is looked at again by [`Channel::settle`], and the
-    /// front end and refresh are timed by [`Channel::next_change`].
+    /// happened needs the next cycle simulated: the banks' `next` cycles
+    /// are exact, and the front end and refresh are timed by
+    /// [`Channel::next_change`].
     fn cycle(&mut self, done: &mut Vec<Completion>) -> bool {
+        if self.clk - self.epoch >= REBASE {
+            self.rebase();
+        }
         self.admit(done);
         if self.t.refresh && self.clk == self.next_refresh {
             self.refresh_waiting = true;
@@ -355,6 +432,36 @@ impl Channel {
             }
         }
         self.schedule_transaction()
+    }
+
+    /// Move the epoch to the current cycle (relative cycles before it
+    /// become 0: they have passed either way).
+    fn rebase(&mut self) {
+        let delta = self.clk - self.epoch;
+        let back = |v: &mut i16| {
+            if *v != NEVER {
+                *v = (*v as u64).saturating_sub(delta) as i16;
+            }
+        };
+        for l in &mut self.lanes {
+            l.ready.iter_mut().chain([&mut l.next]).flatten().for_each(back);
+        }
+        self.epoch = self.clk;
+    }
+
+    /// Cycle `t` relative to the epoch (cycles past the range of relative
+    /// ones come out as the last cycle before [`NEVER`]).
+    fn relative(&self, t: u64) -> i16 {
+        t.saturating_sub(self.epoch).min(NEVER as u64 - 1) as i16
+    }
+
+    /// Relative cycle `v` as an absolute one ([`NEVER`]: `u64::MAX`).
+    fn absolute(&self, v: i16) -> u64 {
+        if v == NEVER {
+            u64::MAX
+        } else {
+            self.epoch + v as u64
+        }
     }
 
     /// Move arrived requests into the transaction queue while there is room.
@@ -399,17 +506,6 @@ impl Channel {
         self.reads.contains(key) || self.queues[(key >> 48) as usize].iter().any(|c| !c.write && c.key() == key)
     }
 
-    /// First cycle an activation may issue under tFAW.
-    fn faw_ready(&self) -> u64 {
-        self.faw[self.faw_oldest]
-    }
-
-    /// A cycle before which no bank may activate: tFAW and the channel's
-    /// own ACT spacing (tRRD_S, tRFC).
-    fn act_block(&self) -> u64 {
-        self.faw_ready().max(self.channel_ready[ACT])
-    }
-
     /// The command a refresh needs now: a precharge of an open bank, or the
     /// refresh itself once every bank is closed and ready.
     fn refresh_command(&self) -> Option<Issue> {
@@ -428,161 +524,122 @@ impl Channel {
         all.then_some(Issue { command: Command::Refresh, bank: 0, row: 0, queue_index: None })
     }
 
-    /// The first ready command of the per-bank queues, taken round robin.
+    /// The first bank, in round-robin order from bank `start` and
+    /// skipping the first `skip` banks of that order, whose `next` has come
+    /// (it may have a ready command), as its position in that order.
+    /// Branch-free over all lanes: the least position among the ready
+    /// lanes (bank counts are powers of two).
+    #[inline]
+    fn first_ready(&self, start: usize, skip: usize) -> Option<usize> {
+        let clk = self.relative(self.clk);
+        let wrap = (self.queues.len() - 1) as i16;
+        let best = match self.lanes.as_slice() {
+            // The common case of at most 16 banks without a loop.
+            [block] => block.first_ready(clk, -(start as i16), wrap, skip as i16),
+            blocks => Self::first_ready_blocks(blocks, clk, start as i16, wrap, skip as i16),
+        };
+        (best != NEVER).then_some(best as usize)
+    }
+
+    /// [`Channel::first_ready`] over more than one block (out of line: a
+    /// loop over the blocks is vectorized across blocks, at a cost).
+    #[inline(never)]
+    fn first_ready_blocks(blocks: &[Block], clk: i16, start: i16, wrap: i16, skip: i16) -> i16 {
+        let mut best = NEVER;
+        for (b, block) in blocks.iter().enumerate() {
+            best = best.min(block.first_ready(clk, (b * LANE_BLOCK) as i16 - start, wrap, skip));
+        }
+        best
+    }
+
+    /// The first ready command of the per-bank queues, taken round robin
+    /// from the queue after the last one that issued.
     fn pick(&mut self) -> Option<Issue> {
         let n = self.queues.len();
-        if self.nonempty == 0 {
-            // No bank waits: nothing to wake for.
-            self.wake_open = u64::MAX;
-            self.wake_closed = u64::MAX;
-            return None;
-        }
-        let clk = self.clk;
-        let act_blocked = self.act_block() > clk;
-        if clk >= self.wake_open || (clk >= self.wake_closed && !act_blocked) {
-            self.rescan();
-        }
-        let mut cand = self.due & self.nonempty;
-        if act_blocked {
-            cand &= !self.closed;
-        }
-        if cand == 0 {
-            return None;
-        }
-        // Round robin from the queue after the last one that issued, over
-        // the queues that may have a ready command.
         let start = if self.rr + 1 == n { 0 } else { self.rr + 1 };
-        let low = cand & ((1u64 << start) - 1);
-        let mut high = cand & !((1u64 << start) - 1);
-        let mut pass = 0;
-        loop {
-            while high != 0 {
-                let q = high.trailing_zeros() as usize;
-                high &= high - 1;
-                match self.evaluate(q) {
-                    Ok(i) => {
-                        self.rr = q;
-                        return Some(i);
-                    }
-                    Err(next) => {
-                        self.banks[q].next = next;
-                        if next > clk {
-                            self.due &= !(1u64 << q);
-                            if self.closed >> q & 1 != 0 {
-                                self.wake_closed = self.wake_closed.min(next);
-                            } else {
-                                self.wake_open = self.wake_open.min(next);
-                            }
-                        }
-                    }
-                }
+        let position = self.first_ready(start, 0)?;
+        let q = (start + position) & (n - 1);
+        match self.evaluate(q) {
+            Some(i) => {
+                self.rr = q;
+                Some(i)
             }
-            if pass == 1 || low == 0 {
-                return None;
-            }
-            pass = 1;
-            high = low;
+            None => self.pick_after(start, position + 1),
         }
     }
 
-    /// Move the banks whose `next` has come into `due`, and recompute
-    /// `wake_open` and `wake_closed` over the rest.
-    fn rescan(&mut self) {
-        let clk = self.clk;
-        let mut m = self.nonempty & !self.due;
-        let (mut wo, mut wc) = (u64::MAX, u64::MAX);
-        while m != 0 {
-            let q = m.trailing_zeros() as usize;
-            m &= m - 1;
-            // Without branches: which way each goes is hard to predict.
-            let v = self.banks[q].next;
-            let come = v <= clk;
-            self.due |= (come as u64) << q;
-            let v = if come { u64::MAX } else { v };
-            let closed = self.closed >> q & 1 != 0;
-            wc = wc.min(if closed { v } else { u64::MAX });
-            wo = wo.min(if closed { u64::MAX } else { v });
+    /// [`Channel::pick`] past a bank whose `next` had come but that had
+    /// no ready command: a write that waits for a read of its sector.
+    #[cold]
+    #[inline(never)]
+    fn pick_after(&mut self, start: usize, mut skip: usize) -> Option<Issue> {
+        let n = self.queues.len();
+        while let Some(position) = self.first_ready(start, skip) {
+            let q = (start + position) & (n - 1);
+            if let Some(i) = self.evaluate(q) {
+                self.rr = q;
+                return Some(i);
+            }
+            skip = position + 1;
         }
-        self.wake_open = wo;
-        self.wake_closed = wc;
+        None
     }
 
-    /// Recompute `next` of the `due` banks (those blocked by tFAW
-    /// aside) and take the ones not ready at `clk` out of `due`, so that
-    /// [`Channel::next_change`] sees when they may be; stops at the first
-    /// bank that may be ready (then the cycle is simulated anyway).
-    fn settle(&mut self) {
-        if self.refresh_waiting {
-            return;
+    /// Bank `q`'s queue or state changed: recompute which command kinds
+    /// it may issue next and its `next` cycle (as [`Channel::evaluate`]
+    /// decides: a closed bank activates; an open one reads or writes a
+    /// queued row hit, or precharges for a row miss at the head of its
+    /// queue when no row hit waits or the row has served
+    /// `row_hit_limit` column commands).
+    #[inline(always)]
+    fn update_bank(&mut self, q: usize) {
+        // Without branches (which way a bank goes is hard to predict);
+        // `open_hits` is [0, 0] for a closed bank or an empty queue.
+        let b = &self.banks[q];
+        let queue = &self.queues[q];
+        let waits = !queue.is_empty();
+        let open = b.open.is_some();
+        let [rd, wr] = b.open_hits;
+        let (rd, wr, act) = (rd > 0, wr > 0, waits & !open);
+        let head_misses = queue.first().map_or(0, |h| h.row) != b.open.unwrap_or(0);
+        let pre = waits & open & head_misses & (!(rd | wr) | (b.hits >= self.t.row_hit_limit));
+        let mask = |needed: bool| (needed as i16 - 1) & NEVER;
+        let (block, i) = (&mut self.lanes[q / LANE_BLOCK], q % LANE_BLOCK);
+        let mut next = NEVER;
+        for (k, m) in [(RD, mask(rd)), (WR, mask(wr)), (ACT, mask(act)), (PRE, mask(pre))] {
+            block.need[k][i] = m;
+            next = next.min(block.ready[k][i] | m);
         }
-        let clk = self.clk;
-        let act_blocked = self.act_block() > clk;
-        if clk >= self.wake_open || (clk >= self.wake_closed && !act_blocked) {
-            self.rescan();
-        }
-        let mut m = self.due & self.nonempty;
-        if act_blocked {
-            m &= !self.closed;
-        }
-        while m != 0 {
-            let q = m.trailing_zeros() as usize;
-            m &= m - 1;
-            let next = self.bank_next(q, 0);
-            self.banks[q].next = next;
-            if next <= clk {
-                return;
-            }
-            self.due &= !(1u64 << q);
-            if self.closed >> q & 1 != 0 {
-                self.wake_closed = self.wake_closed.min(next);
-            } else {
-                self.wake_open = self.wake_open.min(next);
-            }
-        }
-    }
-
-    /// Bank `q`'s queue or state changed: its next command must be looked
-    /// at again.
-    fn touch(&mut self, q: usize) {
-        self.banks[q].next = 0;
-        self.due |= 1u64 << q;
+        block.next[i] = next;
     }
 
     /// FR-FCFS within the queue of a bank with a queued request: the first
     /// request whose next command is ready; a row miss may close the row
     /// only from the head of the queue and only when no queued row hit
     /// waits (or the row has served `row_hit_limit` column commands).
-    /// Else the bank's `next` ([`Channel::bank_next`], from the same ready
-    /// cycles, each looked up once).
     #[inline]
-    fn evaluate(&self, q: usize) -> Result<Issue, u64> {
+    fn evaluate(&self, q: usize) -> Option<Issue> {
         let queue = &self.queues[q];
         let head = queue[0];
         let b = &self.banks[q];
-        let clk = self.clk;
+        let clk = self.relative(self.clk);
+        let block = &self.lanes[q / LANE_BLOCK];
+        let ready = |k: usize| block.ready[k][q % LANE_BLOCK];
         let Some(row) = b.open else {
-            let t = self.ready(q, ACT);
-            if t <= clk && self.faw_ready() <= clk {
-                return Ok(Issue { command: Command::Activate, bank: q, row: head.row, queue_index: None });
-            }
-            return Err(t);
+            // tFAW is folded into the ACT ready cycles.
+            return (ready(ACT) <= clk).then_some(Issue { command: Command::Activate, bank: q, row: head.row, queue_index: None });
         };
         let [rd, wr] = b.open_hits;
         if rd + wr == 0 {
             // Every queued request misses: the head's precharge.
-            let t = self.ready(q, PRE);
-            if t <= clk {
-                return Ok(Issue { command: Command::Precharge, bank: q, row: 0, queue_index: None });
-            }
-            return Err(t);
+            return (ready(PRE) <= clk).then_some(Issue { command: Command::Precharge, bank: q, row: 0, queue_index: None });
         }
-        let ready_rd = if rd > 0 { self.ready(q, RD) } else { u64::MAX };
-        let ready_wr = if wr > 0 { self.ready(q, WR) } else { u64::MAX };
+        let ready_rd = if rd > 0 { ready(RD) } else { NEVER };
+        let ready_wr = if wr > 0 { ready(WR) } else { NEVER };
         let may_close = head.row != row && b.hits >= self.t.row_hit_limit;
-        let ready_pre = if may_close { self.ready(q, PRE) } else { u64::MAX };
-        let t = ready_rd.min(ready_wr).min(ready_pre);
-        if t > clk {
-            return Err(t);
+        let ready_pre = if may_close { ready(PRE) } else { NEVER };
+        if ready_rd.min(ready_wr).min(ready_pre) > clk {
+            return None;
         }
         for (i, c) in queue.iter().enumerate() {
             if c.row == row {
@@ -594,21 +651,25 @@ impl Channel {
                     continue;
                 }
                 let command = if c.write { Command::Write } else { Command::Read };
-                return Ok(Issue { command, bank: q, row, queue_index: Some(i) });
+                return Some(Issue { command, bank: q, row, queue_index: Some(i) });
             } else if i == 0 && ready_pre <= clk {
                 // Row hits wait, but the row has served its share.
-                return Ok(Issue { command: Command::Precharge, bank: q, row: 0, queue_index: None });
+                return Some(Issue { command: Command::Precharge, bank: q, row: 0, queue_index: None });
             }
         }
-        Err(t)
+        None
     }
 
     fn issue(&mut self, c: Issue, done: &mut Vec<Completion>) {
         let clk = self.clk;
+        let now = self.relative(clk);
         match c.command {
             Command::Refresh => {
-                for k in [ACT, REF] {
-                    self.channel_ready[k] = self.channel_ready[k].max(clk + self.t.t_rfc);
+                for block in &mut self.lanes {
+                    for k in [ACT, REF] {
+                        block.spread(k, -1, 0, now + self.t.t_rfc as i16);
+                    }
+                    block.update_next();
                 }
                 self.refresh_waiting = false;
                 self.stats.refreshes += 1;
@@ -622,8 +683,6 @@ impl Channel {
                     h[e.write as usize] += 1;
                 }
                 self.banks[c.bank].open_hits = h;
-                self.touch(c.bank);
-                self.closed &= !(1u64 << c.bank);
                 self.faw[self.faw_oldest] = clk + self.t.t_faw;
                 self.faw_oldest = (self.faw_oldest + 1) & 3;
                 self.stats.activations += 1;
@@ -632,8 +691,6 @@ impl Channel {
                 self.banks[c.bank].open = None;
                 self.banks[c.bank].hits = 0;
                 self.banks[c.bank].open_hits = [0; 2];
-                self.touch(c.bank);
-                self.closed |= 1u64 << c.bank;
                 self.stats.precharges += 1;
             }
             Command::Read | Command::Write => {
@@ -642,13 +699,9 @@ impl Channel {
                     self.full &= !(1u64 << c.bank);
                 }
                 let r = self.queues[c.bank].remove(c.queue_index.expect("a column command serves a queued request"));
-                if self.queues[c.bank].is_empty() {
-                    self.nonempty &= !(1u64 << c.bank);
-                }
                 self.queued_commands -= 1;
                 self.queued_writes -= r.write as usize;
                 self.banks[c.bank].open_hits[r.write as usize] -= 1;
-                self.touch(c.bank);
                 self.banks[c.bank].used = true;
                 let b = &mut self.banks[c.bank];
                 if b.hits > 0 {
@@ -667,50 +720,34 @@ impl Channel {
                 done.push(Completion { id: r.id, arrival: r.arrival, cycle, write: r.write });
             }
         }
-        let u = &self.spacing_updates[c.command as usize];
-        let b = &mut self.banks[c.bank];
-        for &(k, d) in &u.lists[0][..u.lens[0]] {
-            b.ready[k] = b.ready[k].max(clk + d);
+        let u = &self.spreads[c.command as usize];
+        // The new oldest activation's expiry (no bank activates before);
+        // 0 for the other commands.
+        let faw = if c.command == Command::Activate { self.relative(self.faw[self.faw_oldest]) } else { 0 };
+        let group = self.banks[c.bank].group as i16;
+        let wide = u.wide | ((c.command == Command::Activate) as u8) << ACT;
+        if wide != 0 {
+            for block in &mut self.lanes {
+                for k in 0..5 {
+                    if wide >> k & 1 != 0 {
+                        block.spread(k, group, (now + u.group[k]).max(faw), (now + u.other[k]).max(faw));
+                    }
+                }
+                block.update_next();
+            }
         }
-        let g = &mut self.group_ready[b.group];
-        for &(k, d) in &u.lists[1][..u.lens[1]] {
-            g[k] = g[k].max(clk + d);
+        // Every kind, without a branch: a spacing of 0 raises a ready
+        // cycle to `now`, which changes nothing (that cycle has come).
+        let (block, i) = (&mut self.lanes[c.bank / LANE_BLOCK], c.bank % LANE_BLOCK);
+        for (k, d) in u.bank.iter().enumerate() {
+            block.ready[k][i] = block.ready[k][i].max(now + d);
         }
-        for &(k, d) in &u.lists[2][..u.lens[2]] {
-            self.channel_ready[k] = self.channel_ready[k].max(clk + d);
-        }
+        self.update_bank(c.bank);
     }
 
     /// First cycle bank `q` may take command kind `k`.
     fn ready(&self, q: usize, k: usize) -> u64 {
-        let b = &self.banks[q];
-        b.ready[k].max(self.group_ready[b.group][k]).max(self.channel_ready[k])
-    }
-
-    /// The first cycle bank `q`'s queue may have a ready command
-    /// (`u64::MAX` when it is empty); `faw`: the first cycle tFAW allows
-    /// an activation.
-    fn bank_next(&self, q: usize, faw: u64) -> u64 {
-        let queue = &self.queues[q];
-        let b = &self.banks[q];
-        match (queue.first(), b.open) {
-            (None, _) => u64::MAX,
-            (Some(_), None) => self.ready(q, ACT).max(faw),
-            (Some(head), Some(row)) => {
-                let [rd, wr] = self.banks[q].open_hits;
-                let mut t = u64::MAX;
-                if rd > 0 {
-                    t = t.min(self.ready(q, RD));
-                }
-                if wr > 0 {
-                    t = t.min(self.ready(q, WR));
-                }
-                if head.row != row && (rd + wr == 0 || b.hits >= self.t.row_hit_limit) {
-                    t = t.min(self.ready(q, PRE));
-                }
-                t
-            }
-        }
+        self.absolute(self.lanes[q / LANE_BLOCK].ready[k][q % LANE_BLOCK])
     }
 
     /// Move one transaction into its bank's command queue (reads, or
@@ -765,14 +802,13 @@ impl Channel {
             self.banks[q].open_hits[r.write as usize] += 1;
         }
         self.queues[q].push(r);
-        self.nonempty |= 1u64 << q;
         if self.queues[q].len() == self.t.command_queue {
             self.queues_with_room -= 1;
             self.full |= 1u64 << q;
         }
         self.queued_commands += 1;
         self.queued_writes += r.write as usize;
-        self.touch(q);
+        self.update_bank(q);
     }
 
     /// The first cycle after the current one at which anything can change
@@ -793,17 +829,8 @@ impl Channel {
                 next = next.min(if b.open.is_some() { self.ready(q, PRE) } else { self.ready(q, REF) });
             }
         } else {
-            // A `due` bank's `next` is at most `clk`; a closed bank
-            // waits for `act_block` too.
-            let act_block = self.act_block();
-            let due = self.nonempty & self.due;
-            if due & !self.closed != 0 {
-                return self.clk;
-            }
-            if due != 0 {
-                next = next.min(act_block);
-            }
-            next = next.min(self.wake_open).min(self.wake_closed.max(act_block));
+            let first = self.lanes.iter().flat_map(|l| l.next).fold(NEVER, |m, v| m.min(v));
+            next = next.min(self.absolute(first));
         }
         next.max(self.clk)
     }
@@ -881,16 +908,15 @@ impl TransactionQueue {
     /// `banks`.
     fn oldest(&self, banks: u64) -> Option<usize> {
         let mut m = self.mask & banks;
-        let mut best: Option<(u64, usize)> = None;
+        // The least of `seq << 6 | bank`: a branch-free minimum (which bank
+        // wins is hard to predict).
+        let mut best = u64::MAX;
         while m != 0 {
             let b = m.trailing_zeros() as usize;
             m &= m - 1;
-            let seq = self.heads[b];
-            if best.is_none_or(|(s, _)| seq < s) {
-                best = Some((seq, b));
-            }
+            best = best.min(self.heads[b] << 6 | b as u64);
         }
-        best.map(|(_, b)| b)
+        (best != u64::MAX).then_some((best & 63) as usize)
     }
 
     /// The oldest transaction of a bank that has one.
@@ -917,33 +943,6 @@ impl TransactionQueue {
     fn contains(&self, key: u64) -> bool {
         let b = (key >> 48) as usize;
         (0..self.rings[b].1).any(|i| self.slots[self.slot(b, i)].1.key() == key)
-    }
-}
-
-/// The ready cycles one command pushes out, per level (the bank's, its
-/// group's, the channel's): `(command kind, spacing)`. A bank's ready
-/// cycle is the latest of its bank's, group's and channel's, so a spacing
-/// of 0 changes nothing (cycles only grow), and one that a wider level
-/// pushes out at least as far is left out.
-#[derive(Debug, Clone, Copy)]
-struct SpacingUpdates {
-    lists: [[(usize, u64); 5]; 3],
-    lens: [usize; 3],
-}
-
-impl SpacingUpdates {
-    fn new(s: &Spacing) -> Self {
-        let mut u = SpacingUpdates { lists: [[(0, 0); 5]; 3], lens: [0; 3] };
-        for k in 0..5 {
-            let (b, g, o) = (s.same_bank[k], s.same_group[k], s.other_group[k]);
-            for (level, d, wider) in [(2, o, 0), (1, g, o), (0, b, g.max(o))] {
-                if d > wider {
-                    u.lists[level][u.lens[level]] = (k, d);
-                    u.lens[level] += 1;
-                }
-            }
-        }
-        u
     }
 }
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 /// Every delivered module, as `buddy` names them.
-const MODULES: [&str; 15] = [
+const MODULES: [&str; 17] = [
     "bpc_compressor",
     "bpc_decompressor",
     "zvc_compressor",
@@ -18,6 +18,8 @@ const MODULES: [&str; 15] = [
     "mag_bdi64_decompressor",
     "address_translator",
     "metadata_cache",
+    "pipelined_metadata_cache",
+    "request_contexts",
     "buddy_controller",
     "buddy_controller_zvc",
     "buddy_controller_mag_bdi32",
@@ -70,10 +72,12 @@ fn equiv_checks_every_module_with_no_mismatch() {
     let names: Vec<&str> = rows.iter().map(|r| r["module"].as_str().unwrap()).collect();
     assert_eq!(names, MODULES);
     for r in rows {
-        // The metadata cache gets one random operation per entry, then a flush.
+        // The metadata caches get one random operation per entry, then a flush;
+        // the request contexts one random cycle per entry, at least 100.
         // The controller slice runs 100 requests (the minimum) in each of the 3 modes.
         let inputs = match r["module"].as_str() {
-            Some("metadata_cache") => 49,
+            Some("metadata_cache" | "pipelined_metadata_cache") => 49,
+            Some("request_contexts") => 100,
             Some(m) if m.starts_with("buddy_controller") => 300,
             _ => 48,
         };
@@ -100,8 +104,13 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
             assert!(text.lines().count() > 1000 && text.lines().all(|l| l.len() == 945), "{m}");
             continue;
         }
+        if m == "request_contexts" {
+            // Lock-step lines: reset, then one per random cycle (at least 100), 25 hex digits each.
+            assert!(text.lines().count() == 101 && text.lines().all(|l| l.len() == 25), "{m}");
+            continue;
+        }
         let expected = match m {
-            "metadata_cache" => 66,
+            "metadata_cache" | "pipelined_metadata_cache" => 66,
             _ if m.ends_with("_decompressor") => 67,
             _ => 65,
         };

@@ -270,7 +270,7 @@ impl HwModule {
                 let start = std::time::Instant::now();
                 let run = request_contexts::run(seed, entries.len().max(100), traffic.p_valid, 0.1, None, None)
                     .map_err(|e| format!("{}: {e}", self.name()))?;
-                Ok(EquivRun { inputs: run.allocations, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
+                Ok(EquivRun { inputs: run.cycles as usize, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
             }
             HwModule::BuddyController(algorithm) => {
                 // The slice is driven by its memory models, not by random traffic.

@@ -222,6 +222,7 @@ pub struct PipelinedMetadataCache {
     victim_pinned: Signal<Local, Bit>,
     any_pinned: Signal<Local, Bit>,
     dirty_op: Signal<Local, Bit>,
+    dirty_bits: Signal<Local, Bits<63>>,
     commit_go: Signal<Local, Bit>,
     commit_pend: Signal<Local, Bit>,
     served_line: Signal<Local, Bits<5>>,
@@ -569,34 +570,27 @@ impl Logic for PipelinedMetadataCache {
         // Tag word and LRU of the served way (lookups that go), or the
         // line a flush invalidates.
         self.word_we.next = false;
-        self.word_line.next = (bit_cast::<5, 3>(self.s1_set.val()) << 2) | bit_cast::<5, 2>(self.served_way.val());
+        self.served_line.next = (bit_cast::<5, 3>(self.s1_set.val()) << 2) | bit_cast::<5, 2>(self.served_way.val());
+        self.word_line.next = self.served_line.val();
+        // A write or reservation dirties the sector; a miss makes it valid;
+        // a line miss replaces the word with the new tag.
         self.dirty_op.next = self.s1_write.q.val() | self.s1_reserve.q.val();
-        self.new_word.next = self.hit_word.val();
+        self.dirty_bits.next = 0.into();
         if self.dirty_op.val() {
-            self.new_word.next = self.hit_word.val() | (bit_cast::<63, 4>(self.sector_bit.val()) << 59);
+            self.dirty_bits.next = bit_cast::<63, 4>(self.sector_bit.val()) << 59;
         }
+        self.new_word.next = self.hit_word.val() | self.dirty_bits.val();
         if self.sector_miss_go.val() {
-            self.new_word.next = self.hit_word.val() | (bit_cast::<63, 4>(self.sector_bit.val()) << 55);
-            if self.dirty_op.val() {
-                self.new_word.next = self.hit_word.val()
-                    | (bit_cast::<63, 4>(self.sector_bit.val()) << 55)
-                    | (bit_cast::<63, 4>(self.sector_bit.val()) << 59);
-            }
+            self.new_word.next = self.hit_word.val() | self.dirty_bits.val() | (bit_cast::<63, 4>(self.sector_bit.val()) << 55);
         }
         if self.line_miss_go.val() {
-            self.new_word.next = (bit_cast::<63, 4>(self.sector_bit.val()) << 55)
+            self.new_word.next = self.dirty_bits.val()
+                | (bit_cast::<63, 4>(self.sector_bit.val()) << 55)
                 | (bits::<63>(1) << 54)
                 | bit_cast::<63, 54>(self.s1_line_tag.val());
-            if self.dirty_op.val() {
-                self.new_word.next = (bit_cast::<63, 4>(self.sector_bit.val()) << 59)
-                    | (bit_cast::<63, 4>(self.sector_bit.val()) << 55)
-                    | (bits::<63>(1) << 54)
-                    | bit_cast::<63, 54>(self.s1_line_tag.val());
-            }
             self.evicted.d.next = false;
         }
         // Pins: a reservation's line is pinned at lookup, its commit unpins it.
-        self.served_line.next = (bit_cast::<5, 3>(self.s1_set.val()) << 2) | bit_cast::<5, 2>(self.served_way.val());
         self.reserve_go.next = (self.hit_go.val() | self.sector_miss_go.val() | self.line_miss_go.val()) & self.s1_reserve.q.val();
         for l in 0..32 {
             if (self.reserve_go.val() & (self.served_line.val().index() == l))

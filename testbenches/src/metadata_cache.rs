@@ -162,6 +162,44 @@ fn sector_bytes(b: &Bits<256>) -> [u8; 32] {
     std::array::from_fn(|i| (0..8).fold(0u8, |acc, k| acc | ((b.get_bit(8 * i + k) as u8) << k)))
 }
 
+/// The memory side of a cache testbench: a [`RecordingMemory`] and the
+/// fills it owes, answered in request order, each from its ready cycle on.
+#[derive(Default)]
+struct FillingMemory {
+    memory: RecordingMemory,
+    pending: VecDeque<(u64, [u8; 32])>,
+}
+
+impl FillingMemory {
+    /// Whether a fill is offered this `cycle` (at random under `p_fill`), and its data.
+    fn offer<R: Rng>(&self, cycle: u64, p_fill: f64, rng: &mut R) -> (bool, Bits<256>) {
+        let valid = self.pending.front().is_some_and(|f| f.0 <= cycle) && rng.gen_bool(p_fill);
+        (valid, sector_bits(&self.pending.front().map_or([0; 32], |f| f.1)))
+    }
+
+    /// A memory-side request taken at `cycle`: a write-back is stored, a
+    /// fill is read now and owed from `cycle + latency` on.
+    fn take(&mut self, write: bool, address: u64, data: &Bits<256>, cycle: u64, latency: u64) {
+        if write {
+            self.memory.write_sector(address, &sector_bytes(data));
+        } else {
+            let mut sector = [0u8; 32];
+            self.memory.read_sector(address, &mut sector);
+            self.pending.push_back((cycle + latency.max(1), sector));
+        }
+    }
+}
+
+/// The request fields of `op`: the nibble and the value (a flush's are
+/// random, the hardware ignores them).
+fn request_fields<R: Rng>(op: CacheOp, rng: &mut R) -> (MetadataNibble, u8) {
+    match op {
+        CacheOp::Read(at) | CacheOp::Reserve(at, _) => (at, 0),
+        CacheOp::Write(at, v) => (at, v),
+        CacheOp::Flush => (MetadataNibble { address: rng.gen(), high: rng.gen() }, rng.gen_range(0..16)),
+    }
+}
+
 /// Run `ops` through the hardware cache under `traffic`, with a memory
 /// that starts as [`initial_sector`], optionally writing a VCD (10 time
 /// units per cycle). Stops when every request has been answered or after
@@ -183,8 +221,8 @@ pub fn run_cache<R: Rng>(
             trace.sample(dut as &dyn Block);
         }
     };
-    let mut memory = RecordingMemory::default();
-    let mut pending_fills: VecDeque<[u8; 32]> = VecDeque::new();
+    assert!(!ops.iter().any(|o| matches!(o, CacheOp::Reserve(..))), "the blocking metadata cache has no reservations");
+    let mut memory = FillingMemory::default();
     let mut run = CacheRun::default();
     dut.reset.next = true;
     settle(dut);
@@ -197,12 +235,7 @@ pub fn run_cache<R: Rng>(
         }
         let op = ops[next.min(ops.len() - 1)];
         dut.req_valid.next = offering && next < ops.len();
-        let (at, value) = match op {
-            CacheOp::Read(at) => (at, 0),
-            CacheOp::Write(at, v) => (at, v),
-            CacheOp::Reserve(..) => panic!("the blocking metadata cache has no reservations"),
-            CacheOp::Flush => (MetadataNibble { address: rng.gen(), high: rng.gen() }, rng.gen_range(0..16)),
-        };
+        let (at, value) = request_fields(op, rng);
         dut.req_write.next = matches!(op, CacheOp::Write(..));
         dut.req_flush.next = op == CacheOp::Flush;
         dut.req_address.next = at.address.into();
@@ -212,9 +245,9 @@ pub fn run_cache<R: Rng>(
         dut.resp_ready.next = resp_ready;
         let mem_ready = rng.gen_bool(traffic.p_memory_ready);
         dut.mem_req_ready.next = mem_ready;
-        let fill_valid = !pending_fills.is_empty() && rng.gen_bool(traffic.p_fill);
+        let (fill_valid, fill_data) = memory.offer(run.cycles, traffic.p_fill, rng);
         dut.mem_fill_valid.next = fill_valid;
-        dut.mem_fill_data.next = sector_bits(pending_fills.front().unwrap_or(&[0; 32]));
+        dut.mem_fill_data.next = fill_data;
         settle(dut);
         let accepted = dut.req_valid.val() && dut.req_ready.val();
         if dut.resp_valid.val() && resp_ready {
@@ -223,17 +256,11 @@ pub fn run_cache<R: Rng>(
             run.response_cycles.push(run.cycles);
         }
         if dut.mem_req_valid.val() && mem_ready {
-            let address = dut.mem_req_address.val().to_u64();
-            if dut.mem_req_write.val() {
-                memory.write_sector(address, &sector_bytes(&dut.mem_req_data.val()));
-            } else {
-                let mut data = [0u8; 32];
-                memory.read_sector(address, &mut data);
-                pending_fills.push_back(data);
-            }
+            let (write, address) = (dut.mem_req_write.val(), dut.mem_req_address.val().to_u64());
+            memory.take(write, address, &dut.mem_req_data.val(), run.cycles, 1);
         }
         if fill_valid && dut.mem_fill_ready.val() {
-            pending_fills.pop_front();
+            memory.pending.pop_front();
         }
         edge(dut);
         if accepted {
@@ -243,7 +270,7 @@ pub fn run_cache<R: Rng>(
         }
         run.cycles += 1;
     }
-    run.memory_requests = memory.requests;
+    run.memory_requests = memory.memory.requests;
     run
 }
 
@@ -551,8 +578,7 @@ pub fn run_pipelined_cache<R: Rng>(
             trace.sample(dut as &dyn Block);
         }
     };
-    let mut memory = RecordingMemory::default();
-    let mut pending_fills: VecDeque<(u64, [u8; 32])> = VecDeque::new();
+    let mut memory = FillingMemory::default();
     let mut run = CacheRun::default();
     let mut responses: Vec<Option<CacheResponse>> = vec![None; ops.len()];
     let mut response_cycles = vec![0u64; ops.len()];
@@ -581,11 +607,7 @@ pub fn run_pipelined_cache<R: Rng>(
             offering = rng.gen_bool(traffic.p_request);
         }
         dut.req_valid.next = offering && next < ops.len();
-        let (at, value) = match op {
-            CacheOp::Read(at) | CacheOp::Reserve(at, _) => (at, 0),
-            CacheOp::Write(at, v) => (at, v),
-            CacheOp::Flush => (MetadataNibble { address: rng.gen(), high: rng.gen() }, rng.gen_range(0..16)),
-        };
+        let (at, value) = request_fields(op, rng);
         dut.req_write.next = matches!(op, CacheOp::Write(..));
         dut.req_reserve.next = matches!(op, CacheOp::Reserve(..));
         dut.req_flush.next = op == CacheOp::Flush;
@@ -605,9 +627,9 @@ pub fn run_pipelined_cache<R: Rng>(
         dut.resp_ready.next = resp_ready;
         let mem_ready = rng.gen_bool(traffic.p_memory_ready);
         dut.mem_req_ready.next = mem_ready;
-        let fill_valid = pending_fills.front().is_some_and(|f| f.0 <= run.cycles) && rng.gen_bool(traffic.p_fill);
+        let (fill_valid, fill_data) = memory.offer(run.cycles, traffic.p_fill, rng);
         dut.mem_fill_valid.next = fill_valid;
-        dut.mem_fill_data.next = sector_bits(&pending_fills.front().map_or([0; 32], |f| f.1));
+        dut.mem_fill_data.next = fill_data;
         settle(dut);
         let accepted = dut.req_valid.val() && dut.req_ready.val();
         if commit.is_some() && dut.commit_ready.val() {
@@ -640,17 +662,11 @@ pub fn run_pipelined_cache<R: Rng>(
             }
         }
         if dut.mem_req_valid.val() && mem_ready {
-            let address = dut.mem_req_address.val().to_u64();
-            if dut.mem_req_write.val() {
-                memory.write_sector(address, &sector_bytes(&dut.mem_req_data.val()));
-            } else {
-                let mut data = [0u8; 32];
-                memory.read_sector(address, &mut data);
-                pending_fills.push_back((run.cycles + fill_latency.max(1), data));
-            }
+            let (write, address) = (dut.mem_req_write.val(), dut.mem_req_address.val().to_u64());
+            memory.take(write, address, &dut.mem_req_data.val(), run.cycles, fill_latency);
         }
         if fill_valid && dut.mem_fill_ready.val() {
-            pending_fills.pop_front();
+            memory.pending.pop_front();
         }
         if let Some(l) = lockstep.as_deref_mut() {
             l.push(pipelined_lockstep_line(dut));
@@ -669,7 +685,7 @@ pub fn run_pipelined_cache<R: Rng>(
     }
     run.responses = responses.into_iter().flatten().collect();
     run.response_cycles = response_cycles;
-    run.memory_requests = memory.requests;
+    run.memory_requests = memory.memory.requests;
     Ok(run)
 }
 

@@ -234,12 +234,19 @@ fn icarus_runs_pipelined_metadata_cache_with_reservations_in_lock_step() {
     let run = metadata_cache::run_pipelined_cache(&mut dut, &ops, traffic, 10, &mut rng, 1_000_000, None, Some(&mut lines)).unwrap();
     assert_eq!(run.responses, metadata_cache::expected(&ops).0);
     let work = work_dir("cosim-pipelined-cache-lockstep");
-    let (vectors, tb) = (work.join("lines.hex"), work.join("tb.v"));
-    std::fs::write(&vectors, lines.join("\n") + "\n").unwrap();
+    let tb = work.join("tb.v");
     std::fs::write(&tb, metadata_cache::pipelined_lockstep_testbench()).unwrap();
+    icarus_replays("pipelined_metadata_cache", &tb, &lines, &work);
+}
+
+/// Icarus replays `lines` through `module`'s Verilog with the lock-step
+/// testbench `tb`: every line passes.
+fn icarus_replays(module: &str, tb: &Path, lines: &[String], work: &Path) {
+    let vectors = work.join("lines.hex");
+    std::fs::write(&vectors, lines.join("\n") + "\n").unwrap();
     let plusargs = [format!("+vectors={}", vectors.display()), format!("+count={}", lines.len())];
-    let verilog = verilog_out_dir().join("pipelined_metadata_cache.v");
-    let report = run_icarus_with("pipelined_metadata_cache", &verilog, &tb, &plusargs, &work).unwrap();
+    let verilog = verilog_out_dir().join(format!("{module}.v"));
+    let report = run_icarus_with(module, &verilog, tb, &plusargs, work).unwrap();
     assert_eq!((report.passed, report.failed), (lines.len(), 0), "{}", report.log);
     std::fs::remove_dir_all(work).ok();
 }
@@ -251,16 +258,8 @@ fn icarus_runs_request_contexts_in_lock_step() {
     tool("iverilog");
     let mut lines = Vec::new();
     buddy_testbenches::request_contexts::run(25, 20_000, 0.8, 0.1, Some(&mut lines), None).unwrap();
-    let work = work_dir("cosim-request-contexts");
-    let vectors = work.join("lines.hex");
-    std::fs::write(&vectors, lines.join("\n") + "\n").unwrap();
-    let dir = verilog_out_dir();
-    let plusargs = [format!("+vectors={}", vectors.display()), format!("+count={}", lines.len())];
-    let report =
-        run_icarus_with("request_contexts", &dir.join("request_contexts.v"), &dir.join("tb/request_contexts_tb.v"), &plusargs, &work)
-            .unwrap();
-    assert_eq!((report.passed, report.failed), (lines.len(), 0), "{}", report.log);
-    std::fs::remove_dir_all(work).ok();
+    let tb = verilog_out_dir().join("tb/request_contexts_tb.v");
+    icarus_replays("request_contexts", &tb, &lines, &work_dir("cosim-request-contexts"));
 }
 
 /// Every `.v` file of `verilog-out/`, with its text.

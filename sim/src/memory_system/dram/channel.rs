@@ -125,8 +125,6 @@ struct Block {
     next: [i16; LANE_BLOCK],
     /// The bank's group (-1 past the channel's banks).
     group: [i16; LANE_BLOCK],
-    /// The lane's index, 0 to 15 (a constant, loaded as a vector).
-    lane: [i16; LANE_BLOCK],
 }
 
 impl Block {
@@ -148,19 +146,27 @@ impl Block {
         }
     }
 
-    /// The least round-robin position among the lanes whose `next` is at
-    /// most `clk` and whose position is at least `skip` ([`NEVER`]: none),
-    /// with the lanes' positions `(base + lane) & wrap`.
+    /// Bit i: lane i's `next` has come (is at most `clk`): two vector
+    /// compares and a move-mask (SSE2, part of every x86-64).
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    fn first_ready(&self, clk: i16, base: i16, wrap: i16, skip: i16) -> i16 {
-        // Or-ing all ones (but the sign) onto a left-out lane's position,
-        // rather than a select, vectorizes.
-        let mut best = NEVER;
-        for i in 0..LANE_BLOCK {
-            let position = (base + self.lane[i]) & wrap;
-            best = best.min(position | (-((self.next[i] > clk || position < skip) as i16) & NEVER));
-        }
-        best
+    fn ready_mask(&self, clk: i16) -> u64 {
+        use std::arch::x86_64::{__m128i, _mm_cmpgt_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16, _mm_set1_epi16};
+        let p = self.next.as_ptr() as *const __m128i;
+        // SAFETY: `next` is 16 i16 lanes, 32 bytes: the two unaligned
+        // loads read lanes 0-7 and 8-15 of it; SSE2 is always there.
+        let late = unsafe {
+            let c = _mm_set1_epi16(clk);
+            _mm_movemask_epi8(_mm_packs_epi16(_mm_cmpgt_epi16(_mm_loadu_si128(p), c), _mm_cmpgt_epi16(_mm_loadu_si128(p.add(1)), c)))
+        };
+        (!late & 0xffff) as u64
+    }
+
+    /// Bit i: lane i's `next` has come (is at most `clk`).
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline(always)]
+    fn ready_mask(&self, clk: i16) -> u64 {
+        (0..LANE_BLOCK).fold(0, |m, i| m | ((self.next[i] <= clk) as u64) << i)
     }
 }
 
@@ -262,7 +268,6 @@ impl Channel {
                     ready: [[0; LANE_BLOCK]; 5],
                     need: [[NEVER; LANE_BLOCK]; 4],
                     next: [NEVER; LANE_BLOCK],
-                    lane: std::array::from_fn(|i| i as i16),
                     group: std::array::from_fn(|i| {
                         let q = b * LANE_BLOCK + i;
                         if q < banks {
@@ -526,30 +531,22 @@ impl Channel {
 
     /// The first bank, in round-robin order from bank `start` and
     /// skipping the first `skip` banks of that order, whose `next` has come
-    /// (it may have a ready command), as its position in that order.
-    /// Branch-free over all lanes: the least position among the ready
-    /// lanes (bank counts are powers of two).
+    /// (it may have a ready command), as its position in that order: the
+    /// ready banks as a bit mask, rotated so that bank `start` is bit 0
+    /// (bank counts are powers of two).
     #[inline]
     fn first_ready(&self, start: usize, skip: usize) -> Option<usize> {
         let clk = self.relative(self.clk);
-        let wrap = (self.queues.len() - 1) as i16;
-        let best = match self.lanes.as_slice() {
-            // The common case of at most 16 banks without a loop.
-            [block] => block.first_ready(clk, -(start as i16), wrap, skip as i16),
-            blocks => Self::first_ready_blocks(blocks, clk, start as i16, wrap, skip as i16),
+        let n = self.queues.len();
+        let ready = match self.lanes.as_slice() {
+            [block] => block.ready_mask(clk),
+            blocks => blocks.iter().enumerate().fold(0, |m, (b, block)| m | block.ready_mask(clk) << (b * LANE_BLOCK)),
         };
-        (best != NEVER).then_some(best as usize)
-    }
-
-    /// [`Channel::first_ready`] over more than one block (out of line: a
-    /// loop over the blocks is vectorized across blocks, at a cost).
-    #[inline(never)]
-    fn first_ready_blocks(blocks: &[Block], clk: i16, start: i16, wrap: i16, skip: i16) -> i16 {
-        let mut best = NEVER;
-        for (b, block) in blocks.iter().enumerate() {
-            best = best.min(block.first_ready(clk, (b * LANE_BLOCK) as i16 - start, wrap, skip));
-        }
-        best
+        let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        // Rotate right by `start` within n bits (`start` < n).
+        let rotated = (ready >> start | ready.checked_shl((n - start) as u32).unwrap_or(0)) & all;
+        let left = rotated & (u64::MAX.checked_shl(skip as u32).unwrap_or(0));
+        (left != 0).then(|| left.trailing_zeros() as usize)
     }
 
     /// The first ready command of the per-bank queues, taken round robin
@@ -1010,6 +1007,39 @@ mod tests {
             }
         }
         (done, ch.stats, ch.simulated_cycles)
+    }
+
+    /// The mask-and-rotate search gives the round-robin order's first
+    /// ready bank, as a scan bank by bank would, for 4 to 64 banks.
+    #[test]
+    fn first_ready_is_the_first_ready_bank_in_round_robin_order() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for (groups, per_group) in [(1, 4), (2, 4), (4, 4), (8, 4), (16, 4)] {
+            let t = HbmTiming::new(&HbmConfig { bank_groups: groups, banks_per_group: per_group, ..HbmConfig::default() });
+            let mut ch = Channel::new(&t);
+            let n = ch.queues.len();
+            ch.clk = 100;
+            for _ in 0..500 {
+                for q in 0..n {
+                    ch.lanes[q / LANE_BLOCK].next[q % LANE_BLOCK] = match rnd() % 4 {
+                        0 => NEVER,
+                        1 => 100,
+                        2 => 101,
+                        _ => (rnd() % 100) as i16,
+                    };
+                }
+                let start = rnd() as usize % n;
+                let skip = rnd() as usize % (n + 1);
+                let naive = (skip..n).find(|&p| ch.lanes[((start + p) % n) / LANE_BLOCK].next[((start + p) % n) % LANE_BLOCK] <= 100);
+                assert_eq!(ch.first_ready(start, skip), naive, "{n} banks, start {start}, skip {skip}");
+            }
+        }
     }
 
     #[test]

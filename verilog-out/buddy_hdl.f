@@ -13,6 +13,7 @@ address_translator.v
 metadata_cache.v
 pipelined_metadata_cache.v
 request_contexts.v
+sector_gather.v
 buddy_controller.v
 buddy_controller_zvc.v
 buddy_controller_mag_bdi32.v

@@ -21,6 +21,8 @@
 //! [`register_slice::RegisterSlice`] (valid/ready skid buffer),
 //! [`request_contexts::RequestContexts`] (the pipelined slice's 128 request
 //! contexts and its same-entry guard),
+//! [`sector_gather::SectorGather`] (the pipelined slice's payloads of the
+//! reads in flight, gathered from device and buddy sectors),
 //! [`compaction`] (log-depth compaction and expansion networks),
 //! [`mag_bdi_unit`] (one MAG-BDI compressor unit), [`delta_packing`]
 //! (MAG-BDI stream wiring), [`mag_bdi_encodings`] (the encodings per MAG),
@@ -56,6 +58,7 @@ pub mod metadata_cache;
 pub mod pipelined_metadata_cache;
 pub mod register_slice;
 pub mod request_contexts;
+pub mod sector_gather;
 pub mod sector_lanes;
 pub mod timing;
 pub mod verilog;
@@ -73,5 +76,6 @@ pub use mag_bdi_decompressor::MagBdiDecompressor;
 pub use metadata_cache::MetadataCache;
 pub use pipelined_metadata_cache::PipelinedMetadataCache;
 pub use request_contexts::RequestContexts;
+pub use sector_gather::SectorGather;
 pub use zvc_compressor::{ZvcCompressed, ZvcCompressor};
 pub use zvc_decompressor::ZvcDecompressor;

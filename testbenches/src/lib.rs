@@ -13,6 +13,7 @@ pub mod mag_bdi;
 pub mod metadata_cache;
 pub mod modules;
 pub mod request_contexts;
+pub mod sector_gather;
 pub mod stream;
 pub mod translation;
 pub mod zvc;

@@ -8,11 +8,11 @@
 use crate::cosim::CosimPorts;
 use crate::decompress::{self, StoredEntry};
 use crate::stream::{run_stream, StreamDut, Traffic};
-use crate::{bpc, controller, mag_bdi, metadata_cache, request_contexts, translation, zvc};
+use crate::{bpc, controller, mag_bdi, metadata_cache, request_contexts, sector_gather, translation, zvc};
 use buddy_golden::{Algorithm, Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
 use buddy_hdl::{
     AddressTranslator, BpcCompressor, BpcDecompressor, BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, MagBdiCompressor,
-    MagBdiDecompressor, MetadataCache, PipelinedMetadataCache, RequestContexts, ZvcCompressor, ZvcDecompressor,
+    MagBdiDecompressor, MetadataCache, PipelinedMetadataCache, RequestContexts, SectorGather, ZvcCompressor, ZvcDecompressor,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -35,6 +35,8 @@ pub enum HwModule {
     PipelinedMetadataCache,
     /// The pipelined slice's request contexts and same-entry guard.
     RequestContexts,
+    /// The pipelined slice's payload gather from device and buddy sectors.
+    SectorGather,
     /// One memory-controller slice, built with the codecs of an algorithm
     /// (delivered: BPC, ZVC and MAG-BDI at MAG 32).
     BuddyController(Algorithm),
@@ -67,7 +69,7 @@ pub struct EquivRun {
 
 impl HwModule {
     /// Every delivered module, in `verilog-out/` order.
-    pub const ALL: [HwModule; 17] = [
+    pub const ALL: [HwModule; 18] = [
         HwModule::BpcCompressor,
         HwModule::BpcDecompressor,
         HwModule::ZvcCompressor,
@@ -82,6 +84,7 @@ impl HwModule {
         HwModule::MetadataCache,
         HwModule::PipelinedMetadataCache,
         HwModule::RequestContexts,
+        HwModule::SectorGather,
         HwModule::BuddyController(Algorithm::Bpc),
         HwModule::BuddyController(Algorithm::Zvc),
         HwModule::BuddyController(Algorithm::MagBdi(Mag::B32)),
@@ -100,6 +103,7 @@ impl HwModule {
             HwModule::MetadataCache => metadata_cache::PORTS,
             HwModule::PipelinedMetadataCache => metadata_cache::PIPELINED_PORTS,
             HwModule::RequestContexts => request_contexts::PORTS,
+            HwModule::SectorGather => sector_gather::PORTS,
             HwModule::BuddyController(algorithm) => controller::ports(algorithm),
         }
     }
@@ -121,6 +125,9 @@ impl HwModule {
             HwModule::PipelinedMetadataCache => metadata_cache::testbench(true),
             HwModule::RequestContexts => {
                 crate::cosim::lockstep_testbench(self.name(), request_contexts::LOCKSTEP_INPUTS, request_contexts::LOCKSTEP_OUTPUTS)
+            }
+            HwModule::SectorGather => {
+                crate::cosim::lockstep_testbench(self.name(), sector_gather::LOCKSTEP_INPUTS, sector_gather::LOCKSTEP_OUTPUTS)
             }
             HwModule::BuddyController(_) => controller::lockstep_testbench(self.name()),
             _ => self.ports().testbench(),
@@ -147,6 +154,7 @@ impl HwModule {
             | HwModule::MetadataCache
             | HwModule::PipelinedMetadataCache
             | HwModule::RequestContexts
+            | HwModule::SectorGather
             | HwModule::BuddyController(_) => None,
         }
     }
@@ -172,6 +180,7 @@ impl HwModule {
             HwModule::MetadataCache => emit(MetadataCache::default(), name, revision),
             HwModule::PipelinedMetadataCache => emit(PipelinedMetadataCache::default(), name, revision),
             HwModule::RequestContexts => emit(RequestContexts::default(), name, revision),
+            HwModule::SectorGather => emit(SectorGather::default(), name, revision),
             HwModule::BuddyController(Algorithm::Bpc) => emit(BuddyController::default(), name, revision),
             HwModule::BuddyController(Algorithm::Zvc) => emit(BuddyControllerZvc::default(), name, revision),
             HwModule::BuddyController(Algorithm::MagBdi(mag)) => emit(BuddyControllerMagBdi::new(mag), name, revision),
@@ -217,6 +226,12 @@ impl HwModule {
                 // Lock-step lines of a random run, one cycle per entry (a failing run is reported by `check`).
                 let mut lines = Vec::new();
                 let _ = request_contexts::run(VECTOR_SEED, entries.len().max(100), 0.8, 0.1, Some(&mut lines), None);
+                vec![vectors(lines)]
+            }
+            HwModule::SectorGather => {
+                // Lock-step lines of a random run, one cycle per entry and the drain (a failing run is reported by `check`).
+                let mut lines = Vec::new();
+                let _ = sector_gather::run(VECTOR_SEED, entries.len().max(300), 0.3, 0.8, 0.7, Some(&mut lines), None);
                 vec![vectors(lines)]
             }
             HwModule::BuddyController(algorithm) => {
@@ -271,6 +286,13 @@ impl HwModule {
                 let run = request_contexts::run(seed, entries.len().max(100), traffic.p_valid, 0.1, None, None)
                     .map_err(|e| format!("{}: {e}", self.name()))?;
                 Ok(EquivRun { inputs: run.cycles as usize, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
+            }
+            HwModule::SectorGather => {
+                // Random reads planned and answered instead of stream traffic: one cycle per entry, then the drain.
+                let start = std::time::Instant::now();
+                let run = sector_gather::run(seed, entries.len().max(300), traffic.p_valid * 0.5, 0.8, traffic.p_ready, None, None)
+                    .map_err(|e| format!("{}: {e}", self.name()))?;
+                Ok(EquivRun { inputs: run.reads, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
             }
             HwModule::BuddyController(algorithm) => {
                 // The slice is driven by its memory models, not by random traffic.
@@ -386,6 +408,9 @@ impl HwModule {
             }
             HwModule::RequestContexts => {
                 request_contexts::run(2, entries.len().max(100), 0.8, 0.1, None, Some(&mut w))?;
+            }
+            HwModule::SectorGather => {
+                sector_gather::run(2, entries.len().max(300), 0.3, 0.8, 0.7, None, Some(&mut w))?;
             }
             HwModule::PipelinedMetadataCache => {
                 let ops = self.cache_ops(entries.len(), &mut rng);

@@ -262,6 +262,19 @@ fn icarus_runs_request_contexts_in_lock_step() {
     icarus_replays("request_contexts", &tb, &lines, &work_dir("cosim-request-contexts"));
 }
 
+/// The sector gather's Verilog replays a rust-hdl run of 3,000 random
+/// cycles (reads of every layout planned, sectors answered out of order,
+/// payloads handed on under backpressure) and its drain in lock step.
+#[test]
+fn icarus_runs_sector_gather_in_lock_step() {
+    tool("iverilog");
+    let mut lines = Vec::new();
+    let run = buddy_testbenches::sector_gather::run(26, 3_000, 0.4, 0.8, 0.7, Some(&mut lines), None).unwrap();
+    assert!(run.reads > 2 * 128, "{run:?}");
+    let tb = verilog_out_dir().join("tb/sector_gather_tb.v");
+    icarus_replays("sector_gather", &tb, &lines, &work_dir("cosim-sector-gather"));
+}
+
 /// Every `.v` file of `verilog-out/`, with its text.
 fn verilog_files() -> Vec<(PathBuf, String)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(verilog_out_dir())

@@ -1,0 +1,390 @@
+//! The sector gather of the pipelined controller slice: the 32-byte
+//! sectors of each read in flight, answered out of order by device memory
+//! and buddy-memory, gathered into the request context's payload, and the
+//! complete payloads handed on (to the decompressor) one per cycle.
+
+use crate::default_array;
+use crate::entry_bits::EntryBits;
+use crate::request_contexts::{CONTEXTS, CONTEXT_BITS};
+use rust_hdl::prelude::*;
+
+/// Width of a sector's index within its part (`dev_sector`,
+/// `buddy_sector`): a part spans at most 5 sectors (a 16x buddy part of
+/// 120 bytes that starts 16 or 24 bytes into a sector).
+pub const SECTOR_INDEX_BITS: usize = 3;
+/// Width of a context's sector count: both parts together span at most
+/// 10 sectors.
+pub const COUNT_BITS: usize = 4;
+
+/// [`SectorGather`] timing, clock cycles.
+pub mod timing {
+    /// The last sector of a closed context taken at cycle `s` (its
+    /// handshake on `dev_*` or `buddy_*`) raises `out_valid` for it at
+    /// `s + LAST_SECTOR_TO_OUT` at the earliest (write stage, pick,
+    /// payload read).
+    pub const LAST_SECTOR_TO_OUT: u64 = 3;
+    /// A context closed at cycle `p` by a plan with no sectors still
+    /// missing raises `out_valid` at `p + CLOSE_TO_OUT` at the earliest.
+    pub const CLOSE_TO_OUT: u64 = 2;
+}
+
+/// Gathers the stored bytes of up to 128 reads in flight (one per request
+/// context) from their device and buddy sectors, which memory answers in
+/// any order, and hands each complete payload on with its context id
+/// (Buddy Compression Sec. III-B: an entry's device part and buddy part
+/// are read in parallel; `docs/controller.md`, "Stages of a read").
+///
+/// **Payload layout** (the golden model's stored bytes, formats.md §1):
+/// payload word `i` (32 bits, word `i` of [`EntryBits`]) is device-part
+/// word `i` for `i < words`, and buddy-part word `i - words` above, where
+/// `words` is the device part's length in 32-bit words as planned. A part
+/// starts `lead` words into its first sector (a 16x device part or buddy
+/// slot need not be sector aligned); part word `p` is word `(p + lead) mod
+/// 8` of the part's sector `(p + lead) / 8`. Payload words no sector
+/// covered keep what the context's last use left (a decompressor reads
+/// only its class's bytes).
+///
+/// **Protocol.** Per context, the planner sends the device part's plan
+/// (`plan_buddy` = 0: `lead`, `words`, `sectors`) exactly once, and the
+/// buddy part's plan (`plan_buddy` = 1: `lead`, `sectors`; `words` unused)
+/// at most once, after it; `plan_last` on the last of them closes the
+/// context. A part's plan comes no later than the cycle its first sector is
+/// requested, so a sector (index `0 .. sectors-1` within its part, on the
+/// port of its part) comes at least a cycle after its part's plan. A read
+/// whose class is not known yet (a metadata miss) may plan the whole device
+/// slot first (`plan_last` = 0) and close later with a buddy plan of 0 or
+/// more sectors. A context is complete when it is closed and every sector
+/// planned has arrived; complete contexts leave on `out_*` lowest id first,
+/// one per cycle. The context may be planned again once it has left.
+///
+/// | port | width | direction | meaning |
+/// |---|---|---|---|
+/// | `clock`, `reset` | 1, 1 | in | rising-edge clock; synchronous active-high reset (no context planned) |
+/// | `plan_valid`, `plan_ready` | 1, 1 | in, out | a part's plan; `plan_ready` is always 1 |
+/// | `plan_id` | 7 | in | the context |
+/// | `plan_buddy` | 1 | in | 0: the device part, 1: the buddy part |
+/// | `plan_lead` | 3 | in | 32-bit words from the part's first sector start to its first byte (0-7) |
+/// | `plan_words` | 6 | in | device part: its length in 32-bit words (0-32) |
+/// | `plan_sectors` | 3 | in | sectors requested for the part (0-5) |
+/// | `plan_last` | 1 | in | the context's last plan (closes it) |
+/// | `dev_valid`, `dev_ready` | 1, 1 | in, out | a device-memory sector answered; `dev_ready` is always 1 |
+/// | `dev_id`, `dev_sector` | 7, 3 | in | its context and its index in the device part |
+/// | `dev_data` | 256 | in | the sector, byte `k` at `[8k +: 8]` |
+/// | `buddy_valid`, `buddy_ready`, `buddy_id`, `buddy_sector`, `buddy_data` | 1, 1, 7, 3, 256 | in, out, in, in, in | the same for a buddy-memory sector of the buddy part |
+/// | `out_valid`, `out_ready` | 1, 1 | out, in | a complete context |
+/// | `out_id` | 7 | out | its id |
+/// | `out_payload` | 1024 | out | its payload, word `i` at `[32i +: 32]` |
+///
+/// Timing: [`timing`]; every port takes one transfer per cycle.
+/// Storage: the payloads in 64 RAMs of 128 x 32 bits (one per payload word
+/// of the device part and of the buddy part: a sector writes 8 words of
+/// one context, device and buddy in the same cycle); the parts' layouts in
+/// four 128-entry RAMs; per context a sector count and a planned count
+/// (4 bits each) and a closed bit in flip-flops.
+#[derive(LogicBlock)]
+pub struct SectorGather {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub plan_valid: Signal<In, Bit>,
+    pub plan_ready: Signal<Out, Bit>,
+    pub plan_id: Signal<In, Bits<CONTEXT_BITS>>,
+    pub plan_buddy: Signal<In, Bit>,
+    pub plan_lead: Signal<In, Bits<3>>,
+    pub plan_words: Signal<In, Bits<6>>,
+    pub plan_sectors: Signal<In, Bits<SECTOR_INDEX_BITS>>,
+    pub plan_last: Signal<In, Bit>,
+    pub dev_valid: Signal<In, Bit>,
+    pub dev_ready: Signal<Out, Bit>,
+    pub dev_id: Signal<In, Bits<CONTEXT_BITS>>,
+    pub dev_sector: Signal<In, Bits<SECTOR_INDEX_BITS>>,
+    pub dev_data: Signal<In, Bits<256>>,
+    pub buddy_valid: Signal<In, Bit>,
+    pub buddy_ready: Signal<Out, Bit>,
+    pub buddy_id: Signal<In, Bits<CONTEXT_BITS>>,
+    pub buddy_sector: Signal<In, Bits<SECTOR_INDEX_BITS>>,
+    pub buddy_data: Signal<In, Bits<256>>,
+    pub out_valid: Signal<Out, Bit>,
+    pub out_ready: Signal<In, Bit>,
+    pub out_id: Signal<Out, Bits<CONTEXT_BITS>>,
+    pub out_payload: Signal<Out, EntryBits>,
+    /// Write stages: a sector taken last cycle, written this cycle (its
+    /// part's layout is read meanwhile).
+    d_valid: DFF<Bit>,
+    d_id: DFF<Bits<CONTEXT_BITS>>,
+    d_sector: DFF<Bits<SECTOR_INDEX_BITS>>,
+    d_data: DFF<Bits<256>>,
+    b_valid: DFF<Bit>,
+    b_id: DFF<Bits<CONTEXT_BITS>>,
+    b_sector: DFF<Bits<SECTOR_INDEX_BITS>>,
+    b_data: DFF<Bits<256>>,
+    /// Per context: the device part's lead (read by the device stage).
+    dev_lead: RAM<Bits<3>, CONTEXT_BITS>,
+    /// Per context: the device part's words, where the buddy part starts
+    /// (read by the buddy stage), and its lead.
+    bud_base: RAM<Bits<6>, CONTEXT_BITS>,
+    bud_lead: RAM<Bits<3>, CONTEXT_BITS>,
+    /// Per context: the device part's words again (read with the payload).
+    boundary: RAM<Bits<6>, CONTEXT_BITS>,
+    dev_words: [RAM<Bits<32>, CONTEXT_BITS>; 32],
+    bud_words: [RAM<Bits<32>, CONTEXT_BITS>; 32],
+    got: [DFF<Bits<COUNT_BITS>>; CONTEXTS],
+    want: [DFF<Bits<COUNT_BITS>>; CONTEXTS],
+    closed: DFF<Bits<CONTEXTS>>,
+    /// The output register: a context picked, its payload being read.
+    o_valid: DFF<Bit>,
+    o_id: DFF<Bits<CONTEXT_BITS>>,
+    /// Per payload word: its position in the device part's sectors (the
+    /// sector above bit 3, the word below), and in the buddy part's.
+    d_pos: [Signal<Local, Bits<6>>; 32],
+    b_sum: [Signal<Local, Bits<6>>; 32],
+    b_pos: [Signal<Local, Bits<6>>; 32],
+    plan_count: Signal<Local, Bits<COUNT_BITS>>,
+    closed_next: Signal<Local, Bits<CONTEXTS>>,
+    complete: Signal<Local, Bits<CONTEXTS>>,
+    negated: Signal<Local, Bits<CONTEXTS>>,
+    lowest: Signal<Local, Bits<CONTEXTS>>,
+    folded: Signal<Local, Bits<64>>,
+    pick_id: Signal<Local, Bits<CONTEXT_BITS>>,
+    advance: Signal<Local, Bit>,
+    pick: Signal<Local, Bit>,
+    read_address: Signal<Local, Bits<CONTEXT_BITS>>,
+}
+
+impl Default for SectorGather {
+    fn default() -> Self {
+        SectorGather {
+            clock: Default::default(),
+            reset: Default::default(),
+            plan_valid: Default::default(),
+            plan_ready: Default::default(),
+            plan_id: Default::default(),
+            plan_buddy: Default::default(),
+            plan_lead: Default::default(),
+            plan_words: Default::default(),
+            plan_sectors: Default::default(),
+            plan_last: Default::default(),
+            dev_valid: Default::default(),
+            dev_ready: Default::default(),
+            dev_id: Default::default(),
+            dev_sector: Default::default(),
+            dev_data: Default::default(),
+            buddy_valid: Default::default(),
+            buddy_ready: Default::default(),
+            buddy_id: Default::default(),
+            buddy_sector: Default::default(),
+            buddy_data: Default::default(),
+            out_valid: Default::default(),
+            out_ready: Default::default(),
+            out_id: Default::default(),
+            out_payload: Default::default(),
+            d_valid: Default::default(),
+            d_id: Default::default(),
+            d_sector: Default::default(),
+            d_data: Default::default(),
+            b_valid: Default::default(),
+            b_id: Default::default(),
+            b_sector: Default::default(),
+            b_data: Default::default(),
+            dev_lead: Default::default(),
+            bud_base: Default::default(),
+            bud_lead: Default::default(),
+            boundary: Default::default(),
+            dev_words: Default::default(),
+            bud_words: Default::default(),
+            got: default_array(),
+            want: default_array(),
+            closed: Default::default(),
+            o_valid: Default::default(),
+            o_id: Default::default(),
+            d_pos: Default::default(),
+            b_sum: Default::default(),
+            b_pos: Default::default(),
+            plan_count: Default::default(),
+            closed_next: Default::default(),
+            complete: Default::default(),
+            negated: Default::default(),
+            lowest: Default::default(),
+            folded: Default::default(),
+            pick_id: Default::default(),
+            advance: Default::default(),
+            pick: Default::default(),
+            read_address: Default::default(),
+        }
+    }
+}
+
+seq_macro::seq!(J in 0..32 {
+impl Logic for SectorGather {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, d_valid, d_id, d_sector, d_data, b_valid, b_id, b_sector, b_data, closed, o_valid, o_id);
+        for c in 0..128 {
+            self.got[c].clock.next = self.clock.val();
+            self.got[c].d.next = self.got[c].q.val();
+            self.want[c].clock.next = self.clock.val();
+            self.want[c].d.next = self.want[c].q.val();
+        }
+        self.dev_lead.read_clock.next = self.clock.val();
+        self.dev_lead.write_clock.next = self.clock.val();
+        self.bud_base.read_clock.next = self.clock.val();
+        self.bud_base.write_clock.next = self.clock.val();
+        self.bud_lead.read_clock.next = self.clock.val();
+        self.bud_lead.write_clock.next = self.clock.val();
+        self.boundary.read_clock.next = self.clock.val();
+        self.boundary.write_clock.next = self.clock.val();
+        self.plan_ready.next = true;
+        self.dev_ready.next = true;
+        self.buddy_ready.next = true;
+
+        // Sectors are always taken into the write stages; their parts'
+        // layouts are read meanwhile.
+        self.d_valid.d.next = self.dev_valid.val();
+        self.d_id.d.next = self.dev_id.val();
+        self.d_sector.d.next = self.dev_sector.val();
+        self.d_data.d.next = self.dev_data.val();
+        self.b_valid.d.next = self.buddy_valid.val();
+        self.b_id.d.next = self.buddy_id.val();
+        self.b_sector.d.next = self.buddy_sector.val();
+        self.b_data.d.next = self.buddy_data.val();
+        self.dev_lead.read_address.next = self.dev_id.val();
+        self.bud_base.read_address.next = self.buddy_id.val();
+        self.bud_lead.read_address.next = self.buddy_id.val();
+
+        // Plans write the layouts.
+        self.dev_lead.write_address.next = self.plan_id.val();
+        self.dev_lead.write_data.next = self.plan_lead.val();
+        self.dev_lead.write_enable.next = self.plan_valid.val() & !self.plan_buddy.val();
+        self.bud_base.write_address.next = self.plan_id.val();
+        self.bud_base.write_data.next = self.plan_words.val();
+        self.bud_base.write_enable.next = self.plan_valid.val() & !self.plan_buddy.val();
+        self.boundary.write_address.next = self.plan_id.val();
+        self.boundary.write_data.next = self.plan_words.val();
+        self.boundary.write_enable.next = self.plan_valid.val() & !self.plan_buddy.val();
+        self.bud_lead.write_address.next = self.plan_id.val();
+        self.bud_lead.write_data.next = self.plan_lead.val();
+        self.bud_lead.write_enable.next = self.plan_valid.val() & self.plan_buddy.val();
+        self.plan_count.next = bit_cast::<COUNT_BITS, SECTOR_INDEX_BITS>(self.plan_sectors.val());
+
+        // The output register advances when empty or taken; it picks the
+        // lowest complete context (isolate the lowest set bit, x & -x,
+        // then encode its position bit by bit).
+        self.complete.next = self.closed.q.val();
+        for c in 0..128 {
+            if self.got[c].q.val() != self.want[c].q.val() {
+                self.complete.next = self.complete.val().replace_bit(c, false);
+            }
+        }
+        self.negated.next = !self.complete.val() + 1;
+        self.lowest.next = self.complete.val() & self.negated.val();
+        self.folded.next = self.lowest.val().get_bits::<64>(0) | self.lowest.val().get_bits::<64>(64);
+        self.pick_id.next = 0.into();
+        if (self.folded.val() & bits::<64>(0xAAAA_AAAA_AAAA_AAAAu64)).any() {
+            self.pick_id.next = self.pick_id.val() | 1;
+        }
+        if (self.folded.val() & bits::<64>(0xCCCC_CCCC_CCCC_CCCCu64)).any() {
+            self.pick_id.next = self.pick_id.val() | 2;
+        }
+        if (self.folded.val() & bits::<64>(0xF0F0_F0F0_F0F0_F0F0u64)).any() {
+            self.pick_id.next = self.pick_id.val() | 4;
+        }
+        if (self.folded.val() & bits::<64>(0xFF00_FF00_FF00_FF00u64)).any() {
+            self.pick_id.next = self.pick_id.val() | 8;
+        }
+        if (self.folded.val() & bits::<64>(0xFFFF_0000_FFFF_0000u64)).any() {
+            self.pick_id.next = self.pick_id.val() | 16;
+        }
+        if (self.folded.val() & bits::<64>(0xFFFF_FFFF_0000_0000u64)).any() {
+            self.pick_id.next = self.pick_id.val() | 32;
+        }
+        if self.lowest.val().get_bits::<64>(64).any() {
+            self.pick_id.next = self.pick_id.val() | 64;
+        }
+        self.advance.next = !self.o_valid.q.val() | self.out_ready.val();
+        self.pick.next = self.advance.val() & self.complete.val().any();
+        // A held output re-reads its own payload (the RAMs' reads are registered).
+        self.read_address.next = self.o_id.q.val();
+        if self.advance.val() {
+            self.o_valid.d.next = self.pick.val();
+            self.o_id.d.next = self.pick_id.val();
+            self.read_address.next = self.pick_id.val();
+        }
+        self.boundary.read_address.next = self.read_address.val();
+
+        // Counts: planned sectors add to `want`, sectors written to `got`;
+        // a context picked starts over.
+        self.closed_next.next = self.closed.q.val();
+        if self.plan_valid.val() & self.plan_last.val() {
+            self.closed_next.next = self.closed_next.val() | (bits::<128>(1) << self.plan_id.val());
+        }
+        if self.pick.val() {
+            self.closed_next.next = self.closed_next.val() & !(bits::<128>(1) << self.pick_id.val());
+        }
+        self.closed.d.next = self.closed_next.val();
+        for c in 0..128 {
+            self.got[c].d.next = self.got[c].q.val()
+                + (self.d_valid.q.val() & (self.d_id.q.val().index() == c))
+                + (self.b_valid.q.val() & (self.b_id.q.val().index() == c));
+            if self.plan_valid.val() & (self.plan_id.val().index() == c) {
+                self.want[c].d.next = self.want[c].q.val() + self.plan_count.val();
+            }
+            if self.pick.val() & (self.pick_id.val().index() == c) {
+                self.got[c].d.next = 0.into();
+                self.want[c].d.next = 0.into();
+            }
+        }
+
+        #(
+            // Payload word J: device-part word J is at position J + lead
+            // of the device sectors; buddy-part word J - base at
+            // position J - base + lead of the buddy sectors (when J >= base).
+            self.dev_words[J].read_clock.next = self.clock.val();
+            self.dev_words[J].write_clock.next = self.clock.val();
+            self.bud_words[J].read_clock.next = self.clock.val();
+            self.bud_words[J].write_clock.next = self.clock.val();
+            self.dev_words[J].read_address.next = self.read_address.val();
+            self.bud_words[J].read_address.next = self.read_address.val();
+
+            self.d_pos[J].next = bits::<6>(J) + bit_cast::<6, 3>(self.dev_lead.read_data.val());
+            self.dev_words[J].write_address.next = self.d_id.q.val();
+            self.dev_words[J].write_enable.next = self.d_valid.q.val() & (self.d_pos[J].val().get_bits::<3>(3) == self.d_sector.q.val());
+            self.dev_words[J].write_data.next = 0.into();
+            for m in 0..8 {
+                if self.d_pos[J].val().get_bits::<3>(0).index() == m {
+                    self.dev_words[J].write_data.next = self.d_data.q.val().get_bits::<32>(32 * m);
+                }
+            }
+
+            self.b_sum[J].next = bits::<6>(J) + bit_cast::<6, 3>(self.bud_lead.read_data.val());
+            self.b_pos[J].next = self.b_sum[J].val() - self.bud_base.read_data.val();
+            self.bud_words[J].write_address.next = self.b_id.q.val();
+            self.bud_words[J].write_enable.next = self.b_valid.q.val()
+                & (self.bud_base.read_data.val() <= bits::<6>(J))
+                & (self.b_pos[J].val().get_bits::<3>(3) == self.b_sector.q.val());
+            self.bud_words[J].write_data.next = 0.into();
+            for m in 0..8 {
+                if self.b_pos[J].val().get_bits::<3>(0).index() == m {
+                    self.bud_words[J].write_data.next = self.b_data.q.val().get_bits::<32>(32 * m);
+                }
+            }
+
+            self.out_payload.next.w~J = self.bud_words[J].read_data.val();
+            if self.boundary.read_data.val() > bits::<6>(J) {
+                self.out_payload.next.w~J = self.dev_words[J].read_data.val();
+            }
+        )*
+        self.out_valid.next = self.o_valid.q.val();
+        self.out_id.next = self.o_id.q.val();
+
+        if self.reset.val() {
+            self.d_valid.d.next = false;
+            self.b_valid.d.next = false;
+            self.closed.d.next = 0.into();
+            self.o_valid.d.next = false;
+            for c in 0..128 {
+                self.got[c].d.next = 0.into();
+                self.want[c].d.next = 0.into();
+            }
+        }
+    }
+}
+});

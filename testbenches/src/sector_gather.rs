@@ -1,0 +1,522 @@
+//! Adapters for `SectorGather`: a reference model written from its
+//! documentation, a random driver that plays the planner and both
+//! memories (reads of every target ratio, metadata hits and misses,
+//! sectors answered out of order) and checks the hardware against the
+//! model cycle by cycle and every payload against the bytes the read
+//! stored, and lock-step lines for co-simulating its Verilog.
+
+use std::collections::VecDeque;
+use std::io::Write;
+
+use crate::cosim::hex_field;
+use crate::stream::{settle, VcdTrace};
+use buddy_hdl::request_contexts::CONTEXTS;
+use buddy_hdl::SectorGather;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rust_hdl::prelude::*;
+
+/// Words of a 32-byte sector.
+const SECTOR_WORDS: usize = 8;
+
+/// One part's plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Plan {
+    id: usize,
+    buddy: bool,
+    lead: usize,
+    words: usize,
+    sectors: usize,
+    last: bool,
+}
+
+/// A sector answered by memory.
+#[derive(Debug, Clone, Copy)]
+struct Sector {
+    id: usize,
+    index: usize,
+    data: [u32; SECTOR_WORDS],
+}
+
+/// A write stage: the sector and its part's layout (lead, base).
+type Stage = Option<(Sector, usize, usize)>;
+
+/// The block's behaviour, register by register as its documentation
+/// describes it (RAM reads registered, read before write).
+struct Model {
+    dev_lead: [usize; CONTEXTS],
+    bud_base: [usize; CONTEXTS],
+    bud_lead: [usize; CONTEXTS],
+    boundary: [usize; CONTEXTS],
+    dev_words: Vec<[u32; 32]>,
+    bud_words: Vec<[u32; 32]>,
+    got: [usize; CONTEXTS],
+    want: [usize; CONTEXTS],
+    closed: [bool; CONTEXTS],
+    d: Stage,
+    b: Stage,
+    o_valid: bool,
+    o_id: usize,
+    /// The payload RAMs' registered reads (payload as `out_payload` shows it).
+    out_payload: [u32; 32],
+}
+
+impl Model {
+    fn new() -> Self {
+        Model {
+            dev_lead: [0; CONTEXTS],
+            bud_base: [0; CONTEXTS],
+            bud_lead: [0; CONTEXTS],
+            boundary: [0; CONTEXTS],
+            dev_words: vec![[0; 32]; CONTEXTS],
+            bud_words: vec![[0; 32]; CONTEXTS],
+            got: [0; CONTEXTS],
+            want: [0; CONTEXTS],
+            closed: [false; CONTEXTS],
+            d: None,
+            b: None,
+            o_valid: false,
+            o_id: 0,
+            out_payload: [0; 32],
+        }
+    }
+
+    /// One clock edge with these inputs.
+    fn clock(&mut self, plan: Option<Plan>, dev: Option<Sector>, buddy: Option<Sector>, out_ready: bool) {
+        let complete = |c: usize| self.closed[c] && self.got[c] == self.want[c];
+        let advance = !self.o_valid || out_ready;
+        let lowest = (0..CONTEXTS).find(|&c| complete(c));
+        let pick = if advance { lowest } else { None };
+        let read = if advance { lowest.unwrap_or(0) } else { self.o_id };
+        // Registered reads see the RAMs before this edge's writes.
+        let boundary = self.boundary[read];
+        self.out_payload = std::array::from_fn(|i| if i < boundary { self.dev_words[read][i] } else { self.bud_words[read][i] });
+        let d_next = dev.map(|s| (s, self.dev_lead[s.id], 0));
+        let b_next = buddy.map(|s| (s, self.bud_lead[s.id], self.bud_base[s.id]));
+        if let Some((s, lead, _)) = self.d {
+            for i in 0..32 {
+                let pos = i + lead;
+                if pos / SECTOR_WORDS == s.index {
+                    self.dev_words[s.id][i] = s.data[pos % SECTOR_WORDS];
+                }
+            }
+            self.got[s.id] += 1;
+        }
+        if let Some((s, lead, base)) = self.b {
+            for i in base..32 {
+                let pos = i - base + lead;
+                if pos / SECTOR_WORDS == s.index {
+                    self.bud_words[s.id][i] = s.data[pos % SECTOR_WORDS];
+                }
+            }
+            self.got[s.id] += 1;
+        }
+        if let Some(p) = plan {
+            if p.buddy {
+                self.bud_lead[p.id] = p.lead;
+            } else {
+                self.dev_lead[p.id] = p.lead;
+                self.bud_base[p.id] = p.words;
+                self.boundary[p.id] = p.words;
+            }
+            self.want[p.id] += p.sectors;
+            self.closed[p.id] |= p.last;
+        }
+        if let Some(c) = pick {
+            self.got[c] = 0;
+            self.want[c] = 0;
+            self.closed[c] = false;
+        }
+        if advance {
+            self.o_valid = pick.is_some();
+            self.o_id = read;
+        }
+        self.d = d_next;
+        self.b = b_next;
+    }
+}
+
+/// One read in flight: its parts' plans and the words the payload must
+/// hold (`None`: no sector planned covers the word).
+struct Read {
+    expected: [Option<u32>; 32],
+    /// The sectors' words: the device part's 5, then the buddy part's 5.
+    data: Vec<[u32; SECTOR_WORDS]>,
+}
+
+/// What a run observed.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct GatherRun {
+    /// Payloads handed on (each checked).
+    pub reads: usize,
+    /// Of those, reads with a buddy part / planned in two steps (a
+    /// metadata miss).
+    pub with_buddy: usize,
+    pub split: usize,
+    /// Most contexts planned and not yet handed on at once.
+    pub most_in_flight: usize,
+    pub cycles: u64,
+}
+
+/// Lock-step ports of `sector_gather` (line order).
+pub const LOCKSTEP_INPUTS: &[(&str, usize)] = &[
+    ("reset", 1),
+    ("plan_valid", 1),
+    ("plan_id", 7),
+    ("plan_buddy", 1),
+    ("plan_lead", 3),
+    ("plan_words", 6),
+    ("plan_sectors", 3),
+    ("plan_last", 1),
+    ("dev_valid", 1),
+    ("dev_id", 7),
+    ("dev_sector", 3),
+    ("dev_data", 256),
+    ("buddy_valid", 1),
+    ("buddy_id", 7),
+    ("buddy_sector", 3),
+    ("buddy_data", 256),
+    ("out_ready", 1),
+];
+/// Lock-step outputs: (name, width, qualifier).
+pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
+    ("plan_ready", 1, ""),
+    ("dev_ready", 1, ""),
+    ("buddy_ready", 1, ""),
+    ("out_valid", 1, ""),
+    ("out_id", 7, "out_valid"),
+    ("out_payload", 1024, "out_valid"),
+];
+
+/// Co-simulation ports (the lock-step ones).
+pub const PORTS: crate::cosim::CosimPorts = crate::cosim::CosimPorts {
+    module: "sector_gather",
+    inputs: LOCKSTEP_INPUTS,
+    outputs: &[("plan_ready", 1), ("dev_ready", 1), ("buddy_ready", 1), ("out_valid", 1), ("out_id", 7), ("out_payload", 1024)],
+};
+
+fn words_hex(words: &[u32]) -> String {
+    words.iter().rev().map(|w| format!("{w:08x}")).collect()
+}
+
+fn sector_words(b: &Bits<256>) -> [u32; SECTOR_WORDS] {
+    std::array::from_fn(|m| b.get_bits::<32>(32 * m).to_u32())
+}
+
+fn line(dut: &SectorGather) -> String {
+    let b = |v: bool| hex_field(v as u64, 1);
+    [
+        b(dut.reset.val()),
+        b(dut.plan_valid.val()),
+        hex_field(dut.plan_id.val().to_u64(), 7),
+        b(dut.plan_buddy.val()),
+        hex_field(dut.plan_lead.val().to_u64(), 3),
+        hex_field(dut.plan_words.val().to_u64(), 6),
+        hex_field(dut.plan_sectors.val().to_u64(), 3),
+        b(dut.plan_last.val()),
+        b(dut.dev_valid.val()),
+        hex_field(dut.dev_id.val().to_u64(), 7),
+        hex_field(dut.dev_sector.val().to_u64(), 3),
+        words_hex(&sector_words(&dut.dev_data.val())),
+        b(dut.buddy_valid.val()),
+        hex_field(dut.buddy_id.val().to_u64(), 7),
+        hex_field(dut.buddy_sector.val().to_u64(), 3),
+        words_hex(&sector_words(&dut.buddy_data.val())),
+        b(dut.out_ready.val()),
+        b(dut.plan_ready.val()),
+        b(dut.dev_ready.val()),
+        b(dut.buddy_ready.val()),
+        b(dut.out_valid.val()),
+        hex_field(dut.out_id.val().to_u64(), 7),
+        words_hex(&dut.out_payload.val().to_words()),
+    ]
+    .concat()
+}
+
+fn sector_bits(data: &[u32; SECTOR_WORDS]) -> Bits<256> {
+    let mut b = Bits::<256>::default();
+    for (m, &w) in data.iter().enumerate() {
+        b.set_bits::<32>(32 * m, (w as u64).into());
+    }
+    b
+}
+
+/// The sectors of a part of `words` words starting `lead` words into its
+/// first sector (at least one sector per started 8 words).
+fn sectors_of(lead: usize, words: usize) -> usize {
+    if words == 0 {
+        0
+    } else {
+        (lead + words).div_ceil(SECTOR_WORDS)
+    }
+}
+
+/// A random read's plans (the device part first) as a metadata hit (one
+/// step) or miss (the whole device slot first, the rest later), with the
+/// device part's bytes of a target ratio (2, 8, 16, 24 or 32 words; a 16x
+/// part 0-6 words into its sector) and a size class of 0-32 words.
+fn random_read(id: usize, rng: &mut ChaCha8Rng) -> (Vec<Plan>, bool) {
+    let slot = *[2usize, 8, 16, 24, 32].choose(rng).expect("non-empty");
+    let class = *[0usize, 2, 8, 16, 24, 32].choose(rng).expect("non-empty");
+    let dev_lead = if slot == 2 { 2 * rng.gen_range(0..4) } else { 0 };
+    let miss = rng.gen_bool(0.5);
+    let dev_words = if miss { slot } else { class.min(slot) };
+    let spill = class > slot;
+    let bud_lead = 2 * rng.gen_range(0..4);
+    let bud_words = class.saturating_sub(slot);
+    let dev = Plan { id, buddy: false, lead: dev_lead, words: dev_words, sectors: sectors_of(dev_lead, dev_words), last: !miss && !spill };
+    let bud = Plan { id, buddy: true, lead: bud_lead, words: 0, sectors: sectors_of(bud_lead, bud_words), last: true };
+    if miss || spill {
+        (vec![dev, bud], miss)
+    } else {
+        (vec![dev], false)
+    }
+}
+
+/// `cycles` random cycles (after reset): a plan port fed in order from a
+/// queue of reads' plans (a new read on a free context with probability
+/// `p_read` per cycle; a metadata miss closes its read 0-40 cycles after
+/// its first plan), both memories answering the sectors of planned parts
+/// in random order 1-30 cycles later (each port busy with probability
+/// `p_sector` when it has sectors), and `out_ready` with probability
+/// `p_ready`. The first 128 reads prime every context's payload words
+/// (so no word is ever undefined in a Verilog run). Every cycle's outputs
+/// are compared with the model, every payload handed on with the words
+/// its read's sectors carried; then no new read starts, and every read
+/// must come out within 10,000 cycles.
+///
+/// # Errors
+/// The first difference, with its cycle.
+pub fn run(
+    seed: u64,
+    cycles: usize,
+    p_read: f64,
+    p_sector: f64,
+    p_ready: f64,
+    mut lockstep: Option<&mut Vec<String>>,
+    vcd: Option<&mut dyn Write>,
+) -> Result<GatherRun, String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut dut = SectorGather::default();
+    dut.connect_all();
+    let mut trace = VcdTrace::new(vcd, &dut as &dyn Block);
+    let mut edge = |dut: &mut SectorGather| {
+        for level in [true, false] {
+            dut.clock.next = Clock::from(level);
+            settle(dut);
+            trace.sample(dut as &dyn Block);
+        }
+    };
+    dut.reset.next = true;
+    settle(&mut dut);
+    if let Some(l) = lockstep.as_deref_mut() {
+        l.push(line(&dut));
+    }
+    edge(&mut dut);
+    dut.reset.next = false;
+
+    let mut model = Model::new();
+    let mut out = GatherRun::default();
+    let mut free: Vec<usize> = (0..CONTEXTS).rev().collect();
+    let mut reads: Vec<Option<Read>> = (0..CONTEXTS).map(|_| None).collect();
+    // Plans in the order they go out, each with the first cycle it may.
+    let mut plans: VecDeque<(u64, Plan)> = VecDeque::new();
+    let mut dev_queue: Vec<(u64, Sector)> = Vec::new();
+    let mut bud_queue: Vec<(u64, Sector)> = Vec::new();
+    let mut primed = 0;
+    for cycle in 0.. {
+        let draining = cycle >= cycles as u64;
+        if draining && reads.iter().all(Option::is_none) {
+            break;
+        }
+        if cycle > cycles as u64 + 10_000 {
+            let left: Vec<usize> = (0..CONTEXTS).filter(|&c| reads[c].is_some()).collect();
+            return Err(format!("cycle {cycle}: reads on contexts {left:?} never came out"));
+        }
+        // A new read.
+        let priming = primed < CONTEXTS;
+        if !draining && (priming || rng.gen_bool(p_read)) && !free.is_empty() {
+            let id = if priming {
+                // Context `primed` next (it has not been planned yet).
+                free.retain(|&c| c != primed);
+                primed
+            } else {
+                free.swap_remove(rng.gen_range(0..free.len()))
+            };
+            let (read_plans, split) = if priming {
+                let dev = Plan { id, buddy: false, lead: 0, words: 0, sectors: 4, last: false };
+                (vec![dev, Plan { buddy: true, last: true, ..dev }], false)
+            } else {
+                random_read(id, &mut rng)
+            };
+            out.split += split as usize;
+            out.with_buddy += (read_plans.len() == 2 && read_plans[1].sectors > 0) as usize;
+            let mut expected = [None; 32];
+            let (dev, bud) = (read_plans[0], read_plans.get(1));
+            let data: Vec<[u32; SECTOR_WORDS]> = (0..10).map(|_| std::array::from_fn(|_| rng.gen())).collect();
+            for (i, e) in expected.iter_mut().enumerate() {
+                let (plan, pos, base) =
+                    if i < dev.words { (Some(&dev), i + dev.lead, 0) } else { (bud, i - dev.words + bud.map_or(0, |b| b.lead), 5) };
+                if let Some(p) = plan {
+                    if pos / SECTOR_WORDS < p.sectors {
+                        *e = Some(data[base + pos / SECTOR_WORDS][pos % SECTOR_WORDS]);
+                    }
+                }
+            }
+            reads[id] = Some(Read { expected, data });
+            primed += priming as usize;
+            let mut at = cycle;
+            for (n, p) in read_plans.into_iter().enumerate() {
+                if n == 1 && split {
+                    at += rng.gen_range(0..40);
+                }
+                plans.push_back((at, p));
+            }
+        }
+
+        // The plan port, in order.
+        let plan = match plans.front() {
+            Some(&(at, p)) if at <= cycle && rng.gen_bool(0.8) => {
+                plans.pop_front();
+                // Its sectors may be answered from the next cycle on.
+                let data = &reads[p.id].as_ref().expect("a planned read").data;
+                for index in 0..p.sectors {
+                    let s = Sector { id: p.id, index, data: data[5 * p.buddy as usize + index] };
+                    let when = cycle + rng.gen_range(1..=30);
+                    if p.buddy {
+                        bud_queue.push((when, s));
+                    } else {
+                        dev_queue.push((when, s));
+                    }
+                }
+                Some(p)
+            }
+            _ => None,
+        };
+        let answer = |queue: &mut Vec<(u64, Sector)>, rng: &mut ChaCha8Rng| {
+            let due: Vec<usize> = (0..queue.len()).filter(|&i| queue[i].0 <= cycle).collect();
+            if due.is_empty() || !rng.gen_bool(p_sector) {
+                return None;
+            }
+            Some(queue.swap_remove(due[rng.gen_range(0..due.len())]).1)
+        };
+        let dev = answer(&mut dev_queue, &mut rng);
+        let buddy = answer(&mut bud_queue, &mut rng);
+        let out_ready = rng.gen_bool(p_ready);
+
+        let p = plan.unwrap_or(Plan { id: 0, buddy: false, lead: 0, words: 0, sectors: 0, last: false });
+        dut.plan_valid.next = plan.is_some();
+        dut.plan_id.next = (p.id as u64).into();
+        dut.plan_buddy.next = p.buddy;
+        dut.plan_lead.next = (p.lead as u64).into();
+        dut.plan_words.next = (p.words as u64).into();
+        dut.plan_sectors.next = (p.sectors as u64).into();
+        dut.plan_last.next = p.last;
+        let zero = Sector { id: 0, index: 0, data: [0; SECTOR_WORDS] };
+        let (d, b) = (dev.unwrap_or(zero), buddy.unwrap_or(zero));
+        dut.dev_valid.next = dev.is_some();
+        dut.dev_id.next = (d.id as u64).into();
+        dut.dev_sector.next = (d.index as u64).into();
+        dut.dev_data.next = sector_bits(&d.data);
+        dut.buddy_valid.next = buddy.is_some();
+        dut.buddy_id.next = (b.id as u64).into();
+        dut.buddy_sector.next = (b.index as u64).into();
+        dut.buddy_data.next = sector_bits(&b.data);
+        dut.out_ready.next = out_ready;
+        settle(&mut dut);
+
+        let got = (dut.out_valid.val(), dut.out_id.val().index(), dut.out_payload.val().to_words());
+        let ready = dut.plan_ready.val() && dut.dev_ready.val() && dut.buddy_ready.val();
+        if !ready || got.0 != model.o_valid || (got.0 && (got.1 != model.o_id || got.2 != model.out_payload)) {
+            return Err(format!(
+                "cycle {cycle}: hardware (out_valid, out_id, payload) ({}, {}, {}), ready {ready}; model ({}, {}, {})",
+                got.0,
+                got.1,
+                words_hex(&got.2),
+                model.o_valid,
+                model.o_id,
+                words_hex(&model.out_payload)
+            ));
+        }
+        if got.0 && out_ready {
+            let Some(read) = reads[got.1].take() else {
+                return Err(format!("cycle {cycle}: context {} handed on, but no read is planned on it", got.1));
+            };
+            if let Some(i) = (0..32).find(|&i| read.expected[i].is_some_and(|w| w != got.2[i])) {
+                return Err(format!(
+                    "cycle {cycle}: context {} payload word {i} is {:08x}, its read stored {:08x}",
+                    got.1,
+                    got.2[i],
+                    read.expected[i].expect("found above")
+                ));
+            }
+            out.reads += 1;
+            free.push(got.1);
+        }
+        out.most_in_flight = out.most_in_flight.max(CONTEXTS - free.len());
+        if let Some(l) = lockstep.as_deref_mut() {
+            l.push(line(&dut));
+        }
+        model.clock(plan, dev, buddy, out_ready);
+        edge(&mut dut);
+        out.cycles += 1;
+    }
+    Ok(out)
+}
+
+/// The block's latencies as measured on the hardware (out_ready high,
+/// nothing else in flight): (a read's last sector taken to its
+/// `out_valid`, a plan that closes a read with nothing missing to its
+/// `out_valid`), cycles. `sector_gather::timing` states them.
+pub fn measured_latencies() -> (u64, u64) {
+    let mut dut = SectorGather::default();
+    dut.connect_all();
+    let edge = |dut: &mut SectorGather| {
+        for level in [true, false] {
+            dut.clock.next = Clock::from(level);
+            settle(dut);
+        }
+    };
+    dut.reset.next = true;
+    settle(&mut dut);
+    edge(&mut dut);
+    dut.reset.next = false;
+    dut.out_ready.next = true;
+    // Cycles from the cycle `drive` runs (cycle 0) to the first with out_valid.
+    let mut measure = |dut: &mut SectorGather, drive: &dyn Fn(&mut SectorGather, u64)| {
+        for cycle in 0..20 {
+            drive(dut, cycle);
+            settle(dut);
+            if dut.out_valid.val() {
+                edge(dut);
+                return cycle;
+            }
+            edge(dut);
+        }
+        u64::MAX
+    };
+    let plan = |dut: &mut SectorGather, on: bool, id: u64, sectors: u64| {
+        dut.plan_valid.next = on;
+        dut.plan_id.next = id.into();
+        dut.plan_buddy.next = false;
+        dut.plan_lead.next = 0.into();
+        dut.plan_words.next = 8.into();
+        dut.plan_sectors.next = sectors.into();
+        dut.plan_last.next = true;
+    };
+    // A one-sector read: planned at cycle -1, its sector taken at cycle 0.
+    plan(&mut dut, true, 3, 1);
+    settle(&mut dut);
+    edge(&mut dut);
+    let sector = measure(&mut dut, &|dut, cycle| {
+        plan(dut, false, 0, 0);
+        dut.dev_valid.next = cycle == 0;
+        dut.dev_id.next = 3.into();
+        dut.dev_sector.next = 0.into();
+    });
+    dut.dev_valid.next = false;
+    // A read closed with no sector (a ZERO entry) at cycle 0.
+    let close = measure(&mut dut, &|dut, cycle| plan(dut, cycle == 0, 9, 0));
+    (sector, close)
+}

@@ -21,7 +21,8 @@
 //! [`register_slice::RegisterSlice`] (valid/ready skid buffer),
 //! [`request_contexts::RequestContexts`] (the pipelined slice's 128 request
 //! contexts and its same-entry guard),
-//! [`sector_gather::SectorGather`] (the pipelined slice's payloads of the
+//! [`lowest_set::LowestSet`] (the lowest set bit of 128, a log-depth
+//! tree), [`sector_gather::SectorGather`] (the pipelined slice's payloads of the
 //! reads in flight, gathered from device and buddy sectors),
 //! [`compaction`] (log-depth compaction and expansion networks),
 //! [`mag_bdi_unit`] (one MAG-BDI compressor unit), [`delta_packing`]
@@ -50,6 +51,7 @@ pub mod compaction;
 pub mod decompressed_entry;
 pub mod delta_packing;
 pub mod entry_bits;
+pub mod lowest_set;
 pub mod mag_bdi_compressor;
 pub mod mag_bdi_decompressor;
 pub mod mag_bdi_encodings;

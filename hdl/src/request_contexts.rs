@@ -2,6 +2,7 @@
 //! [`CONTEXTS`] are free, and a guard that keeps two requests to one
 //! memory-entry from being in flight at once.
 
+use crate::lowest_set::LowestSet;
 use rust_hdl::prelude::*;
 
 /// Request contexts per slice (`docs/controller.md`, "Sizing": 128 keep the
@@ -71,9 +72,7 @@ pub struct RequestContexts {
     bucket_of: RAM<Bits<BUCKET_BITS>, CONTEXT_BITS>,
     bucket: Signal<Local, Bits<BUCKET_BITS>>,
     free: Signal<Local, Bits<CONTEXTS>>,
-    negated: Signal<Local, Bits<CONTEXTS>>,
-    lowest: Signal<Local, Bits<CONTEXTS>>,
-    folded: Signal<Local, Bits<64>>,
+    lowest: LowestSet,
     id: Signal<Local, Bits<CONTEXT_BITS>>,
     take: Signal<Local, Bit>,
     used_next: Signal<Local, Bits<CONTEXTS>>,
@@ -94,37 +93,12 @@ impl Logic for RequestContexts {
             ^ self.alloc_entry.val().get_bits::<10>(40)
             ^ bit_cast::<10, 7>(self.alloc_entry.val().get_bits::<7>(50));
 
-        // The lowest free context: isolate the lowest set bit of the free
-        // set (x & -x), then encode its position bit by bit.
+        // The lowest free context.
         self.free.next = !self.used.q.val();
-        self.negated.next = !self.free.val() + 1;
-        self.lowest.next = self.free.val() & self.negated.val();
-        // One-hot, so the two halves ORed hold the position mod 64.
-        self.folded.next = self.lowest.val().get_bits::<64>(0) | self.lowest.val().get_bits::<64>(64);
-        self.id.next = 0.into();
-        if (self.folded.val() & bits::<64>(0xAAAA_AAAA_AAAA_AAAAu64)).any() {
-            self.id.next = self.id.val() | 1;
-        }
-        if (self.folded.val() & bits::<64>(0xCCCC_CCCC_CCCC_CCCCu64)).any() {
-            self.id.next = self.id.val() | 2;
-        }
-        if (self.folded.val() & bits::<64>(0xF0F0_F0F0_F0F0_F0F0u64)).any() {
-            self.id.next = self.id.val() | 4;
-        }
-        if (self.folded.val() & bits::<64>(0xFF00_FF00_FF00_FF00u64)).any() {
-            self.id.next = self.id.val() | 8;
-        }
-        if (self.folded.val() & bits::<64>(0xFFFF_0000_FFFF_0000u64)).any() {
-            self.id.next = self.id.val() | 16;
-        }
-        if (self.folded.val() & bits::<64>(0xFFFF_FFFF_0000_0000u64)).any() {
-            self.id.next = self.id.val() | 32;
-        }
-        if self.lowest.val().get_bits::<64>(64).any() {
-            self.id.next = self.id.val() | 64;
-        }
+        self.lowest.bits.next = self.free.val();
+        self.id.next = self.lowest.index.val();
 
-        self.alloc_ready.next = self.free.val().any() & !self.busy.q.val().get_bit(self.bucket.val().index());
+        self.alloc_ready.next = self.lowest.any.val() & !self.busy.q.val().get_bit(self.bucket.val().index());
         self.alloc_id.next = self.id.val();
         self.take.next = self.alloc_valid.val() & self.alloc_ready.val();
 

@@ -5,6 +5,7 @@
 
 use crate::default_array;
 use crate::entry_bits::EntryBits;
+use crate::lowest_set::LowestSet;
 use crate::request_contexts::{CONTEXTS, CONTEXT_BITS};
 use rust_hdl::prelude::*;
 
@@ -141,9 +142,7 @@ pub struct SectorGather {
     plan_count: Signal<Local, Bits<COUNT_BITS>>,
     closed_next: Signal<Local, Bits<CONTEXTS>>,
     complete: Signal<Local, Bits<CONTEXTS>>,
-    negated: Signal<Local, Bits<CONTEXTS>>,
-    lowest: Signal<Local, Bits<CONTEXTS>>,
-    folded: Signal<Local, Bits<64>>,
+    lowest: LowestSet,
     pick_id: Signal<Local, Bits<CONTEXT_BITS>>,
     advance: Signal<Local, Bit>,
     pick: Signal<Local, Bit>,
@@ -202,9 +201,7 @@ impl Default for SectorGather {
             plan_count: Default::default(),
             closed_next: Default::default(),
             complete: Default::default(),
-            negated: Default::default(),
             lowest: Default::default(),
-            folded: Default::default(),
             pick_id: Default::default(),
             advance: Default::default(),
             pick: Default::default(),
@@ -266,41 +263,17 @@ impl Logic for SectorGather {
         self.plan_count.next = bit_cast::<COUNT_BITS, SECTOR_INDEX_BITS>(self.plan_sectors.val());
 
         // The output register advances when empty or taken; it picks the
-        // lowest complete context (isolate the lowest set bit, x & -x,
-        // then encode its position bit by bit).
+        // lowest complete context.
         self.complete.next = self.closed.q.val();
         for c in 0..128 {
             if self.got[c].q.val() != self.want[c].q.val() {
                 self.complete.next = self.complete.val().replace_bit(c, false);
             }
         }
-        self.negated.next = !self.complete.val() + 1;
-        self.lowest.next = self.complete.val() & self.negated.val();
-        self.folded.next = self.lowest.val().get_bits::<64>(0) | self.lowest.val().get_bits::<64>(64);
-        self.pick_id.next = 0.into();
-        if (self.folded.val() & bits::<64>(0xAAAA_AAAA_AAAA_AAAAu64)).any() {
-            self.pick_id.next = self.pick_id.val() | 1;
-        }
-        if (self.folded.val() & bits::<64>(0xCCCC_CCCC_CCCC_CCCCu64)).any() {
-            self.pick_id.next = self.pick_id.val() | 2;
-        }
-        if (self.folded.val() & bits::<64>(0xF0F0_F0F0_F0F0_F0F0u64)).any() {
-            self.pick_id.next = self.pick_id.val() | 4;
-        }
-        if (self.folded.val() & bits::<64>(0xFF00_FF00_FF00_FF00u64)).any() {
-            self.pick_id.next = self.pick_id.val() | 8;
-        }
-        if (self.folded.val() & bits::<64>(0xFFFF_0000_FFFF_0000u64)).any() {
-            self.pick_id.next = self.pick_id.val() | 16;
-        }
-        if (self.folded.val() & bits::<64>(0xFFFF_FFFF_0000_0000u64)).any() {
-            self.pick_id.next = self.pick_id.val() | 32;
-        }
-        if self.lowest.val().get_bits::<64>(64).any() {
-            self.pick_id.next = self.pick_id.val() | 64;
-        }
+        self.lowest.bits.next = self.complete.val();
+        self.pick_id.next = self.lowest.index.val();
         self.advance.next = !self.o_valid.q.val() | self.out_ready.val();
-        self.pick.next = self.advance.val() & self.complete.val().any();
+        self.pick.next = self.advance.val() & self.lowest.any.val();
         // A held output re-reads its own payload (the RAMs' reads are registered).
         self.read_address.next = self.o_id.q.val();
         if self.advance.val() {

@@ -10,8 +10,10 @@ use crate::request_contexts::{CONTEXTS, CONTEXT_BITS};
 use rust_hdl::prelude::*;
 
 /// Width of a sector's index within its part (`dev_sector`,
-/// `buddy_sector`): a part spans at most 5 sectors (a 16x buddy part of
-/// 120 bytes that starts 16 or 24 bytes into a sector).
+/// `buddy_sector`). Buddy's parts span at most 4 sectors (buddy slots are
+/// sector aligned, 16x ones included; only an 8-byte 16x device part
+/// starts inside a sector); the gather takes any part of up to 32 words
+/// that starts 0-7 words into its first sector, so up to 5 sectors.
 pub const SECTOR_INDEX_BITS: usize = 3;
 /// Width of a context's sector count: both parts together span at most
 /// 10 sectors.

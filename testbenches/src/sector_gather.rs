@@ -255,10 +255,13 @@ fn sectors_of(lead: usize, words: usize) -> usize {
 /// A random read's plans (the device part first) as a metadata hit (one
 /// step) or miss (the whole device slot first, the rest later), with the
 /// device part's bytes of a target ratio (2, 8, 16, 24 or 32 words; a 16x
-/// part 0-6 words into its sector) and a size class of 0-32 words.
+/// part 0-6 words into its sector), a size class, and a buddy part that
+/// starts 0-6 words into its first sector (more general than Buddy's
+/// sector-aligned buddy slots).
 fn random_read(id: usize, rng: &mut ChaCha8Rng) -> (Vec<Plan>, bool) {
     let slot = *[2usize, 8, 16, 24, 32].choose(rng).expect("non-empty");
-    let class = *[0usize, 2, 8, 16, 24, 32].choose(rng).expect("non-empty");
+    // The size classes' words (0, 8, 16, 32, 64, 80, 96, 128 bytes).
+    let class = *[0usize, 2, 4, 8, 16, 20, 24, 32].choose(rng).expect("non-empty");
     let dev_lead = if slot == 2 { 2 * rng.gen_range(0..4) } else { 0 };
     let miss = rng.gen_bool(0.5);
     let dev_words = if miss { slot } else { class.min(slot) };

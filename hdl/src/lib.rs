@@ -21,7 +21,8 @@
 //! [`register_slice::RegisterSlice`] (valid/ready skid buffer),
 //! [`request_contexts::RequestContexts`] (the pipelined slice's 128 request
 //! contexts and its same-entry guard),
-//! [`lowest_set::LowestSet`] (the lowest set bit of 128, a log-depth
+//! [`read_planner::ReadPlanner`] (the sectors a read needs, requested per
+//! memory), [`lowest_set::LowestSet`] (the lowest set bit of 128, a log-depth
 //! tree), [`sector_gather::SectorGather`] (the pipelined slice's payloads of the
 //! reads in flight, gathered from device and buddy sectors),
 //! [`compaction`] (log-depth compaction and expansion networks),
@@ -58,6 +59,7 @@ pub mod mag_bdi_encodings;
 pub mod mag_bdi_unit;
 pub mod metadata_cache;
 pub mod pipelined_metadata_cache;
+pub mod read_planner;
 pub mod register_slice;
 pub mod request_contexts;
 pub mod sector_gather;
@@ -77,6 +79,7 @@ pub use mag_bdi_compressor::{MagBdiCompressed, MagBdiCompressor};
 pub use mag_bdi_decompressor::MagBdiDecompressor;
 pub use metadata_cache::MetadataCache;
 pub use pipelined_metadata_cache::PipelinedMetadataCache;
+pub use read_planner::ReadPlanner;
 pub use request_contexts::RequestContexts;
 pub use sector_gather::SectorGather;
 pub use zvc_compressor::{ZvcCompressed, ZvcCompressor};

@@ -12,6 +12,7 @@ pub mod entries;
 pub mod mag_bdi;
 pub mod metadata_cache;
 pub mod modules;
+pub mod read_planner;
 pub mod request_contexts;
 pub mod sector_gather;
 pub mod stream;

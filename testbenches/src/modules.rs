@@ -8,11 +8,11 @@
 use crate::cosim::CosimPorts;
 use crate::decompress::{self, StoredEntry};
 use crate::stream::{run_stream, StreamDut, Traffic};
-use crate::{bpc, controller, mag_bdi, metadata_cache, request_contexts, sector_gather, translation, zvc};
+use crate::{bpc, controller, mag_bdi, metadata_cache, read_planner, request_contexts, sector_gather, translation, zvc};
 use buddy_golden::{Algorithm, Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
 use buddy_hdl::{
     AddressTranslator, BpcCompressor, BpcDecompressor, BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, MagBdiCompressor,
-    MagBdiDecompressor, MetadataCache, PipelinedMetadataCache, RequestContexts, SectorGather, ZvcCompressor, ZvcDecompressor,
+    MagBdiDecompressor, MetadataCache, PipelinedMetadataCache, ReadPlanner, RequestContexts, SectorGather, ZvcCompressor, ZvcDecompressor,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -37,6 +37,8 @@ pub enum HwModule {
     RequestContexts,
     /// The pipelined slice's payload gather from device and buddy sectors.
     SectorGather,
+    /// The pipelined slice's read planner: the sectors a read needs.
+    ReadPlanner,
     /// One memory-controller slice, built with the codecs of an algorithm
     /// (delivered: BPC, ZVC and MAG-BDI at MAG 32).
     BuddyController(Algorithm),
@@ -69,7 +71,7 @@ pub struct EquivRun {
 
 impl HwModule {
     /// Every delivered module, in `verilog-out/` order.
-    pub const ALL: [HwModule; 18] = [
+    pub const ALL: [HwModule; 19] = [
         HwModule::BpcCompressor,
         HwModule::BpcDecompressor,
         HwModule::ZvcCompressor,
@@ -85,6 +87,7 @@ impl HwModule {
         HwModule::PipelinedMetadataCache,
         HwModule::RequestContexts,
         HwModule::SectorGather,
+        HwModule::ReadPlanner,
         HwModule::BuddyController(Algorithm::Bpc),
         HwModule::BuddyController(Algorithm::Zvc),
         HwModule::BuddyController(Algorithm::MagBdi(Mag::B32)),
@@ -104,6 +107,7 @@ impl HwModule {
             HwModule::PipelinedMetadataCache => metadata_cache::PIPELINED_PORTS,
             HwModule::RequestContexts => request_contexts::PORTS,
             HwModule::SectorGather => sector_gather::PORTS,
+            HwModule::ReadPlanner => read_planner::PORTS,
             HwModule::BuddyController(algorithm) => controller::ports(algorithm),
         }
     }
@@ -128,6 +132,9 @@ impl HwModule {
             }
             HwModule::SectorGather => {
                 crate::cosim::lockstep_testbench(self.name(), sector_gather::LOCKSTEP_INPUTS, sector_gather::LOCKSTEP_OUTPUTS)
+            }
+            HwModule::ReadPlanner => {
+                crate::cosim::lockstep_testbench(self.name(), read_planner::LOCKSTEP_INPUTS, read_planner::LOCKSTEP_OUTPUTS)
             }
             HwModule::BuddyController(_) => controller::lockstep_testbench(self.name()),
             _ => self.ports().testbench(),
@@ -155,6 +162,7 @@ impl HwModule {
             | HwModule::PipelinedMetadataCache
             | HwModule::RequestContexts
             | HwModule::SectorGather
+            | HwModule::ReadPlanner
             | HwModule::BuddyController(_) => None,
         }
     }
@@ -181,6 +189,7 @@ impl HwModule {
             HwModule::PipelinedMetadataCache => emit(PipelinedMetadataCache::default(), name, revision),
             HwModule::RequestContexts => emit(RequestContexts::default(), name, revision),
             HwModule::SectorGather => emit(SectorGather::default(), name, revision),
+            HwModule::ReadPlanner => emit(ReadPlanner::default(), name, revision),
             HwModule::BuddyController(Algorithm::Bpc) => emit(BuddyController::default(), name, revision),
             HwModule::BuddyController(Algorithm::Zvc) => emit(BuddyControllerZvc::default(), name, revision),
             HwModule::BuddyController(Algorithm::MagBdi(mag)) => emit(BuddyControllerMagBdi::new(mag), name, revision),
@@ -232,6 +241,12 @@ impl HwModule {
                 // Lock-step lines of a random run, one cycle per entry and the drain (a failing run is reported by `check`).
                 let mut lines = Vec::new();
                 let _ = sector_gather::run(VECTOR_SEED, entries.len().max(300), 0.3, 0.8, 0.7, Some(&mut lines), None);
+                vec![vectors(lines)]
+            }
+            HwModule::ReadPlanner => {
+                // Lock-step lines of a random run, one cycle per entry and the drain (a failing run is reported by `check`).
+                let mut lines = Vec::new();
+                let _ = read_planner::run(VECTOR_SEED, entries.len().max(300), 0.5, 0.7, Some(&mut lines), None);
                 vec![vectors(lines)]
             }
             HwModule::BuddyController(algorithm) => {
@@ -293,6 +308,14 @@ impl HwModule {
                 let run = sector_gather::run(seed, entries.len().max(300), traffic.p_valid * 0.5, 0.8, traffic.p_ready, None, None)
                     .map_err(|e| format!("{}: {e}", self.name()))?;
                 Ok(EquivRun { inputs: run.reads, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
+            }
+            HwModule::ReadPlanner => {
+                // Random reads planned instead of stream traffic: one cycle per entry, then the drain.
+                let start = std::time::Instant::now();
+                let run = read_planner::run(seed, entries.len().max(300), traffic.p_valid, traffic.p_ready, None, None)
+                    .map_err(|e| format!("{}: {e}", self.name()))?;
+                let jobs = run.full + run.slots + run.finishes;
+                Ok(EquivRun { inputs: jobs, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
             }
             HwModule::BuddyController(algorithm) => {
                 // The slice is driven by its memory models, not by random traffic.
@@ -411,6 +434,9 @@ impl HwModule {
             }
             HwModule::SectorGather => {
                 sector_gather::run(2, entries.len().max(300), 0.3, 0.8, 0.7, None, Some(&mut w))?;
+            }
+            HwModule::ReadPlanner => {
+                read_planner::run(2, entries.len().max(300), 0.5, 0.7, None, Some(&mut w))?;
             }
             HwModule::PipelinedMetadataCache => {
                 let ops = self.cache_ops(entries.len(), &mut rng);

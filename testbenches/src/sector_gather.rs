@@ -487,7 +487,7 @@ pub fn measured_latencies() -> (u64, u64) {
     dut.reset.next = false;
     dut.out_ready.next = true;
     // Cycles from the cycle `drive` runs (cycle 0) to the first with out_valid.
-    let mut measure = |dut: &mut SectorGather, drive: &dyn Fn(&mut SectorGather, u64)| {
+    let measure = |dut: &mut SectorGather, drive: &dyn Fn(&mut SectorGather, u64)| {
         for cycle in 0..20 {
             drive(dut, cycle);
             settle(dut);

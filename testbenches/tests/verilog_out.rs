@@ -275,6 +275,19 @@ fn icarus_runs_sector_gather_in_lock_step() {
     icarus_replays("sector_gather", &tb, &lines, &work_dir("cosim-sector-gather"));
 }
 
+/// The read planner's Verilog replays a rust-hdl run of 3,000 random
+/// cycles (reads of every target ratio and size class, metadata hits and
+/// misses, backpressure on every port) and its drain in lock step.
+#[test]
+fn icarus_runs_read_planner_in_lock_step() {
+    tool("iverilog");
+    let mut lines = Vec::new();
+    let run = buddy_testbenches::read_planner::run(27, 3_000, 0.5, 0.7, Some(&mut lines), None).unwrap();
+    assert!(run.full > 200 && run.slots > 50, "{run:?}");
+    let tb = verilog_out_dir().join("tb/read_planner_tb.v");
+    icarus_replays("read_planner", &tb, &lines, &work_dir("cosim-read-planner"));
+}
+
 /// Every `.v` file of `verilog-out/`, with its text.
 fn verilog_files() -> Vec<(PathBuf, String)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(verilog_out_dir())

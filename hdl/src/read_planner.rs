@@ -1,0 +1,291 @@
+//! The read planner of the pipelined controller slice: which device and
+//! buddy sectors a read needs once its class is known, requested one per
+//! cycle per memory, and the part layouts the sector gather needs.
+
+use crate::request_contexts::CONTEXT_BITS;
+use crate::sector_gather::SECTOR_INDEX_BITS;
+use rust_hdl::prelude::*;
+
+/// `in_kind` codes of [`ReadPlanner`].
+pub mod kind {
+    /// The class is known and nothing of the read was requested yet: the
+    /// class's device bytes, then its buddy bytes.
+    pub const FULL: u64 = 0;
+    /// The metadata nibble missed: the whole device slot, before the class
+    /// is known (the read stays open).
+    pub const SLOT: u64 = 1;
+    /// The class of a read whose slot was requested is known: its buddy
+    /// bytes (maybe none), closing the read.
+    pub const FINISH: u64 = 2;
+}
+
+/// Plans one read per job (Buddy Compression Sec. III-B; buddy-memory.md
+/// §2; mirrors which sectors `buddy_golden::controller_slice` reads): from
+/// the read's translation (device slot start and device part bytes, buddy
+/// slot start) and its size class, the device bytes `min(class, part)`
+/// from the slot start and the buddy bytes `class - part` from the buddy
+/// slot start (an uncompressed page: the whole 128-byte slot, no class).
+/// For each part it sends the sector gather its plan (`plan_*`, the
+/// device part's first, exactly once per read; see
+/// [`crate::SectorGather`]) and then requests its sectors, lowest address
+/// first, one per cycle on that part's memory port, tagged with the
+/// context id and the sector's index in its part.
+///
+/// | port | width | direction | meaning |
+/// |---|---|---|---|
+/// | `clock`, `reset` | 1, 1 | in | rising-edge clock; synchronous active-high reset (drops the job) |
+/// | `in_valid`, `in_ready` | 1, 1 | in, out | a job; `in_ready` is high when the current job's last transfers go this cycle |
+/// | `in_id` | 7 | in | the read's context |
+/// | `in_kind` | 2 | in | [`kind`]: 0 full read, 1 device slot (metadata miss), 2 finish after a slot |
+/// | `in_class` | 3 | in | size class code 0-7 (formats.md §2: 0, 8, 16, 32, 64, 80, 96, 128 bytes) |
+/// | `in_compressed` | 1 | in | the page's PTE `compressed` bit (0: the 128-byte slot, class ignored) |
+/// | `in_device_address` | 64 | in | the entry's device slot start, byte address |
+/// | `in_device_part_bytes` | 8 | in | the device part: 128, 96, 64, 32 or 8 bytes (128 uncompressed) |
+/// | `in_buddy_address` | 64 | in | the entry's buddy slot start, byte address |
+/// | `plan_valid`, `plan_ready`, `plan_id`, `plan_buddy`, `plan_lead`, `plan_words`, `plan_sectors`, `plan_last` | 1, 1, 7, 1, 3, 6, 3, 1 | out, in, out... | a part's plan for the sector gather |
+/// | `dev_req_valid`, `dev_req_ready` | 1, 1 | out, in | a device-memory sector read |
+/// | `dev_req_id`, `dev_req_sector`, `dev_req_address` | 7, 3, 64 | out | its context, its index in the device part, its 32-byte-aligned byte address |
+/// | `buddy_req_*` | as `dev_req_*` | | the same for buddy-memory |
+///
+/// Timing: a job accepted at cycle `a` offers its first plan at `a + 1`;
+/// a part's sectors are offered one per cycle from the cycle after its
+/// plan is taken; the next job is accepted in the cycle of the current
+/// one's last transfer. With every port ready a full read of `d` device and
+/// `b` buddy sectors thus occupies the planner for `max(1 + d, 2 + b)`
+/// cycles (`1` for a ZERO entry).
+#[derive(LogicBlock, Default)]
+pub struct ReadPlanner {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub in_valid: Signal<In, Bit>,
+    pub in_ready: Signal<Out, Bit>,
+    pub in_id: Signal<In, Bits<CONTEXT_BITS>>,
+    pub in_kind: Signal<In, Bits<2>>,
+    pub in_class: Signal<In, Bits<3>>,
+    pub in_compressed: Signal<In, Bit>,
+    pub in_device_address: Signal<In, Bits<64>>,
+    pub in_device_part_bytes: Signal<In, Bits<8>>,
+    pub in_buddy_address: Signal<In, Bits<64>>,
+    pub plan_valid: Signal<Out, Bit>,
+    pub plan_ready: Signal<In, Bit>,
+    pub plan_id: Signal<Out, Bits<CONTEXT_BITS>>,
+    pub plan_buddy: Signal<Out, Bit>,
+    pub plan_lead: Signal<Out, Bits<3>>,
+    pub plan_words: Signal<Out, Bits<6>>,
+    pub plan_sectors: Signal<Out, Bits<SECTOR_INDEX_BITS>>,
+    pub plan_last: Signal<Out, Bit>,
+    pub dev_req_valid: Signal<Out, Bit>,
+    pub dev_req_ready: Signal<In, Bit>,
+    pub dev_req_id: Signal<Out, Bits<CONTEXT_BITS>>,
+    pub dev_req_sector: Signal<Out, Bits<SECTOR_INDEX_BITS>>,
+    pub dev_req_address: Signal<Out, Bits<64>>,
+    pub buddy_req_valid: Signal<Out, Bit>,
+    pub buddy_req_ready: Signal<In, Bit>,
+    pub buddy_req_id: Signal<Out, Bits<CONTEXT_BITS>>,
+    pub buddy_req_sector: Signal<Out, Bits<SECTOR_INDEX_BITS>>,
+    pub buddy_req_address: Signal<Out, Bits<64>>,
+    /// The job: its plans still to send, its parts' layouts, the next
+    /// sector of each part and its first sector's address.
+    j_id: DFF<Bits<CONTEXT_BITS>>,
+    j_dev_plan: DFF<Bit>,
+    j_bud_plan: DFF<Bit>,
+    j_dev_lead: DFF<Bits<3>>,
+    j_dev_words: DFF<Bits<6>>,
+    j_dev_sectors: DFF<Bits<SECTOR_INDEX_BITS>>,
+    j_dev_last: DFF<Bit>,
+    j_bud_lead: DFF<Bits<3>>,
+    j_bud_sectors: DFF<Bits<SECTOR_INDEX_BITS>>,
+    j_dev_next: DFF<Bits<SECTOR_INDEX_BITS>>,
+    j_bud_next: DFF<Bits<SECTOR_INDEX_BITS>>,
+    j_dev_base: DFF<Bits<64>>,
+    j_bud_base: DFF<Bits<64>>,
+    class_bytes: Signal<Local, Bits<9>>,
+    part: Signal<Local, Bits<9>>,
+    dev_bytes: Signal<Local, Bits<9>>,
+    bud_bytes: Signal<Local, Bits<9>>,
+    dev_end: Signal<Local, Bits<9>>,
+    bud_end: Signal<Local, Bits<9>>,
+    dev_sectors: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
+    bud_sectors: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
+    plan_go: Signal<Local, Bit>,
+    dev_go: Signal<Local, Bit>,
+    bud_go: Signal<Local, Bit>,
+    dev_next: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
+    bud_next: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
+    dev_offset: Signal<Local, Bits<64>>,
+    bud_offset: Signal<Local, Bits<64>>,
+    take: Signal<Local, Bit>,
+}
+
+impl Logic for ReadPlanner {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            j_id,
+            j_dev_plan,
+            j_bud_plan,
+            j_dev_lead,
+            j_dev_words,
+            j_dev_sectors,
+            j_dev_last,
+            j_bud_lead,
+            j_bud_sectors,
+            j_dev_next,
+            j_bud_next,
+            j_dev_base,
+            j_bud_base
+        );
+
+        // What the job offers: the device plan first, then the buddy
+        // plan; a part's sectors once its plan is taken.
+        self.plan_valid.next = self.j_dev_plan.q.val() | self.j_bud_plan.q.val();
+        self.plan_id.next = self.j_id.q.val();
+        self.plan_buddy.next = !self.j_dev_plan.q.val();
+        self.plan_lead.next = self.j_bud_lead.q.val();
+        self.plan_words.next = 0.into();
+        self.plan_sectors.next = self.j_bud_sectors.q.val();
+        self.plan_last.next = true;
+        if self.j_dev_plan.q.val() {
+            self.plan_lead.next = self.j_dev_lead.q.val();
+            self.plan_words.next = self.j_dev_words.q.val();
+            self.plan_sectors.next = self.j_dev_sectors.q.val();
+            self.plan_last.next = self.j_dev_last.q.val();
+        }
+        self.dev_req_valid.next = !self.j_dev_plan.q.val() & (self.j_dev_next.q.val() != self.j_dev_sectors.q.val());
+        self.dev_req_id.next = self.j_id.q.val();
+        self.dev_req_sector.next = self.j_dev_next.q.val();
+        self.dev_offset.next = bit_cast::<64, SECTOR_INDEX_BITS>(self.j_dev_next.q.val()) << 5;
+        self.dev_req_address.next = self.j_dev_base.q.val() + self.dev_offset.val();
+        self.buddy_req_valid.next = !self.j_bud_plan.q.val() & (self.j_bud_next.q.val() != self.j_bud_sectors.q.val());
+        self.buddy_req_id.next = self.j_id.q.val();
+        self.buddy_req_sector.next = self.j_bud_next.q.val();
+        self.bud_offset.next = bit_cast::<64, SECTOR_INDEX_BITS>(self.j_bud_next.q.val()) << 5;
+        self.buddy_req_address.next = self.j_bud_base.q.val() + self.bud_offset.val();
+
+        self.plan_go.next = self.plan_valid.val() & self.plan_ready.val();
+        self.dev_go.next = self.dev_req_valid.val() & self.dev_req_ready.val();
+        self.bud_go.next = self.buddy_req_valid.val() & self.buddy_req_ready.val();
+        if self.plan_go.val() & self.j_dev_plan.q.val() {
+            self.j_dev_plan.d.next = false;
+        }
+        if self.plan_go.val() & !self.j_dev_plan.q.val() {
+            self.j_bud_plan.d.next = false;
+        }
+        self.dev_next.next = self.j_dev_next.q.val() + self.dev_go.val();
+        self.bud_next.next = self.j_bud_next.q.val() + self.bud_go.val();
+        self.j_dev_next.d.next = self.dev_next.val();
+        self.j_bud_next.d.next = self.bud_next.val();
+        // The next job is taken when nothing of this one is left after
+        // this cycle's transfers.
+        self.in_ready.next = !(self.j_dev_plan.q.val() & !self.plan_go.val())
+            & !(self.j_bud_plan.q.val() & !(self.plan_go.val() & !self.j_dev_plan.q.val()))
+            & (self.dev_next.val() == self.j_dev_sectors.q.val())
+            & (self.bud_next.val() == self.j_bud_sectors.q.val());
+        self.take.next = self.in_valid.val() & self.in_ready.val();
+
+        // The job's parts, from its class and translation (9-bit sums:
+        // offset + bytes + 31 < 512).
+        self.class_bytes.next = 0.into();
+        match self.in_class.val().index() {
+            1 => {
+                self.class_bytes.next = 8.into();
+            }
+            2 => {
+                self.class_bytes.next = 16.into();
+            }
+            3 => {
+                self.class_bytes.next = 32.into();
+            }
+            4 => {
+                self.class_bytes.next = 64.into();
+            }
+            5 => {
+                self.class_bytes.next = 80.into();
+            }
+            6 => {
+                self.class_bytes.next = 96.into();
+            }
+            7 => {
+                self.class_bytes.next = 128.into();
+            }
+            _ => {}
+        }
+        self.part.next = bit_cast::<9, 8>(self.in_device_part_bytes.val());
+        self.dev_bytes.next = self.class_bytes.val();
+        if self.class_bytes.val() > self.part.val() {
+            self.dev_bytes.next = self.part.val();
+        }
+        self.bud_bytes.next = 0.into();
+        if self.class_bytes.val() > self.part.val() {
+            self.bud_bytes.next = self.class_bytes.val() - self.part.val();
+        }
+        if self.in_kind.val() == 1 {
+            // kind::SLOT
+            self.dev_bytes.next = self.part.val();
+        }
+        if !self.in_compressed.val() {
+            self.dev_bytes.next = 128.into();
+            self.bud_bytes.next = 0.into();
+        }
+        self.dev_end.next = bit_cast::<9, 5>(self.in_device_address.val().get_bits::<5>(0)) + self.dev_bytes.val() + bits::<9>(31);
+        self.bud_end.next = bit_cast::<9, 5>(self.in_buddy_address.val().get_bits::<5>(0)) + self.bud_bytes.val() + bits::<9>(31);
+        // At most 5 sectors (a part starting 28 bytes into a sector).
+        self.dev_sectors.next = bit_cast::<SECTOR_INDEX_BITS, 9>(self.dev_end.val() >> 5);
+        if self.dev_bytes.val() == bits::<9>(0) {
+            self.dev_sectors.next = 0.into();
+        }
+        self.bud_sectors.next = bit_cast::<SECTOR_INDEX_BITS, 9>(self.bud_end.val() >> 5);
+        if self.bud_bytes.val() == bits::<9>(0) {
+            self.bud_sectors.next = 0.into();
+        }
+
+        if self.take.val() {
+            self.j_id.d.next = self.in_id.val();
+            self.j_dev_lead.d.next = self.in_device_address.val().get_bits::<3>(2);
+            self.j_dev_words.d.next = self.dev_bytes.val().get_bits::<6>(2);
+            self.j_dev_sectors.d.next = self.dev_sectors.val();
+            self.j_bud_lead.d.next = self.in_buddy_address.val().get_bits::<3>(2);
+            self.j_bud_sectors.d.next = self.bud_sectors.val();
+            self.j_dev_next.d.next = 0.into();
+            self.j_bud_next.d.next = 0.into();
+            self.j_dev_base.d.next = self.in_device_address.val() & !bits::<64>(31);
+            self.j_bud_base.d.next = self.in_buddy_address.val() & !bits::<64>(31);
+            // Full: a device plan, and a buddy plan when the class spills.
+            self.j_dev_plan.d.next = true;
+            self.j_dev_last.d.next = self.bud_bytes.val() == bits::<9>(0);
+            self.j_bud_plan.d.next = self.bud_bytes.val() != bits::<9>(0);
+            if self.in_kind.val() == 1 {
+                // kind::SLOT
+                self.j_dev_last.d.next = false;
+                self.j_bud_plan.d.next = false;
+                self.j_bud_sectors.d.next = 0.into();
+            }
+            if self.in_kind.val() == 2 {
+                // kind::FINISH
+                self.j_dev_plan.d.next = false;
+                self.j_dev_sectors.d.next = 0.into();
+                self.j_bud_plan.d.next = true;
+            }
+        }
+
+        if self.reset.val() {
+            self.j_dev_plan.d.next = false;
+            self.j_bud_plan.d.next = false;
+            self.j_dev_sectors.d.next = 0.into();
+            self.j_bud_sectors.d.next = 0.into();
+            self.j_dev_next.d.next = 0.into();
+            self.j_bud_next.d.next = 0.into();
+        }
+    }
+}
+
+/// The planner's latencies, for the fast engine's timing of the slice
+/// (measured on the hardware by the testbenches).
+pub mod timing {
+    /// Cycles from a job's acceptance to its first plan on `plan_*`.
+    pub const JOB_TO_PLAN: u64 = 1;
+    /// Cycles from a part's plan transfer to its first sector request.
+    pub const PLAN_TO_SECTOR: u64 = 1;
+}

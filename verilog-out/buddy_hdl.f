@@ -14,6 +14,7 @@ metadata_cache.v
 pipelined_metadata_cache.v
 request_contexts.v
 sector_gather.v
+read_planner.v
 buddy_controller.v
 buddy_controller_zvc.v
 buddy_controller_mag_bdi32.v

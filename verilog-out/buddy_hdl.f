@@ -15,6 +15,7 @@ pipelined_metadata_cache.v
 request_contexts.v
 sector_gather.v
 read_planner.v
+write_planner.v
 buddy_controller.v
 buddy_controller_zvc.v
 buddy_controller_mag_bdi32.v

@@ -22,7 +22,8 @@
 //! [`request_contexts::RequestContexts`] (the pipelined slice's 128 request
 //! contexts and its same-entry guard),
 //! [`read_planner::ReadPlanner`] (the sectors a read needs, requested per
-//! memory), [`lowest_set::LowestSet`] (the lowest set bit of 128, a log-depth
+//! memory), [`write_planner::WritePlanner`] (the sector writes that store
+//! a payload, per memory), [`lowest_set::LowestSet`] (the lowest set bit of 128, a log-depth
 //! tree), [`sector_gather::SectorGather`] (the pipelined slice's payloads of the
 //! reads in flight, gathered from device and buddy sectors),
 //! [`compaction`] (log-depth compaction and expansion networks),
@@ -66,6 +67,7 @@ pub mod sector_gather;
 pub mod sector_lanes;
 pub mod timing;
 pub mod verilog;
+pub mod write_planner;
 pub mod zvc_compressor;
 pub mod zvc_decompressor;
 
@@ -82,5 +84,6 @@ pub use pipelined_metadata_cache::PipelinedMetadataCache;
 pub use read_planner::ReadPlanner;
 pub use request_contexts::RequestContexts;
 pub use sector_gather::SectorGather;
+pub use write_planner::WritePlanner;
 pub use zvc_compressor::{ZvcCompressed, ZvcCompressor};
 pub use zvc_decompressor::ZvcDecompressor;

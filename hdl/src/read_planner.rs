@@ -39,9 +39,9 @@ pub mod kind {
 /// | `in_kind` | 2 | in | [`kind`]: 0 full read, 1 device slot (metadata miss), 2 finish after a slot |
 /// | `in_class` | 3 | in | size class code 0-7 (formats.md §2: 0, 8, 16, 32, 64, 80, 96, 128 bytes) |
 /// | `in_compressed` | 1 | in | the page's PTE `compressed` bit (0: the 128-byte slot, class ignored) |
-/// | `in_device_address` | 64 | in | the entry's device slot start, byte address |
+/// | `in_device_address` | 64 | in | the entry's device slot start, byte address (8-byte aligned, as page frames are) |
 /// | `in_device_part_bytes` | 8 | in | the device part: 128, 96, 64, 32 or 8 bytes (128 uncompressed) |
-/// | `in_buddy_address` | 64 | in | the entry's buddy slot start, byte address |
+/// | `in_buddy_address` | 64 | in | the entry's buddy slot start, byte address (8-byte aligned, as the GBBR is) |
 /// | `plan_valid`, `plan_ready`, `plan_id`, `plan_buddy`, `plan_lead`, `plan_words`, `plan_sectors`, `plan_last` | 1, 1, 7, 1, 3, 6, 3, 1 | out, in, out... | a part's plan for the sector gather |
 /// | `dev_req_valid`, `dev_req_ready` | 1, 1 | out, in | a device-memory sector read |
 /// | `dev_req_id`, `dev_req_sector`, `dev_req_address` | 7, 3, 64 | out | its context, its index in the device part, its 32-byte-aligned byte address |

@@ -17,4 +17,5 @@ pub mod request_contexts;
 pub mod sector_gather;
 pub mod stream;
 pub mod translation;
+pub mod write_planner;
 pub mod zvc;

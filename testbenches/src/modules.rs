@@ -8,11 +8,12 @@
 use crate::cosim::CosimPorts;
 use crate::decompress::{self, StoredEntry};
 use crate::stream::{run_stream, StreamDut, Traffic};
-use crate::{bpc, controller, mag_bdi, metadata_cache, read_planner, request_contexts, sector_gather, translation, zvc};
+use crate::{bpc, controller, mag_bdi, metadata_cache, read_planner, request_contexts, sector_gather, translation, write_planner, zvc};
 use buddy_golden::{Algorithm, Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
 use buddy_hdl::{
     AddressTranslator, BpcCompressor, BpcDecompressor, BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, MagBdiCompressor,
-    MagBdiDecompressor, MetadataCache, PipelinedMetadataCache, ReadPlanner, RequestContexts, SectorGather, ZvcCompressor, ZvcDecompressor,
+    MagBdiDecompressor, MetadataCache, PipelinedMetadataCache, ReadPlanner, RequestContexts, SectorGather, WritePlanner, ZvcCompressor,
+    ZvcDecompressor,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -39,6 +40,8 @@ pub enum HwModule {
     SectorGather,
     /// The pipelined slice's read planner: the sectors a read needs.
     ReadPlanner,
+    /// The pipelined slice's write planner: the sector writes of a payload.
+    WritePlanner,
     /// One memory-controller slice, built with the codecs of an algorithm
     /// (delivered: BPC, ZVC and MAG-BDI at MAG 32).
     BuddyController(Algorithm),
@@ -71,7 +74,7 @@ pub struct EquivRun {
 
 impl HwModule {
     /// Every delivered module, in `verilog-out/` order.
-    pub const ALL: [HwModule; 19] = [
+    pub const ALL: [HwModule; 20] = [
         HwModule::BpcCompressor,
         HwModule::BpcDecompressor,
         HwModule::ZvcCompressor,
@@ -88,6 +91,7 @@ impl HwModule {
         HwModule::RequestContexts,
         HwModule::SectorGather,
         HwModule::ReadPlanner,
+        HwModule::WritePlanner,
         HwModule::BuddyController(Algorithm::Bpc),
         HwModule::BuddyController(Algorithm::Zvc),
         HwModule::BuddyController(Algorithm::MagBdi(Mag::B32)),
@@ -108,6 +112,7 @@ impl HwModule {
             HwModule::RequestContexts => request_contexts::PORTS,
             HwModule::SectorGather => sector_gather::PORTS,
             HwModule::ReadPlanner => read_planner::PORTS,
+            HwModule::WritePlanner => write_planner::PORTS,
             HwModule::BuddyController(algorithm) => controller::ports(algorithm),
         }
     }
@@ -136,6 +141,9 @@ impl HwModule {
             HwModule::ReadPlanner => {
                 crate::cosim::lockstep_testbench(self.name(), read_planner::LOCKSTEP_INPUTS, read_planner::LOCKSTEP_OUTPUTS)
             }
+            HwModule::WritePlanner => {
+                crate::cosim::lockstep_testbench(self.name(), write_planner::LOCKSTEP_INPUTS, write_planner::LOCKSTEP_OUTPUTS)
+            }
             HwModule::BuddyController(_) => controller::lockstep_testbench(self.name()),
             _ => self.ports().testbench(),
         }
@@ -163,6 +171,7 @@ impl HwModule {
             | HwModule::RequestContexts
             | HwModule::SectorGather
             | HwModule::ReadPlanner
+            | HwModule::WritePlanner
             | HwModule::BuddyController(_) => None,
         }
     }
@@ -190,6 +199,7 @@ impl HwModule {
             HwModule::RequestContexts => emit(RequestContexts::default(), name, revision),
             HwModule::SectorGather => emit(SectorGather::default(), name, revision),
             HwModule::ReadPlanner => emit(ReadPlanner::default(), name, revision),
+            HwModule::WritePlanner => emit(WritePlanner::default(), name, revision),
             HwModule::BuddyController(Algorithm::Bpc) => emit(BuddyController::default(), name, revision),
             HwModule::BuddyController(Algorithm::Zvc) => emit(BuddyControllerZvc::default(), name, revision),
             HwModule::BuddyController(Algorithm::MagBdi(mag)) => emit(BuddyControllerMagBdi::new(mag), name, revision),
@@ -247,6 +257,12 @@ impl HwModule {
                 // Lock-step lines of a random run, one cycle per entry and the drain (a failing run is reported by `check`).
                 let mut lines = Vec::new();
                 let _ = read_planner::run(VECTOR_SEED, entries.len().max(300), 0.5, 0.7, Some(&mut lines), None);
+                vec![vectors(lines)]
+            }
+            HwModule::WritePlanner => {
+                // Lock-step lines of a random run, one cycle per entry and the drain (a failing run is reported by `check`).
+                let mut lines = Vec::new();
+                let _ = write_planner::run(VECTOR_SEED, entries.len().max(300), 0.5, 0.7, Some(&mut lines), None);
                 vec![vectors(lines)]
             }
             HwModule::BuddyController(algorithm) => {
@@ -315,6 +331,14 @@ impl HwModule {
                 let run = read_planner::run(seed, entries.len().max(300), traffic.p_valid, traffic.p_ready, None, None)
                     .map_err(|e| format!("{}: {e}", self.name()))?;
                 let jobs = run.full + run.slots + run.finishes;
+                Ok(EquivRun { inputs: jobs, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
+            }
+            HwModule::WritePlanner => {
+                // Random writes stored instead of stream traffic: one cycle per entry, then the drain.
+                let start = std::time::Instant::now();
+                let run = write_planner::run(seed, entries.len().max(300), traffic.p_valid, traffic.p_ready, None, None)
+                    .map_err(|e| format!("{}: {e}", self.name()))?;
+                let jobs = run.compressed + run.uncompressed;
                 Ok(EquivRun { inputs: jobs, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
             }
             HwModule::BuddyController(algorithm) => {
@@ -437,6 +461,9 @@ impl HwModule {
             }
             HwModule::ReadPlanner => {
                 read_planner::run(2, entries.len().max(300), 0.5, 0.7, None, Some(&mut w))?;
+            }
+            HwModule::WritePlanner => {
+                write_planner::run(2, entries.len().max(300), 0.5, 0.7, None, Some(&mut w))?;
             }
             HwModule::PipelinedMetadataCache => {
                 let ops = self.cache_ops(entries.len(), &mut rng);

@@ -318,11 +318,19 @@ fn random_read(a: &Access, id: usize, miss: bool) -> Vec<(Job, Expected)> {
     }
 }
 
-/// Random valid accesses (no fault, a valid class code).
-fn valid_accesses(rng: &mut ChaCha8Rng) -> Vec<Access> {
+/// Random valid accesses (no fault, a valid class code), with the page
+/// frame and the GBBR 128-byte aligned as in any real system (so every
+/// device part and buddy slot starts on an 8-byte boundary, which the
+/// planners' word lanes rely on).
+pub(crate) fn valid_accesses(rng: &mut ChaCha8Rng) -> Vec<Access> {
     loop {
         let found: Vec<Access> = random_accesses(400, rng)
             .into_iter()
+            .map(|mut a| {
+                a.pte.frame &= !127;
+                a.regs.gbbr &= !127;
+                a
+            })
             .filter(|a| {
                 SizeClass::from_code(a.class_code).is_ok_and(|c| translate_entry(&a.regs, a.page, &a.pte, a.va, c).is_ok())
                     && translate_entry(&a.regs, a.page, &a.pte, a.va, SizeClass::Raw).is_ok()
@@ -337,7 +345,7 @@ fn valid_accesses(rng: &mut ChaCha8Rng) -> Vec<Access> {
 /// `cycles` random cycles (after reset): a job offered with probability
 /// `p_job` per cycle (a random valid access of a random size class; a
 /// compressed page's read misses its metadata with probability 0.4, and
-/// then its FINISH job is offered 0-6 jobs later), each output port ready
+/// then its FINISH job is offered 1-4 reads later), each output port ready
 /// with probability `p_ready`. Every cycle's outputs are compared with
 /// the model, and every plan and sector request handed on with what the
 /// golden translation says the read needs, in order; then no new job

@@ -288,6 +288,20 @@ fn icarus_runs_read_planner_in_lock_step() {
     icarus_replays("read_planner", &tb, &lines, &work_dir("cosim-read-planner"));
 }
 
+/// The write planner's Verilog replays a rust-hdl run of 3,000 random
+/// cycles (writes of every target ratio and size class, uncompressed
+/// pages with sector masks, backpressure on every port) and its drain in
+/// lock step.
+#[test]
+fn icarus_runs_write_planner_in_lock_step() {
+    tool("iverilog");
+    let mut lines = Vec::new();
+    let run = buddy_testbenches::write_planner::run(28, 3_000, 0.5, 0.7, Some(&mut lines), None).unwrap();
+    assert!(run.compressed > 100 && run.spilled > 20 && run.uncompressed > 10, "{run:?}");
+    let tb = verilog_out_dir().join("tb/write_planner_tb.v");
+    icarus_replays("write_planner", &tb, &lines, &work_dir("cosim-write-planner"));
+}
+
 /// Every `.v` file of `verilog-out/`, with its text.
 fn verilog_files() -> Vec<(PathBuf, String)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(verilog_out_dir())

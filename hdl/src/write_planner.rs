@@ -1,0 +1,352 @@
+//! The write planner of the pipelined controller slice: the device and
+//! buddy sector writes that store one compressed payload (or the written
+//! sectors of an uncompressed page), one per cycle per memory.
+
+use crate::entry_bits::EntryBits;
+use crate::request_contexts::CONTEXT_BITS;
+use crate::sector_lanes::SectorPick;
+use rust_hdl::prelude::*;
+
+/// Sectors a part may span: 128 bytes starting up to 28 bytes into a sector.
+pub const PART_SECTORS: usize = 5;
+
+/// Stores one write per job (Buddy Compression Sec. III-B; buddy-memory.md
+/// §2; the writes `buddy_golden::controller_slice` makes): from the
+/// write's translation (device slot start and device part bytes, buddy
+/// slot start), its size class and its payload, the device bytes
+/// `min(class, part)` of the payload from the slot start and the buddy
+/// bytes `class - part` that follow them in the payload from the buddy
+/// slot start; on an uncompressed page, each sector of `in_mask` of the
+/// 128-byte entry at its place in the slot. Each part's sectors go out
+/// lowest address first, one per cycle on its memory's port (the two ports
+/// in parallel), with the byte strobe of the bytes the part covers in the
+/// sector (a 16x device part: 8 bytes at 0, 8, 16 or 24). When nothing of
+/// the job is left, `done` names it (the write's context may then let a
+/// later request to its memory-entry in, and commit its nibble).
+///
+/// | port | width | direction | meaning |
+/// |---|---|---|---|
+/// | `clock`, `reset` | 1, 1 | in | rising-edge clock; synchronous active-high reset (drops the job) |
+/// | `in_valid`, `in_ready` | 1, 1 | in, out | a job; accepted when no job is held or the held one's `done` is taken |
+/// | `in_id` | 7 | in | the write's context |
+/// | `in_class` | 3 | in | size class code 0-7 (formats.md §2: 0, 8, 16, 32, 64, 80, 96, 128 bytes) |
+/// | `in_compressed` | 1 | in | the page's PTE `compressed` bit (0: the masked sectors of the 128-byte slot, class ignored) |
+/// | `in_mask` | 4 | in | uncompressed page: bit `s` writes sector `s` (bytes `32s..32s+32`); ignored otherwise |
+/// | `in_device_address` | 64 | in | the entry's device slot start, byte address (8-byte aligned; an uncompressed page's 32-byte aligned, as page frames are) |
+/// | `in_device_part_bytes` | 8 | in | the device part: 128, 96, 64, 32 or 8 bytes (128 uncompressed) |
+/// | `in_buddy_address` | 64 | in | the entry's buddy slot start, byte address (8-byte aligned, as the GBBR is) |
+/// | `in_payload` | 1024 | in | the compressed payload (uncompressed: the entry), word `i` at `[32i +: 32]` |
+/// | `dev_wr_valid`, `dev_wr_ready` | 1, 1 | out, in | a device-memory sector write |
+/// | `dev_wr_id`, `dev_wr_address` | 7, 64 | out | its context, its 32-byte-aligned byte address |
+/// | `dev_wr_data`, `dev_wr_strobe` | 256, 32 | out | the sector (byte `k` at `[8k +: 8]`), bit `k`: byte `k` is written |
+/// | `buddy_wr_*` | as `dev_wr_*` | | the same for buddy-memory |
+/// | `done_valid`, `done_ready`, `done_id` | 1, 1, 7 | out, in, out | every sector of the held job was taken |
+///
+/// Timing: a job accepted at cycle `a` offers its first sectors at
+/// `a + 1` (`timing::JOB_TO_SECTOR`); a part's sectors follow one per
+/// cycle; `done` is offered the cycle after the last sector is taken (at
+/// `a + 1` for a job with none: a ZERO entry), and the next job is accepted
+/// in the cycle `done` is taken. With every port ready a write of `d`
+/// device and `b` buddy sectors holds the planner `max(d, b) + 1` cycles.
+#[derive(LogicBlock, Default)]
+pub struct WritePlanner {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub in_valid: Signal<In, Bit>,
+    pub in_ready: Signal<Out, Bit>,
+    pub in_id: Signal<In, Bits<CONTEXT_BITS>>,
+    pub in_class: Signal<In, Bits<3>>,
+    pub in_compressed: Signal<In, Bit>,
+    pub in_mask: Signal<In, Bits<4>>,
+    pub in_device_address: Signal<In, Bits<64>>,
+    pub in_device_part_bytes: Signal<In, Bits<8>>,
+    pub in_buddy_address: Signal<In, Bits<64>>,
+    pub in_payload: Signal<In, EntryBits>,
+    pub dev_wr_valid: Signal<Out, Bit>,
+    pub dev_wr_ready: Signal<In, Bit>,
+    pub dev_wr_id: Signal<Out, Bits<CONTEXT_BITS>>,
+    pub dev_wr_address: Signal<Out, Bits<64>>,
+    pub dev_wr_data: Signal<Out, Bits<256>>,
+    pub dev_wr_strobe: Signal<Out, Bits<32>>,
+    pub buddy_wr_valid: Signal<Out, Bit>,
+    pub buddy_wr_ready: Signal<In, Bit>,
+    pub buddy_wr_id: Signal<Out, Bits<CONTEXT_BITS>>,
+    pub buddy_wr_address: Signal<Out, Bits<64>>,
+    pub buddy_wr_data: Signal<Out, Bits<256>>,
+    pub buddy_wr_strobe: Signal<Out, Bits<32>>,
+    pub done_valid: Signal<Out, Bit>,
+    pub done_ready: Signal<In, Bit>,
+    pub done_id: Signal<Out, Bits<CONTEXT_BITS>>,
+    /// The held job: its sectors still to write (bit `k`: the part's
+    /// sector `k`), each part's first sector address, lead word, first and
+    /// end byte (from the first sector's start) and first payload word.
+    j_busy: DFF<Bit>,
+    j_id: DFF<Bits<CONTEXT_BITS>>,
+    j_payload: DFF<EntryBits>,
+    j_dev_left: DFF<Bits<PART_SECTORS>>,
+    j_bud_left: DFF<Bits<PART_SECTORS>>,
+    j_dev_base: DFF<Bits<64>>,
+    j_bud_base: DFF<Bits<64>>,
+    j_dev_lead: DFF<Bits<3>>,
+    j_bud_lead: DFF<Bits<3>>,
+    j_dev_end: DFF<Bits<9>>,
+    j_bud_end: DFF<Bits<9>>,
+    j_bud_word: DFF<Bits<6>>,
+    dev_pick: SectorPick,
+    buddy_pick: SectorPick,
+    /// The job's parts, from its class and translation.
+    class_bytes: Signal<Local, Bits<9>>,
+    part: Signal<Local, Bits<9>>,
+    dev_bytes: Signal<Local, Bits<9>>,
+    bud_bytes: Signal<Local, Bits<9>>,
+    dev_first: Signal<Local, Bits<9>>,
+    bud_first: Signal<Local, Bits<9>>,
+    dev_last_end: Signal<Local, Bits<9>>,
+    bud_last_end: Signal<Local, Bits<9>>,
+    dev_all: Signal<Local, Bits<PART_SECTORS>>,
+    bud_all: Signal<Local, Bits<PART_SECTORS>>,
+    /// The sector offered on each port: its index in the part (lowest
+    /// left), the part's bytes in it.
+    dev_k: Signal<Local, Bits<3>>,
+    bud_k: Signal<Local, Bits<3>>,
+    dev_k_start: Signal<Local, Bits<9>>,
+    bud_k_start: Signal<Local, Bits<9>>,
+    dev_rem: Signal<Local, Bits<9>>,
+    bud_rem: Signal<Local, Bits<9>>,
+    dev_off: Signal<Local, Bits<9>>,
+    bud_off: Signal<Local, Bits<9>>,
+    dev_stop: Signal<Local, Bits<9>>,
+    bud_stop: Signal<Local, Bits<9>>,
+    dev_len: Signal<Local, Bits<6>>,
+    bud_len: Signal<Local, Bits<6>>,
+    dev_go: Signal<Local, Bit>,
+    bud_go: Signal<Local, Bit>,
+    done_go: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+}
+
+impl Logic for WritePlanner {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, j_busy, j_id, j_payload, j_dev_left, j_bud_left, j_dev_base, j_bud_base, j_dev_lead, j_bud_lead, j_dev_end,
+            j_bud_end, j_bud_word
+        );
+
+        // The lowest sector left of each part.
+        self.dev_k.next = 4.into();
+        if self.j_dev_left.q.val().get_bit(3) {
+            self.dev_k.next = 3.into();
+        }
+        if self.j_dev_left.q.val().get_bit(2) {
+            self.dev_k.next = 2.into();
+        }
+        if self.j_dev_left.q.val().get_bit(1) {
+            self.dev_k.next = 1.into();
+        }
+        if self.j_dev_left.q.val().get_bit(0) {
+            self.dev_k.next = 0.into();
+        }
+        self.bud_k.next = 4.into();
+        if self.j_bud_left.q.val().get_bit(3) {
+            self.bud_k.next = 3.into();
+        }
+        if self.j_bud_left.q.val().get_bit(2) {
+            self.bud_k.next = 2.into();
+        }
+        if self.j_bud_left.q.val().get_bit(1) {
+            self.bud_k.next = 1.into();
+        }
+        if self.j_bud_left.q.val().get_bit(0) {
+            self.bud_k.next = 0.into();
+        }
+
+        // Sector k holds the part's bytes [32k, 32k + 32) counted from the
+        // first sector's start; the part covers [lead * 4, end).
+        self.dev_k_start.next = bit_cast::<9, 3>(self.dev_k.val()) << 5;
+        self.bud_k_start.next = bit_cast::<9, 3>(self.bud_k.val()) << 5;
+        self.dev_off.next = 0.into();
+        if self.dev_k.val() == 0 {
+            self.dev_off.next = bit_cast::<9, 3>(self.j_dev_lead.q.val()) << 2;
+        }
+        self.bud_off.next = 0.into();
+        if self.bud_k.val() == 0 {
+            self.bud_off.next = bit_cast::<9, 3>(self.j_bud_lead.q.val()) << 2;
+        }
+        self.dev_rem.next = self.j_dev_end.q.val() - self.dev_k_start.val();
+        self.dev_stop.next = self.dev_rem.val();
+        if self.dev_rem.val() > bits::<9>(32) {
+            self.dev_stop.next = 32.into();
+        }
+        self.bud_rem.next = self.j_bud_end.q.val() - self.bud_k_start.val();
+        self.bud_stop.next = self.bud_rem.val();
+        if self.bud_rem.val() > bits::<9>(32) {
+            self.bud_stop.next = 32.into();
+        }
+
+        self.dev_pick.entry.next = self.j_payload.q.val();
+        self.dev_pick.word_at.next = bit_cast::<6, 3>(self.dev_k.val()) << 3;
+        self.dev_pick.skip.next = self.j_dev_lead.q.val();
+        self.dev_pick.offset.next = self.dev_off.val().get_bits::<5>(0);
+        // At most 32: the sector's bytes the part covers.
+        self.dev_len.next = bit_cast::<6, 9>(self.dev_stop.val() - self.dev_off.val());
+        self.dev_pick.bytes.next = self.dev_len.val();
+        self.buddy_pick.entry.next = self.j_payload.q.val();
+        self.buddy_pick.word_at.next = self.j_bud_word.q.val() + (bit_cast::<6, 3>(self.bud_k.val()) << 3);
+        self.buddy_pick.skip.next = self.j_bud_lead.q.val();
+        self.buddy_pick.offset.next = self.bud_off.val().get_bits::<5>(0);
+        self.bud_len.next = bit_cast::<6, 9>(self.bud_stop.val() - self.bud_off.val());
+        self.buddy_pick.bytes.next = self.bud_len.val();
+
+        self.dev_wr_valid.next = self.j_dev_left.q.val().any();
+        self.dev_wr_id.next = self.j_id.q.val();
+        self.dev_wr_address.next = self.j_dev_base.q.val() + bit_cast::<64, 9>(self.dev_k_start.val());
+        self.dev_wr_data.next = self.dev_pick.sector.val();
+        self.dev_wr_strobe.next = self.dev_pick.strobe.val();
+        self.buddy_wr_valid.next = self.j_bud_left.q.val().any();
+        self.buddy_wr_id.next = self.j_id.q.val();
+        self.buddy_wr_address.next = self.j_bud_base.q.val() + bit_cast::<64, 9>(self.bud_k_start.val());
+        self.buddy_wr_data.next = self.buddy_pick.sector.val();
+        self.buddy_wr_strobe.next = self.buddy_pick.strobe.val();
+        self.done_valid.next = self.j_busy.q.val() & !self.j_dev_left.q.val().any() & !self.j_bud_left.q.val().any();
+        self.done_id.next = self.j_id.q.val();
+
+        self.dev_go.next = self.dev_wr_valid.val() & self.dev_wr_ready.val();
+        self.bud_go.next = self.buddy_wr_valid.val() & self.buddy_wr_ready.val();
+        self.done_go.next = self.done_valid.val() & self.done_ready.val();
+        if self.dev_go.val() {
+            self.j_dev_left.d.next = self.j_dev_left.q.val() & !(bits::<PART_SECTORS>(1) << bit_cast::<PART_SECTORS, 3>(self.dev_k.val()));
+        }
+        if self.bud_go.val() {
+            self.j_bud_left.d.next = self.j_bud_left.q.val() & !(bits::<PART_SECTORS>(1) << bit_cast::<PART_SECTORS, 3>(self.bud_k.val()));
+        }
+        if self.done_go.val() {
+            self.j_busy.d.next = false;
+        }
+        self.in_ready.next = !self.j_busy.q.val() | self.done_go.val();
+        self.take.next = self.in_valid.val() & self.in_ready.val();
+
+        // The job's parts (9-bit sums: lead bytes + part bytes + 31 < 512).
+        self.class_bytes.next = 0.into();
+        match self.in_class.val().index() {
+            1 => {
+                self.class_bytes.next = 8.into();
+            }
+            2 => {
+                self.class_bytes.next = 16.into();
+            }
+            3 => {
+                self.class_bytes.next = 32.into();
+            }
+            4 => {
+                self.class_bytes.next = 64.into();
+            }
+            5 => {
+                self.class_bytes.next = 80.into();
+            }
+            6 => {
+                self.class_bytes.next = 96.into();
+            }
+            7 => {
+                self.class_bytes.next = 128.into();
+            }
+            _ => {}
+        }
+        self.part.next = bit_cast::<9, 8>(self.in_device_part_bytes.val());
+        self.dev_bytes.next = self.class_bytes.val();
+        if self.class_bytes.val() > self.part.val() {
+            self.dev_bytes.next = self.part.val();
+        }
+        self.bud_bytes.next = 0.into();
+        if self.class_bytes.val() > self.part.val() {
+            self.bud_bytes.next = self.class_bytes.val() - self.part.val();
+        }
+        self.dev_first.next = bit_cast::<9, 5>(self.in_device_address.val().get_bits::<5>(0));
+        self.bud_first.next = bit_cast::<9, 5>(self.in_buddy_address.val().get_bits::<5>(0));
+        // One past the last sector's index, times 32: a part of n bytes
+        // from byte f of its first sector spans (f + n + 31) / 32 sectors.
+        self.dev_last_end.next = (self.dev_first.val() + self.dev_bytes.val() + bits::<9>(31)) >> 5;
+        self.bud_last_end.next = (self.bud_first.val() + self.bud_bytes.val() + bits::<9>(31)) >> 5;
+        self.dev_all.next = 0.into();
+        self.bud_all.next = 0.into();
+        match self.dev_last_end.val().index() {
+            1 => {
+                self.dev_all.next = 0b1.into();
+            }
+            2 => {
+                self.dev_all.next = 0b11.into();
+            }
+            3 => {
+                self.dev_all.next = 0b111.into();
+            }
+            4 => {
+                self.dev_all.next = 0b1111.into();
+            }
+            5 => {
+                self.dev_all.next = 0b11111.into();
+            }
+            _ => {}
+        }
+        match self.bud_last_end.val().index() {
+            1 => {
+                self.bud_all.next = 0b1.into();
+            }
+            2 => {
+                self.bud_all.next = 0b11.into();
+            }
+            3 => {
+                self.bud_all.next = 0b111.into();
+            }
+            4 => {
+                self.bud_all.next = 0b1111.into();
+            }
+            5 => {
+                self.bud_all.next = 0b11111.into();
+            }
+            _ => {}
+        }
+        if self.dev_bytes.val() == bits::<9>(0) {
+            self.dev_all.next = 0.into();
+        }
+        if self.bud_bytes.val() == bits::<9>(0) {
+            self.bud_all.next = 0.into();
+        }
+
+        if self.take.val() {
+            self.j_busy.d.next = true;
+            self.j_id.d.next = self.in_id.val();
+            self.j_payload.d.next = self.in_payload.val();
+            self.j_dev_left.d.next = self.dev_all.val();
+            self.j_bud_left.d.next = self.bud_all.val();
+            self.j_dev_base.d.next = self.in_device_address.val() & !bits::<64>(31);
+            self.j_bud_base.d.next = self.in_buddy_address.val() & !bits::<64>(31);
+            self.j_dev_lead.d.next = self.in_device_address.val().get_bits::<3>(2);
+            self.j_bud_lead.d.next = self.in_buddy_address.val().get_bits::<3>(2);
+            self.j_dev_end.d.next = self.dev_first.val() + self.dev_bytes.val();
+            self.j_bud_end.d.next = self.bud_first.val() + self.bud_bytes.val();
+            self.j_bud_word.d.next = self.dev_bytes.val().get_bits::<6>(2);
+            if !self.in_compressed.val() {
+                // The slot is sector aligned: each written sector whole.
+                self.j_dev_left.d.next = bit_cast::<PART_SECTORS, 4>(self.in_mask.val());
+                self.j_bud_left.d.next = 0.into();
+                self.j_dev_lead.d.next = 0.into();
+                self.j_dev_end.d.next = 128.into();
+            }
+        }
+
+        if self.reset.val() {
+            self.j_busy.d.next = false;
+            self.j_dev_left.d.next = 0.into();
+            self.j_bud_left.d.next = 0.into();
+        }
+    }
+}
+
+/// The planner's latencies, for the fast engine's timing of the slice
+/// (measured on the hardware by the testbenches).
+pub mod timing {
+    /// Cycles from a job's acceptance to its first sector writes.
+    pub const JOB_TO_SECTOR: u64 = 1;
+    /// Cycles from the last sector write taken to `done_valid`.
+    pub const LAST_SECTOR_TO_DONE: u64 = 1;
+}

@@ -90,6 +90,7 @@ soak: deps
 	PROPTEST_CASES=300 $(CARGO) test --release -p buddy-testbenches --test sector_gather -- equals_the_model
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test read_planner -- equals_the_model
 	PROPTEST_CASES=1000 $(CARGO) test --release -p buddy-testbenches --test write_planner -- equals_the_model
+	PROPTEST_CASES=1000 $(CARGO) test --release -p buddy-testbenches --test memory_port -- equals_the_model
 	PROPTEST_CASES=1000000 $(CARGO) test --release -p buddy-golden --test roundtrip
 	$(MAKE) soak-sim
 

@@ -16,6 +16,7 @@ request_contexts.v
 sector_gather.v
 read_planner.v
 write_planner.v
+memory_port.v
 buddy_controller.v
 buddy_controller_zvc.v
 buddy_controller_mag_bdi32.v

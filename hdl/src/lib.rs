@@ -23,7 +23,9 @@
 //! contexts and its same-entry guard),
 //! [`read_planner::ReadPlanner`] (the sectors a read needs, requested per
 //! memory), [`write_planner::WritePlanner`] (the sector writes that store
-//! a payload, per memory), [`lowest_set::LowestSet`] (the lowest set bit of 128, a log-depth
+//! a payload, per memory), [`memory_port::MemoryPort`] (one memory's
+//! tagged sector port: metadata fills in order, data sectors by tag),
+//! [`lowest_set::LowestSet`] (the lowest set bit of 128, a log-depth
 //! tree), [`sector_gather::SectorGather`] (the pipelined slice's payloads of the
 //! reads in flight, gathered from device and buddy sectors),
 //! [`compaction`] (log-depth compaction and expansion networks),
@@ -58,6 +60,7 @@ pub mod mag_bdi_compressor;
 pub mod mag_bdi_decompressor;
 pub mod mag_bdi_encodings;
 pub mod mag_bdi_unit;
+pub mod memory_port;
 pub mod metadata_cache;
 pub mod pipelined_metadata_cache;
 pub mod read_planner;
@@ -79,6 +82,7 @@ pub use decompressed_entry::DecompressedEntry;
 pub use entry_bits::EntryBits;
 pub use mag_bdi_compressor::{MagBdiCompressed, MagBdiCompressor};
 pub use mag_bdi_decompressor::MagBdiDecompressor;
+pub use memory_port::MemoryPort;
 pub use metadata_cache::MetadataCache;
 pub use pipelined_metadata_cache::PipelinedMetadataCache;
 pub use read_planner::ReadPlanner;

@@ -10,6 +10,7 @@ pub mod decompress;
 pub mod delivery;
 pub mod entries;
 pub mod mag_bdi;
+pub mod memory_port;
 pub mod metadata_cache;
 pub mod modules;
 pub mod read_planner;

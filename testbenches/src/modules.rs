@@ -8,11 +8,11 @@
 use crate::cosim::CosimPorts;
 use crate::decompress::{self, StoredEntry};
 use crate::stream::{run_stream, StreamDut, Traffic};
-use crate::{bpc, controller, mag_bdi, metadata_cache, read_planner, request_contexts, sector_gather, translation, write_planner, zvc};
+use crate::{bpc, controller, mag_bdi, memory_port, metadata_cache, read_planner, request_contexts, sector_gather, translation, write_planner, zvc};
 use buddy_golden::{Algorithm, Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
 use buddy_hdl::{
     AddressTranslator, BpcCompressor, BpcDecompressor, BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, MagBdiCompressor,
-    MagBdiDecompressor, MetadataCache, PipelinedMetadataCache, ReadPlanner, RequestContexts, SectorGather, WritePlanner, ZvcCompressor,
+    MagBdiDecompressor, MemoryPort, MetadataCache, PipelinedMetadataCache, ReadPlanner, RequestContexts, SectorGather, WritePlanner, ZvcCompressor,
     ZvcDecompressor,
 };
 use rand::SeedableRng;
@@ -42,6 +42,8 @@ pub enum HwModule {
     ReadPlanner,
     /// The pipelined slice's write planner: the sector writes of a payload.
     WritePlanner,
+    /// The pipelined slice's memory port: requests merged, answers routed.
+    MemoryPort,
     /// One memory-controller slice, built with the codecs of an algorithm
     /// (delivered: BPC, ZVC and MAG-BDI at MAG 32).
     BuddyController(Algorithm),
@@ -74,7 +76,7 @@ pub struct EquivRun {
 
 impl HwModule {
     /// Every delivered module, in `verilog-out/` order.
-    pub const ALL: [HwModule; 20] = [
+    pub const ALL: [HwModule; 21] = [
         HwModule::BpcCompressor,
         HwModule::BpcDecompressor,
         HwModule::ZvcCompressor,
@@ -92,6 +94,7 @@ impl HwModule {
         HwModule::SectorGather,
         HwModule::ReadPlanner,
         HwModule::WritePlanner,
+        HwModule::MemoryPort,
         HwModule::BuddyController(Algorithm::Bpc),
         HwModule::BuddyController(Algorithm::Zvc),
         HwModule::BuddyController(Algorithm::MagBdi(Mag::B32)),
@@ -113,6 +116,7 @@ impl HwModule {
             HwModule::SectorGather => sector_gather::PORTS,
             HwModule::ReadPlanner => read_planner::PORTS,
             HwModule::WritePlanner => write_planner::PORTS,
+            HwModule::MemoryPort => memory_port::PORTS,
             HwModule::BuddyController(algorithm) => controller::ports(algorithm),
         }
     }
@@ -144,6 +148,9 @@ impl HwModule {
             HwModule::WritePlanner => {
                 crate::cosim::lockstep_testbench(self.name(), write_planner::LOCKSTEP_INPUTS, write_planner::LOCKSTEP_OUTPUTS)
             }
+            HwModule::MemoryPort => {
+                crate::cosim::lockstep_testbench(self.name(), memory_port::LOCKSTEP_INPUTS, memory_port::LOCKSTEP_OUTPUTS)
+            }
             HwModule::BuddyController(_) => controller::lockstep_testbench(self.name()),
             _ => self.ports().testbench(),
         }
@@ -172,6 +179,7 @@ impl HwModule {
             | HwModule::SectorGather
             | HwModule::ReadPlanner
             | HwModule::WritePlanner
+            | HwModule::MemoryPort
             | HwModule::BuddyController(_) => None,
         }
     }
@@ -200,6 +208,7 @@ impl HwModule {
             HwModule::SectorGather => emit(SectorGather::default(), name, revision),
             HwModule::ReadPlanner => emit(ReadPlanner::default(), name, revision),
             HwModule::WritePlanner => emit(WritePlanner::default(), name, revision),
+            HwModule::MemoryPort => emit(MemoryPort::default(), name, revision),
             HwModule::BuddyController(Algorithm::Bpc) => emit(BuddyController::default(), name, revision),
             HwModule::BuddyController(Algorithm::Zvc) => emit(BuddyControllerZvc::default(), name, revision),
             HwModule::BuddyController(Algorithm::MagBdi(mag)) => emit(BuddyControllerMagBdi::new(mag), name, revision),
@@ -263,6 +272,12 @@ impl HwModule {
                 // Lock-step lines of a random run, one cycle per entry and the drain (a failing run is reported by `check`).
                 let mut lines = Vec::new();
                 let _ = write_planner::run(VECTOR_SEED, entries.len().max(300), 0.5, 0.7, Some(&mut lines), None);
+                vec![vectors(lines)]
+            }
+            HwModule::MemoryPort => {
+                // Lock-step lines of a random run, one cycle per entry and the drain (a failing run is reported by `check`).
+                let mut lines = Vec::new();
+                let _ = memory_port::run(VECTOR_SEED, entries.len().max(300), 0.4, 0.7, Some(&mut lines), None);
                 vec![vectors(lines)]
             }
             HwModule::BuddyController(algorithm) => {
@@ -340,6 +355,14 @@ impl HwModule {
                     .map_err(|e| format!("{}: {e}", self.name()))?;
                 let jobs = run.compressed + run.uncompressed;
                 Ok(EquivRun { inputs: jobs, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
+            }
+            HwModule::MemoryPort => {
+                // Random requests and out-of-order answers instead of stream traffic: one cycle per entry, then the drain.
+                let start = std::time::Instant::now();
+                let run = memory_port::run(seed, entries.len().max(300), traffic.p_valid * 0.5, traffic.p_ready, None, None)
+                    .map_err(|e| format!("{}: {e}", self.name()))?;
+                let requests = run.fills + run.write_backs + run.writes + run.reads;
+                Ok(EquivRun { inputs: requests, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
             }
             HwModule::BuddyController(algorithm) => {
                 // The slice is driven by its memory models, not by random traffic.
@@ -464,6 +487,9 @@ impl HwModule {
             }
             HwModule::WritePlanner => {
                 write_planner::run(2, entries.len().max(300), 0.5, 0.7, None, Some(&mut w))?;
+            }
+            HwModule::MemoryPort => {
+                memory_port::run(2, entries.len().max(300), 0.4, 0.7, None, Some(&mut w))?;
             }
             HwModule::PipelinedMetadataCache => {
                 let ops = self.cache_ops(entries.len(), &mut rng);

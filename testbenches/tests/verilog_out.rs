@@ -302,6 +302,19 @@ fn icarus_runs_write_planner_in_lock_step() {
     icarus_replays("write_planner", &tb, &lines, &work_dir("cosim-write-planner"));
 }
 
+/// The memory port's Verilog replays a rust-hdl run of 3,000 random
+/// cycles (fills, write-backs, writes and reads; answers in any order;
+/// backpressure everywhere) and its drain in lock step.
+#[test]
+fn icarus_runs_memory_port_in_lock_step() {
+    tool("iverilog");
+    let mut lines = Vec::new();
+    let run = buddy_testbenches::memory_port::run(29, 3_000, 0.4, 0.7, Some(&mut lines), None).unwrap();
+    assert!(run.fills > 100 && run.fills_out_of_order > 10 && run.reads > 100, "{run:?}");
+    let tb = verilog_out_dir().join("tb/memory_port_tb.v");
+    icarus_replays("memory_port", &tb, &lines, &work_dir("cosim-memory-port"));
+}
+
 /// Every `.v` file of `verilog-out/`, with its text.
 fn verilog_files() -> Vec<(PathBuf, String)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(verilog_out_dir())

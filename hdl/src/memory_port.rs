@@ -1,0 +1,201 @@
+//! One memory's sector port of the pipelined controller slice: the
+//! metadata cache's fills and write-backs, the write planner's sector
+//! writes and the read planner's sector reads merged onto one tagged
+//! request stream, and the answers routed back (fills in the order the
+//! cache asked for them, data sectors by tag in any order).
+
+use crate::request_contexts::CONTEXT_BITS;
+use crate::sector_gather::SECTOR_INDEX_BITS;
+use rust_hdl::prelude::*;
+
+/// Width of `mem_tag`: `{fill, context, sector}`, 1 + 7 + 3 bits.
+pub const MEM_TAG_BITS: usize = 1 + CONTEXT_BITS + SECTOR_INDEX_BITS;
+/// Fills the metadata cache may have outstanding (its miss registers).
+pub const FILLS: usize = 4;
+
+/// The memory tag of a data sector read: `{0, context, sector}`.
+pub fn data_tag(context: u64, sector: u64) -> u64 {
+    (context << SECTOR_INDEX_BITS) | sector
+}
+
+/// The memory tag of the `n`-th metadata fill (counted from reset):
+/// `{1, 0.., n mod 4}`.
+pub fn fill_tag(n: u64) -> u64 {
+    (1 << (MEM_TAG_BITS - 1)) | (n % FILLS as u64)
+}
+
+/// Merges a slice's three requesters onto one memory and routes the
+/// answers (Buddy Compression Sec. III-B: device memory serves data,
+/// metadata and, through the same controller, nothing else; buddy-memory
+/// data only, with the `md_*` ports idle).
+///
+/// Each cycle one request goes to memory, by fixed priority: a metadata
+/// fill or write-back first (every read of the slice may wait on it), then
+/// a sector write (it frees its context), then a sector read. A requester
+/// waits as long as one above it offers; in the slice the ones above are
+/// bounded (4 fills, and writes by the compressor's one entry per cycle). A read is
+/// tagged `{0, context, sector}` (the read planner's tag), a fill
+/// `{1, 0, n mod 4}` (the `n`-th fill since reset); writes need no tag.
+/// Memory answers reads on `mem_resp_*` in any order: a data sector goes
+/// straight to `rd_out_*` (`mem_resp_ready` follows `rd_out_ready`); a
+/// fill is parked in one of 4 registers by its number and handed to the
+/// cache in order on `md_fill_*` (the cache never has more than 4 fills
+/// outstanding, so a parked fill is never overwritten; fills are always
+/// accepted).
+///
+/// | port | width | direction | meaning |
+/// |---|---|---|---|
+/// | `clock`, `reset` | 1, 1 | in | rising-edge clock; synchronous active-high reset (no fill parked, fill count 0) |
+/// | `md_req_valid`, `md_req_ready` | 1, 1 | in, out | the metadata cache's `mem_req_*`: a fill or a write-back |
+/// | `md_req_write`, `md_req_address`, `md_req_data` | 1, 64, 256 | in | 1: write-back of `md_req_data`; sector-aligned byte address |
+/// | `md_fill_valid`, `md_fill_ready`, `md_fill_data` | 1, 1, 256 | out, in, out | the oldest fill's sector, to the cache's `mem_fill_*` |
+/// | `wr_req_valid`, `wr_req_ready` | 1, 1 | in, out | a sector write (the write planner's `*_wr_*`) |
+/// | `wr_req_address`, `wr_req_data`, `wr_req_strobe` | 64, 256, 32 | in | sector-aligned byte address, data (byte `k` at `[8k +: 8]`), byte strobe |
+/// | `rd_req_valid`, `rd_req_ready` | 1, 1 | in, out | a sector read (the read planner's `*_req_*`) |
+/// | `rd_req_id`, `rd_req_sector`, `rd_req_address` | 7, 3, 64 | in | its context, its index in the part, its sector-aligned byte address |
+/// | `rd_out_valid`, `rd_out_ready` | 1, 1 | out, in | a data sector answered (to the sector gather) |
+/// | `rd_out_id`, `rd_out_sector`, `rd_out_data` | 7, 3, 256 | out | its context and index, the sector |
+/// | `mem_valid`, `mem_ready` | 1, 1 | out, in | a request to memory |
+/// | `mem_write`, `mem_address` | 1, 64 | out | 1: write; sector-aligned byte address |
+/// | `mem_data`, `mem_strobe` | 256, 32 | out | a write's data and byte strobe (write-backs: every byte) |
+/// | `mem_tag` | 11 | out | a read's tag (`{fill, context, sector}`), answered with its data |
+/// | `mem_resp_valid`, `mem_resp_ready` | 1, 1 | in, out | a read answered |
+/// | `mem_resp_tag`, `mem_resp_data` | 11, 256 | in | the read's tag, the sector |
+///
+/// Timing: combinational from requester to memory and from memory to
+/// `rd_out_*`; a fill is offered on `md_fill_*` the cycle after its answer
+/// (`timing::FILL_TO_CACHE`).
+#[derive(LogicBlock, Default)]
+pub struct MemoryPort {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub md_req_valid: Signal<In, Bit>,
+    pub md_req_ready: Signal<Out, Bit>,
+    pub md_req_write: Signal<In, Bit>,
+    pub md_req_address: Signal<In, Bits<64>>,
+    pub md_req_data: Signal<In, Bits<256>>,
+    pub md_fill_valid: Signal<Out, Bit>,
+    pub md_fill_ready: Signal<In, Bit>,
+    pub md_fill_data: Signal<Out, Bits<256>>,
+    pub wr_req_valid: Signal<In, Bit>,
+    pub wr_req_ready: Signal<Out, Bit>,
+    pub wr_req_address: Signal<In, Bits<64>>,
+    pub wr_req_data: Signal<In, Bits<256>>,
+    pub wr_req_strobe: Signal<In, Bits<32>>,
+    pub rd_req_valid: Signal<In, Bit>,
+    pub rd_req_ready: Signal<Out, Bit>,
+    pub rd_req_id: Signal<In, Bits<CONTEXT_BITS>>,
+    pub rd_req_sector: Signal<In, Bits<SECTOR_INDEX_BITS>>,
+    pub rd_req_address: Signal<In, Bits<64>>,
+    pub rd_out_valid: Signal<Out, Bit>,
+    pub rd_out_ready: Signal<In, Bit>,
+    pub rd_out_id: Signal<Out, Bits<CONTEXT_BITS>>,
+    pub rd_out_sector: Signal<Out, Bits<SECTOR_INDEX_BITS>>,
+    pub rd_out_data: Signal<Out, Bits<256>>,
+    pub mem_valid: Signal<Out, Bit>,
+    pub mem_ready: Signal<In, Bit>,
+    pub mem_write: Signal<Out, Bit>,
+    pub mem_address: Signal<Out, Bits<64>>,
+    pub mem_data: Signal<Out, Bits<256>>,
+    pub mem_strobe: Signal<Out, Bits<32>>,
+    pub mem_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
+    pub mem_resp_valid: Signal<In, Bit>,
+    pub mem_resp_ready: Signal<Out, Bit>,
+    pub mem_resp_tag: Signal<In, Bits<MEM_TAG_BITS>>,
+    pub mem_resp_data: Signal<In, Bits<256>>,
+    /// Parked fills: valid bit and sector per fill number mod 4; the number
+    /// of the next fill to ask for and of the next to hand on.
+    parked: [DFF<Bit>; FILLS],
+    parked_data: [DFF<Bits<256>>; FILLS],
+    fill_next: DFF<Bits<2>>,
+    fill_head: DFF<Bits<2>>,
+    md_go: Signal<Local, Bit>,
+    resp_fill: Signal<Local, Bit>,
+}
+
+// The tag layout is written out in `update` (rust-hdl prints constant
+// names into the Verilog, so the kernel uses literals): 3 sector bits, 7
+// context bits, the fill bit at 10.
+const _: () = assert!(SECTOR_INDEX_BITS == 3 && CONTEXT_BITS == 7 && MEM_TAG_BITS == 11 && FILLS == 4);
+
+impl Logic for MemoryPort {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, fill_next, fill_head);
+        for i in 0..FILLS {
+            self.parked[i].clock.next = self.clock.val();
+            self.parked[i].d.next = self.parked[i].q.val();
+            self.parked_data[i].clock.next = self.clock.val();
+            self.parked_data[i].d.next = self.parked_data[i].q.val();
+        }
+
+        // Requests: metadata first, then writes, then reads.
+        self.md_req_ready.next = self.mem_ready.val();
+        self.wr_req_ready.next = self.mem_ready.val() & !self.md_req_valid.val();
+        self.rd_req_ready.next = self.mem_ready.val() & !self.md_req_valid.val() & !self.wr_req_valid.val();
+        self.mem_valid.next = self.md_req_valid.val() | self.wr_req_valid.val() | self.rd_req_valid.val();
+        self.mem_write.next = false;
+        self.mem_address.next = self.rd_req_address.val();
+        self.mem_data.next = self.wr_req_data.val();
+        self.mem_strobe.next = self.wr_req_strobe.val();
+        self.mem_tag.next =
+            (bit_cast::<MEM_TAG_BITS, CONTEXT_BITS>(self.rd_req_id.val()) << 3) | bit_cast::<MEM_TAG_BITS, SECTOR_INDEX_BITS>(self.rd_req_sector.val());
+        if self.wr_req_valid.val() {
+            self.mem_write.next = true;
+            self.mem_address.next = self.wr_req_address.val();
+        }
+        if self.md_req_valid.val() {
+            self.mem_write.next = self.md_req_write.val();
+            self.mem_address.next = self.md_req_address.val();
+            self.mem_data.next = self.md_req_data.val();
+            self.mem_strobe.next = !bits::<32>(0);
+            self.mem_tag.next = bit_cast::<MEM_TAG_BITS, 2>(self.fill_next.q.val()) | bits::<MEM_TAG_BITS>(0x400);
+        }
+        self.md_go.next = self.md_req_valid.val() & self.mem_ready.val();
+        if self.md_go.val() & !self.md_req_write.val() {
+            self.fill_next.d.next = self.fill_next.q.val() + 1;
+        }
+
+        // Answers: data sectors straight on, fills parked by number.
+        self.resp_fill.next = self.mem_resp_tag.val().get_bit(10);
+        self.rd_out_valid.next = self.mem_resp_valid.val() & !self.resp_fill.val();
+        self.rd_out_id.next = self.mem_resp_tag.val().get_bits::<CONTEXT_BITS>(3);
+        self.rd_out_sector.next = self.mem_resp_tag.val().get_bits::<SECTOR_INDEX_BITS>(0);
+        self.rd_out_data.next = self.mem_resp_data.val();
+        self.mem_resp_ready.next = self.resp_fill.val() | self.rd_out_ready.val();
+        self.md_fill_valid.next = false;
+        self.md_fill_data.next = self.parked_data[0].q.val();
+        for i in 0..FILLS {
+            if self.fill_head.q.val().index() == i {
+                self.md_fill_valid.next = self.parked[i].q.val();
+                self.md_fill_data.next = self.parked_data[i].q.val();
+            }
+        }
+        for i in 0..FILLS {
+            if self.md_fill_valid.val() & self.md_fill_ready.val() & (self.fill_head.q.val().index() == i) {
+                self.parked[i].d.next = false;
+            }
+            if self.mem_resp_valid.val() & self.resp_fill.val() & (self.mem_resp_tag.val().get_bits::<2>(0).index() == i) {
+                self.parked[i].d.next = true;
+                self.parked_data[i].d.next = self.mem_resp_data.val();
+            }
+        }
+        if self.md_fill_valid.val() & self.md_fill_ready.val() {
+            self.fill_head.d.next = self.fill_head.q.val() + 1;
+        }
+
+        if self.reset.val() {
+            self.fill_next.d.next = 0.into();
+            self.fill_head.d.next = 0.into();
+            for i in 0..FILLS {
+                self.parked[i].d.next = false;
+            }
+        }
+    }
+}
+
+/// The port's latencies, for the fast engine's timing of the slice.
+pub mod timing {
+    /// Cycles from a fill's answer on `mem_resp_*` to `md_fill_valid`.
+    pub const FILL_TO_CACHE: u64 = 1;
+}

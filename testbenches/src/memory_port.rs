@@ -1,0 +1,443 @@
+//! Adapters for `MemoryPort`: a reference model written from its
+//! documentation, a random driver that plays the metadata cache, both
+//! planners and a memory answering reads in any order, checks the hardware
+//! against the model cycle by cycle and everything end to end (every
+//! request reaches memory once, with its data; every fill reaches the cache
+//! in the order it was asked for; every data sector reaches its context),
+//! and lock-step lines for co-simulating its Verilog.
+
+use std::collections::VecDeque;
+use std::io::Write;
+
+use crate::cosim::hex_field;
+use crate::stream::{settle, VcdTrace};
+use buddy_hdl::memory_port::{data_tag, fill_tag, FILLS};
+use buddy_hdl::MemoryPort;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rust_hdl::prelude::*;
+
+type Sector = [u32; 8];
+
+/// A request as one of the three requesters offers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Request {
+    write: bool,
+    address: u64,
+    data: Sector,
+    strobe: u32,
+    tag: u64,
+}
+
+/// What memory answers at `address`: a value of the address alone.
+fn memory_sector(address: u64) -> Sector {
+    std::array::from_fn(|m| (address.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (8 * m)) as u32 ^ m as u32)
+}
+
+/// The parked fills, as the documentation describes them (the fill
+/// numbers in the tags are checked through the requests memory sees).
+#[derive(Debug, Clone, Default)]
+struct Model {
+    parked: [Option<Sector>; FILLS],
+    fill_head: usize,
+}
+
+/// What a run observed.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct MemoryPortRun {
+    pub fills: usize,
+    pub write_backs: usize,
+    pub writes: usize,
+    pub reads: usize,
+    /// Fills answered before an earlier one (parked out of order).
+    pub fills_out_of_order: usize,
+    pub cycles: u64,
+}
+
+/// Lock-step ports of `memory_port` (line order).
+pub const LOCKSTEP_INPUTS: &[(&str, usize)] = &[
+    ("reset", 1),
+    ("md_req_valid", 1),
+    ("md_req_write", 1),
+    ("md_req_address", 64),
+    ("md_req_data", 256),
+    ("md_fill_ready", 1),
+    ("wr_req_valid", 1),
+    ("wr_req_address", 64),
+    ("wr_req_data", 256),
+    ("wr_req_strobe", 32),
+    ("rd_req_valid", 1),
+    ("rd_req_id", 7),
+    ("rd_req_sector", 3),
+    ("rd_req_address", 64),
+    ("rd_out_ready", 1),
+    ("mem_ready", 1),
+    ("mem_resp_valid", 1),
+    ("mem_resp_tag", 11),
+    ("mem_resp_data", 256),
+];
+/// Lock-step outputs: (name, width, qualifier).
+pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
+    ("md_req_ready", 1, ""),
+    ("md_fill_valid", 1, ""),
+    ("md_fill_data", 256, "md_fill_valid"),
+    ("wr_req_ready", 1, ""),
+    ("rd_req_ready", 1, ""),
+    ("rd_out_valid", 1, ""),
+    ("rd_out_id", 7, "rd_out_valid"),
+    ("rd_out_sector", 3, "rd_out_valid"),
+    ("rd_out_data", 256, "rd_out_valid"),
+    ("mem_valid", 1, ""),
+    ("mem_write", 1, "mem_valid"),
+    ("mem_address", 64, "mem_valid"),
+    ("mem_data", 256, "mem_valid"),
+    ("mem_strobe", 32, "mem_valid"),
+    ("mem_tag", 11, "mem_valid"),
+    ("mem_resp_ready", 1, ""),
+];
+
+/// Co-simulation ports (the lock-step ones).
+pub const PORTS: crate::cosim::CosimPorts = crate::cosim::CosimPorts {
+    module: "memory_port",
+    inputs: LOCKSTEP_INPUTS,
+    outputs: &[
+        ("md_req_ready", 1),
+        ("md_fill_valid", 1),
+        ("md_fill_data", 256),
+        ("wr_req_ready", 1),
+        ("rd_req_ready", 1),
+        ("rd_out_valid", 1),
+        ("rd_out_id", 7),
+        ("rd_out_sector", 3),
+        ("rd_out_data", 256),
+        ("mem_valid", 1),
+        ("mem_write", 1),
+        ("mem_address", 64),
+        ("mem_data", 256),
+        ("mem_strobe", 32),
+        ("mem_tag", 11),
+        ("mem_resp_ready", 1),
+    ],
+};
+
+fn words_hex(words: &[u32]) -> String {
+    words.iter().rev().map(|w| format!("{w:08x}")).collect()
+}
+
+fn sector_words(b: &Bits<256>) -> Sector {
+    std::array::from_fn(|m| b.get_bits::<32>(32 * m).to_u32())
+}
+
+fn sector_bits(data: &Sector) -> Bits<256> {
+    let mut b = Bits::<256>::default();
+    for (m, &w) in data.iter().enumerate() {
+        b.set_bits::<32>(32 * m, (w as u64).into());
+    }
+    b
+}
+
+fn line(dut: &MemoryPort) -> String {
+    let b = |v: bool| hex_field(v as u64, 1);
+    let s = |v: &Bits<256>| words_hex(&sector_words(v));
+    [
+        b(dut.reset.val()),
+        b(dut.md_req_valid.val()),
+        b(dut.md_req_write.val()),
+        hex_field(dut.md_req_address.val().to_u64(), 64),
+        s(&dut.md_req_data.val()),
+        b(dut.md_fill_ready.val()),
+        b(dut.wr_req_valid.val()),
+        hex_field(dut.wr_req_address.val().to_u64(), 64),
+        s(&dut.wr_req_data.val()),
+        hex_field(dut.wr_req_strobe.val().to_u64(), 32),
+        b(dut.rd_req_valid.val()),
+        hex_field(dut.rd_req_id.val().to_u64(), 7),
+        hex_field(dut.rd_req_sector.val().to_u64(), 3),
+        hex_field(dut.rd_req_address.val().to_u64(), 64),
+        b(dut.rd_out_ready.val()),
+        b(dut.mem_ready.val()),
+        b(dut.mem_resp_valid.val()),
+        hex_field(dut.mem_resp_tag.val().to_u64(), 11),
+        s(&dut.mem_resp_data.val()),
+        b(dut.md_req_ready.val()),
+        b(dut.md_fill_valid.val()),
+        s(&dut.md_fill_data.val()),
+        b(dut.wr_req_ready.val()),
+        b(dut.rd_req_ready.val()),
+        b(dut.rd_out_valid.val()),
+        hex_field(dut.rd_out_id.val().to_u64(), 7),
+        hex_field(dut.rd_out_sector.val().to_u64(), 3),
+        s(&dut.rd_out_data.val()),
+        b(dut.mem_valid.val()),
+        b(dut.mem_write.val()),
+        hex_field(dut.mem_address.val().to_u64(), 64),
+        s(&dut.mem_data.val()),
+        hex_field(dut.mem_strobe.val().to_u64(), 32),
+        hex_field(dut.mem_tag.val().to_u64(), 11),
+        b(dut.mem_resp_ready.val()),
+    ]
+    .concat()
+}
+
+fn random_sector(rng: &mut ChaCha8Rng) -> Sector {
+    std::array::from_fn(|_| rng.gen())
+}
+
+fn sector_address(rng: &mut ChaCha8Rng) -> u64 {
+    rng.gen::<u64>() & !31
+}
+
+/// `cycles` random cycles (after reset): the metadata cache asks for a
+/// fill or a write-back with probability `p_request` per cycle (never more
+/// than 4 fills it has not yet taken back), the write planner for a sector
+/// write and the read planner for a sector read with the same probability,
+/// each holding its request until taken; memory takes a request with
+/// probability `p_ready` and answers each read 1-40 cycles later in random
+/// order; the cache and the gather take answers with probability
+/// `p_ready`. Every cycle's outputs are compared with the model; every
+/// request must reach memory exactly once, in its requester's order, with
+/// its data; every fill must reach the cache in the order asked, with the
+/// sector memory holds; every data sector its context; then the
+/// requesters stop and everything must drain.
+///
+/// # Errors
+/// The first difference, with its cycle.
+pub fn run(
+    seed: u64,
+    cycles: usize,
+    p_request: f64,
+    p_ready: f64,
+    mut lockstep: Option<&mut Vec<String>>,
+    vcd: Option<&mut dyn Write>,
+) -> Result<MemoryPortRun, String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut dut = MemoryPort::default();
+    dut.connect_all();
+    let mut trace = VcdTrace::new(vcd, &dut as &dyn Block);
+    let mut edge = |dut: &mut MemoryPort| {
+        for level in [true, false] {
+            dut.clock.next = Clock::from(level);
+            settle(dut);
+            trace.sample(dut as &dyn Block);
+        }
+    };
+    dut.reset.next = true;
+    settle(&mut dut);
+    if let Some(l) = lockstep.as_deref_mut() {
+        l.push(line(&dut));
+    }
+    edge(&mut dut);
+    dut.reset.next = false;
+
+    let mut model = Model::default();
+    let mut out = MemoryPortRun::default();
+    let (mut md, mut wr, mut rd): (Option<Request>, Option<Request>, Option<Request>) = (None, None, None);
+    // Fills asked for and not yet taken back by the cache, in order (addresses).
+    let mut fills_waiting: VecDeque<u64> = VecDeque::new();
+    // Data reads asked for and not yet delivered: (tag, address).
+    let mut reads_waiting: Vec<(u64, u64)> = Vec::new();
+    // Reads memory took: (cycle due, tag, address).
+    let mut in_memory: Vec<(u64, u64, u64)> = Vec::new();
+    let mut fill_count = 0u64;
+    let mut cycle = 0u64;
+    loop {
+        let draining = cycle >= cycles as u64;
+        if draining && md.is_none() && wr.is_none() && rd.is_none() && in_memory.is_empty() && fills_waiting.is_empty() && reads_waiting.is_empty()
+        {
+            break;
+        }
+        if cycle > cycles as u64 + 10_000 {
+            return Err(format!("the port did not drain within 10,000 cycles after cycle {cycles}"));
+        }
+        if !draining {
+            if md.is_none() && rng.gen_bool(p_request) {
+                let write = fills_waiting.len() >= FILLS || rng.gen_bool(0.3);
+                let address = sector_address(&mut rng);
+                let tag = if write { 0 } else { fill_tag(fill_count) };
+                if !write {
+                    fill_count += 1;
+                    fills_waiting.push_back(address);
+                }
+                md = Some(Request { write, address, data: random_sector(&mut rng), strobe: u32::MAX, tag });
+            }
+            if wr.is_none() && rng.gen_bool(p_request) {
+                wr = Some(Request { write: true, address: sector_address(&mut rng), data: random_sector(&mut rng), strobe: rng.gen(), tag: 0 });
+            }
+            if rd.is_none() && rng.gen_bool(p_request) {
+                let address = sector_address(&mut rng);
+                let tag = data_tag(rng.gen_range(0..128), rng.gen_range(0..8));
+                rd = Some(Request { write: false, address, data: [0; 8], strobe: 0, tag });
+            }
+        }
+        // Memory answers one due read, picked at random (any order).
+        let due: Vec<usize> = (0..in_memory.len()).filter(|&i| in_memory[i].0 <= cycle).collect();
+        let answer = (!due.is_empty() && rng.gen_bool(0.8)).then(|| due[rng.gen_range(0..due.len())]);
+        let (resp_tag, resp_address) = answer.map_or((rng.gen_range(0..2048), rng.gen()), |i| (in_memory[i].1, in_memory[i].2));
+        let resp_data = memory_sector(resp_address);
+        let (mem_ready, rd_out_ready, fill_ready) = (rng.gen_bool(p_ready), rng.gen_bool(p_ready), rng.gen_bool(p_ready));
+        let junk = random_sector(&mut rng);
+        let md_in = md.unwrap_or(Request { write: rng.gen(), address: rng.gen(), data: junk, strobe: 0, tag: 0 });
+        let wr_in = wr.unwrap_or(Request { write: true, address: rng.gen(), data: junk, strobe: rng.gen(), tag: 0 });
+        let rd_in = rd.unwrap_or(Request { write: false, address: rng.gen(), data: junk, strobe: 0, tag: rng.gen_range(0..1024) });
+        dut.md_req_valid.next = md.is_some();
+        dut.md_req_write.next = md_in.write;
+        dut.md_req_address.next = md_in.address.into();
+        dut.md_req_data.next = sector_bits(&md_in.data);
+        dut.md_fill_ready.next = fill_ready;
+        dut.wr_req_valid.next = wr.is_some();
+        dut.wr_req_address.next = wr_in.address.into();
+        dut.wr_req_data.next = sector_bits(&wr_in.data);
+        dut.wr_req_strobe.next = (wr_in.strobe as u64).into();
+        dut.rd_req_valid.next = rd.is_some();
+        dut.rd_req_id.next = (rd_in.tag >> 3).into();
+        dut.rd_req_sector.next = (rd_in.tag & 7).into();
+        dut.rd_req_address.next = rd_in.address.into();
+        dut.rd_out_ready.next = rd_out_ready;
+        dut.mem_ready.next = mem_ready;
+        dut.mem_resp_valid.next = answer.is_some();
+        dut.mem_resp_tag.next = resp_tag.into();
+        dut.mem_resp_data.next = sector_bits(&resp_data);
+        settle(&mut dut);
+
+        // The model's outputs.
+        let sent = if md.is_some() {
+            md
+        } else if wr.is_some() {
+            wr
+        } else {
+            rd
+        };
+        let head = model.parked[model.fill_head];
+        let resp_fill = resp_tag >> 10 & 1 == 1;
+        let want = (
+            mem_ready,
+            mem_ready && md.is_none(),
+            mem_ready && md.is_none() && wr.is_none(),
+            head,
+            (answer.is_some() && !resp_fill).then_some((resp_tag >> 3, resp_tag & 7, resp_data)),
+            sent,
+            resp_fill || rd_out_ready,
+        );
+        let got = (
+            dut.md_req_ready.val(),
+            dut.wr_req_ready.val(),
+            dut.rd_req_ready.val(),
+            dut.md_fill_valid.val().then(|| sector_words(&dut.md_fill_data.val())),
+            dut.rd_out_valid.val().then(|| (dut.rd_out_id.val().to_u64(), dut.rd_out_sector.val().to_u64(), sector_words(&dut.rd_out_data.val()))),
+            dut.mem_valid.val().then(|| {
+                let write = dut.mem_write.val();
+                Request {
+                    write,
+                    address: dut.mem_address.val().to_u64(),
+                    data: if write { sector_words(&dut.mem_data.val()) } else { sent.map_or([0; 8], |r| r.data) },
+                    strobe: if write { dut.mem_strobe.val().to_u32() } else { sent.map_or(0, |r| r.strobe) },
+                    tag: if write { sent.map_or(0, |r| r.tag) } else { dut.mem_tag.val().to_u64() },
+                }
+            }),
+            dut.mem_resp_ready.val(),
+        );
+        if got != want {
+            return Err(format!("cycle {cycle}: hardware {got:x?}, model {want:x?}"));
+        }
+
+        // End to end. The comparison above checks that memory sees the
+        // request of the first requester by priority, as it holds it; a
+        // taken request is dropped, so each reaches memory once, in order.
+        if let Some(r) = sent.filter(|_| mem_ready) {
+            if md.is_some() {
+                md = None;
+                out.write_backs += r.write as usize;
+            } else if wr.is_some() {
+                wr = None;
+                out.writes += 1;
+            } else {
+                rd = None;
+            }
+            if !r.write {
+                in_memory.push((cycle + rng.gen_range(1..=40), r.tag, r.address));
+                if r.tag >> 10 & 1 == 0 {
+                    reads_waiting.push((r.tag, r.address));
+                }
+            }
+        }
+        if let Some(i) = answer.filter(|_| resp_fill || rd_out_ready) {
+            let (_, tag, address) = in_memory.swap_remove(i);
+            if tag >> 10 & 1 == 1 {
+                let n = (tag & 3) as usize;
+                if model.parked[n].is_some() {
+                    return Err(format!("cycle {cycle}: fill {n} answered while one is parked there"));
+                }
+                if n != model.fill_head && model.parked[model.fill_head].is_none() {
+                    out.fills_out_of_order += 1;
+                }
+            } else {
+                let k = reads_waiting
+                    .iter()
+                    .position(|&(t, a)| t == tag && a == address)
+                    .ok_or_else(|| format!("cycle {cycle}: read {tag:#x} of {address:#x} delivered but not asked for"))?;
+                reads_waiting.swap_remove(k);
+                out.reads += 1;
+            }
+        }
+        if let Some(data) = head.filter(|_| fill_ready) {
+            let address = fills_waiting.pop_front().ok_or_else(|| format!("cycle {cycle}: a fill the cache did not ask for"))?;
+            if data != memory_sector(address) {
+                return Err(format!("cycle {cycle}: fill of {address:#x} hands the cache {data:x?}"));
+            }
+            out.fills += 1;
+        }
+
+        if let Some(l) = lockstep.as_deref_mut() {
+            l.push(line(&dut));
+        }
+        // Model clock.
+        if head.is_some() && fill_ready {
+            model.parked[model.fill_head] = None;
+            model.fill_head = (model.fill_head + 1) % FILLS;
+        }
+        if answer.is_some() && resp_fill {
+            model.parked[(resp_tag & 3) as usize] = Some(resp_data);
+        }
+        edge(&mut dut);
+        cycle += 1;
+        out.cycles += 1;
+    }
+    Ok(out)
+}
+
+/// The port's timing, measured: cycles from a fill's answer on
+/// `mem_resp_*` to `md_fill_valid`.
+pub fn measured_fill_latency() -> u64 {
+    let mut dut = MemoryPort::default();
+    dut.connect_all();
+    let edge = |dut: &mut MemoryPort| {
+        for level in [true, false] {
+            dut.clock.next = Clock::from(level);
+            settle(dut);
+        }
+    };
+    dut.reset.next = true;
+    settle(&mut dut);
+    edge(&mut dut);
+    dut.reset.next = false;
+    dut.mem_ready.next = true;
+    dut.md_req_valid.next = true;
+    dut.md_req_address.next = 0x40u64.into();
+    settle(&mut dut);
+    edge(&mut dut);
+    dut.md_req_valid.next = false;
+    dut.mem_resp_valid.next = true;
+    dut.mem_resp_tag.next = fill_tag(0).into();
+    settle(&mut dut);
+    assert!(!dut.md_fill_valid.val(), "a fill is parked before it is handed on");
+    edge(&mut dut);
+    dut.mem_resp_valid.next = false;
+    for cycle in 1..10 {
+        settle(&mut dut);
+        if dut.md_fill_valid.val() {
+            return cycle;
+        }
+        edge(&mut dut);
+    }
+    panic!("the fill never reached the cache");
+}

@@ -13,6 +13,7 @@ pub mod mag_bdi;
 pub mod memory_port;
 pub mod metadata_cache;
 pub mod modules;
+pub mod pipelined_controller;
 pub mod read_planner;
 pub mod request_contexts;
 pub mod sector_gather;

@@ -1,0 +1,314 @@
+//! Adapters for the `PipelinedController` (reads so far): a driver that
+//! sends random reads of a memory image built by the golden slice (every
+//! target ratio, uncompressed pages, never-written entries, entries whose
+//! size nibble is reserved, faulting accesses), plays device memory and
+//! buddy-memory answering each sector read 1-`max_latency` cycles later in
+//! any order, and checks every tagged response against the golden slice's
+//! answer.
+
+use std::collections::HashMap;
+
+use crate::entries::random_entries;
+use crate::stream::settle;
+use buddy_golden::controller_slice::{write_nibble_in_memory, ControllerSlice, SliceConfig, SliceError, SliceMemory};
+use buddy_golden::metadata_cache::{MetadataCacheConfig, SectorMemory};
+use buddy_golden::translation::{translate_entry, BuddyRegisters, PageSize, Pte, TranslationFault};
+use buddy_golden::{Algorithm, SizeClass};
+use buddy_hdl::address_translator::fault;
+use buddy_hdl::PipelinedController;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rust_hdl::prelude::*;
+
+/// Device memory and buddy-memory as bytes (unwritten bytes read as zero).
+#[derive(Debug, Clone, Default)]
+pub struct ByteMemory {
+    device: HashMap<u64, u8>,
+    buddy: HashMap<u64, u8>,
+}
+
+impl ByteMemory {
+    fn read(space: &HashMap<u64, u8>, address: u64, out: &mut [u8]) {
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = space.get(&(address + i as u64)).copied().unwrap_or(0);
+        }
+    }
+    fn write(space: &mut HashMap<u64, u8>, address: u64, data: &[u8]) {
+        for (i, &b) in data.iter().enumerate() {
+            space.insert(address + i as u64, b);
+        }
+    }
+    /// One 32-byte sector of device (`buddy` false) or buddy-memory as 8 words.
+    fn sector(&self, buddy: bool, address: u64) -> [u32; 8] {
+        let mut bytes = [0u8; 32];
+        Self::read(if buddy { &self.buddy } else { &self.device }, address, &mut bytes);
+        std::array::from_fn(|m| u32::from_le_bytes(bytes[4 * m..4 * m + 4].try_into().expect("4 bytes")))
+    }
+}
+
+impl SectorMemory for ByteMemory {
+    fn read_sector(&mut self, address: u64, data: &mut [u8]) {
+        Self::read(&self.device, address, data);
+    }
+    fn write_sector(&mut self, address: u64, data: &[u8]) {
+        Self::write(&mut self.device, address, data);
+    }
+}
+
+impl SliceMemory for ByteMemory {
+    fn read_device(&mut self, address: u64, out: &mut [u8]) {
+        Self::read(&self.device, address, out);
+    }
+    fn write_device(&mut self, address: u64, data: &[u8]) {
+        Self::write(&mut self.device, address, data);
+    }
+    fn read_buddy(&mut self, address: u64, out: &mut [u8]) {
+        Self::read(&self.buddy, address, out);
+    }
+    fn write_buddy(&mut self, address: u64, data: &[u8]) {
+        Self::write(&mut self.buddy, address, data);
+    }
+}
+
+/// A read request: the page and the address.
+#[derive(Debug, Clone, Copy)]
+struct Read {
+    pte: Pte,
+    va: u64,
+}
+
+/// What the slice answers (as its ports hold it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    Entry([u32; 32]),
+    Fault(u64),
+    DecodeError,
+}
+
+/// What a run observed.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct PipelinedRun {
+    pub reads: usize,
+    pub faults: usize,
+    pub decode_errors: usize,
+    /// Most requests in the slice at once (its `in_flight`).
+    pub most_in_flight: usize,
+    /// Responses that overtook an earlier request.
+    pub out_of_order: usize,
+    pub cycles: u64,
+}
+
+const PAGE: PageSize = PageSize::Small64K;
+
+/// The memory image and the reads of a run: pages of every target ratio
+/// (and one uncompressed, one with a reserved target code), each with
+/// entries stored by the golden slice, some never written, one with a
+/// reserved size nibble.
+fn scenario(rng: &mut ChaCha8Rng, reads: usize) -> (BuddyRegisters, ByteMemory, Vec<Read>) {
+    let regs = BuddyRegisters { gbbr: 0x40_0000_0000, carve_out_bytes: 1 << 30, md_base: 0x10_0000_0000, heap_base: 0x1_0000_0000 };
+    let config = SliceConfig { algorithm: Algorithm::Bpc, metadata_cache: MetadataCacheConfig::default(), regs, page: PAGE };
+    let golden = ControllerSlice::new(config).expect("the default cache geometry");
+    let mut memory = ByteMemory::default();
+    // (compressed, target code) of each page; target 5 is reserved.
+    let kinds = [(true, 0u8), (true, 1), (true, 2), (true, 3), (true, 4), (false, 0), (true, 5)];
+    let mut pages = Vec::new();
+    for (p, &(compressed, target_code)) in kinds.iter().enumerate() {
+        let va_base = regs.heap_base + (p as u64) * PAGE.bytes();
+        let pte = Pte { frame: 0x2_0000_0000 + (p as u64) * PAGE.bytes(), compressed, target_code, buddy_offset: 4 * p as u32 };
+        pages.push((pte, va_base));
+    }
+    let contents = random_entries(400, rng.gen());
+    // Entries 0..32 of each valid page get contents; 32..40 stay unwritten.
+    for &(pte, va_base) in pages.iter().filter(|(pte, _)| pte.target_code < 5) {
+        for e in 0..32u64 {
+            let entry = contents[rng.gen_range(0..contents.len())];
+            golden.preload(&pte, va_base + 128 * e, &entry, &mut memory).expect("a valid page");
+        }
+    }
+    // A reserved size nibble on entry 33 of the 2x page.
+    let (pte2, va2) = pages[2];
+    let access = translate_entry(&regs, PAGE, &pte2, va2 + 128 * 33, SizeClass::Raw).expect("a valid page");
+    write_nibble_in_memory(access.metadata.expect("compressed"), 9, &mut memory);
+    let mut out = Vec::new();
+    for _ in 0..reads {
+        let &(pte, va_base) = pages.choose(rng).expect("pages");
+        let e = rng.gen_range(0..40u64);
+        let va = va_base + 128 * e + rng.gen_range(0..128);
+        out.push(Read { pte, va });
+    }
+    // Below HEAP_BASE on a compressed page: a fault.
+    out.push(Read { pte: pages[1].0, va: regs.heap_base - 256 });
+    out.shuffle(rng);
+    (regs, memory, out)
+}
+
+fn fault_code(f: &TranslationFault) -> u64 {
+    match f {
+        TranslationFault::ReservedTarget { .. } => fault::RESERVED_TARGET,
+        TranslationFault::BelowHeapBase { .. } => fault::BELOW_HEAP_BASE,
+        TranslationFault::OutsideCarveOut { .. } => fault::OUTSIDE_CARVE_OUT,
+    }
+}
+
+/// `reads` random reads through the slice: a new read offered with
+/// probability `p_request` per cycle (held until taken), memory taking a
+/// request with probability `p_ready` and answering each sector read
+/// 1-`max_latency` cycles later in random order, responses taken with
+/// probability `p_ready`. Every response must be the golden slice's
+/// answer to the request whose context it names.
+///
+/// # Errors
+/// The first difference, or a run that does not finish.
+pub fn run(seed: u64, reads: usize, p_request: f64, p_ready: f64, max_latency: u64) -> Result<PipelinedRun, String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (regs, mut memory, requests) = scenario(&mut rng, reads);
+    let config = SliceConfig { algorithm: Algorithm::Bpc, metadata_cache: MetadataCacheConfig::default(), regs, page: PAGE };
+    let mut golden = ControllerSlice::new(config).expect("the default cache geometry");
+    // Golden answers, in request order (reads leave memory unchanged).
+    let expected: Vec<Answer> = requests
+        .iter()
+        .map(|r| match golden.read(&r.pte, r.va, &mut memory) {
+            Ok(s) => Answer::Entry(*s.entry.words()),
+            Err(SliceError::Fault { fault, .. }) => Answer::Fault(fault_code(&fault)),
+            Err(SliceError::Decode { .. }) => Answer::DecodeError,
+        })
+        .collect();
+
+    let mut dut = PipelinedController::default();
+    dut.connect_all();
+    let edge = |dut: &mut PipelinedController| {
+        for level in [true, false] {
+            dut.clock.next = Clock::from(level);
+            settle(dut);
+        }
+    };
+    dut.gbbr.next = regs.gbbr.into();
+    dut.carve_out_bytes.next = regs.carve_out_bytes.into();
+    dut.md_base.next = regs.md_base.into();
+    dut.heap_base.next = regs.heap_base.into();
+    dut.reset.next = true;
+    settle(&mut dut);
+    edge(&mut dut);
+    dut.reset.next = false;
+    // The metadata cache invalidates its sets one per cycle after reset.
+    for _ in 0..16 {
+        edge(&mut dut);
+    }
+
+    let mut out = PipelinedRun::default();
+    let mut next = 0usize;
+    let mut offered = false;
+    // Context id -> request index.
+    let mut in_flight: HashMap<u64, usize> = HashMap::new();
+    // Reads memory took, per memory: (due cycle, tag, address).
+    let mut pending: [Vec<(u64, u64, u64)>; 2] = [Vec::new(), Vec::new()];
+    let mut answered = 0usize;
+    let mut cycle = 0u64;
+    let limit = 2_000 + 200 * requests.len() as u64 * max_latency.max(1);
+    while answered < requests.len() {
+        if cycle > limit {
+            return Err(format!("{answered} of {} requests answered after {cycle} cycles", requests.len()));
+        }
+        if !offered && next < requests.len() && rng.gen_bool(p_request) {
+            offered = true;
+        }
+        let r = requests[next.min(requests.len() - 1)];
+        dut.req_valid.next = offered;
+        dut.req_write.next = false;
+        dut.req_va.next = r.va.into();
+        dut.req_frame.next = r.pte.frame.into();
+        dut.req_pte.next = (r.pte.buddy_bits() as u64).into();
+        dut.req_page_64k.next = true;
+        let resp_ready = rng.gen_bool(p_ready);
+        dut.resp_ready.next = resp_ready;
+        // Each memory answers one due read, picked at random.
+        let mut answers = [None, None];
+        for (m, p) in pending.iter().enumerate() {
+            let due: Vec<usize> = (0..p.len()).filter(|&i| p[i].0 <= cycle).collect();
+            if !due.is_empty() {
+                answers[m] = Some(due[rng.gen_range(0..due.len())]);
+            }
+        }
+        let mem_ready = [rng.gen_bool(p_ready), rng.gen_bool(p_ready)];
+        let sector_bits = |w: [u32; 8]| {
+            let mut b = Bits::<256>::default();
+            for (m, &x) in w.iter().enumerate() {
+                b.set_bits::<32>(32 * m, (x as u64).into());
+            }
+            b
+        };
+        for m in 0..2 {
+            let (valid, tag, data) = match answers[m] {
+                Some(i) => (true, pending[m][i].1, sector_bits(memory.sector(m == 1, pending[m][i].2))),
+                None => (false, 0, Bits::<256>::default()),
+            };
+            if m == 0 {
+                dut.dev_mem_ready.next = mem_ready[0];
+                dut.dev_mem_resp_valid.next = valid;
+                dut.dev_mem_resp_tag.next = tag.into();
+                dut.dev_mem_resp_data.next = data;
+            } else {
+                dut.bud_mem_ready.next = mem_ready[1];
+                dut.bud_mem_resp_valid.next = valid;
+                dut.bud_mem_resp_tag.next = tag.into();
+                dut.bud_mem_resp_data.next = data;
+            }
+        }
+        settle(&mut dut);
+
+        if offered && dut.req_ready.val() {
+            let id = dut.req_id.val().to_u64();
+            if in_flight.insert(id, next).is_some() {
+                return Err(format!("cycle {cycle}: context {id} given while in use"));
+            }
+            next += 1;
+            offered = false;
+        }
+        out.most_in_flight = out.most_in_flight.max(dut.in_flight.val().index());
+        if dut.resp_valid.val() && resp_ready {
+            let id = dut.resp_id.val().to_u64();
+            let i = in_flight.remove(&id).ok_or_else(|| format!("cycle {cycle}: a response for context {id}, not in use"))?;
+            let got = if dut.resp_fault.val().to_u64() != 0 {
+                Answer::Fault(dut.resp_fault.val().to_u64())
+            } else if dut.resp_decode_error.val() {
+                Answer::DecodeError
+            } else {
+                Answer::Entry(dut.resp_entry.val().to_words())
+            };
+            if got != expected[i] {
+                return Err(format!("cycle {cycle}: request {i} ({:x?}) answered {got:x?}, golden {:x?}", requests[i], expected[i]));
+            }
+            match got {
+                Answer::Entry(_) => out.reads += 1,
+                Answer::Fault(_) => out.faults += 1,
+                Answer::DecodeError => out.decode_errors += 1,
+            }
+            if in_flight.values().any(|&j| j < i) {
+                out.out_of_order += 1;
+            }
+            answered += 1;
+        }
+        // Memory: take a request, retire the answered read.
+        for m in 0..2 {
+            let (valid, write, address, tag, resp_ready) = if m == 0 {
+                (dut.dev_mem_valid.val(), dut.dev_mem_write.val(), dut.dev_mem_address.val().to_u64(), dut.dev_mem_tag.val().to_u64(), dut.dev_mem_resp_ready.val())
+            } else {
+                (dut.bud_mem_valid.val(), dut.bud_mem_write.val(), dut.bud_mem_address.val().to_u64(), dut.bud_mem_tag.val().to_u64(), dut.bud_mem_resp_ready.val())
+            };
+            if let Some(i) = answers[m].filter(|_| resp_ready) {
+                pending[m].swap_remove(i);
+            }
+            if valid && mem_ready[m] {
+                if write {
+                    return Err(format!("cycle {cycle}: a write to memory {m} in a run of reads"));
+                }
+                pending[m].push((cycle + rng.gen_range(1..=max_latency.max(1)), tag, address));
+            }
+        }
+        edge(&mut dut);
+        cycle += 1;
+    }
+    out.cycles = cycle;
+    Ok(out)
+}

@@ -138,8 +138,8 @@ impl Logic for MemoryPort {
         self.mem_address.next = self.rd_req_address.val();
         self.mem_data.next = self.wr_req_data.val();
         self.mem_strobe.next = self.wr_req_strobe.val();
-        self.mem_tag.next =
-            (bit_cast::<MEM_TAG_BITS, CONTEXT_BITS>(self.rd_req_id.val()) << 3) | bit_cast::<MEM_TAG_BITS, SECTOR_INDEX_BITS>(self.rd_req_sector.val());
+        self.mem_tag.next = (bit_cast::<MEM_TAG_BITS, CONTEXT_BITS>(self.rd_req_id.val()) << 3)
+            | bit_cast::<MEM_TAG_BITS, SECTOR_INDEX_BITS>(self.rd_req_sector.val());
         if self.wr_req_valid.val() {
             self.mem_write.next = true;
             self.mem_address.next = self.wr_req_address.val();

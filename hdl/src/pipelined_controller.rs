@@ -1,9 +1,8 @@
-//! The pipelined controller slice, first step: reads, up to 128 in flight
-//! (Buddy Compression Sec. III-B; `docs/controller.md`, "The pipelined
-//! slice"). Writes and flushes are not built yet: `req_ready` stays low for
-//! a write.
+//! The pipelined controller slice: up to 128 requests in flight (Buddy
+//! Compression Sec. III-B; `docs/controller.md`, "The pipelined slice").
 
 use crate::address_translator::AddressTranslator;
+use crate::bpc_compressor::BpcCompressor;
 use crate::bpc_decompressor::BpcDecompressor;
 use crate::entry_bits::EntryBits;
 use crate::memory_port::{MemoryPort, MEM_TAG_BITS};
@@ -11,30 +10,44 @@ use crate::pipelined_metadata_cache::PipelinedMetadataCache;
 use crate::read_planner::{kind, ReadPlanner};
 use crate::request_contexts::{RequestContexts, CONTEXT_BITS};
 use crate::sector_gather::SectorGather;
+use crate::sector_lanes::EntryMerge;
 use crate::tag_fifo::TagFifo;
+use crate::write_planner::WritePlanner;
 use rust_hdl::prelude::*;
 
-/// One memory-controller slice (BPC) that keeps up to 128 reads in flight.
+/// One memory-controller slice (BPC) that keeps up to 128 requests in
+/// flight.
 ///
-/// A read is given a context (`req_id`; a read to a memory-entry already
-/// in flight waits), translated, its size nibble looked up in the
-/// non-blocking metadata cache (hits under misses), its device and buddy
-/// sectors requested on two tagged memory ports (answered in any order),
-/// gathered, decompressed, and answered on `resp_*` with its context id:
-/// **responses are tagged and leave in completion order**, not in request
-/// order. A translation fault is answered with its fault code, an entry
-/// that does not decode with `resp_decode_error`.
+/// A request is given a context (`req_id`; a request to a memory-entry
+/// already in flight waits, so requests to one entry keep their order) and
+/// translated; its size nibble is looked up in the non-blocking metadata
+/// cache in request order (hits under misses; a write reserves its nibble
+/// there, as golden's `write_nibble` looks it up, and commits the class
+/// later). A read's device and buddy sectors are requested on two tagged
+/// memory ports (answered in any order), gathered and decompressed. A
+/// write to a compressed page is compressed (a partial write first reads
+/// and merges the entry) and stored by the write planner; a write to an
+/// uncompressed page stores its masked sectors. Every request is answered
+/// on `resp_*` with its context id: **responses are tagged and leave in
+/// completion order**, not in request order. A flush is taken only when
+/// the slice is empty and answered once every dirty metadata sector is
+/// written back. A translation fault is answered with its fault code, an
+/// entry that does not decode with `resp_decode_error` (a partial write to
+/// it stores nothing; its reserved nibble is committed unchanged).
 ///
 /// | port | width | direction | meaning |
 /// |---|---|---|---|
 /// | `clock`, `reset` | 1, 1 | in | rising-edge clock; synchronous active-high reset |
 /// | `gbbr`, `carve_out_bytes`, `md_base`, `heap_base` | 64 each | in | the translation registers (held) |
-/// | `req_valid`, `req_ready` | 1, 1 | in, out | a request; a write is not taken (not built yet) |
-/// | `req_write`, `req_va`, `req_frame`, `req_pte`, `req_page_64k` | 1, 64, 64, 27, 1 | in | the access, as the address translator takes it |
+/// | `req_valid`, `req_ready` | 1, 1 | in, out | a request |
+/// | `req_write`, `req_flush` | 1, 1 | in | a write; a flush (every other field ignored) |
+/// | `req_va`, `req_frame`, `req_pte`, `req_page_64k` | 64, 64, 27, 1 | in | the access, as the address translator takes it |
+/// | `req_mask`, `req_data` | 4, 1024 | in | a write's sectors (bit `s`: bytes `32s..32s+32`) and data |
 /// | `req_id` | 7 | out | the context the request is given (valid with `req_ready`) |
 /// | `resp_valid`, `resp_ready` | 1, 1 | out, in | a response |
-/// | `resp_id` | 7 | out | the request's context |
-/// | `resp_entry` | 1024 | out | the entry read, word `i` at `[32i +: 32]` (0 on a decode error, don't care on a fault) |
+/// | `resp_id` | 7 | out | the request's context (don't care for a flush) |
+/// | `resp_write`, `resp_flush` | 1, 1 | out | the response is a write's; a flush's |
+/// | `resp_entry` | 1024 | out | a read's entry, word `i` at `[32i +: 32]` (0 on a decode error; don't care for faults and writes) |
 /// | `resp_fault` | 3 | out | 0, or the translator's fault code |
 /// | `resp_decode_error` | 1 | out | the stored entry does not decode (a reserved size code or a malformed stream) |
 /// | `dev_mem_*`, `dev_mem_resp_*` | as [`MemoryPort`]'s `mem_*` | | device memory: data sectors and metadata |
@@ -51,6 +64,9 @@ pub struct PipelinedController {
     pub req_valid: Signal<In, Bit>,
     pub req_ready: Signal<Out, Bit>,
     pub req_write: Signal<In, Bit>,
+    pub req_flush: Signal<In, Bit>,
+    pub req_mask: Signal<In, Bits<4>>,
+    pub req_data: Signal<In, EntryBits>,
     pub req_va: Signal<In, Bits<64>>,
     pub req_frame: Signal<In, Bits<64>>,
     pub req_pte: Signal<In, Bits<27>>,
@@ -59,6 +75,8 @@ pub struct PipelinedController {
     pub resp_valid: Signal<Out, Bit>,
     pub resp_ready: Signal<In, Bit>,
     pub resp_id: Signal<Out, Bits<CONTEXT_BITS>>,
+    pub resp_write: Signal<Out, Bit>,
+    pub resp_flush: Signal<Out, Bit>,
     pub resp_entry: Signal<Out, EntryBits>,
     pub resp_fault: Signal<Out, Bits<3>>,
     pub resp_decode_error: Signal<Out, Bit>,
@@ -87,9 +105,12 @@ pub struct PipelinedController {
     pub in_flight: Signal<Out, Bits<8>>,
     contexts: RequestContexts,
     translator: AddressTranslator,
-    /// Context ids through the translator and the decompressor.
+    /// Context ids through the translator, the decompressor and the
+    /// compressor; beside the translator's, each request's `{mask, write}`.
     xlate_ids: TagFifo,
+    xlate_flags: TagFifo,
     dec_ids: TagFifo,
+    comp_ids: TagFifo,
     md: PipelinedMetadataCache,
     /// Per context: the translation (device slot start, device part bytes,
     /// buddy slot start) and the size nibble.
@@ -97,11 +118,76 @@ pub struct PipelinedController {
     xl_part: RAM<Bits<8>, CONTEXT_BITS>,
     xl_buddy: RAM<Bits<64>, CONTEXT_BITS>,
     nibble: RAM<Bits<4>, CONTEXT_BITS>,
+    /// The write path's copies (a RAM has one read port): translation,
+    /// metadata byte offset and nibble half, the reservation's data-array
+    /// word, the class compressed, the nibble found (for a commit that
+    /// leaves it unchanged), the write data (read after translation and
+    /// at the merge) and mask.
+    xw_device: RAM<Bits<64>, CONTEXT_BITS>,
+    xw_part: RAM<Bits<8>, CONTEXT_BITS>,
+    xw_buddy: RAM<Bits<64>, CONTEXT_BITS>,
+    xw_md: RAM<Bits<6>, CONTEXT_BITS>,
+    res_word: RAM<Bits<7>, CONTEXT_BITS>,
+    w_class: RAM<Bits<4>, CONTEXT_BITS>,
+    old_nibble: RAM<Bits<4>, CONTEXT_BITS>,
+    data_x: RAM<EntryBits, CONTEXT_BITS>,
+    data_m: RAM<EntryBits, CONTEXT_BITS>,
+    mask_m: RAM<Bits<4>, CONTEXT_BITS>,
+    /// Per context, bit `id`: a full or partial write to a compressed page
+    /// (its nibble reserved), its reservation answered, its commit sent, a
+    /// partial write whose entry did not decode.
+    w_full: DFF<Bits<128>>,
+    w_partial: DFF<Bits<128>>,
+    w_reserved: DFF<Bits<128>>,
+    w_commit: DFF<Bits<128>>,
+    w_abort: DFF<Bits<128>>,
     planner: ReadPlanner,
+    writer: WritePlanner,
+    comp: BpcCompressor,
+    merge: EntryMerge,
     gather: SectorGather,
     dev_port: MemoryPort,
     bud_port: MemoryPort,
     decomp: BpcDecompressor,
+    /// X1: a translated request, in request order (metadata lookups leave
+    /// from here, so they stay in request order).
+    x1_valid: DFF<Bit>,
+    x1_id: DFF<Bits<CONTEXT_BITS>>,
+    x1_write: DFF<Bit>,
+    x1_mask: DFF<Bits<4>>,
+    x1_fault: DFF<Bits<3>>,
+    x1_compressed: DFF<Bit>,
+    x1_md_address: DFF<Bits<64>>,
+    x1_md_high: DFF<Bit>,
+    x1_device: DFF<Bits<64>>,
+    x1_part: DFF<Bits<8>>,
+    x1_buddy: DFF<Bits<64>>,
+    /// A flush taken (`f_valid`) and sent to the metadata cache (`f_sent`).
+    f_valid: DFF<Bit>,
+    f_sent: DFF<Bit>,
+    /// M0: a partial write's old entry, to merge with its data.
+    m0_valid: DFF<Bit>,
+    m0_id: DFF<Bits<CONTEXT_BITS>>,
+    m0_old: DFF<EntryBits>,
+    m0_error: DFF<Bit>,
+    /// W0: a compressed payload, offered to the write planner.
+    w0_valid: DFF<Bit>,
+    w0_id: DFF<Bits<CONTEXT_BITS>>,
+    w0_class: DFF<Bits<4>>,
+    w0_payload: DFF<EntryBits>,
+    /// K0: a write stored (or a partial write that did not decode), its
+    /// nibble to commit or, on an uncompressed page, its answer to give.
+    k0_valid: DFF<Bit>,
+    k0_id: DFF<Bits<CONTEXT_BITS>>,
+    k0_abort: DFF<Bit>,
+    /// K0's reservation was answered a cycle ago (its word RAM read is
+    /// then the answered one: the RAMs read before they write).
+    k0_seen: DFF<Bit>,
+    /// A write's or a flush's answer waiting for the response port.
+    wr_valid: DFF<Bit>,
+    wr_id: DFF<Bits<CONTEXT_BITS>>,
+    wr_flush: DFF<Bit>,
+    wr_error: DFF<Bit>,
     /// J0: a read whose class is known (from the metadata cache, or an
     /// uncompressed page straight from the translator with its translation).
     j0_valid: DFF<Bit>,
@@ -129,9 +215,48 @@ pub struct PipelinedController {
     err_id: DFF<Bits<CONTEXT_BITS>>,
     err_fault: DFF<Bits<3>>,
     accept: Signal<Local, Bit>,
+    flush_take: Signal<Local, Bit>,
     x_take: Signal<Local, Bit>,
     x_fault: Signal<Local, Bit>,
-    x_compressed: Signal<Local, Bit>,
+    x1_free: Signal<Local, Bit>,
+    x1_go: Signal<Local, Bit>,
+    x1_md: Signal<Local, Bit>,
+    x1_full: Signal<Local, Bit>,
+    x1_unc_write: Signal<Local, Bit>,
+    x1_to_comp: Signal<Local, Bit>,
+    md_reserved_resp: Signal<Local, Bit>,
+    md_commit_resp: Signal<Local, Bit>,
+    md_to_j0: Signal<Local, Bit>,
+    md_wants_j0: Signal<Local, Bit>,
+    md_req_valid: Signal<Local, Bit>,
+    md_resp_ready: Signal<Local, Bit>,
+    comp_in_valid: Signal<Local, Bit>,
+    dec_out_ready: Signal<Local, Bit>,
+    f_req: Signal<Local, Bit>,
+    md_to_wr: Signal<Local, Bit>,
+    md_full_resp: Signal<Local, Bit>,
+    wr_free: Signal<Local, Bit>,
+    m0_free: Signal<Local, Bit>,
+    m0_load: Signal<Local, Bit>,
+    m0_to_comp: Signal<Local, Bit>,
+    m0_to_k0: Signal<Local, Bit>,
+    comp_take: Signal<Local, Bit>,
+    comp_out_take: Signal<Local, Bit>,
+    w0_free: Signal<Local, Bit>,
+    w0_to_writer: Signal<Local, Bit>,
+    x1_to_writer: Signal<Local, Bit>,
+    k0_free: Signal<Local, Bit>,
+    k0_compressed: Signal<Local, Bit>,
+    k0_commit: Signal<Local, Bit>,
+    k0_answer: Signal<Local, Bit>,
+    done_to_k0: Signal<Local, Bit>,
+    head_partial: Signal<Local, Bit>,
+    one_hot: [Signal<Local, Bits<128>>; 6],
+    flags_full: Signal<Local, Bits<128>>,
+    flags_partial: Signal<Local, Bits<128>>,
+    flags_reserved: Signal<Local, Bits<128>>,
+    flags_commit: Signal<Local, Bits<128>>,
+    flags_abort: Signal<Local, Bits<128>>,
     j0_free: Signal<Local, Bit>,
     j1_free: Signal<Local, Bit>,
     j1_load: Signal<Local, Bit>,
@@ -147,20 +272,96 @@ impl Logic for PipelinedController {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, j0_valid, j0_id, j0_nibble, j0_compressed, j0_bypass, j0_device, j0_part, j0_buddy, j1_valid, j1_id, j1_nibble,
-            j1_compressed, j1_device, j1_part, j1_buddy, d0_valid, d0_id, d0_payload, err_valid, err_id, err_fault
+            self,
+            clock,
+            x1_valid,
+            x1_id,
+            x1_write,
+            x1_mask,
+            x1_fault,
+            x1_compressed,
+            x1_md_address,
+            x1_md_high,
+            x1_device,
+            x1_part,
+            x1_buddy,
+            f_valid,
+            f_sent,
+            m0_valid,
+            m0_id,
+            m0_old,
+            m0_error,
+            w0_valid,
+            w0_id,
+            w0_class,
+            w0_payload,
+            k0_valid,
+            k0_id,
+            k0_abort,
+            k0_seen,
+            wr_valid,
+            wr_id,
+            wr_flush,
+            wr_error,
+            j0_valid,
+            j0_id,
+            j0_nibble,
+            j0_compressed,
+            j0_bypass,
+            j0_device,
+            j0_part,
+            j0_buddy,
+            j1_valid,
+            j1_id,
+            j1_nibble,
+            j1_compressed,
+            j1_device,
+            j1_part,
+            j1_buddy,
+            d0_valid,
+            d0_id,
+            d0_payload,
+            err_valid,
+            err_id,
+            err_fault,
+            w_full,
+            w_partial,
+            w_reserved,
+            w_commit,
+            w_abort
         );
-        clock!(self, clock, contexts, translator, xlate_ids, dec_ids, md, planner, gather, dev_port, bud_port, decomp);
+        clock!(
+            self,
+            clock,
+            contexts,
+            translator,
+            xlate_ids,
+            xlate_flags,
+            dec_ids,
+            comp_ids,
+            md,
+            planner,
+            writer,
+            gather,
+            dev_port,
+            bud_port,
+            decomp,
+            comp
+        );
         self.contexts.reset.next = self.reset.val();
         self.translator.reset.next = self.reset.val();
         self.xlate_ids.reset.next = self.reset.val();
+        self.xlate_flags.reset.next = self.reset.val();
         self.dec_ids.reset.next = self.reset.val();
+        self.comp_ids.reset.next = self.reset.val();
         self.md.reset.next = self.reset.val();
         self.planner.reset.next = self.reset.val();
+        self.writer.reset.next = self.reset.val();
         self.gather.reset.next = self.reset.val();
         self.dev_port.reset.next = self.reset.val();
         self.bud_port.reset.next = self.reset.val();
         self.decomp.reset.next = self.reset.val();
+        self.comp.reset.next = self.reset.val();
         self.xl_device.read_clock.next = self.clock.val();
         self.xl_device.write_clock.next = self.clock.val();
         self.xl_part.read_clock.next = self.clock.val();
@@ -169,20 +370,138 @@ impl Logic for PipelinedController {
         self.xl_buddy.write_clock.next = self.clock.val();
         self.nibble.read_clock.next = self.clock.val();
         self.nibble.write_clock.next = self.clock.val();
+        self.xw_device.read_clock.next = self.clock.val();
+        self.xw_device.write_clock.next = self.clock.val();
+        self.xw_part.read_clock.next = self.clock.val();
+        self.xw_part.write_clock.next = self.clock.val();
+        self.xw_buddy.read_clock.next = self.clock.val();
+        self.xw_buddy.write_clock.next = self.clock.val();
+        self.xw_md.read_clock.next = self.clock.val();
+        self.xw_md.write_clock.next = self.clock.val();
+        self.res_word.read_clock.next = self.clock.val();
+        self.res_word.write_clock.next = self.clock.val();
+        self.w_class.read_clock.next = self.clock.val();
+        self.w_class.write_clock.next = self.clock.val();
+        self.old_nibble.read_clock.next = self.clock.val();
+        self.old_nibble.write_clock.next = self.clock.val();
+        self.data_x.read_clock.next = self.clock.val();
+        self.data_x.write_clock.next = self.clock.val();
+        self.data_m.read_clock.next = self.clock.val();
+        self.data_m.write_clock.next = self.clock.val();
+        self.mask_m.read_clock.next = self.clock.val();
+        self.mask_m.write_clock.next = self.clock.val();
+        self.flags_full.next = self.w_full.q.val();
+        self.flags_partial.next = self.w_partial.q.val();
+        self.flags_reserved.next = self.w_reserved.q.val();
+        self.flags_commit.next = self.w_commit.q.val();
+        self.flags_abort.next = self.w_abort.q.val();
 
-        // Accept: a context and a translator slot (reads only).
+        // One-hot masks of the contexts whose flags change this cycle.
+        self.one_hot[0].next = bits::<128>(1) << self.x1_id.q.val();
+        self.one_hot[1].next = bits::<128>(1) << self.md.resp_tag.val();
+        self.one_hot[2].next = bits::<128>(1) << self.k0_id.q.val();
+        self.one_hot[3].next = bits::<128>(1) << self.m0_id.q.val();
+        self.one_hot[4].next = bits::<128>(1) << self.dec_ids.head.val();
+        self.one_hot[5].next = bits::<128>(1) << self.wr_id.q.val();
+
+        // The handshakes of the stages, each computed before it is read
+        // (an `always @(*)` block reads what it assigned earlier in the
+        // same pass, not later).
+        self.j1_free.next = !self.j1_valid.q.val() | self.planner.in_ready.val();
+        self.j1_load.next = self.j0_valid.q.val() & self.j1_free.val();
+        self.j0_free.next = !self.j0_valid.q.val() | self.j1_load.val();
+        self.md_commit_resp.next = (self.w_commit.q.val() & self.one_hot[1].val()).any();
+        self.md_reserved_resp.next =
+            ((self.w_full.q.val() | self.w_partial.q.val()) & self.one_hot[1].val()).any() & !self.md_commit_resp.val();
+        self.md_full_resp.next = (self.w_full.q.val() & self.one_hot[1].val()).any() & !self.md_commit_resp.val();
+        self.md_wants_j0.next = self.md.resp_valid.val() & !self.f_sent.q.val() & !self.md_commit_resp.val() & !self.md_full_resp.val();
+        self.wr_free.next = !self.wr_valid.q.val() | (self.resp_ready.val() & !self.err_valid.q.val());
+        self.md_resp_ready.next = self.j0_free.val();
+        if self.f_sent.q.val() | self.md_commit_resp.val() {
+            self.md_resp_ready.next = self.wr_free.val();
+        } else if self.md_full_resp.val() {
+            self.md_resp_ready.next = true;
+        }
+        self.md_to_wr.next = self.md.resp_valid.val() & (self.f_sent.q.val() | self.md_commit_resp.val()) & self.wr_free.val();
+        self.md_to_j0.next = self.md_wants_j0.val() & self.j0_free.val();
+        self.md_take.next = self.md_to_j0.val();
+        self.k0_compressed.next = ((self.w_full.q.val() | self.w_partial.q.val()) & self.one_hot[2].val()).any();
+        self.k0_commit.next = self.k0_valid.q.val() & self.k0_compressed.val() & self.k0_seen.q.val();
+        self.k0_answer.next = self.k0_valid.q.val() & !self.k0_compressed.val() & self.wr_free.val() & !self.md_to_wr.val();
+        self.k0_free.next = !self.k0_valid.q.val() | (self.k0_commit.val() & self.md.commit_ready.val()) | self.k0_answer.val();
+        self.done_to_k0.next = self.writer.done_valid.val() & self.k0_free.val();
+        self.m0_to_k0.next = self.m0_valid.q.val() & self.m0_error.q.val() & self.k0_free.val() & !self.writer.done_valid.val();
+        self.m0_to_comp.next = self.m0_valid.q.val() & !self.m0_error.q.val();
+        self.head_partial.next = (self.w_partial.q.val() & self.one_hot[4].val()).any();
+        self.x1_md.next = (self.x1_fault.q.val() == 0) & self.x1_compressed.q.val();
+        self.x1_full.next = self.x1_md.val() & self.x1_write.q.val() & (self.x1_mask.q.val() == 15);
+        self.x1_unc_write.next = (self.x1_fault.q.val() == 0) & !self.x1_compressed.q.val() & self.x1_write.q.val();
+        self.w0_to_writer.next = self.w0_valid.q.val() & self.writer.in_ready.val();
+        self.w0_free.next = !self.w0_valid.q.val() | self.w0_to_writer.val();
+        self.comp_out_take.next = self.comp.out_valid.val() & self.w0_free.val();
+        self.x1_to_writer.next = self.x1_valid.q.val() & self.x1_unc_write.val() & !self.w0_valid.q.val() & self.writer.in_ready.val();
+        self.f_req.next = self.f_valid.q.val() & !self.f_sent.q.val() & !self.x1_valid.q.val();
+        self.md_req_valid.next = (self.x1_valid.q.val()
+            & self.x1_md.val()
+            & (!self.x1_full.val() | (self.comp.in_ready.val() & !self.m0_to_comp.val() & !self.comp_ids.full.val())))
+            | self.f_req.val();
+        self.x1_to_comp.next = self.x1_valid.q.val() & self.x1_full.val() & self.md.req_ready.val();
+        self.comp_in_valid.next = (self.m0_to_comp.val() | self.x1_to_comp.val()) & !self.comp_ids.full.val();
+        self.comp_take.next = self.comp_in_valid.val() & self.comp.in_ready.val();
+        self.m0_free.next = !self.m0_valid.q.val() | (self.m0_to_comp.val() & self.comp_take.val()) | self.m0_to_k0.val();
+        self.m0_load.next = self.decomp.out_valid.val() & self.head_partial.val() & self.m0_free.val();
+        self.x1_go.next = false;
+        if self.x1_valid.q.val() {
+            if self.x1_fault.q.val() != 0 {
+                self.x1_go.next = !self.err_valid.q.val();
+            } else if self.x1_compressed.q.val() {
+                self.x1_go.next = self.md_req_valid.val() & self.md.req_ready.val();
+            } else if self.x1_write.q.val() {
+                self.x1_go.next = self.x1_to_writer.val();
+            } else {
+                self.x1_go.next = self.j0_free.val() & !self.md_wants_j0.val();
+            }
+        }
+        self.x1_free.next = !self.x1_valid.q.val() | self.x1_go.val();
+        self.x_take.next = self.translator.out_valid.val() & self.x1_free.val();
+        self.x_to_j0.next = self.x1_go.val() & (self.x1_fault.q.val() == 0) & !self.x1_compressed.q.val() & !self.x1_write.q.val();
+        self.dec_out_ready.next = self.m0_free.val();
+        if !self.head_partial.val() {
+            self.dec_out_ready.next = self.resp_ready.val() & !self.err_valid.q.val() & !self.wr_valid.q.val();
+        }
+        self.translator.out_ready.next = self.x1_free.val();
+        self.md.req_valid.next = self.md_req_valid.val();
+        self.md.resp_ready.next = self.md_resp_ready.val();
+        self.comp.in_valid.next = self.comp_in_valid.val();
+
+        // Accept: a context and a translator slot; a flush only into an
+        // empty slice, and nothing while it is in progress.
         self.translator.gbbr.next = self.gbbr.val();
         self.translator.carve_out_bytes.next = self.carve_out_bytes.val();
         self.translator.md_base.next = self.md_base.val();
         self.translator.heap_base.next = self.heap_base.val();
         self.contexts.alloc_entry.next = self.req_va.val().get_bits::<57>(7);
-        self.contexts.alloc_valid.next = self.req_valid.val() & !self.req_write.val() & self.translator.in_ready.val() & !self.xlate_ids.full.val();
-        self.translator.in_valid.next =
-            self.req_valid.val() & !self.req_write.val() & self.contexts.alloc_ready.val() & !self.xlate_ids.full.val();
+        self.contexts.alloc_valid.next = self.req_valid.val()
+            & !self.req_flush.val()
+            & !self.f_valid.q.val()
+            & self.translator.in_ready.val()
+            & !self.xlate_ids.full.val();
+        self.translator.in_valid.next = self.req_valid.val()
+            & !self.req_flush.val()
+            & !self.f_valid.q.val()
+            & self.contexts.alloc_ready.val()
+            & !self.xlate_ids.full.val();
         self.req_ready.next =
-            !self.req_write.val() & self.contexts.alloc_ready.val() & self.translator.in_ready.val() & !self.xlate_ids.full.val();
+            !self.f_valid.q.val() & self.contexts.alloc_ready.val() & self.translator.in_ready.val() & !self.xlate_ids.full.val();
+        if self.req_flush.val() {
+            self.req_ready.next = !self.f_valid.q.val() & (self.contexts.in_use.val() == 0);
+        }
         self.req_id.next = self.contexts.alloc_id.val();
-        self.accept.next = self.req_valid.val() & self.req_ready.val();
+        self.accept.next = self.req_valid.val() & self.req_ready.val() & !self.req_flush.val();
+        self.flush_take.next = self.req_valid.val() & self.req_ready.val() & self.req_flush.val();
+        if self.flush_take.val() {
+            self.f_valid.d.next = true;
+        }
         self.translator.in_va.next = self.req_va.val();
         self.translator.in_frame.next = self.req_frame.val();
         self.translator.in_pte.next = self.req_pte.val();
@@ -191,39 +510,24 @@ impl Logic for PipelinedController {
         self.translator.in_class.next = 7.into();
         self.xlate_ids.push.next = self.accept.val();
         self.xlate_ids.push_id.next = self.contexts.alloc_id.val();
+        self.xlate_flags.push.next = self.accept.val();
+        self.xlate_flags.push_id.next =
+            (bit_cast::<CONTEXT_BITS, 4>(self.req_mask.val()) << 1) | bit_cast::<CONTEXT_BITS, 1>(self.req_write.val().into());
+        self.data_x.write_enable.next = self.accept.val() & self.req_write.val();
+        self.data_x.write_address.next = self.contexts.alloc_id.val();
+        self.data_x.write_data.next = self.req_data.val();
+        self.data_m.write_enable.next = self.accept.val() & self.req_write.val();
+        self.data_m.write_address.next = self.contexts.alloc_id.val();
+        self.data_m.write_data.next = self.req_data.val();
+        self.mask_m.write_enable.next = self.accept.val() & self.req_write.val();
+        self.mask_m.write_address.next = self.contexts.alloc_id.val();
+        self.mask_m.write_data.next = self.req_mask.val();
         self.in_flight.next = self.contexts.in_use.val();
 
-        // After translation: a fault to the response port, a compressed
-        // page to the metadata cache, an uncompressed one straight to J0
-        // (after the cache's responses, which go first).
+        // Translator -> X1 (the context RAMs get the translation).
         self.x_fault.next = self.translator.out_fault.val() != 0;
-        self.x_compressed.next = self.translator.out_metadata_valid.val();
-        self.md_take.next = self.md.resp_valid.val() & self.j0_free.val();
-        self.translator.out_ready.next = !self.err_valid.q.val();
-        if !self.x_fault.val() {
-            self.translator.out_ready.next = self.md.req_ready.val();
-            if !self.x_compressed.val() {
-                self.translator.out_ready.next = self.j0_free.val() & !self.md.resp_valid.val();
-            }
-        }
-        self.x_take.next = self.translator.out_valid.val() & self.translator.out_ready.val();
         self.xlate_ids.pop.next = self.x_take.val();
-        self.x_to_j0.next = self.x_take.val() & !self.x_fault.val() & !self.x_compressed.val();
-        self.md.req_valid.next = self.translator.out_valid.val() & !self.x_fault.val() & self.x_compressed.val();
-        self.md.req_write.next = false;
-        self.md.req_flush.next = false;
-        self.md.req_reserve.next = false;
-        self.md.req_value.next = 0.into();
-        self.md.req_address.next = self.translator.out_metadata_address.val();
-        self.md.req_high.next = self.translator.out_metadata_high.val();
-        self.md.req_tag.next = self.xlate_ids.head.val();
-        self.md.commit_valid.next = false;
-        self.md.commit_word.next = 0.into();
-        self.md.commit_offset.next = 0.into();
-        self.md.commit_high.next = false;
-        self.md.commit_value.next = 0.into();
-        self.md.commit_tag.next = 0.into();
-        self.md.resp_ready.next = self.j0_free.val();
+        self.xlate_flags.pop.next = self.x_take.val();
         self.xl_device.write_enable.next = self.x_take.val() & !self.x_fault.val();
         self.xl_device.write_address.next = self.xlate_ids.head.val();
         self.xl_device.write_data.next = self.translator.out_device_address.val();
@@ -233,17 +537,95 @@ impl Logic for PipelinedController {
         self.xl_buddy.write_enable.next = self.x_take.val() & !self.x_fault.val();
         self.xl_buddy.write_address.next = self.xlate_ids.head.val();
         self.xl_buddy.write_data.next = self.translator.out_buddy_address.val();
-        if self.x_take.val() & self.x_fault.val() {
+        self.xw_device.write_enable.next = self.x_take.val() & !self.x_fault.val();
+        self.xw_device.write_address.next = self.xlate_ids.head.val();
+        self.xw_device.write_data.next = self.translator.out_device_address.val();
+        self.xw_part.write_enable.next = self.x_take.val() & !self.x_fault.val();
+        self.xw_part.write_address.next = self.xlate_ids.head.val();
+        self.xw_part.write_data.next = self.translator.out_device_part_bytes.val();
+        self.xw_buddy.write_enable.next = self.x_take.val() & !self.x_fault.val();
+        self.xw_buddy.write_address.next = self.xlate_ids.head.val();
+        self.xw_buddy.write_data.next = self.translator.out_buddy_address.val();
+        self.xw_md.write_enable.next = self.x_take.val() & !self.x_fault.val();
+        self.xw_md.write_address.next = self.xlate_ids.head.val();
+        self.xw_md.write_data.next = (bit_cast::<6, 1>(self.translator.out_metadata_high.val().into()) << 5)
+            | bit_cast::<6, 5>(self.translator.out_metadata_address.val().get_bits::<5>(0));
+        // X1's write data, re-read while it waits (registered reads).
+        self.data_x.read_address.next = self.x1_id.q.val();
+        if self.x_take.val() {
+            self.data_x.read_address.next = self.xlate_ids.head.val();
+        }
+        if self.x1_go.val() {
+            self.x1_valid.d.next = false;
+        }
+        if self.x_take.val() {
+            self.x1_valid.d.next = true;
+            self.x1_id.d.next = self.xlate_ids.head.val();
+            self.x1_write.d.next = self.xlate_flags.head.val().get_bit(0);
+            self.x1_mask.d.next = self.xlate_flags.head.val().get_bits::<4>(1);
+            self.x1_fault.d.next = self.translator.out_fault.val();
+            self.x1_compressed.d.next = self.translator.out_metadata_valid.val();
+            self.x1_md_address.d.next = self.translator.out_metadata_address.val();
+            self.x1_md_high.d.next = self.translator.out_metadata_high.val();
+            self.x1_device.d.next = self.translator.out_device_address.val();
+            self.x1_part.d.next = self.translator.out_device_part_bytes.val();
+            self.x1_buddy.d.next = self.translator.out_buddy_address.val();
+        }
+
+        // X1 dispatch: a fault to the response port; a compressed page's
+        // read or write to the metadata cache (a full write also into the
+        // compressor); an uncompressed read to J0, an uncompressed write to
+        // the write planner.
+        self.md.req_write.next = false;
+        self.md.req_flush.next = false;
+        self.md.req_reserve.next = self.x1_write.q.val();
+        self.md.req_value.next = 0.into();
+        self.md.req_address.next = self.x1_md_address.q.val();
+        self.md.req_high.next = self.x1_md_high.q.val();
+        self.md.req_tag.next = self.x1_id.q.val();
+        if self.f_req.val() {
+            self.md.req_flush.next = true;
+            self.md.req_reserve.next = false;
+            self.md.req_tag.next = 0.into();
+        }
+        if self.f_req.val() & self.md.req_ready.val() {
+            self.f_sent.d.next = true;
+        }
+        if self.x1_go.val() & (self.x1_fault.q.val() != 0) {
             self.err_valid.d.next = true;
-            self.err_id.d.next = self.xlate_ids.head.val();
-            self.err_fault.d.next = self.translator.out_fault.val();
+            self.err_id.d.next = self.x1_id.q.val();
+            self.err_fault.d.next = self.x1_fault.q.val();
+        }
+
+        if self.x1_go.val() & self.x1_md.val() & self.x1_write.q.val() {
+            if self.x1_full.val() {
+                self.flags_full.next = self.flags_full.val() | self.one_hot[0].val();
+            } else {
+                self.flags_partial.next = self.flags_partial.val() | self.one_hot[0].val();
+            }
+        }
+
+        // Metadata cache answers: a flush's; a commit's (the write is
+        // done); a full write's reservation (noted); a read's or a partial
+        // write's reservation (its class known: to J0).
+        self.res_word.write_enable.next = self.md.resp_valid.val() & self.md_resp_ready.val() & self.md_reserved_resp.val();
+        self.res_word.write_address.next = self.md.resp_tag.val();
+        self.res_word.write_data.next = self.md.resp_word.val();
+        self.old_nibble.write_enable.next = self.md.resp_valid.val() & self.md_resp_ready.val() & self.md_reserved_resp.val();
+        self.old_nibble.write_address.next = self.md.resp_tag.val();
+        self.old_nibble.write_data.next = self.md.resp_nibble.val();
+        if self.md.resp_valid.val() & self.md_resp_ready.val() & self.md_reserved_resp.val() {
+            self.flags_reserved.next = self.flags_reserved.val() | self.one_hot[1].val();
+        }
+        if self.md_to_wr.val() & self.md_commit_resp.val() {
+            self.flags_full.next = self.flags_full.val() & !self.one_hot[1].val();
+            self.flags_partial.next = self.flags_partial.val() & !self.one_hot[1].val();
+            self.flags_reserved.next = self.flags_reserved.val() & !self.one_hot[1].val();
+            self.flags_commit.next = self.flags_commit.val() & !self.one_hot[1].val();
         }
 
         // J0 -> J1 -> read planner; J0's translation is re-read from the
         // context RAMs every cycle it waits (registered reads).
-        self.j1_free.next = !self.j1_valid.q.val() | self.planner.in_ready.val();
-        self.j1_load.next = self.j0_valid.q.val() & self.j1_free.val();
-        self.j0_free.next = !self.j0_valid.q.val() | self.j1_load.val();
         self.xl_device.read_address.next = self.j0_id.q.val();
         self.xl_part.read_address.next = self.j0_id.q.val();
         self.xl_buddy.read_address.next = self.j0_id.q.val();
@@ -268,16 +650,16 @@ impl Logic for PipelinedController {
         }
         if self.x_to_j0.val() {
             self.j0_valid.d.next = true;
-            self.j0_id.d.next = self.xlate_ids.head.val();
+            self.j0_id.d.next = self.x1_id.q.val();
             // RAW: the decompressor passes an uncompressed slot through.
             self.j0_nibble.d.next = 7.into();
             self.j0_compressed.d.next = false;
             self.j0_bypass.d.next = true;
-            self.j0_device.d.next = self.translator.out_device_address.val();
-            self.j0_part.d.next = self.translator.out_device_part_bytes.val();
-            self.j0_buddy.d.next = self.translator.out_buddy_address.val();
+            self.j0_device.d.next = self.x1_device.q.val();
+            self.j0_part.d.next = self.x1_part.q.val();
+            self.j0_buddy.d.next = self.x1_buddy.q.val();
             self.nibble.write_enable.next = true;
-            self.nibble.write_address.next = self.xlate_ids.head.val();
+            self.nibble.write_address.next = self.x1_id.q.val();
             self.nibble.write_data.next = 7.into();
         }
         if self.planner.in_ready.val() {
@@ -311,7 +693,7 @@ impl Logic for PipelinedController {
         self.planner.in_device_part_bytes.next = self.j1_part.q.val();
         self.planner.in_buddy_address.next = self.j1_buddy.q.val();
 
-        // The planner's plans and sector requests; the memories' answers.
+        // The planners' plans, sector reads and writes; the memories' answers.
         self.gather.plan_valid.next = self.planner.plan_valid.val();
         self.gather.plan_id.next = self.planner.plan_id.val();
         self.gather.plan_buddy.next = self.planner.plan_buddy.val();
@@ -343,14 +725,16 @@ impl Logic for PipelinedController {
         self.bud_port.md_req_address.next = 0.into();
         self.bud_port.md_req_data.next = 0.into();
         self.bud_port.md_fill_ready.next = false;
-        self.dev_port.wr_req_valid.next = false;
-        self.dev_port.wr_req_address.next = 0.into();
-        self.dev_port.wr_req_data.next = 0.into();
-        self.dev_port.wr_req_strobe.next = 0.into();
-        self.bud_port.wr_req_valid.next = false;
-        self.bud_port.wr_req_address.next = 0.into();
-        self.bud_port.wr_req_data.next = 0.into();
-        self.bud_port.wr_req_strobe.next = 0.into();
+        self.dev_port.wr_req_valid.next = self.writer.dev_wr_valid.val();
+        self.dev_port.wr_req_address.next = self.writer.dev_wr_address.val();
+        self.dev_port.wr_req_data.next = self.writer.dev_wr_data.val();
+        self.dev_port.wr_req_strobe.next = self.writer.dev_wr_strobe.val();
+        self.writer.dev_wr_ready.next = self.dev_port.wr_req_ready.val();
+        self.bud_port.wr_req_valid.next = self.writer.buddy_wr_valid.val();
+        self.bud_port.wr_req_address.next = self.writer.buddy_wr_address.val();
+        self.bud_port.wr_req_data.next = self.writer.buddy_wr_data.val();
+        self.bud_port.wr_req_strobe.next = self.writer.buddy_wr_strobe.val();
+        self.writer.buddy_wr_ready.next = self.bud_port.wr_req_ready.val();
         self.gather.dev_valid.next = self.dev_port.rd_out_valid.val();
         self.gather.dev_id.next = self.dev_port.rd_out_id.val();
         self.gather.dev_sector.next = self.dev_port.rd_out_sector.val();
@@ -408,31 +792,209 @@ impl Logic for PipelinedController {
         self.dec_ids.push.next = self.dec_take.val();
         self.dec_ids.push_id.next = self.d0_id.q.val();
 
-        // Responses: a fault first, else the decompressor's.
-        self.resp_valid.next = self.err_valid.q.val() | self.decomp.out_valid.val();
+        // A decompressed entry: a read's answer, or a partial write's old
+        // entry (to M0, whose data and mask are re-read while it waits).
+        self.data_m.read_address.next = self.m0_id.q.val();
+        self.mask_m.read_address.next = self.m0_id.q.val();
+        if self.m0_load.val() {
+            self.data_m.read_address.next = self.dec_ids.head.val();
+            self.mask_m.read_address.next = self.dec_ids.head.val();
+        }
+        if self.m0_free.val() {
+            self.m0_valid.d.next = false;
+        }
+        if self.m0_load.val() {
+            self.m0_valid.d.next = true;
+            self.m0_id.d.next = self.dec_ids.head.val();
+            self.m0_old.d.next = self.decomp.out_entry.val();
+            self.m0_error.d.next = self.decomp.out_error.val();
+        }
+        self.merge.old.next = self.m0_old.q.val();
+        self.merge.update.next = self.data_m.read_data.val();
+        self.merge.mask.next = self.mask_m.read_data.val();
+
+        // Compressor: a merged partial write first, else X1's full write.
+        self.comp.in_entry.next = self.data_x.read_data.val();
+        self.comp_ids.push_id.next = self.x1_id.q.val();
+        if self.m0_to_comp.val() {
+            self.comp.in_entry.next = self.merge.merged.val();
+            self.comp_ids.push_id.next = self.m0_id.q.val();
+        }
+        self.comp_ids.push.next = self.comp_take.val();
+
+        // Compressor -> W0 (translation re-read while it waits) -> write
+        // planner; an uncompressed write goes from X1 when W0 is empty.
+        self.comp.out_ready.next = self.w0_free.val();
+        self.comp_ids.pop.next = self.comp_out_take.val();
+        self.xw_device.read_address.next = self.w0_id.q.val();
+        self.xw_part.read_address.next = self.w0_id.q.val();
+        self.xw_buddy.read_address.next = self.w0_id.q.val();
+        if self.comp_out_take.val() {
+            self.xw_device.read_address.next = self.comp_ids.head.val();
+            self.xw_part.read_address.next = self.comp_ids.head.val();
+            self.xw_buddy.read_address.next = self.comp_ids.head.val();
+        }
+        self.w_class.write_enable.next = self.comp_out_take.val();
+        self.w_class.write_address.next = self.comp_ids.head.val();
+        self.w_class.write_data.next = self.comp.out_class.val();
+        if self.w0_to_writer.val() {
+            self.w0_valid.d.next = false;
+        }
+        if self.comp_out_take.val() {
+            self.w0_valid.d.next = true;
+            self.w0_id.d.next = self.comp_ids.head.val();
+            self.w0_class.d.next = self.comp.out_class.val();
+            self.w0_payload.d.next = self.comp.out_payload.val();
+        }
+        self.writer.in_valid.next = self.w0_valid.q.val() | (self.x1_valid.q.val() & self.x1_unc_write.val());
+        self.writer.in_id.next = self.w0_id.q.val();
+        self.writer.in_class.next = self.w0_class.q.val().get_bits::<3>(0);
+        self.writer.in_compressed.next = true;
+        self.writer.in_mask.next = 15.into();
+        self.writer.in_device_address.next = self.xw_device.read_data.val();
+        self.writer.in_device_part_bytes.next = self.xw_part.read_data.val();
+        self.writer.in_buddy_address.next = self.xw_buddy.read_data.val();
+        self.writer.in_payload.next = self.w0_payload.q.val();
+        if !self.w0_valid.q.val() {
+            self.writer.in_id.next = self.x1_id.q.val();
+            self.writer.in_class.next = 7.into();
+            self.writer.in_compressed.next = false;
+            self.writer.in_mask.next = self.x1_mask.q.val();
+            self.writer.in_device_address.next = self.x1_device.q.val();
+            self.writer.in_device_part_bytes.next = self.x1_part.q.val();
+            self.writer.in_buddy_address.next = self.x1_buddy.q.val();
+            self.writer.in_payload.next = self.data_x.read_data.val();
+        }
+
+        // K0: a stored write (or a partial write that did not decode):
+        // commit its nibble once the reservation is answered, or answer an
+        // uncompressed write. The commit's fields are re-read while it waits.
+        self.k0_seen.d.next = self.k0_valid.q.val() & (self.w_reserved.q.val() & self.one_hot[2].val()).any();
+        self.md.commit_valid.next = self.k0_commit.val();
+        self.md.commit_word.next = self.res_word.read_data.val();
+        self.md.commit_offset.next = self.xw_md.read_data.val().get_bits::<5>(0);
+        self.md.commit_high.next = self.xw_md.read_data.val().get_bit(5);
+        self.md.commit_value.next = self.w_class.read_data.val();
+        if self.k0_abort.q.val() {
+            self.md.commit_value.next = self.old_nibble.read_data.val();
+        }
+        self.md.commit_tag.next = self.k0_id.q.val();
+        self.writer.done_ready.next = self.k0_free.val();
+        self.res_word.read_address.next = self.k0_id.q.val();
+        self.xw_md.read_address.next = self.k0_id.q.val();
+        self.w_class.read_address.next = self.k0_id.q.val();
+        self.old_nibble.read_address.next = self.k0_id.q.val();
+        if self.done_to_k0.val() {
+            self.res_word.read_address.next = self.writer.done_id.val();
+            self.xw_md.read_address.next = self.writer.done_id.val();
+            self.w_class.read_address.next = self.writer.done_id.val();
+            self.old_nibble.read_address.next = self.writer.done_id.val();
+        }
+        if self.m0_to_k0.val() {
+            self.res_word.read_address.next = self.m0_id.q.val();
+            self.xw_md.read_address.next = self.m0_id.q.val();
+            self.w_class.read_address.next = self.m0_id.q.val();
+            self.old_nibble.read_address.next = self.m0_id.q.val();
+        }
+        if self.k0_commit.val() & self.md.commit_ready.val() {
+            self.flags_commit.next = self.flags_commit.val() | self.one_hot[2].val();
+            if self.k0_abort.q.val() {
+                self.flags_abort.next = self.flags_abort.val() | self.one_hot[2].val();
+            }
+        }
+        if self.k0_free.val() {
+            self.k0_valid.d.next = false;
+        }
+        if self.done_to_k0.val() | self.m0_to_k0.val() {
+            self.k0_seen.d.next = false;
+        }
+        if self.done_to_k0.val() {
+            self.k0_valid.d.next = true;
+            self.k0_id.d.next = self.writer.done_id.val();
+            self.k0_abort.d.next = false;
+        }
+        if self.m0_to_k0.val() {
+            self.k0_valid.d.next = true;
+            self.k0_id.d.next = self.m0_id.q.val();
+            self.k0_abort.d.next = true;
+        }
+
+        // WR: a write's answer (a commit answered, or an uncompressed
+        // write stored) or the flush's.
+        if self.wr_valid.q.val() & self.resp_ready.val() & !self.err_valid.q.val() {
+            self.wr_valid.d.next = false;
+            self.flags_abort.next = self.flags_abort.val() & !self.one_hot[5].val();
+        }
+        if self.md_to_wr.val() {
+            self.wr_valid.d.next = true;
+            self.wr_id.d.next = self.md.resp_tag.val();
+            self.wr_flush.d.next = self.f_sent.q.val();
+            self.wr_error.d.next = (self.w_abort.q.val() & self.one_hot[1].val()).any();
+            if self.f_sent.q.val() {
+                self.f_valid.d.next = false;
+                self.f_sent.d.next = false;
+            }
+        }
+        if self.k0_answer.val() {
+            self.wr_valid.d.next = true;
+            self.wr_id.d.next = self.k0_id.q.val();
+            self.wr_flush.d.next = false;
+            self.wr_error.d.next = false;
+        }
+
+        // Responses: a fault first, then a write's or the flush's, then a
+        // read's from the decompressor.
+        self.resp_valid.next = self.err_valid.q.val() | self.wr_valid.q.val() | (self.decomp.out_valid.val() & !self.head_partial.val());
         self.resp_id.next = self.dec_ids.head.val();
+        self.resp_write.next = false;
+        self.resp_flush.next = false;
         self.resp_entry.next = self.decomp.out_entry.val();
         self.resp_fault.next = 0.into();
         self.resp_decode_error.next = self.decomp.out_error.val();
-        self.decomp.out_ready.next = self.resp_ready.val() & !self.err_valid.q.val();
+        self.decomp.out_ready.next = self.dec_out_ready.val();
+        if self.wr_valid.q.val() {
+            self.resp_id.next = self.wr_id.q.val();
+            self.resp_write.next = !self.wr_flush.q.val();
+            self.resp_flush.next = self.wr_flush.q.val();
+            self.resp_decode_error.next = self.wr_error.q.val();
+        }
         if self.err_valid.q.val() {
             self.resp_id.next = self.err_id.q.val();
+            self.resp_write.next = false;
+            self.resp_flush.next = false;
             self.resp_fault.next = self.err_fault.q.val();
             self.resp_decode_error.next = false;
         }
         self.resp_take.next = self.resp_valid.val() & self.resp_ready.val();
-        self.dec_ids.pop.next = self.resp_take.val() & !self.err_valid.q.val();
+        self.dec_ids.pop.next = self.decomp.out_valid.val() & self.dec_out_ready.val();
         if self.resp_take.val() & self.err_valid.q.val() {
             self.err_valid.d.next = false;
         }
-        self.contexts.free_valid.next = self.resp_take.val();
+        self.contexts.free_valid.next = self.resp_take.val() & !(self.wr_valid.q.val() & self.wr_flush.q.val() & !self.err_valid.q.val());
         self.contexts.free_id.next = self.resp_id.val();
 
+        self.w_full.d.next = self.flags_full.val();
+        self.w_partial.d.next = self.flags_partial.val();
+        self.w_reserved.d.next = self.flags_reserved.val();
+        self.w_commit.d.next = self.flags_commit.val();
+        self.w_abort.d.next = self.flags_abort.val();
         if self.reset.val() {
+            self.x1_valid.d.next = false;
+            self.f_valid.d.next = false;
+            self.f_sent.d.next = false;
+            self.m0_valid.d.next = false;
+            self.w0_valid.d.next = false;
+            self.k0_valid.d.next = false;
+            self.wr_valid.d.next = false;
             self.j0_valid.d.next = false;
             self.j1_valid.d.next = false;
             self.d0_valid.d.next = false;
             self.err_valid.d.next = false;
+            self.w_full.d.next = 0.into();
+            self.w_partial.d.next = 0.into();
+            self.w_reserved.d.next = 0.into();
+            self.w_commit.d.next = 0.into();
+            self.w_abort.d.next = 0.into();
         }
     }
 }

@@ -242,7 +242,13 @@ pub fn run(
     let mut cycle = 0u64;
     loop {
         let draining = cycle >= cycles as u64;
-        if draining && md.is_none() && wr.is_none() && rd.is_none() && in_memory.is_empty() && fills_waiting.is_empty() && reads_waiting.is_empty()
+        if draining
+            && md.is_none()
+            && wr.is_none()
+            && rd.is_none()
+            && in_memory.is_empty()
+            && fills_waiting.is_empty()
+            && reads_waiting.is_empty()
         {
             break;
         }
@@ -261,7 +267,13 @@ pub fn run(
                 md = Some(Request { write, address, data: random_sector(&mut rng), strobe: u32::MAX, tag });
             }
             if wr.is_none() && rng.gen_bool(p_request) {
-                wr = Some(Request { write: true, address: sector_address(&mut rng), data: random_sector(&mut rng), strobe: rng.gen(), tag: 0 });
+                wr = Some(Request {
+                    write: true,
+                    address: sector_address(&mut rng),
+                    data: random_sector(&mut rng),
+                    strobe: rng.gen(),
+                    tag: 0,
+                });
             }
             if rd.is_none() && rng.gen_bool(p_request) {
                 let address = sector_address(&mut rng);
@@ -323,7 +335,9 @@ pub fn run(
             dut.wr_req_ready.val(),
             dut.rd_req_ready.val(),
             dut.md_fill_valid.val().then(|| sector_words(&dut.md_fill_data.val())),
-            dut.rd_out_valid.val().then(|| (dut.rd_out_id.val().to_u64(), dut.rd_out_sector.val().to_u64(), sector_words(&dut.rd_out_data.val()))),
+            dut.rd_out_valid
+                .val()
+                .then(|| (dut.rd_out_id.val().to_u64(), dut.rd_out_sector.val().to_u64(), sector_words(&dut.rd_out_data.val()))),
             dut.mem_valid.val().then(|| {
                 let write = dut.mem_write.val();
                 Request {

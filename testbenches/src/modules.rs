@@ -8,12 +8,14 @@
 use crate::cosim::CosimPorts;
 use crate::decompress::{self, StoredEntry};
 use crate::stream::{run_stream, StreamDut, Traffic};
-use crate::{bpc, controller, mag_bdi, memory_port, metadata_cache, read_planner, request_contexts, sector_gather, translation, write_planner, zvc};
+use crate::{
+    bpc, controller, mag_bdi, memory_port, metadata_cache, read_planner, request_contexts, sector_gather, translation, write_planner, zvc,
+};
 use buddy_golden::{Algorithm, Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
 use buddy_hdl::{
     AddressTranslator, BpcCompressor, BpcDecompressor, BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, MagBdiCompressor,
-    MagBdiDecompressor, MemoryPort, MetadataCache, PipelinedMetadataCache, ReadPlanner, RequestContexts, SectorGather, WritePlanner, ZvcCompressor,
-    ZvcDecompressor,
+    MagBdiDecompressor, MemoryPort, MetadataCache, PipelinedMetadataCache, ReadPlanner, RequestContexts, SectorGather, WritePlanner,
+    ZvcCompressor, ZvcDecompressor,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -1,10 +1,11 @@
-//! Adapters for the `PipelinedController` (reads so far): a driver that
-//! sends random reads of a memory image built by the golden slice (every
-//! target ratio, uncompressed pages, never-written entries, entries whose
-//! size nibble is reserved, faulting accesses), plays device memory and
-//! buddy-memory answering each sector read 1-`max_latency` cycles later in
-//! any order, and checks every tagged response against the golden slice's
-//! answer.
+//! Adapters for the `PipelinedController`: a driver that sends random
+//! reads, full writes and partial writes to a memory image built by the
+//! golden slice (every target ratio, uncompressed pages, never-written
+//! entries, an entry whose size nibble is reserved, faulting accesses),
+//! then a flush; plays device memory and buddy-memory answering each sector
+//! read 1-`max_latency` cycles later in any order; checks every tagged
+//! response against the golden slice's answer to the same request (served
+//! in request order), and memory after the flush against golden's.
 
 use std::collections::HashMap;
 
@@ -71,17 +72,20 @@ impl SliceMemory for ByteMemory {
     }
 }
 
-/// A read request: the page and the address.
+/// A request: the page, the address and, for a write, its sector mask
+/// and data.
 #[derive(Debug, Clone, Copy)]
 struct Read {
     pte: Pte,
     va: u64,
+    write: Option<(u8, [u32; 32])>,
 }
 
 /// What the slice answers (as its ports hold it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Answer {
     Entry([u32; 32]),
+    Written,
     Fault(u64),
     DecodeError,
 }
@@ -90,6 +94,8 @@ enum Answer {
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct PipelinedRun {
     pub reads: usize,
+    pub writes: usize,
+    pub partial_writes: usize,
     pub faults: usize,
     pub decode_errors: usize,
     /// Most requests in the slice at once (its `in_flight`).
@@ -105,7 +111,7 @@ const PAGE: PageSize = PageSize::Small64K;
 /// (and one uncompressed, one with a reserved target code), each with
 /// entries stored by the golden slice, some never written, one with a
 /// reserved size nibble.
-fn scenario(rng: &mut ChaCha8Rng, reads: usize) -> (BuddyRegisters, ByteMemory, Vec<Read>) {
+fn scenario(rng: &mut ChaCha8Rng, reads: usize, p_write: f64) -> (BuddyRegisters, ByteMemory, Vec<Read>) {
     let regs = BuddyRegisters { gbbr: 0x40_0000_0000, carve_out_bytes: 1 << 30, md_base: 0x10_0000_0000, heap_base: 0x1_0000_0000 };
     let config = SliceConfig { algorithm: Algorithm::Bpc, metadata_cache: MetadataCacheConfig::default(), regs, page: PAGE };
     let golden = ControllerSlice::new(config).expect("the default cache geometry");
@@ -135,10 +141,14 @@ fn scenario(rng: &mut ChaCha8Rng, reads: usize) -> (BuddyRegisters, ByteMemory, 
         let &(pte, va_base) = pages.choose(rng).expect("pages");
         let e = rng.gen_range(0..40u64);
         let va = va_base + 128 * e + rng.gen_range(0..128);
-        out.push(Read { pte, va });
+        let write = rng.gen_bool(p_write).then(|| {
+            let mask = if rng.gen_bool(0.5) { 15 } else { rng.gen_range(1..15) };
+            (mask, *contents[rng.gen_range(0..contents.len())].words())
+        });
+        out.push(Read { pte, va, write });
     }
     // Below HEAP_BASE on a compressed page: a fault.
-    out.push(Read { pte: pages[1].0, va: regs.heap_base - 256 });
+    out.push(Read { pte: pages[1].0, va: regs.heap_base - 256, write: None });
     out.shuffle(rng);
     (regs, memory, out)
 }
@@ -151,31 +161,69 @@ fn fault_code(f: &TranslationFault) -> u64 {
     }
 }
 
-/// `reads` random reads through the slice: a new read offered with
-/// probability `p_request` per cycle (held until taken), memory taking a
-/// request with probability `p_ready` and answering each sector read
-/// 1-`max_latency` cycles later in random order, responses taken with
-/// probability `p_ready`. Every response must be the golden slice's
-/// answer to the request whose context it names.
+/// `requests` random requests through the slice (a share `p_write` of
+/// them writes, half of those partial), then a flush: a new request
+/// offered with probability `p_request` per cycle (held until taken),
+/// memory taking a request with probability `p_ready` and answering each
+/// sector read 1-`max_latency` cycles later in random order, responses
+/// taken with probability `p_ready`. Every response must be the golden
+/// slice's answer to the request whose context it names (golden serves
+/// them in request order), and after the flush device memory, buddy-memory
+/// and the metadata region must hold what golden's do.
 ///
 /// # Errors
 /// The first difference, or a run that does not finish.
-pub fn run(seed: u64, reads: usize, p_request: f64, p_ready: f64, max_latency: u64) -> Result<PipelinedRun, String> {
+pub fn run(seed: u64, requests: usize, p_write: f64, p_request: f64, p_ready: f64, max_latency: u64) -> Result<PipelinedRun, String> {
+    // The slice's model is several megabytes: build and run it on a thread
+    // with room for it.
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(move || run_on_this_thread(seed, requests, p_write, p_request, p_ready, max_latency))
+        .map_err(|e| format!("cannot start the simulation thread: {e}"))?
+        .join()
+        .map_err(|_| "the simulation thread panicked".to_string())?
+}
+
+fn run_on_this_thread(
+    seed: u64,
+    requests: usize,
+    p_write: f64,
+    p_request: f64,
+    p_ready: f64,
+    max_latency: u64,
+) -> Result<PipelinedRun, String> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let (regs, mut memory, requests) = scenario(&mut rng, reads);
+    let (regs, mut memory, requests) = scenario(&mut rng, requests, p_write);
     let config = SliceConfig { algorithm: Algorithm::Bpc, metadata_cache: MetadataCacheConfig::default(), regs, page: PAGE };
     let mut golden = ControllerSlice::new(config).expect("the default cache geometry");
-    // Golden answers, in request order (reads leave memory unchanged).
+    let mut hw_memory = memory.clone();
+    let to_bytes = |w: &[u32; 32]| -> [u8; 128] {
+        let mut b = [0u8; 128];
+        for (i, x) in w.iter().enumerate() {
+            b[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
+        }
+        b
+    };
+    // Golden answers, in request order.
     let expected: Vec<Answer> = requests
         .iter()
-        .map(|r| match golden.read(&r.pte, r.va, &mut memory) {
-            Ok(s) => Answer::Entry(*s.entry.words()),
-            Err(SliceError::Fault { fault, .. }) => Answer::Fault(fault_code(&fault)),
-            Err(SliceError::Decode { .. }) => Answer::DecodeError,
+        .map(|r| {
+            let served = match r.write {
+                None => golden.read(&r.pte, r.va, &mut memory),
+                Some((mask, data)) => golden.write(&r.pte, r.va, mask, &to_bytes(&data), &mut memory),
+            };
+            match served {
+                Ok(s) if r.write.is_none() => Answer::Entry(*s.entry.words()),
+                Ok(_) => Answer::Written,
+                Err(SliceError::Fault { fault, .. }) => Answer::Fault(fault_code(&fault)),
+                Err(SliceError::Decode { .. }) => Answer::DecodeError,
+            }
         })
         .collect();
+    golden.flush(&mut memory);
 
-    let mut dut = PipelinedController::default();
+    let mut boxed = Box::new(PipelinedController::default());
+    let dut: &mut PipelinedController = &mut boxed;
     dut.connect_all();
     let edge = |dut: &mut PipelinedController| {
         for level in [true, false] {
@@ -188,12 +236,12 @@ pub fn run(seed: u64, reads: usize, p_request: f64, p_ready: f64, max_latency: u
     dut.md_base.next = regs.md_base.into();
     dut.heap_base.next = regs.heap_base.into();
     dut.reset.next = true;
-    settle(&mut dut);
-    edge(&mut dut);
+    settle(dut);
+    edge(dut);
     dut.reset.next = false;
     // The metadata cache invalidates its sets one per cycle after reset.
     for _ in 0..16 {
-        edge(&mut dut);
+        edge(dut);
     }
 
     let mut out = PipelinedRun::default();
@@ -201,21 +249,28 @@ pub fn run(seed: u64, reads: usize, p_request: f64, p_ready: f64, max_latency: u
     let mut offered = false;
     // Context id -> request index.
     let mut in_flight: HashMap<u64, usize> = HashMap::new();
-    // Reads memory took, per memory: (due cycle, tag, address).
-    let mut pending: [Vec<(u64, u64, u64)>; 2] = [Vec::new(), Vec::new()];
+    // Reads memory took, per memory: (due cycle, tag, the sector as taken).
+    let mut pending: [Vec<(u64, u64, [u32; 8])>; 2] = [Vec::new(), Vec::new()];
     let mut answered = 0usize;
+    let mut flushed = false;
     let mut cycle = 0u64;
     let limit = 2_000 + 200 * requests.len() as u64 * max_latency.max(1);
-    while answered < requests.len() {
+    while !flushed {
         if cycle > limit {
             return Err(format!("{answered} of {} requests answered after {cycle} cycles", requests.len()));
         }
-        if !offered && next < requests.len() && rng.gen_bool(p_request) {
+        if !offered && next <= requests.len() && rng.gen_bool(p_request) {
             offered = true;
         }
+        // After the requests, the flush.
+        let flush = next == requests.len();
         let r = requests[next.min(requests.len() - 1)];
+        let (mask, data) = r.write.unwrap_or((0, [0; 32]));
         dut.req_valid.next = offered;
-        dut.req_write.next = false;
+        dut.req_write.next = r.write.is_some();
+        dut.req_flush.next = flush;
+        dut.req_mask.next = (mask as u64).into();
+        dut.req_data.next = buddy_hdl::EntryBits::from_words(&data);
         dut.req_va.next = r.va.into();
         dut.req_frame.next = r.pte.frame.into();
         dut.req_pte.next = (r.pte.buddy_bits() as u64).into();
@@ -240,7 +295,7 @@ pub fn run(seed: u64, reads: usize, p_request: f64, p_ready: f64, max_latency: u
         };
         for m in 0..2 {
             let (valid, tag, data) = match answers[m] {
-                Some(i) => (true, pending[m][i].1, sector_bits(memory.sector(m == 1, pending[m][i].2))),
+                Some(i) => (true, pending[m][i].1, sector_bits(pending[m][i].2)),
                 None => (false, 0, Bits::<256>::default()),
             };
             if m == 0 {
@@ -255,9 +310,12 @@ pub fn run(seed: u64, reads: usize, p_request: f64, p_ready: f64, max_latency: u
                 dut.bud_mem_resp_data.next = data;
             }
         }
-        settle(&mut dut);
+        settle(dut);
 
-        if offered && dut.req_ready.val() {
+        if offered && dut.req_ready.val() && flush {
+            next += 1;
+            offered = false;
+        } else if offered && dut.req_ready.val() {
             let id = dut.req_id.val().to_u64();
             if in_flight.insert(id, next).is_some() {
                 return Err(format!("cycle {cycle}: context {id} given while in use"));
@@ -266,13 +324,20 @@ pub fn run(seed: u64, reads: usize, p_request: f64, p_ready: f64, max_latency: u
             offered = false;
         }
         out.most_in_flight = out.most_in_flight.max(dut.in_flight.val().index());
-        if dut.resp_valid.val() && resp_ready {
+        if dut.resp_valid.val() && resp_ready && dut.resp_flush.val() {
+            if answered < requests.len() || next <= requests.len() {
+                return Err(format!("cycle {cycle}: a flush answered before it was asked for, or before every request"));
+            }
+            flushed = true;
+        } else if dut.resp_valid.val() && resp_ready {
             let id = dut.resp_id.val().to_u64();
             let i = in_flight.remove(&id).ok_or_else(|| format!("cycle {cycle}: a response for context {id}, not in use"))?;
             let got = if dut.resp_fault.val().to_u64() != 0 {
                 Answer::Fault(dut.resp_fault.val().to_u64())
             } else if dut.resp_decode_error.val() {
                 Answer::DecodeError
+            } else if dut.resp_write.val() {
+                Answer::Written
             } else {
                 Answer::Entry(dut.resp_entry.val().to_words())
             };
@@ -281,6 +346,8 @@ pub fn run(seed: u64, reads: usize, p_request: f64, p_ready: f64, max_latency: u
             }
             match got {
                 Answer::Entry(_) => out.reads += 1,
+                Answer::Written if requests[i].write.is_some_and(|(mask, _)| mask != 15) => out.partial_writes += 1,
+                Answer::Written => out.writes += 1,
                 Answer::Fault(_) => out.faults += 1,
                 Answer::DecodeError => out.decode_errors += 1,
             }
@@ -291,24 +358,59 @@ pub fn run(seed: u64, reads: usize, p_request: f64, p_ready: f64, max_latency: u
         }
         // Memory: take a request, retire the answered read.
         for m in 0..2 {
-            let (valid, write, address, tag, resp_ready) = if m == 0 {
-                (dut.dev_mem_valid.val(), dut.dev_mem_write.val(), dut.dev_mem_address.val().to_u64(), dut.dev_mem_tag.val().to_u64(), dut.dev_mem_resp_ready.val())
+            let (valid, write, address, tag, data, strobe, resp_ready) = if m == 0 {
+                (
+                    dut.dev_mem_valid.val(),
+                    dut.dev_mem_write.val(),
+                    dut.dev_mem_address.val().to_u64(),
+                    dut.dev_mem_tag.val().to_u64(),
+                    dut.dev_mem_data.val(),
+                    dut.dev_mem_strobe.val().to_u64(),
+                    dut.dev_mem_resp_ready.val(),
+                )
             } else {
-                (dut.bud_mem_valid.val(), dut.bud_mem_write.val(), dut.bud_mem_address.val().to_u64(), dut.bud_mem_tag.val().to_u64(), dut.bud_mem_resp_ready.val())
+                (
+                    dut.bud_mem_valid.val(),
+                    dut.bud_mem_write.val(),
+                    dut.bud_mem_address.val().to_u64(),
+                    dut.bud_mem_tag.val().to_u64(),
+                    dut.bud_mem_data.val(),
+                    dut.bud_mem_strobe.val().to_u64(),
+                    dut.bud_mem_resp_ready.val(),
+                )
             };
             if let Some(i) = answers[m].filter(|_| resp_ready) {
                 pending[m].swap_remove(i);
             }
             if valid && mem_ready[m] {
                 if write {
-                    return Err(format!("cycle {cycle}: a write to memory {m} in a run of reads"));
+                    let space = if m == 0 { &mut hw_memory.device } else { &mut hw_memory.buddy };
+                    for k in 0..32u64 {
+                        if strobe >> k & 1 == 1 {
+                            space.insert(address + k, data.get_bits::<8>(8 * k as usize).to_u64() as u8);
+                        }
+                    }
+                } else {
+                    let due = cycle + rng.gen_range(1..=max_latency.max(1));
+                    pending[m].push((due, tag, hw_memory.sector(m == 1, address)));
                 }
-                pending[m].push((cycle + rng.gen_range(1..=max_latency.max(1)), tag, address));
             }
         }
-        edge(&mut dut);
+        edge(dut);
         cycle += 1;
     }
     out.cycles = cycle;
+    for (what, hw, gold) in [("device", &hw_memory.device, &memory.device), ("buddy", &hw_memory.buddy, &memory.buddy)] {
+        let mut addresses: Vec<u64> = hw.keys().chain(gold.keys()).copied().collect();
+        addresses.sort_unstable();
+        addresses.dedup();
+        if let Some(a) = addresses.iter().find(|a| hw.get(a).copied().unwrap_or(0) != gold.get(a).copied().unwrap_or(0)) {
+            return Err(format!(
+                "after the flush, {what} byte {a:#x} is {:#x}, golden {:#x}",
+                hw.get(a).copied().unwrap_or(0),
+                gold.get(a).copied().unwrap_or(0)
+            ));
+        }
+    }
     Ok(out)
 }

@@ -81,7 +81,14 @@ fn sectors_of(address: u64, bytes: u64) -> u64 {
 impl Model {
     fn plan(&self) -> Option<Plan> {
         if self.dev_plan {
-            Some(Plan { id: self.id, buddy: false, lead: self.dev_lead, words: self.dev_words, sectors: self.dev_sectors, last: self.dev_last })
+            Some(Plan {
+                id: self.id,
+                buddy: false,
+                lead: self.dev_lead,
+                words: self.dev_words,
+                sectors: self.dev_sectors,
+                last: self.dev_last,
+            })
         } else if self.bud_plan {
             Some(Plan { id: self.id, buddy: true, lead: self.bud_lead, words: 0, sectors: self.bud_sectors, last: true })
         } else {
@@ -391,7 +398,13 @@ pub fn run(
     let mut cycle = 0usize;
     loop {
         let draining = cycle >= cycles;
-        if draining && offered.is_none() && pending.is_empty() && parked.is_empty() && model.plan().is_none() && model.dev_req().is_none() && model.bud_req().is_none()
+        if draining
+            && offered.is_none()
+            && pending.is_empty()
+            && parked.is_empty()
+            && model.plan().is_none()
+            && model.dev_req().is_none()
+            && model.bud_req().is_none()
         {
             break;
         }

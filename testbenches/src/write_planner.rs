@@ -46,7 +46,10 @@ struct SectorWrite {
 impl SectorWrite {
     /// The bytes it writes, as (address, value).
     fn bytes(&self) -> Vec<(u64, u8)> {
-        (0..32).filter(|k| self.strobe >> k & 1 == 1).map(|k| (self.address + k, (self.data[k as usize / 4] >> (8 * (k % 4))) as u8)).collect()
+        (0..32)
+            .filter(|k| self.strobe >> k & 1 == 1)
+            .map(|k| (self.address + k, (self.data[k as usize / 4] >> (8 * (k % 4))) as u8))
+            .collect()
     }
 }
 
@@ -367,14 +370,15 @@ pub fn run(
         settle(&mut dut);
 
         let (dev, bud, done) = (model.dev.offer(model.id, &model.payload), model.bud.offer(model.id, &model.payload), model.done());
-        let write = |v: bool, id: &Signal<Out, Bits<7>>, a: &Signal<Out, Bits<64>>, d: &Signal<Out, Bits<256>>, s: &Signal<Out, Bits<32>>| {
-            v.then(|| SectorWrite {
-                id: id.val().index(),
-                address: a.val().to_u64(),
-                data: sector_words(&d.val()),
-                strobe: s.val().to_u32(),
-            })
-        };
+        let write =
+            |v: bool, id: &Signal<Out, Bits<7>>, a: &Signal<Out, Bits<64>>, d: &Signal<Out, Bits<256>>, s: &Signal<Out, Bits<32>>| {
+                v.then(|| SectorWrite {
+                    id: id.val().index(),
+                    address: a.val().to_u64(),
+                    data: sector_words(&d.val()),
+                    strobe: s.val().to_u32(),
+                })
+            };
         let got_dev = write(dut.dev_wr_valid.val(), &dut.dev_wr_id, &dut.dev_wr_address, &dut.dev_wr_data, &dut.dev_wr_strobe);
         let got_bud = write(dut.buddy_wr_valid.val(), &dut.buddy_wr_id, &dut.buddy_wr_address, &dut.buddy_wr_data, &dut.buddy_wr_strobe);
         let got_done = dut.done_valid.val().then(|| dut.done_id.val().index());
@@ -393,7 +397,9 @@ pub fn run(
             let want = if buddy { b } else { d };
             for byte in w.bytes() {
                 if want.pop_front() != Some(byte) {
-                    return Err(format!("cycle {cycle}: {what} write {w:x?} of job {job:x?} writes byte {byte:x?}, not what golden stores next"));
+                    return Err(format!(
+                        "cycle {cycle}: {what} write {w:x?} of job {job:x?} writes byte {byte:x?}, not what golden stores next"
+                    ));
                 }
             }
             Ok(())

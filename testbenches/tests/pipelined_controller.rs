@@ -1,7 +1,9 @@
-//! The pipelined controller slice (reads so far) answers every read as the
-//! golden slice does, with many reads in flight and memories that answer
-//! sectors in any order: every target ratio, uncompressed pages,
-//! never-written entries, a reserved size nibble, translation faults.
+//! The pipelined controller slice answers every request as the golden
+//! slice does (golden serving them in request order), with many requests
+//! in flight and memories that answer sectors in any order, and leaves
+//! memory as golden does: every target ratio, uncompressed pages,
+//! never-written entries, a reserved size nibble, translation faults, full
+//! and partial writes, a final flush.
 
 use buddy_testbenches::pipelined_controller::run;
 use buddy_testbenches::stream::proptest_cases;
@@ -11,16 +13,24 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(proptest_cases(6)))]
 
     #[test]
-    fn pipelined_slice_reads_equal_golden(seed in any::<u64>(), p_request in 0.2f64..=1.0, p_ready in 0.3f64..=1.0, max_latency in 1u64..60) {
-        let r = run(seed, 300, p_request, p_ready, max_latency).map_err(TestCaseError::fail)?;
-        prop_assert!(r.reads > 200 && r.faults > 0, "{r:?}");
+    fn pipelined_slice_equals_golden(seed in any::<u64>(), p_request in 0.2f64..=1.0, p_ready in 0.3f64..=1.0, max_latency in 1u64..60) {
+        let r = run(seed, 300, 0.4, p_request, p_ready, max_latency).map_err(TestCaseError::fail)?;
+        prop_assert!(r.reads > 100 && r.writes > 20 && r.partial_writes > 20 && r.faults > 0, "{r:?}");
     }
 }
 
-/// A long memory latency and a busy requester: many reads in flight at
-/// once, answered out of request order.
+/// Reads only, a long memory latency and a busy requester: many reads in
+/// flight at once, answered out of request order.
 #[test]
 fn many_reads_overlap() {
-    let r = run(3, 1_000, 1.0, 1.0, 100).unwrap();
+    let r = run(3, 1_000, 0.0, 1.0, 1.0, 100).unwrap();
     assert!(r.most_in_flight >= 16 && r.out_of_order > 100 && r.decode_errors > 0, "{r:?}");
+}
+
+/// Writes only (full and partial, compressed and uncompressed pages),
+/// then a flush: memory ends as golden's.
+#[test]
+fn writes_store_what_golden_stores() {
+    let r = run(4, 600, 1.0, 0.8, 0.7, 40).unwrap();
+    assert!(r.writes > 200 && r.partial_writes > 200 && r.reads == 0, "{r:?}");
 }

@@ -8,6 +8,8 @@ use crate::entry_bits::EntryBits;
 use crate::memory_port::{MemoryPort, MEM_TAG_BITS};
 use crate::pipelined_metadata_cache::PipelinedMetadataCache;
 use crate::read_planner::{kind, ReadPlanner};
+
+const _: () = assert!(kind::FULL == 0);
 use crate::request_contexts::{RequestContexts, CONTEXT_BITS};
 use crate::sector_gather::SectorGather;
 use crate::sector_lanes::EntryMerge;
@@ -47,7 +49,7 @@ use rust_hdl::prelude::*;
 /// | `resp_valid`, `resp_ready` | 1, 1 | out, in | a response |
 /// | `resp_id` | 7 | out | the request's context (don't care for a flush) |
 /// | `resp_write`, `resp_flush` | 1, 1 | out | the response is a write's; a flush's |
-/// | `resp_entry` | 1024 | out | a read's entry, word `i` at `[32i +: 32]` (0 on a decode error; don't care for faults and writes) |
+/// | `resp_entry` | 1024 | out | a read's entry, word `i` at `[32i +: 32]` (0 on an error, for a write and for a flush) |
 /// | `resp_fault` | 3 | out | 0, or the translator's fault code |
 /// | `resp_decode_error` | 1 | out | the stored entry does not decode (a reserved size code or a malformed stream) |
 /// | `dev_mem_*`, `dev_mem_resp_*` | as [`MemoryPort`]'s `mem_*` | | device memory: data sectors and metadata |
@@ -145,6 +147,10 @@ pub struct PipelinedController {
     writer: WritePlanner,
     comp: BpcCompressor,
     merge: EntryMerge,
+    /// The all-zero entry: a register that is never loaded (its initial
+    /// value is zero; a `LogicStruct` constant cannot be written in the
+    /// kernel).
+    zero: DFF<EntryBits>,
     gather: SectorGather,
     dev_port: MemoryPort,
     bud_port: MemoryPort,
@@ -348,6 +354,8 @@ impl Logic for PipelinedController {
             decomp,
             comp
         );
+        self.zero.clock.next = self.clock.val();
+        self.zero.d.next = self.zero.q.val();
         self.contexts.reset.next = self.reset.val();
         self.translator.reset.next = self.reset.val();
         self.xlate_ids.reset.next = self.reset.val();
@@ -681,7 +689,8 @@ impl Logic for PipelinedController {
         }
         self.planner.in_valid.next = self.j1_valid.q.val();
         self.planner.in_id.next = self.j1_id.q.val();
-        self.planner.in_kind.next = kind::FULL.into();
+        // kind::FULL (a literal: rust-hdl prints constant names into the Verilog).
+        self.planner.in_kind.next = 0.into();
         // A reserved size code (8-15) reads nothing; the decompressor
         // rejects it.
         self.planner.in_class.next = self.j1_nibble.q.val().get_bits::<3>(0);
@@ -953,12 +962,14 @@ impl Logic for PipelinedController {
         self.resp_decode_error.next = self.decomp.out_error.val();
         self.decomp.out_ready.next = self.dec_out_ready.val();
         if self.wr_valid.q.val() {
+            self.resp_entry.next = self.zero.q.val();
             self.resp_id.next = self.wr_id.q.val();
             self.resp_write.next = !self.wr_flush.q.val();
             self.resp_flush.next = self.wr_flush.q.val();
             self.resp_decode_error.next = self.wr_error.q.val();
         }
         if self.err_valid.q.val() {
+            self.resp_entry.next = self.zero.q.val();
             self.resp_id.next = self.err_id.q.val();
             self.resp_write.next = false;
             self.resp_flush.next = false;

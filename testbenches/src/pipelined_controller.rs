@@ -174,14 +174,138 @@ fn fault_code(f: &TranslationFault) -> u64 {
 /// # Errors
 /// The first difference, or a run that does not finish.
 pub fn run(seed: u64, requests: usize, p_write: f64, p_request: f64, p_ready: f64, max_latency: u64) -> Result<PipelinedRun, String> {
-    // The slice's model is several megabytes: build and run it on a thread
-    // with room for it.
+    on_big_stack(move || run_on_this_thread(seed, requests, p_write, p_request, p_ready, max_latency, false)).map(|(r, _)| r)
+}
+
+/// As [`run`], and the lock-step lines of the run ([`LOCKSTEP_INPUTS`],
+/// then [`LOCKSTEP_OUTPUTS`]; one per cycle from reset on).
+///
+/// # Errors
+/// As [`run`].
+pub fn lockstep_lines(seed: u64, requests: usize, p_write: f64, max_latency: u64) -> Result<(PipelinedRun, Vec<String>), String> {
+    on_big_stack(move || run_on_this_thread(seed, requests, p_write, 0.7, 0.7, max_latency, true))
+}
+
+/// The slice's model is several megabytes: build and run it on a thread
+/// with room for it.
+fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> Result<T, String> + Send + 'static) -> Result<T, String> {
     std::thread::Builder::new()
         .stack_size(1 << 30)
-        .spawn(move || run_on_this_thread(seed, requests, p_write, p_request, p_ready, max_latency))
+        .spawn(f)
         .map_err(|e| format!("cannot start the simulation thread: {e}"))?
         .join()
         .map_err(|_| "the simulation thread panicked".to_string())?
+}
+
+/// Lock-step inputs of `pipelined_controller` (line order).
+pub const LOCKSTEP_INPUTS: &[(&str, usize)] = &[
+    ("reset", 1),
+    ("gbbr", 64),
+    ("carve_out_bytes", 64),
+    ("md_base", 64),
+    ("heap_base", 64),
+    ("req_valid", 1),
+    ("req_write", 1),
+    ("req_flush", 1),
+    ("req_mask", 4),
+    ("req_data", 1024),
+    ("req_va", 64),
+    ("req_frame", 64),
+    ("req_pte", 27),
+    ("req_page_64k", 1),
+    ("resp_ready", 1),
+    ("dev_mem_ready", 1),
+    ("dev_mem_resp_valid", 1),
+    ("dev_mem_resp_tag", 11),
+    ("dev_mem_resp_data", 256),
+    ("bud_mem_ready", 1),
+    ("bud_mem_resp_valid", 1),
+    ("bud_mem_resp_tag", 11),
+    ("bud_mem_resp_data", 256),
+];
+/// Lock-step outputs: (name, width, qualifier).
+pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
+    ("req_ready", 1, ""),
+    ("req_id", 7, "req_ready"),
+    ("resp_valid", 1, ""),
+    ("resp_id", 7, "resp_valid"),
+    ("resp_write", 1, "resp_valid"),
+    ("resp_flush", 1, "resp_valid"),
+    ("resp_entry", 1024, "resp_valid"),
+    ("resp_fault", 3, "resp_valid"),
+    ("resp_decode_error", 1, "resp_valid"),
+    ("dev_mem_valid", 1, ""),
+    ("dev_mem_write", 1, "dev_mem_valid"),
+    ("dev_mem_address", 64, "dev_mem_valid"),
+    ("dev_mem_data", 256, "dev_mem_write"),
+    ("dev_mem_strobe", 32, "dev_mem_write"),
+    ("dev_mem_tag", 11, "dev_mem_valid"),
+    ("dev_mem_resp_ready", 1, ""),
+    ("bud_mem_valid", 1, ""),
+    ("bud_mem_write", 1, "bud_mem_valid"),
+    ("bud_mem_address", 64, "bud_mem_valid"),
+    ("bud_mem_data", 256, "bud_mem_write"),
+    ("bud_mem_strobe", 32, "bud_mem_write"),
+    ("bud_mem_tag", 11, "bud_mem_valid"),
+    ("bud_mem_resp_ready", 1, ""),
+    ("in_flight", 8, ""),
+];
+
+fn line(dut: &PipelinedController) -> String {
+    use crate::cosim::hex_field;
+    let b = |v: bool| hex_field(v as u64, 1);
+    let words = |w: &[u32]| -> String { w.iter().rev().map(|x| format!("{x:08x}")).collect() };
+    let sector = |v: &Bits<256>| -> String { words(&std::array::from_fn::<u32, 8, _>(|m| v.get_bits::<32>(32 * m).to_u32())) };
+    [
+        b(dut.reset.val()),
+        hex_field(dut.gbbr.val().to_u64(), 64),
+        hex_field(dut.carve_out_bytes.val().to_u64(), 64),
+        hex_field(dut.md_base.val().to_u64(), 64),
+        hex_field(dut.heap_base.val().to_u64(), 64),
+        b(dut.req_valid.val()),
+        b(dut.req_write.val()),
+        b(dut.req_flush.val()),
+        hex_field(dut.req_mask.val().to_u64(), 4),
+        words(&dut.req_data.val().to_words()),
+        hex_field(dut.req_va.val().to_u64(), 64),
+        hex_field(dut.req_frame.val().to_u64(), 64),
+        hex_field(dut.req_pte.val().to_u64(), 27),
+        b(dut.req_page_64k.val()),
+        b(dut.resp_ready.val()),
+        b(dut.dev_mem_ready.val()),
+        b(dut.dev_mem_resp_valid.val()),
+        hex_field(dut.dev_mem_resp_tag.val().to_u64(), 11),
+        sector(&dut.dev_mem_resp_data.val()),
+        b(dut.bud_mem_ready.val()),
+        b(dut.bud_mem_resp_valid.val()),
+        hex_field(dut.bud_mem_resp_tag.val().to_u64(), 11),
+        sector(&dut.bud_mem_resp_data.val()),
+        b(dut.req_ready.val()),
+        hex_field(dut.req_id.val().to_u64(), 7),
+        b(dut.resp_valid.val()),
+        hex_field(dut.resp_id.val().to_u64(), 7),
+        b(dut.resp_write.val()),
+        b(dut.resp_flush.val()),
+        words(&dut.resp_entry.val().to_words()),
+        hex_field(dut.resp_fault.val().to_u64(), 3),
+        b(dut.resp_decode_error.val()),
+        b(dut.dev_mem_valid.val()),
+        b(dut.dev_mem_write.val()),
+        hex_field(dut.dev_mem_address.val().to_u64(), 64),
+        sector(&dut.dev_mem_data.val()),
+        hex_field(dut.dev_mem_strobe.val().to_u64(), 32),
+        hex_field(dut.dev_mem_tag.val().to_u64(), 11),
+        b(dut.dev_mem_resp_ready.val()),
+        b(dut.bud_mem_valid.val()),
+        b(dut.bud_mem_write.val()),
+        hex_field(dut.bud_mem_address.val().to_u64(), 64),
+        sector(&dut.bud_mem_data.val()),
+        hex_field(dut.bud_mem_strobe.val().to_u64(), 32),
+        hex_field(dut.bud_mem_tag.val().to_u64(), 11),
+        b(dut.bud_mem_resp_ready.val()),
+        hex_field(dut.in_flight.val().to_u64(), 8),
+    ]
+    .concat()
 }
 
 fn run_on_this_thread(
@@ -191,7 +315,9 @@ fn run_on_this_thread(
     p_request: f64,
     p_ready: f64,
     max_latency: u64,
-) -> Result<PipelinedRun, String> {
+    record: bool,
+) -> Result<(PipelinedRun, Vec<String>), String> {
+    let mut lines = Vec::new();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (regs, mut memory, requests) = scenario(&mut rng, requests, p_write);
     let config = SliceConfig { algorithm: Algorithm::Bpc, metadata_cache: MetadataCacheConfig::default(), regs, page: PAGE };
@@ -237,10 +363,17 @@ fn run_on_this_thread(
     dut.heap_base.next = regs.heap_base.into();
     dut.reset.next = true;
     settle(dut);
+    if record {
+        lines.push(line(dut));
+    }
     edge(dut);
     dut.reset.next = false;
     // The metadata cache invalidates its sets one per cycle after reset.
     for _ in 0..16 {
+        settle(dut);
+        if record {
+            lines.push(line(dut));
+        }
         edge(dut);
     }
 
@@ -396,6 +529,9 @@ fn run_on_this_thread(
                 }
             }
         }
+        if record {
+            lines.push(line(dut));
+        }
         edge(dut);
         cycle += 1;
     }
@@ -412,5 +548,5 @@ fn run_on_this_thread(
             ));
         }
     }
-    Ok(out)
+    Ok((out, lines))
 }

@@ -86,7 +86,7 @@ pub use mag_bdi_compressor::{MagBdiCompressed, MagBdiCompressor};
 pub use mag_bdi_decompressor::MagBdiDecompressor;
 pub use memory_port::MemoryPort;
 pub use metadata_cache::MetadataCache;
-pub use pipelined_controller::PipelinedController;
+pub use pipelined_controller::{PipelinedController, PipelinedControllerMagBdi, PipelinedControllerZvc};
 pub use pipelined_metadata_cache::PipelinedMetadataCache;
 pub use read_planner::ReadPlanner;
 pub use request_contexts::RequestContexts;

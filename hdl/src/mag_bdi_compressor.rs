@@ -109,6 +109,13 @@ pub struct MagBdiCompressor {
     slice: RegisterSlice<MagBdiCompressed>,
 }
 
+/// MAG 32, the delivered configuration.
+impl Default for MagBdiCompressor {
+    fn default() -> Self {
+        Self::new(Mag::B32)
+    }
+}
+
 impl MagBdiCompressor {
     /// The compressor for `mag` (16, 32 or 64 bytes).
     pub fn new(mag: Mag) -> Self {

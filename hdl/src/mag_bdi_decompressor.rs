@@ -73,6 +73,13 @@ pub struct MagBdiDecompressor {
     slice: RegisterSlice<DecompressedEntry>,
 }
 
+/// MAG 32, the delivered configuration.
+impl Default for MagBdiDecompressor {
+    fn default() -> Self {
+        Self::new(Mag::B32)
+    }
+}
+
 impl MagBdiDecompressor {
     /// The decompressor for `mag` (16, 32 or 64 bytes).
     pub fn new(mag: Mag) -> Self {

@@ -5,20 +5,31 @@ use crate::address_translator::AddressTranslator;
 use crate::bpc_compressor::BpcCompressor;
 use crate::bpc_decompressor::BpcDecompressor;
 use crate::entry_bits::EntryBits;
+use crate::mag_bdi_compressor::MagBdiCompressor;
+use crate::mag_bdi_decompressor::MagBdiDecompressor;
 use crate::memory_port::{MemoryPort, MEM_TAG_BITS};
 use crate::pipelined_metadata_cache::PipelinedMetadataCache;
 use crate::read_planner::{kind, ReadPlanner};
-
-const _: () = assert!(kind::FULL == 0);
 use crate::request_contexts::{RequestContexts, CONTEXT_BITS};
 use crate::sector_gather::SectorGather;
 use crate::sector_lanes::EntryMerge;
 use crate::tag_fifo::TagFifo;
 use crate::write_planner::WritePlanner;
+use crate::zvc_compressor::ZvcCompressor;
+use crate::zvc_decompressor::ZvcDecompressor;
+use buddy_golden::Mag;
 use rust_hdl::prelude::*;
 
-/// One memory-controller slice (BPC) that keeps up to 128 requests in
-/// flight.
+const _: () = assert!(kind::FULL == 0);
+
+macro_rules! pipelined_controller {
+    ($(#[$doc:meta])* $name:ident, $comp:ty, $decomp:ty) => {
+$(#[$doc])*
+///
+
+/// One memory-controller slice that keeps up to 128 requests in flight,
+/// built with one codec pair (the compressor and decompressor of BPC, ZVC
+/// or MAG-BDI).
 ///
 /// A request is given a context (`req_id`; a request to a memory-entry
 /// already in flight waits, so requests to one entry keep their order) and
@@ -56,7 +67,7 @@ use rust_hdl::prelude::*;
 /// | `bud_mem_*`, `bud_mem_resp_*` | as [`MemoryPort`]'s `mem_*` | | buddy-memory |
 /// | `in_flight` | 8 | out | requests in the slice (status) |
 #[derive(LogicBlock, Default)]
-pub struct PipelinedController {
+pub struct $name {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub gbbr: Signal<In, Bits<64>>,
@@ -145,7 +156,7 @@ pub struct PipelinedController {
     w_abort: DFF<Bits<128>>,
     planner: ReadPlanner,
     writer: WritePlanner,
-    comp: BpcCompressor,
+    comp: $comp,
     merge: EntryMerge,
     /// The all-zero entry: a register that is never loaded (its initial
     /// value is zero; a `LogicStruct` constant cannot be written in the
@@ -154,7 +165,7 @@ pub struct PipelinedController {
     gather: SectorGather,
     dev_port: MemoryPort,
     bud_port: MemoryPort,
-    decomp: BpcDecompressor,
+    decomp: $decomp,
     /// X1: a translated request, in request order (metadata lookups leave
     /// from here, so they stay in request order).
     x1_valid: DFF<Bit>,
@@ -274,7 +285,7 @@ pub struct PipelinedController {
     resp_take: Signal<Local, Bit>,
 }
 
-impl Logic for PipelinedController {
+impl Logic for $name {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -1007,5 +1018,35 @@ impl Logic for PipelinedController {
             self.w_commit.d.next = 0.into();
             self.w_abort.d.next = 0.into();
         }
+    }
+}
+    };
+}
+
+pipelined_controller!(
+    /// The pipelined slice with BPC.
+    PipelinedController,
+    BpcCompressor,
+    BpcDecompressor
+);
+
+pipelined_controller!(
+    /// The pipelined slice with ZVC.
+    PipelinedControllerZvc,
+    ZvcCompressor,
+    ZvcDecompressor
+);
+
+pipelined_controller!(
+    /// The pipelined slice with MAG-BDI (`Default`: MAG 32, as delivered).
+    PipelinedControllerMagBdi,
+    MagBdiCompressor,
+    MagBdiDecompressor
+);
+
+impl PipelinedControllerMagBdi {
+    /// The slice with MAG-BDI at `mag`.
+    pub fn new(mag: Mag) -> Self {
+        PipelinedControllerMagBdi { comp: MagBdiCompressor::new(mag), decomp: MagBdiDecompressor::new(mag), ..Default::default() }
     }
 }

@@ -14,9 +14,9 @@ use crate::stream::settle;
 use buddy_golden::controller_slice::{write_nibble_in_memory, ControllerSlice, SliceConfig, SliceError, SliceMemory};
 use buddy_golden::metadata_cache::{MetadataCacheConfig, SectorMemory};
 use buddy_golden::translation::{translate_entry, BuddyRegisters, PageSize, Pte, TranslationFault};
-use buddy_golden::{Algorithm, SizeClass};
+use buddy_golden::{Algorithm, Mag, SizeClass};
 use buddy_hdl::address_translator::fault;
-use buddy_hdl::PipelinedController;
+use buddy_hdl::{PipelinedController, PipelinedControllerMagBdi, PipelinedControllerZvc};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -111,9 +111,9 @@ const PAGE: PageSize = PageSize::Small64K;
 /// (and one uncompressed, one with a reserved target code), each with
 /// entries stored by the golden slice, some never written, one with a
 /// reserved size nibble.
-fn scenario(rng: &mut ChaCha8Rng, reads: usize, p_write: f64) -> (BuddyRegisters, ByteMemory, Vec<Read>) {
+fn scenario(algorithm: Algorithm, rng: &mut ChaCha8Rng, reads: usize, p_write: f64) -> (BuddyRegisters, ByteMemory, Vec<Read>) {
     let regs = BuddyRegisters { gbbr: 0x40_0000_0000, carve_out_bytes: 1 << 30, md_base: 0x10_0000_0000, heap_base: 0x1_0000_0000 };
-    let config = SliceConfig { algorithm: Algorithm::Bpc, metadata_cache: MetadataCacheConfig::default(), regs, page: PAGE };
+    let config = SliceConfig { algorithm, metadata_cache: MetadataCacheConfig::default(), regs, page: PAGE };
     let golden = ControllerSlice::new(config).expect("the default cache geometry");
     let mut memory = ByteMemory::default();
     // (compressed, target code) of each page; target 5 is reserved.
@@ -173,8 +173,42 @@ fn fault_code(f: &TranslationFault) -> u64 {
 ///
 /// # Errors
 /// The first difference, or a run that does not finish.
-pub fn run(seed: u64, requests: usize, p_write: f64, p_request: f64, p_ready: f64, max_latency: u64) -> Result<PipelinedRun, String> {
-    on_big_stack(move || run_on_this_thread(seed, requests, p_write, p_request, p_ready, max_latency, false)).map(|(r, _)| r)
+pub fn run(
+    algorithm: Algorithm,
+    seed: u64,
+    requests: usize,
+    p_write: f64,
+    p_request: f64,
+    p_ready: f64,
+    max_latency: u64,
+) -> Result<PipelinedRun, String> {
+    on_big_stack(move || run_slice(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, false)).map(|(r, _)| r)
+}
+
+/// The slice of `algorithm` (MAG-BDI at any MAG), run by its driver.
+#[allow(clippy::too_many_arguments)]
+fn run_slice(
+    algorithm: Algorithm,
+    seed: u64,
+    requests: usize,
+    p_write: f64,
+    p_request: f64,
+    p_ready: f64,
+    max_latency: u64,
+    record: bool,
+) -> Result<(PipelinedRun, Vec<String>), String> {
+    match algorithm {
+        Algorithm::Bpc => run_bpc(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record),
+        Algorithm::Zvc => run_zvc(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record),
+        Algorithm::MagBdi(_) => run_mag_bdi(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record),
+    }
+}
+
+fn mag_of(algorithm: Algorithm) -> Mag {
+    match algorithm {
+        Algorithm::MagBdi(mag) => mag,
+        _ => Mag::B32,
+    }
 }
 
 /// As [`run`], and the lock-step lines of the run ([`LOCKSTEP_INPUTS`],
@@ -182,8 +216,14 @@ pub fn run(seed: u64, requests: usize, p_write: f64, p_request: f64, p_ready: f6
 ///
 /// # Errors
 /// As [`run`].
-pub fn lockstep_lines(seed: u64, requests: usize, p_write: f64, max_latency: u64) -> Result<(PipelinedRun, Vec<String>), String> {
-    on_big_stack(move || run_on_this_thread(seed, requests, p_write, 0.7, 0.7, max_latency, true))
+pub fn lockstep_lines(
+    algorithm: Algorithm,
+    seed: u64,
+    requests: usize,
+    p_write: f64,
+    max_latency: u64,
+) -> Result<(PipelinedRun, Vec<String>), String> {
+    on_big_stack(move || run_slice(algorithm, seed, requests, p_write, 0.7, 0.7, max_latency, true))
 }
 
 /// The slice's model is several megabytes: build and run it on a thread
@@ -251,302 +291,316 @@ pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
     ("in_flight", 8, ""),
 ];
 
-fn line(dut: &PipelinedController) -> String {
-    use crate::cosim::hex_field;
-    let b = |v: bool| hex_field(v as u64, 1);
-    let words = |w: &[u32]| -> String { w.iter().rev().map(|x| format!("{x:08x}")).collect() };
-    let sector = |v: &Bits<256>| -> String { words(&std::array::from_fn::<u32, 8, _>(|m| v.get_bits::<32>(32 * m).to_u32())) };
-    [
-        b(dut.reset.val()),
-        hex_field(dut.gbbr.val().to_u64(), 64),
-        hex_field(dut.carve_out_bytes.val().to_u64(), 64),
-        hex_field(dut.md_base.val().to_u64(), 64),
-        hex_field(dut.heap_base.val().to_u64(), 64),
-        b(dut.req_valid.val()),
-        b(dut.req_write.val()),
-        b(dut.req_flush.val()),
-        hex_field(dut.req_mask.val().to_u64(), 4),
-        words(&dut.req_data.val().to_words()),
-        hex_field(dut.req_va.val().to_u64(), 64),
-        hex_field(dut.req_frame.val().to_u64(), 64),
-        hex_field(dut.req_pte.val().to_u64(), 27),
-        b(dut.req_page_64k.val()),
-        b(dut.resp_ready.val()),
-        b(dut.dev_mem_ready.val()),
-        b(dut.dev_mem_resp_valid.val()),
-        hex_field(dut.dev_mem_resp_tag.val().to_u64(), 11),
-        sector(&dut.dev_mem_resp_data.val()),
-        b(dut.bud_mem_ready.val()),
-        b(dut.bud_mem_resp_valid.val()),
-        hex_field(dut.bud_mem_resp_tag.val().to_u64(), 11),
-        sector(&dut.bud_mem_resp_data.val()),
-        b(dut.req_ready.val()),
-        hex_field(dut.req_id.val().to_u64(), 7),
-        b(dut.resp_valid.val()),
-        hex_field(dut.resp_id.val().to_u64(), 7),
-        b(dut.resp_write.val()),
-        b(dut.resp_flush.val()),
-        words(&dut.resp_entry.val().to_words()),
-        hex_field(dut.resp_fault.val().to_u64(), 3),
-        b(dut.resp_decode_error.val()),
-        b(dut.dev_mem_valid.val()),
-        b(dut.dev_mem_write.val()),
-        hex_field(dut.dev_mem_address.val().to_u64(), 64),
-        sector(&dut.dev_mem_data.val()),
-        hex_field(dut.dev_mem_strobe.val().to_u64(), 32),
-        hex_field(dut.dev_mem_tag.val().to_u64(), 11),
-        b(dut.dev_mem_resp_ready.val()),
-        b(dut.bud_mem_valid.val()),
-        b(dut.bud_mem_write.val()),
-        hex_field(dut.bud_mem_address.val().to_u64(), 64),
-        sector(&dut.bud_mem_data.val()),
-        hex_field(dut.bud_mem_strobe.val().to_u64(), 32),
-        hex_field(dut.bud_mem_tag.val().to_u64(), 11),
-        b(dut.bud_mem_resp_ready.val()),
-        hex_field(dut.in_flight.val().to_u64(), 8),
-    ]
-    .concat()
-}
-
-fn run_on_this_thread(
-    seed: u64,
-    requests: usize,
-    p_write: f64,
-    p_request: f64,
-    p_ready: f64,
-    max_latency: u64,
-    record: bool,
-) -> Result<(PipelinedRun, Vec<String>), String> {
-    let mut lines = Vec::new();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let (regs, mut memory, requests) = scenario(&mut rng, requests, p_write);
-    let config = SliceConfig { algorithm: Algorithm::Bpc, metadata_cache: MetadataCacheConfig::default(), regs, page: PAGE };
-    let mut golden = ControllerSlice::new(config).expect("the default cache geometry");
-    let mut hw_memory = memory.clone();
-    let to_bytes = |w: &[u32; 32]| -> [u8; 128] {
-        let mut b = [0u8; 128];
-        for (i, x) in w.iter().enumerate() {
-            b[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
+/// A driver (`$run`) and lock-step line writer (`$line`) for one slice type.
+macro_rules! slice_driver {
+    ($line:ident, $run:ident, $dut:ty, $make:expr) => {
+        fn $line(dut: &$dut) -> String {
+            use crate::cosim::hex_field;
+            let b = |v: bool| hex_field(v as u64, 1);
+            let words = |w: &[u32]| -> String { w.iter().rev().map(|x| format!("{x:08x}")).collect() };
+            let sector = |v: &Bits<256>| -> String { words(&std::array::from_fn::<u32, 8, _>(|m| v.get_bits::<32>(32 * m).to_u32())) };
+            [
+                b(dut.reset.val()),
+                hex_field(dut.gbbr.val().to_u64(), 64),
+                hex_field(dut.carve_out_bytes.val().to_u64(), 64),
+                hex_field(dut.md_base.val().to_u64(), 64),
+                hex_field(dut.heap_base.val().to_u64(), 64),
+                b(dut.req_valid.val()),
+                b(dut.req_write.val()),
+                b(dut.req_flush.val()),
+                hex_field(dut.req_mask.val().to_u64(), 4),
+                words(&dut.req_data.val().to_words()),
+                hex_field(dut.req_va.val().to_u64(), 64),
+                hex_field(dut.req_frame.val().to_u64(), 64),
+                hex_field(dut.req_pte.val().to_u64(), 27),
+                b(dut.req_page_64k.val()),
+                b(dut.resp_ready.val()),
+                b(dut.dev_mem_ready.val()),
+                b(dut.dev_mem_resp_valid.val()),
+                hex_field(dut.dev_mem_resp_tag.val().to_u64(), 11),
+                sector(&dut.dev_mem_resp_data.val()),
+                b(dut.bud_mem_ready.val()),
+                b(dut.bud_mem_resp_valid.val()),
+                hex_field(dut.bud_mem_resp_tag.val().to_u64(), 11),
+                sector(&dut.bud_mem_resp_data.val()),
+                b(dut.req_ready.val()),
+                hex_field(dut.req_id.val().to_u64(), 7),
+                b(dut.resp_valid.val()),
+                hex_field(dut.resp_id.val().to_u64(), 7),
+                b(dut.resp_write.val()),
+                b(dut.resp_flush.val()),
+                words(&dut.resp_entry.val().to_words()),
+                hex_field(dut.resp_fault.val().to_u64(), 3),
+                b(dut.resp_decode_error.val()),
+                b(dut.dev_mem_valid.val()),
+                b(dut.dev_mem_write.val()),
+                hex_field(dut.dev_mem_address.val().to_u64(), 64),
+                sector(&dut.dev_mem_data.val()),
+                hex_field(dut.dev_mem_strobe.val().to_u64(), 32),
+                hex_field(dut.dev_mem_tag.val().to_u64(), 11),
+                b(dut.dev_mem_resp_ready.val()),
+                b(dut.bud_mem_valid.val()),
+                b(dut.bud_mem_write.val()),
+                hex_field(dut.bud_mem_address.val().to_u64(), 64),
+                sector(&dut.bud_mem_data.val()),
+                hex_field(dut.bud_mem_strobe.val().to_u64(), 32),
+                hex_field(dut.bud_mem_tag.val().to_u64(), 11),
+                b(dut.bud_mem_resp_ready.val()),
+                hex_field(dut.in_flight.val().to_u64(), 8),
+            ]
+            .concat()
         }
-        b
-    };
-    // Golden answers, in request order.
-    let expected: Vec<Answer> = requests
-        .iter()
-        .map(|r| {
-            let served = match r.write {
-                None => golden.read(&r.pte, r.va, &mut memory),
-                Some((mask, data)) => golden.write(&r.pte, r.va, mask, &to_bytes(&data), &mut memory),
-            };
-            match served {
-                Ok(s) if r.write.is_none() => Answer::Entry(*s.entry.words()),
-                Ok(_) => Answer::Written,
-                Err(SliceError::Fault { fault, .. }) => Answer::Fault(fault_code(&fault)),
-                Err(SliceError::Decode { .. }) => Answer::DecodeError,
-            }
-        })
-        .collect();
-    golden.flush(&mut memory);
 
-    let mut boxed = Box::new(PipelinedController::default());
-    let dut: &mut PipelinedController = &mut boxed;
-    dut.connect_all();
-    let edge = |dut: &mut PipelinedController| {
-        for level in [true, false] {
-            dut.clock.next = Clock::from(level);
+        #[allow(clippy::too_many_arguments)]
+        fn $run(
+            algorithm: Algorithm,
+            seed: u64,
+            requests: usize,
+            p_write: f64,
+            p_request: f64,
+            p_ready: f64,
+            max_latency: u64,
+            record: bool,
+        ) -> Result<(PipelinedRun, Vec<String>), String> {
+            let mut lines = Vec::new();
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let (regs, mut memory, requests) = scenario(algorithm, &mut rng, requests, p_write);
+            let config = SliceConfig { algorithm, metadata_cache: MetadataCacheConfig::default(), regs, page: PAGE };
+            let mut golden = ControllerSlice::new(config).expect("the default cache geometry");
+            let mut hw_memory = memory.clone();
+            let to_bytes = |w: &[u32; 32]| -> [u8; 128] {
+                let mut b = [0u8; 128];
+                for (i, x) in w.iter().enumerate() {
+                    b[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
+                }
+                b
+            };
+            // Golden answers, in request order.
+            let expected: Vec<Answer> = requests
+                .iter()
+                .map(|r| {
+                    let served = match r.write {
+                        None => golden.read(&r.pte, r.va, &mut memory),
+                        Some((mask, data)) => golden.write(&r.pte, r.va, mask, &to_bytes(&data), &mut memory),
+                    };
+                    match served {
+                        Ok(s) if r.write.is_none() => Answer::Entry(*s.entry.words()),
+                        Ok(_) => Answer::Written,
+                        Err(SliceError::Fault { fault, .. }) => Answer::Fault(fault_code(&fault)),
+                        Err(SliceError::Decode { .. }) => Answer::DecodeError,
+                    }
+                })
+                .collect();
+            golden.flush(&mut memory);
+
+            let mut boxed = Box::new($make(algorithm));
+            let dut: &mut $dut = &mut boxed;
+            dut.connect_all();
+            let edge = |dut: &mut $dut| {
+                for level in [true, false] {
+                    dut.clock.next = Clock::from(level);
+                    settle(dut);
+                }
+            };
+            dut.gbbr.next = regs.gbbr.into();
+            dut.carve_out_bytes.next = regs.carve_out_bytes.into();
+            dut.md_base.next = regs.md_base.into();
+            dut.heap_base.next = regs.heap_base.into();
+            dut.reset.next = true;
             settle(dut);
-        }
-    };
-    dut.gbbr.next = regs.gbbr.into();
-    dut.carve_out_bytes.next = regs.carve_out_bytes.into();
-    dut.md_base.next = regs.md_base.into();
-    dut.heap_base.next = regs.heap_base.into();
-    dut.reset.next = true;
-    settle(dut);
-    if record {
-        lines.push(line(dut));
-    }
-    edge(dut);
-    dut.reset.next = false;
-    // The metadata cache invalidates its sets one per cycle after reset.
-    for _ in 0..16 {
-        settle(dut);
-        if record {
-            lines.push(line(dut));
-        }
-        edge(dut);
-    }
+            if record {
+                lines.push($line(dut));
+            }
+            edge(dut);
+            dut.reset.next = false;
+            // The metadata cache invalidates its sets one per cycle after reset.
+            for _ in 0..16 {
+                settle(dut);
+                if record {
+                    lines.push($line(dut));
+                }
+                edge(dut);
+            }
 
-    let mut out = PipelinedRun::default();
-    let mut next = 0usize;
-    let mut offered = false;
-    // Context id -> request index.
-    let mut in_flight: HashMap<u64, usize> = HashMap::new();
-    // Reads memory took, per memory: (due cycle, tag, the sector as taken).
-    let mut pending: [Vec<(u64, u64, [u32; 8])>; 2] = [Vec::new(), Vec::new()];
-    let mut answered = 0usize;
-    let mut flushed = false;
-    let mut cycle = 0u64;
-    let limit = 2_000 + 200 * requests.len() as u64 * max_latency.max(1);
-    while !flushed {
-        if cycle > limit {
-            return Err(format!("{answered} of {} requests answered after {cycle} cycles", requests.len()));
-        }
-        if !offered && next <= requests.len() && rng.gen_bool(p_request) {
-            offered = true;
-        }
-        // After the requests, the flush.
-        let flush = next == requests.len();
-        let r = requests[next.min(requests.len() - 1)];
-        let (mask, data) = r.write.unwrap_or((0, [0; 32]));
-        dut.req_valid.next = offered;
-        dut.req_write.next = r.write.is_some();
-        dut.req_flush.next = flush;
-        dut.req_mask.next = (mask as u64).into();
-        dut.req_data.next = buddy_hdl::EntryBits::from_words(&data);
-        dut.req_va.next = r.va.into();
-        dut.req_frame.next = r.pte.frame.into();
-        dut.req_pte.next = (r.pte.buddy_bits() as u64).into();
-        dut.req_page_64k.next = true;
-        let resp_ready = rng.gen_bool(p_ready);
-        dut.resp_ready.next = resp_ready;
-        // Each memory answers one due read, picked at random.
-        let mut answers = [None, None];
-        for (m, p) in pending.iter().enumerate() {
-            let due: Vec<usize> = (0..p.len()).filter(|&i| p[i].0 <= cycle).collect();
-            if !due.is_empty() {
-                answers[m] = Some(due[rng.gen_range(0..due.len())]);
-            }
-        }
-        let mem_ready = [rng.gen_bool(p_ready), rng.gen_bool(p_ready)];
-        let sector_bits = |w: [u32; 8]| {
-            let mut b = Bits::<256>::default();
-            for (m, &x) in w.iter().enumerate() {
-                b.set_bits::<32>(32 * m, (x as u64).into());
-            }
-            b
-        };
-        for m in 0..2 {
-            let (valid, tag, data) = match answers[m] {
-                Some(i) => (true, pending[m][i].1, sector_bits(pending[m][i].2)),
-                None => (false, 0, Bits::<256>::default()),
-            };
-            if m == 0 {
-                dut.dev_mem_ready.next = mem_ready[0];
-                dut.dev_mem_resp_valid.next = valid;
-                dut.dev_mem_resp_tag.next = tag.into();
-                dut.dev_mem_resp_data.next = data;
-            } else {
-                dut.bud_mem_ready.next = mem_ready[1];
-                dut.bud_mem_resp_valid.next = valid;
-                dut.bud_mem_resp_tag.next = tag.into();
-                dut.bud_mem_resp_data.next = data;
-            }
-        }
-        settle(dut);
+            let mut out = PipelinedRun::default();
+            let mut next = 0usize;
+            let mut offered = false;
+            // Context id -> request index.
+            let mut in_flight: HashMap<u64, usize> = HashMap::new();
+            // Reads memory took, per memory: (due cycle, tag, the sector as taken).
+            let mut pending: [Vec<(u64, u64, [u32; 8])>; 2] = [Vec::new(), Vec::new()];
+            let mut answered = 0usize;
+            let mut flushed = false;
+            let mut cycle = 0u64;
+            let limit = 2_000 + 200 * requests.len() as u64 * max_latency.max(1);
+            while !flushed {
+                if cycle > limit {
+                    return Err(format!("{answered} of {} requests answered after {cycle} cycles", requests.len()));
+                }
+                if !offered && next <= requests.len() && rng.gen_bool(p_request) {
+                    offered = true;
+                }
+                // After the requests, the flush.
+                let flush = next == requests.len();
+                let r = requests[next.min(requests.len() - 1)];
+                let (mask, data) = r.write.unwrap_or((0, [0; 32]));
+                dut.req_valid.next = offered;
+                dut.req_write.next = r.write.is_some();
+                dut.req_flush.next = flush;
+                dut.req_mask.next = (mask as u64).into();
+                dut.req_data.next = buddy_hdl::EntryBits::from_words(&data);
+                dut.req_va.next = r.va.into();
+                dut.req_frame.next = r.pte.frame.into();
+                dut.req_pte.next = (r.pte.buddy_bits() as u64).into();
+                dut.req_page_64k.next = true;
+                let resp_ready = rng.gen_bool(p_ready);
+                dut.resp_ready.next = resp_ready;
+                // Each memory answers one due read, picked at random.
+                let mut answers = [None, None];
+                for (m, p) in pending.iter().enumerate() {
+                    let due: Vec<usize> = (0..p.len()).filter(|&i| p[i].0 <= cycle).collect();
+                    if !due.is_empty() {
+                        answers[m] = Some(due[rng.gen_range(0..due.len())]);
+                    }
+                }
+                let mem_ready = [rng.gen_bool(p_ready), rng.gen_bool(p_ready)];
+                let sector_bits = |w: [u32; 8]| {
+                    let mut b = Bits::<256>::default();
+                    for (m, &x) in w.iter().enumerate() {
+                        b.set_bits::<32>(32 * m, (x as u64).into());
+                    }
+                    b
+                };
+                for m in 0..2 {
+                    let (valid, tag, data) = match answers[m] {
+                        Some(i) => (true, pending[m][i].1, sector_bits(pending[m][i].2)),
+                        None => (false, 0, Bits::<256>::default()),
+                    };
+                    if m == 0 {
+                        dut.dev_mem_ready.next = mem_ready[0];
+                        dut.dev_mem_resp_valid.next = valid;
+                        dut.dev_mem_resp_tag.next = tag.into();
+                        dut.dev_mem_resp_data.next = data;
+                    } else {
+                        dut.bud_mem_ready.next = mem_ready[1];
+                        dut.bud_mem_resp_valid.next = valid;
+                        dut.bud_mem_resp_tag.next = tag.into();
+                        dut.bud_mem_resp_data.next = data;
+                    }
+                }
+                settle(dut);
 
-        if offered && dut.req_ready.val() && flush {
-            next += 1;
-            offered = false;
-        } else if offered && dut.req_ready.val() {
-            let id = dut.req_id.val().to_u64();
-            if in_flight.insert(id, next).is_some() {
-                return Err(format!("cycle {cycle}: context {id} given while in use"));
-            }
-            next += 1;
-            offered = false;
-        }
-        out.most_in_flight = out.most_in_flight.max(dut.in_flight.val().index());
-        if dut.resp_valid.val() && resp_ready && dut.resp_flush.val() {
-            if answered < requests.len() || next <= requests.len() {
-                return Err(format!("cycle {cycle}: a flush answered before it was asked for, or before every request"));
-            }
-            flushed = true;
-        } else if dut.resp_valid.val() && resp_ready {
-            let id = dut.resp_id.val().to_u64();
-            let i = in_flight.remove(&id).ok_or_else(|| format!("cycle {cycle}: a response for context {id}, not in use"))?;
-            let got = if dut.resp_fault.val().to_u64() != 0 {
-                Answer::Fault(dut.resp_fault.val().to_u64())
-            } else if dut.resp_decode_error.val() {
-                Answer::DecodeError
-            } else if dut.resp_write.val() {
-                Answer::Written
-            } else {
-                Answer::Entry(dut.resp_entry.val().to_words())
-            };
-            if got != expected[i] {
-                return Err(format!("cycle {cycle}: request {i} ({:x?}) answered {got:x?}, golden {:x?}", requests[i], expected[i]));
-            }
-            match got {
-                Answer::Entry(_) => out.reads += 1,
-                Answer::Written if requests[i].write.is_some_and(|(mask, _)| mask != 15) => out.partial_writes += 1,
-                Answer::Written => out.writes += 1,
-                Answer::Fault(_) => out.faults += 1,
-                Answer::DecodeError => out.decode_errors += 1,
-            }
-            if in_flight.values().any(|&j| j < i) {
-                out.out_of_order += 1;
-            }
-            answered += 1;
-        }
-        // Memory: take a request, retire the answered read.
-        for m in 0..2 {
-            let (valid, write, address, tag, data, strobe, resp_ready) = if m == 0 {
-                (
-                    dut.dev_mem_valid.val(),
-                    dut.dev_mem_write.val(),
-                    dut.dev_mem_address.val().to_u64(),
-                    dut.dev_mem_tag.val().to_u64(),
-                    dut.dev_mem_data.val(),
-                    dut.dev_mem_strobe.val().to_u64(),
-                    dut.dev_mem_resp_ready.val(),
-                )
-            } else {
-                (
-                    dut.bud_mem_valid.val(),
-                    dut.bud_mem_write.val(),
-                    dut.bud_mem_address.val().to_u64(),
-                    dut.bud_mem_tag.val().to_u64(),
-                    dut.bud_mem_data.val(),
-                    dut.bud_mem_strobe.val().to_u64(),
-                    dut.bud_mem_resp_ready.val(),
-                )
-            };
-            if let Some(i) = answers[m].filter(|_| resp_ready) {
-                pending[m].swap_remove(i);
-            }
-            if valid && mem_ready[m] {
-                if write {
-                    let space = if m == 0 { &mut hw_memory.device } else { &mut hw_memory.buddy };
-                    for k in 0..32u64 {
-                        if strobe >> k & 1 == 1 {
-                            space.insert(address + k, data.get_bits::<8>(8 * k as usize).to_u64() as u8);
+                if offered && dut.req_ready.val() && flush {
+                    next += 1;
+                    offered = false;
+                } else if offered && dut.req_ready.val() {
+                    let id = dut.req_id.val().to_u64();
+                    if in_flight.insert(id, next).is_some() {
+                        return Err(format!("cycle {cycle}: context {id} given while in use"));
+                    }
+                    next += 1;
+                    offered = false;
+                }
+                out.most_in_flight = out.most_in_flight.max(dut.in_flight.val().index());
+                if dut.resp_valid.val() && resp_ready && dut.resp_flush.val() {
+                    if answered < requests.len() || next <= requests.len() {
+                        return Err(format!("cycle {cycle}: a flush answered before it was asked for, or before every request"));
+                    }
+                    flushed = true;
+                } else if dut.resp_valid.val() && resp_ready {
+                    let id = dut.resp_id.val().to_u64();
+                    let i = in_flight.remove(&id).ok_or_else(|| format!("cycle {cycle}: a response for context {id}, not in use"))?;
+                    let got = if dut.resp_fault.val().to_u64() != 0 {
+                        Answer::Fault(dut.resp_fault.val().to_u64())
+                    } else if dut.resp_decode_error.val() {
+                        Answer::DecodeError
+                    } else if dut.resp_write.val() {
+                        Answer::Written
+                    } else {
+                        Answer::Entry(dut.resp_entry.val().to_words())
+                    };
+                    if got != expected[i] {
+                        return Err(format!(
+                            "cycle {cycle}: request {i} ({:x?}) answered {got:x?}, golden {:x?}",
+                            requests[i], expected[i]
+                        ));
+                    }
+                    match got {
+                        Answer::Entry(_) => out.reads += 1,
+                        Answer::Written if requests[i].write.is_some_and(|(mask, _)| mask != 15) => out.partial_writes += 1,
+                        Answer::Written => out.writes += 1,
+                        Answer::Fault(_) => out.faults += 1,
+                        Answer::DecodeError => out.decode_errors += 1,
+                    }
+                    if in_flight.values().any(|&j| j < i) {
+                        out.out_of_order += 1;
+                    }
+                    answered += 1;
+                }
+                // Memory: take a request, retire the answered read.
+                for m in 0..2 {
+                    let (valid, write, address, tag, data, strobe, resp_ready) = if m == 0 {
+                        (
+                            dut.dev_mem_valid.val(),
+                            dut.dev_mem_write.val(),
+                            dut.dev_mem_address.val().to_u64(),
+                            dut.dev_mem_tag.val().to_u64(),
+                            dut.dev_mem_data.val(),
+                            dut.dev_mem_strobe.val().to_u64(),
+                            dut.dev_mem_resp_ready.val(),
+                        )
+                    } else {
+                        (
+                            dut.bud_mem_valid.val(),
+                            dut.bud_mem_write.val(),
+                            dut.bud_mem_address.val().to_u64(),
+                            dut.bud_mem_tag.val().to_u64(),
+                            dut.bud_mem_data.val(),
+                            dut.bud_mem_strobe.val().to_u64(),
+                            dut.bud_mem_resp_ready.val(),
+                        )
+                    };
+                    if let Some(i) = answers[m].filter(|_| resp_ready) {
+                        pending[m].swap_remove(i);
+                    }
+                    if valid && mem_ready[m] {
+                        if write {
+                            let space = if m == 0 { &mut hw_memory.device } else { &mut hw_memory.buddy };
+                            for k in 0..32u64 {
+                                if strobe >> k & 1 == 1 {
+                                    space.insert(address + k, data.get_bits::<8>(8 * k as usize).to_u64() as u8);
+                                }
+                            }
+                        } else {
+                            let due = cycle + rng.gen_range(1..=max_latency.max(1));
+                            pending[m].push((due, tag, hw_memory.sector(m == 1, address)));
                         }
                     }
-                } else {
-                    let due = cycle + rng.gen_range(1..=max_latency.max(1));
-                    pending[m].push((due, tag, hw_memory.sector(m == 1, address)));
+                }
+                if record {
+                    lines.push($line(dut));
+                }
+                edge(dut);
+                cycle += 1;
+            }
+            out.cycles = cycle;
+            for (what, hw, gold) in [("device", &hw_memory.device, &memory.device), ("buddy", &hw_memory.buddy, &memory.buddy)] {
+                let mut addresses: Vec<u64> = hw.keys().chain(gold.keys()).copied().collect();
+                addresses.sort_unstable();
+                addresses.dedup();
+                if let Some(a) = addresses.iter().find(|a| hw.get(a).copied().unwrap_or(0) != gold.get(a).copied().unwrap_or(0)) {
+                    return Err(format!(
+                        "after the flush, {what} byte {a:#x} is {:#x}, golden {:#x}",
+                        hw.get(a).copied().unwrap_or(0),
+                        gold.get(a).copied().unwrap_or(0)
+                    ));
                 }
             }
+            Ok((out, lines))
         }
-        if record {
-            lines.push(line(dut));
-        }
-        edge(dut);
-        cycle += 1;
-    }
-    out.cycles = cycle;
-    for (what, hw, gold) in [("device", &hw_memory.device, &memory.device), ("buddy", &hw_memory.buddy, &memory.buddy)] {
-        let mut addresses: Vec<u64> = hw.keys().chain(gold.keys()).copied().collect();
-        addresses.sort_unstable();
-        addresses.dedup();
-        if let Some(a) = addresses.iter().find(|a| hw.get(a).copied().unwrap_or(0) != gold.get(a).copied().unwrap_or(0)) {
-            return Err(format!(
-                "after the flush, {what} byte {a:#x} is {:#x}, golden {:#x}",
-                hw.get(a).copied().unwrap_or(0),
-                gold.get(a).copied().unwrap_or(0)
-            ));
-        }
-    }
-    Ok((out, lines))
+    };
 }
+
+slice_driver!(line_bpc, run_bpc, PipelinedController, |_| PipelinedController::default());
+slice_driver!(line_zvc, run_zvc, PipelinedControllerZvc, |_| PipelinedControllerZvc::default());
+slice_driver!(line_mag_bdi, run_mag_bdi, PipelinedControllerMagBdi, |a| PipelinedControllerMagBdi::new(mag_of(a)));

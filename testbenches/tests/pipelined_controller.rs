@@ -5,6 +5,7 @@
 //! never-written entries, a reserved size nibble, translation faults, full
 //! and partial writes, a final flush.
 
+use buddy_golden::{Algorithm, Mag};
 use buddy_testbenches::pipelined_controller::run;
 use buddy_testbenches::stream::proptest_cases;
 use proptest::prelude::*;
@@ -14,7 +15,7 @@ proptest! {
 
     #[test]
     fn pipelined_slice_equals_golden(seed in any::<u64>(), p_request in 0.2f64..=1.0, p_ready in 0.3f64..=1.0, max_latency in 1u64..60) {
-        let r = run(seed, 300, 0.4, p_request, p_ready, max_latency).map_err(TestCaseError::fail)?;
+        let r = run(Algorithm::Bpc, seed, 300, 0.4, p_request, p_ready, max_latency).map_err(TestCaseError::fail)?;
         prop_assert!(r.reads > 100 && r.writes > 20 && r.partial_writes > 20 && r.faults > 0, "{r:?}");
     }
 }
@@ -23,7 +24,7 @@ proptest! {
 /// flight at once, answered out of request order.
 #[test]
 fn many_reads_overlap() {
-    let r = run(3, 1_000, 0.0, 1.0, 1.0, 100).unwrap();
+    let r = run(Algorithm::Bpc, 3, 1_000, 0.0, 1.0, 1.0, 100).unwrap();
     assert!(r.most_in_flight >= 16 && r.out_of_order > 100 && r.decode_errors > 0, "{r:?}");
 }
 
@@ -31,6 +32,17 @@ fn many_reads_overlap() {
 /// then a flush: memory ends as golden's.
 #[test]
 fn writes_store_what_golden_stores() {
-    let r = run(4, 600, 1.0, 0.8, 0.7, 40).unwrap();
+    let r = run(Algorithm::Bpc, 4, 600, 1.0, 0.8, 0.7, 40).unwrap();
     assert!(r.writes > 200 && r.partial_writes > 200 && r.reads == 0, "{r:?}");
+}
+
+/// The ZVC and MAG-BDI slices (every MAG) answer and store as golden does.
+#[test]
+fn zvc_and_mag_bdi_slices_equal_golden() {
+    for (k, algorithm) in
+        [Algorithm::Zvc, Algorithm::MagBdi(Mag::B16), Algorithm::MagBdi(Mag::B32), Algorithm::MagBdi(Mag::B64)].into_iter().enumerate()
+    {
+        let r = run(algorithm, 10 + k as u64, 300, 0.4, 0.8, 0.7, 30).unwrap();
+        assert!(r.reads > 100 && r.writes > 20 && r.partial_writes > 20, "{algorithm:?}: {r:?}");
+    }
 }

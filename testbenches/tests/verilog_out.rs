@@ -315,38 +315,46 @@ fn icarus_runs_memory_port_in_lock_step() {
     icarus_replays("memory_port", &tb, &lines, &work_dir("cosim-memory-port"));
 }
 
-/// The pipelined slice's Verilog (emitted here: not yet delivered in
-/// `verilog-out/`) replays a rust-hdl run of 400 mixed requests and a
-/// flush in lock step.
+/// The pipelined slices' Verilog (BPC, ZVC, MAG-BDI 32; emitted here: not
+/// yet delivered in `verilog-out/`) replays a rust-hdl run of 400 mixed
+/// requests and a flush in lock step.
 #[test]
-fn icarus_runs_pipelined_controller_in_lock_step() {
+fn icarus_runs_pipelined_controllers_in_lock_step() {
+    use buddy_golden::{Algorithm, Mag};
     tool("iverilog");
-    let (run, lines) = buddy_testbenches::pipelined_controller::lockstep_lines(30, 400, 0.4, 20).unwrap();
-    assert!(run.reads > 150 && run.writes + run.partial_writes > 100, "{run:?}");
-    let work = work_dir("cosim-pipelined-controller");
-    let verilog = std::thread::Builder::new()
-        .stack_size(1 << 30)
-        .spawn(|| {
-            let mut boxed = Box::new(buddy_hdl::PipelinedController::default());
-            let uut: &mut buddy_hdl::PipelinedController = &mut boxed;
-            rust_hdl::prelude::Block::connect_all(uut);
-            buddy_hdl::verilog::emit(uut, "pipelined_controller", "test").unwrap()
-        })
-        .unwrap()
-        .join()
-        .unwrap();
-    let design = work.join("pipelined_controller.v");
-    std::fs::write(&design, verilog).unwrap();
-    let tb = work.join("pipelined_controller_tb.v");
-    let inputs = buddy_testbenches::pipelined_controller::LOCKSTEP_INPUTS;
-    let outputs = buddy_testbenches::pipelined_controller::LOCKSTEP_OUTPUTS;
-    std::fs::write(&tb, buddy_testbenches::cosim::lockstep_testbench("pipelined_controller", inputs, outputs)).unwrap();
-    let vectors = work.join("lines.hex");
-    std::fs::write(&vectors, lines.join("\n") + "\n").unwrap();
-    let plusargs = [format!("+vectors={}", vectors.display()), format!("+count={}", lines.len())];
-    let report = run_icarus_with("pipelined_controller", &design, &tb, &plusargs, &work).unwrap();
-    assert_eq!((report.passed, report.failed), (lines.len(), 0), "{}", report.log);
-    std::fs::remove_dir_all(work).ok();
+    for algorithm in [Algorithm::Bpc, Algorithm::Zvc, Algorithm::MagBdi(Mag::B32)] {
+        let (run, lines) = buddy_testbenches::pipelined_controller::lockstep_lines(algorithm, 30, 400, 0.4, 20).unwrap();
+        assert!(run.reads > 150 && run.writes + run.partial_writes > 100, "{run:?}");
+        let work = work_dir(&format!("cosim-pipelined-{}", algorithm.name()));
+        let verilog = std::thread::Builder::new()
+            .stack_size(1 << 30)
+            .spawn(move || {
+                fn emit<U: rust_hdl::prelude::Block>(mut uut: Box<U>) -> String {
+                    uut.connect_all();
+                    buddy_hdl::verilog::emit(&*uut, "pipelined_controller", "test").unwrap()
+                }
+                match algorithm {
+                    Algorithm::Bpc => emit(Box::new(buddy_hdl::PipelinedController::default())),
+                    Algorithm::Zvc => emit(Box::new(buddy_hdl::PipelinedControllerZvc::default())),
+                    Algorithm::MagBdi(mag) => emit(Box::new(buddy_hdl::PipelinedControllerMagBdi::new(mag))),
+                }
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        let design = work.join("pipelined_controller.v");
+        std::fs::write(&design, verilog).unwrap();
+        let tb = work.join("pipelined_controller_tb.v");
+        let inputs = buddy_testbenches::pipelined_controller::LOCKSTEP_INPUTS;
+        let outputs = buddy_testbenches::pipelined_controller::LOCKSTEP_OUTPUTS;
+        std::fs::write(&tb, buddy_testbenches::cosim::lockstep_testbench("pipelined_controller", inputs, outputs)).unwrap();
+        let vectors = work.join("lines.hex");
+        std::fs::write(&vectors, lines.join("\n") + "\n").unwrap();
+        let plusargs = [format!("+vectors={}", vectors.display()), format!("+count={}", lines.len())];
+        let report = run_icarus_with("pipelined_controller", &design, &tb, &plusargs, &work).unwrap();
+        assert_eq!((report.passed, report.failed), (lines.len(), 0), "{algorithm:?}: {}", report.log);
+        std::fs::remove_dir_all(work).ok();
+    }
 }
 
 /// Every `.v` file of `verilog-out/`, with its text.

@@ -268,7 +268,7 @@ pub struct $name {
     k0_answer: Signal<Local, Bit>,
     done_to_k0: Signal<Local, Bit>,
     head_partial: Signal<Local, Bit>,
-    one_hot: [Signal<Local, Bits<128>>; 6],
+    one_hot: [Signal<Local, Bits<128>>; 5],
     flags_full: Signal<Local, Bits<128>>,
     flags_partial: Signal<Local, Bits<128>>,
     flags_reserved: Signal<Local, Bits<128>>,
@@ -419,9 +419,8 @@ impl Logic for $name {
         self.one_hot[0].next = bits::<128>(1) << self.x1_id.q.val();
         self.one_hot[1].next = bits::<128>(1) << self.md.resp_tag.val();
         self.one_hot[2].next = bits::<128>(1) << self.k0_id.q.val();
-        self.one_hot[3].next = bits::<128>(1) << self.m0_id.q.val();
-        self.one_hot[4].next = bits::<128>(1) << self.dec_ids.head.val();
-        self.one_hot[5].next = bits::<128>(1) << self.wr_id.q.val();
+        self.one_hot[3].next = bits::<128>(1) << self.dec_ids.head.val();
+        self.one_hot[4].next = bits::<128>(1) << self.wr_id.q.val();
 
         // The handshakes of the stages, each computed before it is read
         // (an `always @(*)` block reads what it assigned earlier in the
@@ -451,7 +450,7 @@ impl Logic for $name {
         self.done_to_k0.next = self.writer.done_valid.val() & self.k0_free.val();
         self.m0_to_k0.next = self.m0_valid.q.val() & self.m0_error.q.val() & self.k0_free.val() & !self.writer.done_valid.val();
         self.m0_to_comp.next = self.m0_valid.q.val() & !self.m0_error.q.val();
-        self.head_partial.next = (self.w_partial.q.val() & self.one_hot[4].val()).any();
+        self.head_partial.next = (self.w_partial.q.val() & self.one_hot[3].val()).any();
         self.x1_md.next = (self.x1_fault.q.val() == 0) & self.x1_compressed.q.val();
         self.x1_full.next = self.x1_md.val() & self.x1_write.q.val() & (self.x1_mask.q.val() == 15);
         self.x1_unc_write.next = (self.x1_fault.q.val() == 0) & !self.x1_compressed.q.val() & self.x1_write.q.val();
@@ -943,7 +942,7 @@ impl Logic for $name {
         // write stored) or the flush's.
         if self.wr_valid.q.val() & self.resp_ready.val() & !self.err_valid.q.val() {
             self.wr_valid.d.next = false;
-            self.flags_abort.next = self.flags_abort.val() & !self.one_hot[5].val();
+            self.flags_abort.next = self.flags_abort.val() & !self.one_hot[4].val();
         }
         if self.md_to_wr.val() {
             self.wr_valid.d.next = true;

@@ -536,12 +536,8 @@ impl Channel {
     /// (bank counts are powers of two).
     #[inline]
     fn first_ready(&self, start: usize, skip: usize) -> Option<usize> {
-        let clk = self.relative(self.clk);
         let n = self.queues.len();
-        let ready = match self.lanes.as_slice() {
-            [block] => block.ready_mask(clk),
-            blocks => blocks.iter().enumerate().fold(0, |m, (b, block)| m | block.ready_mask(clk) << (b * LANE_BLOCK)),
-        };
+        let ready = self.ready_banks();
         let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
         // Rotate right by `start` within n bits (`start` < n).
         let rotated = (ready >> start | ready.checked_shl((n - start) as u32).unwrap_or(0)) & all;
@@ -549,19 +545,35 @@ impl Channel {
         (left != 0).then(|| left.trailing_zeros() as usize)
     }
 
+    /// Bit q: bank q's `next` has come (it may have a ready command).
+    #[inline(always)]
+    fn ready_banks(&self) -> u64 {
+        let clk = self.relative(self.clk);
+        match self.lanes.as_slice() {
+            [block] => block.ready_mask(clk),
+            blocks => blocks.iter().enumerate().fold(0, |m, (b, block)| m | block.ready_mask(clk) << (b * LANE_BLOCK)),
+        }
+    }
+
     /// The first ready command of the per-bank queues, taken round robin
     /// from the queue after the last one that issued.
     fn pick(&mut self) -> Option<Issue> {
         let n = self.queues.len();
         let start = if self.rr + 1 == n { 0 } else { self.rr + 1 };
-        let position = self.first_ready(start, 0)?;
-        let q = (start + position) & (n - 1);
+        let ready = self.ready_banks();
+        if ready == 0 {
+            return None;
+        }
+        // The first ready bank from `start` on, else (round the end) from
+        // bank 0: no rotate needed (bits past the channel's banks are 0).
+        let later = ready & (u64::MAX << start);
+        let q = (if later != 0 { later } else { ready }).trailing_zeros() as usize;
         match self.evaluate(q) {
             Some(i) => {
                 self.rr = q;
                 Some(i)
             }
-            None => self.pick_after(start, position + 1),
+            None => self.pick_after(start, ((q + n - start) & (n - 1)) + 1),
         }
     }
 
@@ -826,7 +838,8 @@ impl Channel {
                 next = next.min(if b.open.is_some() { self.ready(q, PRE) } else { self.ready(q, REF) });
             }
         } else {
-            let first = self.lanes.iter().flat_map(|l| l.next).fold(NEVER, |m, v| m.min(v));
+            // Per block a fixed-length minimum (it vectorizes), then across blocks.
+            let first = self.lanes.iter().map(|l| l.next.iter().fold(NEVER, |m, &v| m.min(v))).fold(NEVER, i16::min);
             next = next.min(self.absolute(first));
         }
         next.max(self.clk)

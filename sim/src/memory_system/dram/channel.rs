@@ -228,6 +228,11 @@ pub struct Channel {
     queued_writes: usize,
     /// Reads in `front`.
     front_reads: usize,
+    /// The cycle the front end's first request may enter its queue: its
+    /// arrival while the read queue or write buffer it goes to has room,
+    /// else never (`u64::MAX`). Right after a transaction left a full
+    /// queue it may be earlier (see [`Channel::recheck_admit`]).
+    admit_at: u64,
     /// Bank command queues with room for one more request.
     queues_with_room: usize,
     /// Bit q: bank q's command queue is full.
@@ -288,6 +293,7 @@ impl Channel {
             queued_commands: 0,
             queued_writes: 0,
             front_reads: 0,
+            admit_at: u64::MAX,
             queues_with_room: banks,
             full: 0,
             rr: 0,
@@ -325,6 +331,9 @@ impl Channel {
         debug_assert!(r.arrival >= self.front.back().map_or(0, |b| b.arrival));
         self.front_reads += !r.write as usize;
         self.front.push_back(r);
+        if self.front.len() == 1 {
+            self.update_admit();
+        }
         self.changed = true;
         self.next_act = self.clk;
     }
@@ -460,6 +469,14 @@ impl Channel {
         t.saturating_sub(self.epoch).min(NEVER as u64 - 1) as i16
     }
 
+    /// The current cycle relative to the epoch: [`Channel::cycle`] rebases
+    /// first, so it is in range.
+    #[inline(always)]
+    fn now_relative(&self) -> i16 {
+        debug_assert!(self.clk - self.epoch < REBASE);
+        (self.clk - self.epoch) as i16
+    }
+
     /// Relative cycle `v` as an absolute one ([`NEVER`]: `u64::MAX`).
     fn absolute(&self, v: i16) -> u64 {
         if v == NEVER {
@@ -471,9 +488,22 @@ impl Channel {
 
     /// Move arrived requests into the transaction queue while there is room.
     fn admit(&mut self, done: &mut Vec<Completion>) {
+        if self.admit_at > self.clk {
+            return;
+        }
         let cap = self.t.transaction_queue;
-        while let Some(r) = self.front.front() {
-            if r.arrival > self.clk || if r.write { self.writes.len() } else { self.reads.len() } >= cap {
+        loop {
+            // Where the loop stops, `admit_at` is set as `update_admit` would.
+            let Some(r) = self.front.front() else {
+                self.admit_at = u64::MAX;
+                break;
+            };
+            if if r.write { self.writes.len() } else { self.reads.len() } >= cap {
+                self.admit_at = u64::MAX;
+                break;
+            }
+            if r.arrival > self.clk {
+                self.admit_at = r.arrival;
                 break;
             }
             let r = self.front.pop_front().expect("looked at above");
@@ -496,6 +526,25 @@ impl Channel {
                 }
             }
         }
+    }
+
+    /// A transaction left the transaction queue: if the front end's first
+    /// request waited for room, look at it again in the next cycle (which
+    /// is simulated: a transaction moved), where [`Channel::admit`] sets
+    /// [`Channel::admit_at`] exactly.
+    #[inline(always)]
+    fn recheck_admit(&mut self) {
+        if self.admit_at == u64::MAX {
+            self.admit_at = self.clk;
+        }
+    }
+
+    /// Recompute [`Channel::admit_at`] (the front end changed).
+    fn update_admit(&mut self) {
+        self.admit_at = match self.front.front() {
+            Some(r) if if r.write { self.writes.len() } else { self.reads.len() } < self.t.transaction_queue => r.arrival,
+            _ => u64::MAX,
+        };
     }
 
     fn queued_reads(&self) -> usize {
@@ -548,7 +597,7 @@ impl Channel {
     /// Bit q: bank q's `next` has come (it may have a ready command).
     #[inline(always)]
     fn ready_banks(&self) -> u64 {
-        let clk = self.relative(self.clk);
+        let clk = self.now_relative();
         match self.lanes.as_slice() {
             [block] => block.ready_mask(clk),
             blocks => blocks.iter().enumerate().fold(0, |m, (b, block)| m | block.ready_mask(clk) << (b * LANE_BLOCK)),
@@ -631,7 +680,7 @@ impl Channel {
         let queue = &self.queues[q];
         let head = queue[0];
         let b = &self.banks[q];
-        let clk = self.relative(self.clk);
+        let clk = self.now_relative();
         let block = &self.lanes[q / LANE_BLOCK];
         let ready = |k: usize| block.ready[k][q % LANE_BLOCK];
         let Some(row) = b.open else {
@@ -671,7 +720,7 @@ impl Channel {
 
     fn issue(&mut self, c: Issue, done: &mut Vec<Completion>) {
         let clk = self.clk;
-        let now = self.relative(clk);
+        let now = self.now_relative();
         match c.command {
             Command::Refresh => {
                 for block in &mut self.lanes {
@@ -785,6 +834,7 @@ impl Channel {
                 self.draining -= 1;
                 let r = self.writes.pop(b);
                 self.enqueue(r);
+                self.recheck_admit();
                 return true;
             }
         }
@@ -793,6 +843,7 @@ impl Channel {
         };
         let r = self.reads.pop(b);
         self.enqueue(r);
+        self.recheck_admit();
         true
     }
 
@@ -827,12 +878,7 @@ impl Channel {
         if self.t.refresh {
             next = next.min(self.next_refresh);
         }
-        if let Some(r) = self.front.front() {
-            let room = if r.write { self.writes.len() } else { self.reads.len() } < self.t.transaction_queue;
-            if room {
-                next = next.min(r.arrival);
-            }
-        }
+        next = next.min(self.admit_at);
         if self.refresh_waiting {
             for (q, b) in self.banks.iter().enumerate() {
                 next = next.min(if b.open.is_some() { self.ready(q, PRE) } else { self.ready(q, REF) });

@@ -734,37 +734,40 @@ impl Channel {
                 return;
             }
             Command::Activate => {
-                self.banks[c.bank].open = Some(c.row);
-                self.banks[c.bank].hits = 0;
+                // One borrow of the bank (repeated indexing reloads and
+                // re-checks the vector after every store).
+                let b = &mut self.banks[c.bank];
+                b.open = Some(c.row);
+                b.hits = 0;
                 let mut h = [0u8; 2];
                 for e in self.queues[c.bank].iter().filter(|e| e.row == c.row) {
                     h[e.write as usize] += 1;
                 }
-                self.banks[c.bank].open_hits = h;
+                b.open_hits = h;
                 self.faw[self.faw_oldest] = clk + self.t.t_faw;
                 self.faw_oldest = (self.faw_oldest + 1) & 3;
                 self.stats.activations += 1;
             }
             Command::Precharge => {
-                self.banks[c.bank].open = None;
-                self.banks[c.bank].hits = 0;
-                self.banks[c.bank].open_hits = [0; 2];
+                let b = &mut self.banks[c.bank];
+                b.open = None;
+                b.hits = 0;
+                b.open_hits = [0; 2];
                 self.stats.precharges += 1;
             }
             Command::Read | Command::Write => {
-                if self.queues[c.bank].len() == self.t.command_queue {
+                let queue = &mut self.queues[c.bank];
+                if queue.len() == self.t.command_queue {
                     self.queues_with_room += 1;
                     self.full &= !(1u64 << c.bank);
                 }
-                let r = self.queues[c.bank].remove(c.queue_index.expect("a column command serves a queued request"));
+                let r = queue.remove(c.queue_index.expect("a column command serves a queued request"));
                 self.queued_commands -= 1;
                 self.queued_writes -= r.write as usize;
-                self.banks[c.bank].open_hits[r.write as usize] -= 1;
-                self.banks[c.bank].used = true;
                 let b = &mut self.banks[c.bank];
-                if b.hits > 0 {
-                    self.stats.row_hits += 1;
-                }
+                b.open_hits[r.write as usize] -= 1;
+                b.used = true;
+                self.stats.row_hits += (b.hits > 0) as u64;
                 b.hits += 1;
                 let cycle = if r.write {
                     self.stats.writes += 1;

@@ -450,6 +450,8 @@ impl Channel {
 
     /// Move the epoch to the current cycle (relative cycles before it
     /// become 0: they have passed either way).
+    #[cold]
+    #[inline(never)]
     fn rebase(&mut self) {
         let delta = self.clk - self.epoch;
         let back = |v: &mut i16| {
@@ -556,12 +558,14 @@ impl Channel {
             && (self.writes.contains(key) || self.queues[(key >> 48) as usize].iter().any(|c| c.write && c.key() == key))
     }
 
+    #[inline(never)]
     fn read_pending(&self, key: u64) -> bool {
         self.reads.contains(key) || self.queues[(key >> 48) as usize].iter().any(|c| !c.write && c.key() == key)
     }
 
     /// The command a refresh needs now: a precharge of an open bank, or the
     /// refresh itself once every bank is closed and ready.
+    #[inline(never)]
     fn refresh_command(&self) -> Option<Issue> {
         let mut all = true;
         for (i, b) in self.banks.iter().enumerate() {
@@ -722,17 +726,7 @@ impl Channel {
         let clk = self.clk;
         let now = self.now_relative();
         match c.command {
-            Command::Refresh => {
-                for block in &mut self.lanes {
-                    for k in [ACT, REF] {
-                        block.spread(k, -1, 0, now + self.t.t_rfc as i16);
-                    }
-                    block.update_next();
-                }
-                self.refresh_waiting = false;
-                self.stats.refreshes += 1;
-                return;
-            }
+            Command::Refresh => return self.refresh(now),
             Command::Activate => {
                 // One borrow of the bank (repeated indexing reloads and
                 // re-checks the vector after every store).
@@ -804,6 +798,20 @@ impl Channel {
             block.ready[k][i] = block.ready[k][i].max(now + d);
         }
         self.update_bank(c.bank);
+    }
+
+    /// Issue an all-bank refresh (out of line: rare).
+    #[cold]
+    #[inline(never)]
+    fn refresh(&mut self, now: i16) {
+        for block in &mut self.lanes {
+            for k in [ACT, REF] {
+                block.spread(k, -1, 0, now + self.t.t_rfc as i16);
+            }
+            block.update_next();
+        }
+        self.refresh_waiting = false;
+        self.stats.refreshes += 1;
     }
 
     /// First cycle bank `q` may take command kind `k`.

@@ -146,28 +146,34 @@ impl Block {
         }
     }
 
-    /// Bit i: lane i's `next` has come (is at most `clk`): two vector
-    /// compares and a move-mask (SSE2, part of every x86-64).
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    fn ready_mask(&self, clk: i16) -> u64 {
-        use std::arch::x86_64::{__m128i, _mm_cmpgt_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16, _mm_set1_epi16};
-        let p = self.next.as_ptr() as *const __m128i;
-        // SAFETY: `next` is 16 i16 lanes, 32 bytes: the two unaligned
-        // loads read lanes 0-7 and 8-15 of it; SSE2 is always there.
-        let late = unsafe {
-            let c = _mm_set1_epi16(clk);
-            _mm_movemask_epi8(_mm_packs_epi16(_mm_cmpgt_epi16(_mm_loadu_si128(p), c), _mm_cmpgt_epi16(_mm_loadu_si128(p.add(1)), c)))
-        };
-        (!late & 0xffff) as u64
-    }
-
     /// Bit i: lane i's `next` has come (is at most `clk`).
-    #[cfg(not(target_arch = "x86_64"))]
     #[inline(always)]
     fn ready_mask(&self, clk: i16) -> u64 {
-        (0..LANE_BLOCK).fold(0, |m, i| m | ((self.next[i] <= clk) as u64) << i)
+        at_most(&self.next, clk)
     }
+}
+
+/// Bit i: lane i of `v` is at most `clk`: two vector compares and a
+/// move-mask (SSE2, part of every x86-64).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn at_most(v: &[i16; LANE_BLOCK], clk: i16) -> u64 {
+    use std::arch::x86_64::{__m128i, _mm_cmpgt_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16, _mm_set1_epi16};
+    let p = v.as_ptr() as *const __m128i;
+    // SAFETY: `v` is 16 i16 lanes, 32 bytes: the two unaligned loads read
+    // lanes 0-7 and 8-15 of it; SSE2 is always there.
+    let late = unsafe {
+        let c = _mm_set1_epi16(clk);
+        _mm_movemask_epi8(_mm_packs_epi16(_mm_cmpgt_epi16(_mm_loadu_si128(p), c), _mm_cmpgt_epi16(_mm_loadu_si128(p.add(1)), c)))
+    };
+    (!late & 0xffff) as u64
+}
+
+/// Bit i: lane i of `v` is at most `clk`.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn at_most(v: &[i16; LANE_BLOCK], clk: i16) -> u64 {
+    (0..LANE_BLOCK).fold(0, |m, i| m | ((v[i] <= clk) as u64) << i)
 }
 
 /// The spacings a command puts on later commands of each kind, as a
@@ -238,6 +244,8 @@ pub struct Channel {
     /// Bit q: bank q's command queue is full.
     full: u64,
     rr: usize,
+    /// Bit q: bank q has an open row.
+    open_banks: u64,
     refresh_waiting: bool,
     next_refresh: u64,
     /// Writes left in the current drain.
@@ -297,6 +305,7 @@ impl Channel {
             queues_with_room: banks,
             full: 0,
             rr: 0,
+            open_banks: 0,
             refresh_waiting: false,
             next_refresh: timing.t_refi,
             draining: 0,
@@ -567,19 +576,15 @@ impl Channel {
     /// refresh itself once every bank is closed and ready.
     #[inline(never)]
     fn refresh_command(&self) -> Option<Issue> {
-        let mut all = true;
-        for (i, b) in self.banks.iter().enumerate() {
-            match b.open {
-                Some(_) => {
-                    if self.ready(i, PRE) <= self.clk {
-                        return Some(Issue { command: Command::Precharge, bank: i, row: 0, queue_index: None });
-                    }
-                    all = false;
-                }
-                None => all &= self.ready(i, REF) <= self.clk,
-            }
+        let clk = self.now_relative();
+        let ready = |k: usize| self.lanes.iter().enumerate().fold(0, |m, (b, block)| m | at_most(&block.ready[k], clk) << (b * LANE_BLOCK));
+        // The first open bank (in bank order) that may precharge.
+        let pre = self.open_banks & ready(PRE);
+        if pre != 0 {
+            return Some(Issue { command: Command::Precharge, bank: pre.trailing_zeros() as usize, row: 0, queue_index: None });
         }
-        all.then_some(Issue { command: Command::Refresh, bank: 0, row: 0, queue_index: None })
+        let all = u64::MAX >> (64 - self.banks.len());
+        (self.open_banks == 0 && ready(REF) & all == all).then_some(Issue { command: Command::Refresh, bank: 0, row: 0, queue_index: None })
     }
 
     /// The first bank, in round-robin order from bank `start` and
@@ -732,6 +737,7 @@ impl Channel {
                 // re-checks the vector after every store).
                 let b = &mut self.banks[c.bank];
                 b.open = Some(c.row);
+                self.open_banks |= 1u64 << c.bank;
                 b.hits = 0;
                 let mut h = [0u8; 2];
                 for e in self.queues[c.bank].iter().filter(|e| e.row == c.row) {
@@ -745,6 +751,7 @@ impl Channel {
             Command::Precharge => {
                 let b = &mut self.banks[c.bank];
                 b.open = None;
+                self.open_banks &= !(1u64 << c.bank);
                 b.hits = 0;
                 b.open_hits = [0; 2];
                 self.stats.precharges += 1;
@@ -891,9 +898,11 @@ impl Channel {
         }
         next = next.min(self.admit_at);
         if self.refresh_waiting {
-            for (q, b) in self.banks.iter().enumerate() {
-                next = next.min(if b.open.is_some() { self.ready(q, PRE) } else { self.ready(q, REF) });
-            }
+            let first = (0..self.banks.len()).fold(NEVER, |m, q| {
+                let kind = if self.open_banks >> q & 1 != 0 { PRE } else { REF };
+                m.min(self.lanes[q / LANE_BLOCK].ready[kind][q % LANE_BLOCK])
+            });
+            next = next.min(self.absolute(first));
         } else {
             // Per block a fixed-length minimum (it vectorizes), then across blocks.
             let first = self.lanes.iter().map(|l| l.next.iter().fold(NEVER, |m, &v| m.min(v))).fold(NEVER, i16::min);

@@ -176,6 +176,11 @@ fn at_most(v: &[i16; LANE_BLOCK], clk: i16) -> u64 {
     (0..LANE_BLOCK).fold(0, |m, i| m | ((v[i] <= clk) as u64) << i)
 }
 
+/// The kinds whose ready cycles a command's spacings to its own bank
+/// raise (the others are 0 by construction in `timing.rs`; checked in
+/// [`Channel::new`]): after an ACT, after a PRE, after a READ or WRITE.
+const BANK_KINDS: [&[usize]; 3] = [&[RD, WR, ACT, PRE], &[ACT, REF], &[RD, WR, PRE]];
+
 /// The spacings a command puts on later commands of each kind, as a
 /// bank's ready cycles see them: its own bank (the longest of the three
 /// levels), the other banks of its group, the other groups' banks.
@@ -272,6 +277,15 @@ impl Channel {
         let banks = timing.banks();
         assert!(banks <= MAX_BANKS && banks.is_power_of_two(), "a power of two of banks, at most {MAX_BANKS}, per channel");
         assert!(timing.t_rfc < REBASE && timing.t_faw < REBASE, "spacings must be below 2^14 cycles");
+        for (spacing, kinds) in [
+            (&timing.activate, BANK_KINDS[0]),
+            (&timing.precharge, BANK_KINDS[1]),
+            (&timing.read, BANK_KINDS[2]),
+            (&timing.write, BANK_KINDS[2]),
+        ] {
+            let spread = Spread::new(spacing);
+            assert!((0..5).all(|k| kinds.contains(&k) || spread.bank[k] == 0), "a bank spacing outside BANK_KINDS");
+        }
         Channel {
             t: timing.clone(),
             banks: (0..banks).map(|q| Bank { group: q / timing.banks_per_group, ..Bank::default() }).collect(),
@@ -670,14 +684,7 @@ impl Channel {
         let (rd, wr, act) = (rd > 0, wr > 0, waits & !open);
         let head_misses = queue.first().map_or(0, |h| h.row) != b.open.unwrap_or(0);
         let pre = waits & open & head_misses & (!(rd | wr) | (b.hits >= self.t.row_hit_limit));
-        let mask = |needed: bool| (needed as i16 - 1) & NEVER;
-        let (block, i) = (&mut self.lanes[q / LANE_BLOCK], q % LANE_BLOCK);
-        let mut next = NEVER;
-        for (k, m) in [(RD, mask(rd)), (WR, mask(wr)), (ACT, mask(act)), (PRE, mask(pre))] {
-            block.need[k][i] = m;
-            next = next.min(block.ready[k][i] | m);
-        }
-        block.next[i] = next;
+        self.set_need(q, [rd, wr, act, pre]);
     }
 
     /// FR-FCFS within the queue of a bank with a queued request: the first
@@ -798,13 +805,51 @@ impl Channel {
                 block.update_next();
             }
         }
-        // Every kind, without a branch: a spacing of 0 raises a ready
-        // cycle to `now`, which changes nothing (that cycle has come).
-        let (block, i) = (&mut self.lanes[c.bank / LANE_BLOCK], c.bank % LANE_BLOCK);
-        for (k, d) in u.bank.iter().enumerate() {
-            block.ready[k][i] = block.ready[k][i].max(now + d);
+        // The bank's own spacings (only the kinds a command can space,
+        // see `BANK_KINDS`), then which kinds it may issue next: after an
+        // ACT of the head's row only the row hits, after a PRE only an ACT.
+        let q = c.bank;
+        match c.command {
+            Command::Activate => {
+                self.raise(q, now, Command::Activate, BANK_KINDS[0]);
+                let [rd, wr] = self.banks[q].open_hits;
+                self.set_need(q, [rd > 0, wr > 0, false, false]);
+            }
+            Command::Precharge => {
+                self.raise(q, now, Command::Precharge, BANK_KINDS[1]);
+                self.set_need(q, [false, false, !self.queues[q].is_empty(), false]);
+            }
+            _ => {
+                self.raise(q, now, c.command, BANK_KINDS[2]);
+                self.update_bank(q);
+            }
         }
-        self.update_bank(c.bank);
+    }
+
+    /// Raise bank `q`'s ready cycles of `kinds` by the spacings `command`
+    /// (issued at relative cycle `now`) puts on its own bank.
+    #[inline(always)]
+    fn raise(&mut self, q: usize, now: i16, command: Command, kinds: &[usize]) {
+        let d = &self.spreads[command as usize].bank;
+        let (block, i) = (&mut self.lanes[q / LANE_BLOCK], q % LANE_BLOCK);
+        for &k in kinds {
+            block.ready[k][i] = block.ready[k][i].max(now + d[k]);
+        }
+    }
+
+    /// Bank `q` may next issue the command kinds of `need` ([`RD`],
+    /// [`WR`], [`ACT`], [`PRE`]): set its `need` lanes and its `next`.
+    #[inline(always)]
+    fn set_need(&mut self, q: usize, need: [bool; 4]) {
+        let mask = |needed: bool| (needed as i16 - 1) & NEVER;
+        let (block, i) = (&mut self.lanes[q / LANE_BLOCK], q % LANE_BLOCK);
+        let mut next = NEVER;
+        for (k, n) in need.into_iter().enumerate() {
+            let m = mask(n);
+            block.need[k][i] = m;
+            next = next.min(block.ready[k][i] | m);
+        }
+        block.next[i] = next;
     }
 
     /// Issue an all-bank refresh (out of line: rare).

@@ -137,6 +137,16 @@ impl Block {
         }
     }
 
+    /// Raise kind `k`'s ready cycles to `now` plus each lane's offset,
+    /// and at least to `floor`.
+    #[inline(always)]
+    fn raise_all(&mut self, k: usize, off: &[i16; LANE_BLOCK], now: i16, floor: i16) {
+        let r = &mut self.ready[k];
+        for i in 0..LANE_BLOCK {
+            r[i] = r[i].max((now + off[i]).max(floor));
+        }
+    }
+
     /// Recompute every lane's `next` (`ready` is non-negative, so or-ing
     /// [`NEVER`] gives [`NEVER`]).
     fn update_next(&mut self) {
@@ -181,6 +191,43 @@ fn at_most(v: &[i16; LANE_BLOCK], clk: i16) -> u64 {
 /// [`Channel::new`]): after an ACT, after a PRE, after a READ or WRITE.
 const BANK_KINDS: [&[usize]; 3] = [&[RD, WR, ACT, PRE], &[ACT, REF], &[RD, WR, PRE]];
 
+/// The commands with spacings to other banks, and the kinds those space
+/// (0 elsewhere by construction in `timing.rs`; checked in
+/// [`wide_offsets`]): an ACT's to ACTs, a READ's and a WRITE's to READs and
+/// WRITEs (a PRE has none). Slot 0 is the ACT, 1 the READ, 2 the WRITE.
+const WIDE_KINDS: [(Command, [usize; 2]); 3] = [(Command::Activate, [ACT, ACT]), (Command::Read, [RD, WR]), (Command::Write, [RD, WR])];
+
+/// [`Channel::wide`] of a channel with timing `t`.
+fn wide_offsets(t: &HbmTiming) -> Vec<[i16; LANE_BLOCK]> {
+    let banks = t.banks();
+    let blocks = banks.div_ceil(LANE_BLOCK);
+    let spreads = [Spread::new(&t.activate), Spread::new(&t.precharge), Spread::new(&t.read), Spread::new(&t.write)];
+    for (c, s) in spreads.iter().enumerate() {
+        let kinds = WIDE_KINDS.iter().find(|w| w.0 as usize == c).map_or(&[][..], |w| &w.1[..]);
+        assert!((0..5).all(|k| kinds.contains(&k) || (s.group[k] == 0 && s.other[k] == 0)), "a spacing to other banks outside WIDE_KINDS");
+    }
+    let mut out = Vec::new();
+    for (command, kinds) in WIDE_KINDS {
+        let s = &spreads[command as usize];
+        for group in 0..t.bank_groups {
+            for b in 0..blocks {
+                for k in kinds {
+                    // Lanes past the channel's banks are in no group.
+                    out.push(std::array::from_fn(|i| {
+                        let q = b * LANE_BLOCK + i;
+                        if q < banks && q / t.banks_per_group == group {
+                            s.group[k]
+                        } else {
+                            s.other[k]
+                        }
+                    }));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The spacings a command puts on later commands of each kind, as a
 /// bank's ready cycles see them: its own bank (the longest of the three
 /// levels), the other banks of its group, the other groups' banks.
@@ -189,20 +236,17 @@ struct Spread {
     bank: [i16; 5],
     group: [i16; 5],
     other: [i16; 5],
-    /// Bit k: kind k has a non-zero group or other-group spacing.
-    wide: u8,
 }
 
 impl Spread {
     fn new(s: &Spacing) -> Self {
-        let mut u = Spread { bank: [0; 5], group: [0; 5], other: [0; 5], wide: 0 };
+        let mut u = Spread { bank: [0; 5], group: [0; 5], other: [0; 5] };
         for k in 0..5 {
             let (b, g, o) = (s.same_bank[k], s.same_group[k], s.other_group[k]);
             assert!(b.max(g).max(o) < REBASE, "spacings must be below 2^14 cycles");
             u.bank[k] = b.max(g).max(o) as i16;
             u.group[k] = g.max(o) as i16;
             u.other[k] = o as i16;
-            u.wide |= ((g.max(o) > 0) as u8) << k;
         }
         u
     }
@@ -228,6 +272,11 @@ pub struct Channel {
     /// Per command kind ([`Command::Activate`], precharge, read, write):
     /// the ready cycles an issue pushes out.
     spreads: [Spread; 4],
+    /// Per `WIDE_KINDS` slot, issuing bank group and block: the spacings
+    /// to each lane's bank (its group's or the other groups'), one
+    /// 16-lane row per kind of the slot, so that spreading them is an add
+    /// and a max per lane.
+    wide: Vec<[i16; LANE_BLOCK]>,
     /// Arrived or announced, not yet in the transaction queue (arrival order).
     front: VecDeque<Request>,
     /// The read queue and the write buffer.
@@ -308,6 +357,7 @@ impl Channel {
             faw: [0; 4],
             faw_oldest: 0,
             spreads: [Spread::new(&timing.activate), Spread::new(&timing.precharge), Spread::new(&timing.read), Spread::new(&timing.write)],
+            wide: wide_offsets(timing),
             front: VecDeque::new(),
             reads: TransactionQueue::new(banks, timing.transaction_queue),
             writes: TransactionQueue::new(banks, timing.transaction_queue),
@@ -789,21 +839,28 @@ impl Channel {
                 done.push(Completion { id: r.id, arrival: r.arrival, cycle, write: r.write });
             }
         }
-        let u = &self.spreads[c.command as usize];
-        // The new oldest activation's expiry (no bank activates before);
-        // 0 for the other commands.
-        let faw = if c.command == Command::Activate { self.relative(self.faw[self.faw_oldest]) } else { 0 };
-        let group = self.banks[c.bank].group as i16;
-        let wide = u.wide | ((c.command == Command::Activate) as u8) << ACT;
-        if wide != 0 {
-            for block in &mut self.lanes {
-                for k in 0..5 {
-                    if wide >> k & 1 != 0 {
-                        block.spread(k, group, (now + u.group[k]).max(faw), (now + u.other[k]).max(faw));
-                    }
+        // The spacings to the other banks: an ACT's to ACTs (with tFAW:
+        // no bank activates before the new oldest activation expires), a
+        // READ's or WRITE's to READs and WRITEs (`WIDE_KINDS`).
+        let group = self.banks[c.bank].group;
+        match c.command {
+            Command::Activate => {
+                let faw = self.relative(self.faw[self.faw_oldest]);
+                let at = self.wide_at(0, group);
+                for (b, block) in self.lanes.iter_mut().enumerate() {
+                    block.raise_all(ACT, &self.wide[at + 2 * b], now, faw);
+                    block.update_next();
                 }
-                block.update_next();
             }
+            Command::Read | Command::Write => {
+                let at = self.wide_at(c.command as usize - 1, group);
+                for (b, block) in self.lanes.iter_mut().enumerate() {
+                    block.raise_all(RD, &self.wide[at + 2 * b], now, 0);
+                    block.raise_all(WR, &self.wide[at + 2 * b + 1], now, 0);
+                    block.update_next();
+                }
+            }
+            _ => {}
         }
         // The bank's own spacings (only the kinds a command can space,
         // see `BANK_KINDS`), then which kinds it may issue next: after an
@@ -824,6 +881,14 @@ impl Channel {
                 self.update_bank(q);
             }
         }
+    }
+
+    /// Where in [`Channel::wide`] the lane offsets of a command of
+    /// `WIDE_KINDS` slot `slot` in group `group` start: two rows per block
+    /// (the slot's kinds).
+    #[inline(always)]
+    fn wide_at(&self, slot: usize, group: usize) -> usize {
+        (slot * self.t.bank_groups + group) * 2 * self.lanes.len()
     }
 
     /// Raise bank `q`'s ready cycles of `kinds` by the spacings `command`

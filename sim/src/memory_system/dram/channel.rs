@@ -1001,6 +1001,7 @@ impl Channel {
 
     /// The first cycle after the current one at which anything can change
     /// (no command was ready and no transaction could move this cycle).
+    #[inline(always)]
     fn next_change(&self) -> u64 {
         let mut next = u64::MAX;
         if self.t.refresh {

@@ -628,12 +628,14 @@ impl Channel {
 
     fn write_pending(&self, key: u64) -> bool {
         self.write_filter[filter_slot(key)] > 0
-            && (self.writes.contains(key) || self.queues[(key >> 48) as usize].iter().any(|c| c.write && c.key() == key))
+            && (self.writes.contains(key)
+                || self.queues[(key >> 48) as usize].iter().any(|c| c.write && c.row == (key >> 16) as u32 && c.column == key as u16))
     }
 
     #[inline(never)]
     fn read_pending(&self, key: u64) -> bool {
-        self.reads.contains(key) || self.queues[(key >> 48) as usize].iter().any(|c| !c.write && c.key() == key)
+        self.reads.contains(key)
+            || self.queues[(key >> 48) as usize].iter().any(|c| !c.write && c.row == (key >> 16) as u32 && c.column == key as u16)
     }
 
     /// The command a refresh needs now: a precharge of an open bank, or the
@@ -1129,7 +1131,17 @@ impl TransactionQueue {
     /// A transaction to sector `key` is here.
     fn contains(&self, key: u64) -> bool {
         let b = (key >> 48) as usize;
-        (0..self.rings[b].1).any(|i| self.slots[self.slot(b, i)].1.key() == key)
+        let (first, n) = self.rings[b];
+        // The bank's ring as up to two runs of slots (no wrap per entry);
+        // its entries are all of bank `b`, so the row and column decide.
+        let ring = &self.slots[b * self.capacity..(b + 1) * self.capacity];
+        let (a, wrapped) = if first + n <= self.capacity {
+            (&ring[first..first + n], &ring[..0])
+        } else {
+            (&ring[first..], &ring[..first + n - self.capacity])
+        };
+        let (row, column) = ((key >> 16) as u32, key as u16);
+        a.iter().chain(wrapped).any(|(_, r)| r.row == row && r.column == column)
     }
 }
 

@@ -301,6 +301,7 @@ pub struct Channel {
     /// Bit q: bank q has an open row.
     open_banks: u64,
     refresh_waiting: bool,
+    /// The next refresh's cycle (never without refresh).
     next_refresh: u64,
     /// Writes left in the current drain.
     draining: usize,
@@ -371,7 +372,7 @@ impl Channel {
             rr: 0,
             open_banks: 0,
             refresh_waiting: false,
-            next_refresh: timing.t_refi,
+            next_refresh: if timing.refresh { timing.t_refi } else { u64::MAX },
             draining: 0,
             clk: 0,
             pending_writes: 0,
@@ -502,7 +503,7 @@ impl Channel {
             self.rebase();
         }
         self.admit(done);
-        if self.t.refresh && self.clk == self.next_refresh {
+        if self.clk == self.next_refresh {
             self.refresh_waiting = true;
             self.next_refresh += self.t.t_refi;
         }
@@ -1005,11 +1006,7 @@ impl Channel {
     /// (no command was ready and no transaction could move this cycle).
     #[inline(always)]
     fn next_change(&self) -> u64 {
-        let mut next = u64::MAX;
-        if self.t.refresh {
-            next = next.min(self.next_refresh);
-        }
-        next = next.min(self.admit_at);
+        let mut next = self.next_refresh.min(self.admit_at);
         if self.refresh_waiting {
             let first = (0..self.banks.len()).fold(NEVER, |m, q| {
                 let kind = if self.open_banks >> q & 1 != 0 { PRE } else { REF };

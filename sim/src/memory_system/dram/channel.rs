@@ -297,7 +297,9 @@ pub struct Channel {
     queues_with_room: usize,
     /// Bit q: bank q's command queue is full.
     full: u64,
-    rr: usize,
+    /// The bank the round robin starts from: the one after the bank
+    /// that issued last.
+    rr_start: usize,
     /// Bit q: bank q has an open row.
     open_banks: u64,
     refresh_waiting: bool,
@@ -369,7 +371,7 @@ impl Channel {
             admit_at: u64::MAX,
             queues_with_room: banks,
             full: 0,
-            rr: 0,
+            rr_start: 1 % banks,
             open_banks: 0,
             refresh_waiting: false,
             next_refresh: if timing.refresh { timing.t_refi } else { u64::MAX },
@@ -684,7 +686,7 @@ impl Channel {
     /// from the queue after the last one that issued.
     fn pick(&mut self) -> Option<Issue> {
         let n = self.queues.len();
-        let start = if self.rr + 1 == n { 0 } else { self.rr + 1 };
+        let start = self.rr_start;
         let ready = self.ready_banks();
         if ready == 0 {
             return None;
@@ -695,7 +697,7 @@ impl Channel {
         let q = (if later != 0 { later } else { ready }).trailing_zeros() as usize;
         match self.evaluate(q) {
             Some(i) => {
-                self.rr = q;
+                self.rr_start = (q + 1) & (n - 1);
                 Some(i)
             }
             None => self.pick_after(start, ((q + n - start) & (n - 1)) + 1),
@@ -711,7 +713,7 @@ impl Channel {
         while let Some(position) = self.first_ready(start, skip) {
             let q = (start + position) & (n - 1);
             if let Some(i) = self.evaluate(q) {
-                self.rr = q;
+                self.rr_start = (q + 1) & (n - 1);
                 return Some(i);
             }
             skip = position + 1;

@@ -691,10 +691,7 @@ impl Channel {
         if ready == 0 {
             return None;
         }
-        // The first ready bank from `start` on, else (round the end) from
-        // bank 0: no rotate needed (bits past the channel's banks are 0).
-        let later = ready & (u64::MAX << start);
-        let q = (if later != 0 { later } else { ready }).trailing_zeros() as usize;
+        let q = first_from(ready, start);
         match self.evaluate(q) {
             Some(i) => {
                 self.rr_start = (q + 1) & (n - 1);
@@ -1024,6 +1021,15 @@ impl Channel {
     }
 }
 
+/// The first bank of the non-empty set `ready` in round-robin order from
+/// bank `start`: the first from `start` on, else (round the end) from bank
+/// 0; no rotate needed (bits past the channel's banks are 0).
+#[inline(always)]
+fn first_from(ready: u64, start: usize) -> usize {
+    let later = ready & (u64::MAX << start);
+    (if later != 0 { later } else { ready }).trailing_zeros() as usize
+}
+
 /// The slot of sector `key` in [`Channel::write_filter`] (a multiplicative
 /// hash, so that nearby sectors spread).
 fn filter_slot(key: u64) -> usize {
@@ -1210,8 +1216,9 @@ mod tests {
         (done, ch.stats, ch.simulated_cycles)
     }
 
-    /// The mask-and-rotate search gives the round-robin order's first
-    /// ready bank, as a scan bank by bank would, for 4 to 64 banks.
+    /// The mask-and-rotate search, and the pick's first-from-start, give
+    /// the round-robin order's first ready bank, as a scan bank by bank
+    /// would, for 4 to 64 banks.
     #[test]
     fn first_ready_is_the_first_ready_bank_in_round_robin_order() {
         let mut x = 0x2545_F491_4F6C_DD1Du64;
@@ -1239,6 +1246,10 @@ mod tests {
                 let skip = rnd() as usize % (n + 1);
                 let naive = (skip..n).find(|&p| ch.lanes[((start + p) % n) / LANE_BLOCK].next[((start + p) % n) % LANE_BLOCK] <= 100);
                 assert_eq!(ch.first_ready(start, skip), naive, "{n} banks, start {start}, skip {skip}");
+                // The pick's shortcut for no skip: the same bank.
+                let ready = ch.ready_banks();
+                let first = (0..n).find(|&p| ch.lanes[((start + p) % n) / LANE_BLOCK].next[((start + p) % n) % LANE_BLOCK] <= 100);
+                assert_eq!((ready != 0).then(|| first_from(ready, start)), first.map(|p| (start + p) % n), "{n} banks, start {start}");
             }
         }
     }

@@ -986,6 +986,7 @@ impl Channel {
     }
 
     /// Put `r` into its bank's command queue.
+    #[inline(always)]
     fn enqueue(&mut self, r: Request) {
         let q = r.bank as usize;
         if self.banks[q].open == Some(r.row) {

@@ -786,6 +786,7 @@ impl Channel {
         None
     }
 
+    #[inline(always)]
     fn issue(&mut self, c: Issue, done: &mut Vec<Completion>) {
         let clk = self.clk;
         let now = self.now_relative();

@@ -630,9 +630,15 @@ impl Channel {
     }
 
     fn write_pending(&self, key: u64) -> bool {
-        self.write_filter[filter_slot(key)] > 0
-            && (self.writes.contains(key)
-                || self.queues[(key >> 48) as usize].iter().any(|c| c.write && c.row == (key >> 16) as u32 && c.column == key as u16))
+        self.write_filter[filter_slot(key)] > 0 && self.write_queued(key)
+    }
+
+    /// A write to sector `key` is buffered or queued (out of line: the
+    /// filter rules most sectors out).
+    #[inline(never)]
+    fn write_queued(&self, key: u64) -> bool {
+        self.writes.contains(key)
+            || self.queues[(key >> 48) as usize].iter().any(|c| c.write && c.row == (key >> 16) as u32 && c.column == key as u16)
     }
 
     #[inline(never)]

@@ -587,8 +587,7 @@ impl Channel {
             let r = self.front.pop_front().expect("looked at above");
             if r.write {
                 if self.write_pending(r.key()) {
-                    self.stats.merged_writes += 1;
-                    done.push(Completion { id: r.id, arrival: r.arrival, cycle: self.clk + 1, write: true });
+                    self.from_buffer(r, done);
                 } else {
                     self.pending_writes += 1;
                     self.write_filter[filter_slot(r.key())] += 1;
@@ -597,13 +596,25 @@ impl Channel {
             } else {
                 self.front_reads -= 1;
                 if self.write_pending(r.key()) {
-                    self.stats.forwarded_reads += 1;
-                    done.push(Completion { id: r.id, arrival: r.arrival, cycle: self.clk + 1, write: false });
+                    self.from_buffer(r, done);
                 } else {
                     self.reads.push(r);
                 }
             }
         }
+    }
+
+    /// A write merged into a buffered write of its sector, or a read
+    /// answered from it: done in the next cycle (out of line: rare).
+    #[cold]
+    #[inline(never)]
+    fn from_buffer(&mut self, r: Request, done: &mut Vec<Completion>) {
+        if r.write {
+            self.stats.merged_writes += 1;
+        } else {
+            self.stats.forwarded_reads += 1;
+        }
+        done.push(Completion { id: r.id, arrival: r.arrival, cycle: self.clk + 1, write: r.write });
     }
 
     /// A transaction left the transaction queue: if the front end's first

@@ -805,102 +805,100 @@ impl Channel {
 
     #[inline(always)]
     fn issue(&mut self, c: Issue, done: &mut Vec<Completion>) {
-        let clk = self.clk;
         let now = self.now_relative();
-        match c.command {
-            Command::Refresh => return self.refresh(now),
-            Command::Activate => {
-                // One borrow of the bank (repeated indexing reloads and
-                // re-checks the vector after every store).
-                let b = &mut self.banks[c.bank];
-                b.open = Some(c.row);
-                self.open_banks |= 1u64 << c.bank;
-                b.hits = 0;
-                let mut h = [0u8; 2];
-                for e in self.queues[c.bank].iter().filter(|e| e.row == c.row) {
-                    h[e.write as usize] += 1;
-                }
-                b.open_hits = h;
-                self.faw[self.faw_oldest] = clk + self.t.t_faw;
-                self.faw_oldest = (self.faw_oldest + 1) & 3;
-                self.stats.activations += 1;
-            }
-            Command::Precharge => {
-                let b = &mut self.banks[c.bank];
-                b.open = None;
-                self.open_banks &= !(1u64 << c.bank);
-                b.hits = 0;
-                b.open_hits = [0; 2];
-                self.stats.precharges += 1;
-            }
-            Command::Read | Command::Write => {
-                let queue = &mut self.queues[c.bank];
-                if queue.len() == self.t.command_queue {
-                    self.queues_with_room += 1;
-                    self.full &= !(1u64 << c.bank);
-                }
-                let r = queue.remove(c.queue_index.expect("a column command serves a queued request"));
-                self.queued_commands -= 1;
-                self.queued_writes -= r.write as usize;
-                let b = &mut self.banks[c.bank];
-                b.open_hits[r.write as usize] -= 1;
-                b.used = true;
-                self.stats.row_hits += (b.hits > 0) as u64;
-                b.hits += 1;
-                let cycle = if r.write {
-                    self.stats.writes += 1;
-                    self.pending_writes -= 1;
-                    self.write_filter[filter_slot(r.key())] -= 1;
-                    clk + self.t.write_delay
-                } else {
-                    self.stats.reads += 1;
-                    clk + self.t.read_delay
-                };
-                done.push(Completion { id: r.id, arrival: r.arrival, cycle, write: r.write });
-            }
+        // Tests rather than a `match`: a jump table's target is hard to
+        // predict when the kinds of command alternate.
+        if c.command == Command::Activate {
+            self.activate(c.bank, c.row, now);
+        } else if c.command == Command::Precharge {
+            self.precharge(c.bank, now);
+        } else if c.command == Command::Refresh {
+            self.refresh(now);
+        } else {
+            self.column(c, now, done);
         }
-        // The spacings to the other banks: an ACT's to ACTs (with tFAW:
-        // no bank activates before the new oldest activation expires), a
-        // READ's or WRITE's to READs and WRITEs (`WIDE_KINDS`).
-        let group = self.banks[c.bank].group;
-        match c.command {
-            Command::Activate => {
-                let faw = self.relative(self.faw[self.faw_oldest]);
-                let at = self.wide_at(0, group);
-                for (b, block) in self.lanes.iter_mut().enumerate() {
-                    block.raise_all(ACT, &self.wide[at + 2 * b], now, faw);
-                    block.update_next();
-                }
-            }
-            Command::Read | Command::Write => {
-                let at = self.wide_at(c.command as usize - 1, group);
-                for (b, block) in self.lanes.iter_mut().enumerate() {
-                    block.raise_all(RD, &self.wide[at + 2 * b], now, 0);
-                    block.raise_all(WR, &self.wide[at + 2 * b + 1], now, 0);
-                    block.update_next();
-                }
-            }
-            _ => {}
+    }
+
+    /// Issue an ACT of `row` in bank `q` at relative cycle `now`.
+    #[inline(always)]
+    fn activate(&mut self, q: usize, row: u32, now: i16) {
+        // One borrow of the bank (repeated indexing reloads and re-checks
+        // the vector after every store).
+        let b = &mut self.banks[q];
+        b.open = Some(row);
+        self.open_banks |= 1u64 << q;
+        b.hits = 0;
+        let mut h = [0u8; 2];
+        for e in self.queues[q].iter().filter(|e| e.row == row) {
+            h[e.write as usize] += 1;
         }
-        // The bank's own spacings (only the kinds a command can space,
-        // see `BANK_KINDS`), then which kinds it may issue next: after an
-        // ACT of the head's row only the row hits, after a PRE only an ACT.
-        let q = c.bank;
-        match c.command {
-            Command::Activate => {
-                self.raise(q, now, Command::Activate, BANK_KINDS[0]);
-                let [rd, wr] = self.banks[q].open_hits;
-                self.set_need(q, [rd > 0, wr > 0, false, false]);
-            }
-            Command::Precharge => {
-                self.raise(q, now, Command::Precharge, BANK_KINDS[1]);
-                self.set_need(q, [false, false, !self.queues[q].is_empty(), false]);
-            }
-            _ => {
-                self.raise(q, now, c.command, BANK_KINDS[2]);
-                self.update_bank(q);
-            }
+        b.open_hits = h;
+        self.faw[self.faw_oldest] = self.clk + self.t.t_faw;
+        self.faw_oldest = (self.faw_oldest + 1) & 3;
+        self.stats.activations += 1;
+        // The spacings to the other banks' ACTs, with tFAW: no bank
+        // activates before the new oldest activation expires.
+        let faw = self.relative(self.faw[self.faw_oldest]);
+        let at = self.wide_at(0, self.banks[q].group);
+        for (b, block) in self.lanes.iter_mut().enumerate() {
+            block.raise_all(ACT, &self.wide[at + 2 * b], now, faw);
+            block.update_next();
         }
+        // The bank's own spacings; it may only serve its row hits next.
+        self.raise(q, now, Command::Activate, BANK_KINDS[0]);
+        self.set_need(q, [h[0] > 0, h[1] > 0, false, false]);
+    }
+
+    /// Issue a PRE of bank `q` at relative cycle `now`.
+    #[inline(always)]
+    fn precharge(&mut self, q: usize, now: i16) {
+        let b = &mut self.banks[q];
+        b.open = None;
+        self.open_banks &= !(1u64 << q);
+        b.hits = 0;
+        b.open_hits = [0; 2];
+        self.stats.precharges += 1;
+        // No spacings to other banks; it may only activate next.
+        self.raise(q, now, Command::Precharge, BANK_KINDS[1]);
+        self.set_need(q, [false, false, !self.queues[q].is_empty(), false]);
+    }
+
+    /// Issue the READ or WRITE `c` at relative cycle `now`.
+    #[inline(always)]
+    fn column(&mut self, c: Issue, now: i16, done: &mut Vec<Completion>) {
+        let (q, clk) = (c.bank, self.clk);
+        let queue = &mut self.queues[q];
+        if queue.len() == self.t.command_queue {
+            self.queues_with_room += 1;
+            self.full &= !(1u64 << q);
+        }
+        let r = queue.remove(c.queue_index.expect("a column command serves a queued request"));
+        self.queued_commands -= 1;
+        self.queued_writes -= r.write as usize;
+        let b = &mut self.banks[q];
+        b.open_hits[r.write as usize] -= 1;
+        b.used = true;
+        self.stats.row_hits += (b.hits > 0) as u64;
+        b.hits += 1;
+        let cycle = if r.write {
+            self.stats.writes += 1;
+            self.pending_writes -= 1;
+            self.write_filter[filter_slot(r.key())] -= 1;
+            clk + self.t.write_delay
+        } else {
+            self.stats.reads += 1;
+            clk + self.t.read_delay
+        };
+        done.push(Completion { id: r.id, arrival: r.arrival, cycle, write: r.write });
+        // The spacings to the other banks' READs and WRITEs.
+        let at = self.wide_at(c.command as usize - 1, self.banks[q].group);
+        for (b, block) in self.lanes.iter_mut().enumerate() {
+            block.raise_all(RD, &self.wide[at + 2 * b], now, 0);
+            block.raise_all(WR, &self.wide[at + 2 * b + 1], now, 0);
+            block.update_next();
+        }
+        self.raise(q, now, c.command, BANK_KINDS[2]);
+        self.update_bank(q);
     }
 
     /// Where in [`Channel::wide`] the lane offsets of a command of

@@ -803,6 +803,8 @@ impl Channel {
         None
     }
 
+    /// Issue `c` in the current cycle (inlined: the cycle's two call sites
+    /// are its only ones).
     #[inline(always)]
     fn issue(&mut self, c: Issue, done: &mut Vec<Completion>) {
         let now = self.now_relative();
@@ -844,7 +846,8 @@ impl Channel {
             block.raise_all(ACT, &self.wide[at + 2 * b], now, faw);
             block.update_next();
         }
-        // The bank's own spacings; it may only serve its row hits next.
+        // The bank's own spacings; it may only serve its row hits next (an
+        // ACT opens the row of its queue's head).
         self.raise(q, now, Command::Activate, BANK_KINDS[0]);
         self.set_need(q, [h[0] > 0, h[1] > 0, false, false]);
     }

@@ -137,6 +137,16 @@ impl Block {
         }
     }
 
+    /// Raise kind `k`'s ready cycles to `now` plus each lane's offset,
+    /// and at least to `floor`.
+    #[inline(always)]
+    fn raise_all(&mut self, k: usize, off: &[i16; LANE_BLOCK], now: i16, floor: i16) {
+        let r = &mut self.ready[k];
+        for i in 0..LANE_BLOCK {
+            r[i] = r[i].max((now + off[i]).max(floor));
+        }
+    }
+
     /// Recompute every lane's `next` (`ready` is non-negative, so or-ing
     /// [`NEVER`] gives [`NEVER`]).
     fn update_next(&mut self) {
@@ -146,28 +156,76 @@ impl Block {
         }
     }
 
-    /// Bit i: lane i's `next` has come (is at most `clk`): two vector
-    /// compares and a move-mask (SSE2, part of every x86-64).
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    fn ready_mask(&self, clk: i16) -> u64 {
-        use std::arch::x86_64::{__m128i, _mm_cmpgt_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16, _mm_set1_epi16};
-        let p = self.next.as_ptr() as *const __m128i;
-        // SAFETY: `next` is 16 i16 lanes, 32 bytes: the two unaligned
-        // loads read lanes 0-7 and 8-15 of it; SSE2 is always there.
-        let late = unsafe {
-            let c = _mm_set1_epi16(clk);
-            _mm_movemask_epi8(_mm_packs_epi16(_mm_cmpgt_epi16(_mm_loadu_si128(p), c), _mm_cmpgt_epi16(_mm_loadu_si128(p.add(1)), c)))
-        };
-        (!late & 0xffff) as u64
-    }
-
     /// Bit i: lane i's `next` has come (is at most `clk`).
-    #[cfg(not(target_arch = "x86_64"))]
     #[inline(always)]
     fn ready_mask(&self, clk: i16) -> u64 {
-        (0..LANE_BLOCK).fold(0, |m, i| m | ((self.next[i] <= clk) as u64) << i)
+        at_most(&self.next, clk)
     }
+}
+
+/// Bit i: lane i of `v` is at most `clk`: two vector compares and a
+/// move-mask (SSE2, part of every x86-64).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn at_most(v: &[i16; LANE_BLOCK], clk: i16) -> u64 {
+    use std::arch::x86_64::{__m128i, _mm_cmpgt_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16, _mm_set1_epi16};
+    let p = v.as_ptr() as *const __m128i;
+    // SAFETY: `v` is 16 i16 lanes, 32 bytes: the two unaligned loads read
+    // lanes 0-7 and 8-15 of it; SSE2 is always there.
+    let late = unsafe {
+        let c = _mm_set1_epi16(clk);
+        _mm_movemask_epi8(_mm_packs_epi16(_mm_cmpgt_epi16(_mm_loadu_si128(p), c), _mm_cmpgt_epi16(_mm_loadu_si128(p.add(1)), c)))
+    };
+    (!late & 0xffff) as u64
+}
+
+/// Bit i: lane i of `v` is at most `clk`.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn at_most(v: &[i16; LANE_BLOCK], clk: i16) -> u64 {
+    (0..LANE_BLOCK).fold(0, |m, i| m | ((v[i] <= clk) as u64) << i)
+}
+
+/// The kinds whose ready cycles a command's spacings to its own bank
+/// raise (the others are 0 by construction in `timing.rs`; checked in
+/// [`Channel::new`]): after an ACT, after a PRE, after a READ or WRITE.
+const BANK_KINDS: [&[usize]; 3] = [&[RD, WR, ACT, PRE], &[ACT, REF], &[RD, WR, PRE]];
+
+/// The commands with spacings to other banks, and the kinds those space
+/// (0 elsewhere by construction in `timing.rs`; checked in
+/// [`wide_offsets`]): an ACT's to ACTs, a READ's and a WRITE's to READs and
+/// WRITEs (a PRE has none). Slot 0 is the ACT, 1 the READ, 2 the WRITE.
+const WIDE_KINDS: [(Command, [usize; 2]); 3] = [(Command::Activate, [ACT, ACT]), (Command::Read, [RD, WR]), (Command::Write, [RD, WR])];
+
+/// [`Channel::wide`] of a channel with timing `t`.
+fn wide_offsets(t: &HbmTiming) -> Vec<[i16; LANE_BLOCK]> {
+    let banks = t.banks();
+    let blocks = banks.div_ceil(LANE_BLOCK);
+    let spreads = [Spread::new(&t.activate), Spread::new(&t.precharge), Spread::new(&t.read), Spread::new(&t.write)];
+    for (c, s) in spreads.iter().enumerate() {
+        let kinds = WIDE_KINDS.iter().find(|w| w.0 as usize == c).map_or(&[][..], |w| &w.1[..]);
+        assert!((0..5).all(|k| kinds.contains(&k) || (s.group[k] == 0 && s.other[k] == 0)), "a spacing to other banks outside WIDE_KINDS");
+    }
+    let mut out = Vec::new();
+    for (command, kinds) in WIDE_KINDS {
+        let s = &spreads[command as usize];
+        for group in 0..t.bank_groups {
+            for b in 0..blocks {
+                for k in kinds {
+                    // Lanes past the channel's banks are in no group.
+                    out.push(std::array::from_fn(|i| {
+                        let q = b * LANE_BLOCK + i;
+                        if q < banks && q / t.banks_per_group == group {
+                            s.group[k]
+                        } else {
+                            s.other[k]
+                        }
+                    }));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The spacings a command puts on later commands of each kind, as a
@@ -178,20 +236,17 @@ struct Spread {
     bank: [i16; 5],
     group: [i16; 5],
     other: [i16; 5],
-    /// Bit k: kind k has a non-zero group or other-group spacing.
-    wide: u8,
 }
 
 impl Spread {
     fn new(s: &Spacing) -> Self {
-        let mut u = Spread { bank: [0; 5], group: [0; 5], other: [0; 5], wide: 0 };
+        let mut u = Spread { bank: [0; 5], group: [0; 5], other: [0; 5] };
         for k in 0..5 {
             let (b, g, o) = (s.same_bank[k], s.same_group[k], s.other_group[k]);
             assert!(b.max(g).max(o) < REBASE, "spacings must be below 2^14 cycles");
             u.bank[k] = b.max(g).max(o) as i16;
             u.group[k] = g.max(o) as i16;
             u.other[k] = o as i16;
-            u.wide |= ((g.max(o) > 0) as u8) << k;
         }
         u
     }
@@ -217,6 +272,11 @@ pub struct Channel {
     /// Per command kind ([`Command::Activate`], precharge, read, write):
     /// the ready cycles an issue pushes out.
     spreads: [Spread; 4],
+    /// Per `WIDE_KINDS` slot, issuing bank group and block: the spacings
+    /// to each lane's bank (its group's or the other groups'), one
+    /// 16-lane row per kind of the slot, so that spreading them is an add
+    /// and a max per lane.
+    wide: Vec<[i16; LANE_BLOCK]>,
     /// Arrived or announced, not yet in the transaction queue (arrival order).
     front: VecDeque<Request>,
     /// The read queue and the write buffer.
@@ -228,12 +288,22 @@ pub struct Channel {
     queued_writes: usize,
     /// Reads in `front`.
     front_reads: usize,
+    /// The cycle the front end's first request may enter its queue: its
+    /// arrival while the read queue or write buffer it goes to has room,
+    /// else never (`u64::MAX`). Right after a transaction left a full
+    /// queue it may be earlier (see [`Channel::recheck_admit`]).
+    admit_at: u64,
     /// Bank command queues with room for one more request.
     queues_with_room: usize,
     /// Bit q: bank q's command queue is full.
     full: u64,
-    rr: usize,
+    /// The bank the round robin starts from: the one after the bank
+    /// that issued last.
+    rr_start: usize,
+    /// Bit q: bank q has an open row.
+    open_banks: u64,
     refresh_waiting: bool,
+    /// The next refresh's cycle (never without refresh).
     next_refresh: u64,
     /// Writes left in the current drain.
     draining: usize,
@@ -259,6 +329,15 @@ impl Channel {
         let banks = timing.banks();
         assert!(banks <= MAX_BANKS && banks.is_power_of_two(), "a power of two of banks, at most {MAX_BANKS}, per channel");
         assert!(timing.t_rfc < REBASE && timing.t_faw < REBASE, "spacings must be below 2^14 cycles");
+        for (spacing, kinds) in [
+            (&timing.activate, BANK_KINDS[0]),
+            (&timing.precharge, BANK_KINDS[1]),
+            (&timing.read, BANK_KINDS[2]),
+            (&timing.write, BANK_KINDS[2]),
+        ] {
+            let spread = Spread::new(spacing);
+            assert!((0..5).all(|k| kinds.contains(&k) || spread.bank[k] == 0), "a bank spacing outside BANK_KINDS");
+        }
         Channel {
             t: timing.clone(),
             banks: (0..banks).map(|q| Bank { group: q / timing.banks_per_group, ..Bank::default() }).collect(),
@@ -281,6 +360,7 @@ impl Channel {
             faw: [0; 4],
             faw_oldest: 0,
             spreads: [Spread::new(&timing.activate), Spread::new(&timing.precharge), Spread::new(&timing.read), Spread::new(&timing.write)],
+            wide: wide_offsets(timing),
             front: VecDeque::new(),
             reads: TransactionQueue::new(banks, timing.transaction_queue),
             writes: TransactionQueue::new(banks, timing.transaction_queue),
@@ -288,11 +368,13 @@ impl Channel {
             queued_commands: 0,
             queued_writes: 0,
             front_reads: 0,
+            admit_at: u64::MAX,
             queues_with_room: banks,
             full: 0,
-            rr: 0,
+            rr_start: 1 % banks,
+            open_banks: 0,
             refresh_waiting: false,
-            next_refresh: timing.t_refi,
+            next_refresh: if timing.refresh { timing.t_refi } else { u64::MAX },
             draining: 0,
             clk: 0,
             pending_writes: 0,
@@ -325,6 +407,9 @@ impl Channel {
         debug_assert!(r.arrival >= self.front.back().map_or(0, |b| b.arrival));
         self.front_reads += !r.write as usize;
         self.front.push_back(r);
+        if self.front.len() == 1 {
+            self.update_admit();
+        }
         self.changed = true;
         self.next_act = self.clk;
     }
@@ -420,7 +505,7 @@ impl Channel {
             self.rebase();
         }
         self.admit(done);
-        if self.t.refresh && self.clk == self.next_refresh {
+        if self.clk == self.next_refresh {
             self.refresh_waiting = true;
             self.next_refresh += self.t.t_refi;
         }
@@ -441,6 +526,8 @@ impl Channel {
 
     /// Move the epoch to the current cycle (relative cycles before it
     /// become 0: they have passed either way).
+    #[cold]
+    #[inline(never)]
     fn rebase(&mut self) {
         let delta = self.clk - self.epoch;
         let back = |v: &mut i16| {
@@ -460,6 +547,14 @@ impl Channel {
         t.saturating_sub(self.epoch).min(NEVER as u64 - 1) as i16
     }
 
+    /// The current cycle relative to the epoch: [`Channel::cycle`] rebases
+    /// first, so it is in range.
+    #[inline(always)]
+    fn now_relative(&self) -> i16 {
+        debug_assert!(self.clk - self.epoch < REBASE);
+        (self.clk - self.epoch) as i16
+    }
+
     /// Relative cycle `v` as an absolute one ([`NEVER`]: `u64::MAX`).
     fn absolute(&self, v: i16) -> u64 {
         if v == NEVER {
@@ -471,16 +566,28 @@ impl Channel {
 
     /// Move arrived requests into the transaction queue while there is room.
     fn admit(&mut self, done: &mut Vec<Completion>) {
+        if self.admit_at > self.clk {
+            return;
+        }
         let cap = self.t.transaction_queue;
-        while let Some(r) = self.front.front() {
-            if r.arrival > self.clk || if r.write { self.writes.len() } else { self.reads.len() } >= cap {
+        loop {
+            // Where the loop stops, `admit_at` is set as `update_admit` would.
+            let Some(r) = self.front.front() else {
+                self.admit_at = u64::MAX;
+                break;
+            };
+            if if r.write { self.writes.len() } else { self.reads.len() } >= cap {
+                self.admit_at = u64::MAX;
+                break;
+            }
+            if r.arrival > self.clk {
+                self.admit_at = r.arrival;
                 break;
             }
             let r = self.front.pop_front().expect("looked at above");
             if r.write {
                 if self.write_pending(r.key()) {
-                    self.stats.merged_writes += 1;
-                    done.push(Completion { id: r.id, arrival: r.arrival, cycle: self.clk + 1, write: true });
+                    self.from_buffer(r, done);
                 } else {
                     self.pending_writes += 1;
                     self.write_filter[filter_slot(r.key())] += 1;
@@ -489,8 +596,7 @@ impl Channel {
             } else {
                 self.front_reads -= 1;
                 if self.write_pending(r.key()) {
-                    self.stats.forwarded_reads += 1;
-                    done.push(Completion { id: r.id, arrival: r.arrival, cycle: self.clk + 1, write: false });
+                    self.from_buffer(r, done);
                 } else {
                     self.reads.push(r);
                 }
@@ -498,35 +604,73 @@ impl Channel {
         }
     }
 
+    /// A write merged into a buffered write of its sector, or a read
+    /// answered from it: done in the next cycle (out of line: rare).
+    #[cold]
+    #[inline(never)]
+    fn from_buffer(&mut self, r: Request, done: &mut Vec<Completion>) {
+        if r.write {
+            self.stats.merged_writes += 1;
+        } else {
+            self.stats.forwarded_reads += 1;
+        }
+        done.push(Completion { id: r.id, arrival: r.arrival, cycle: self.clk + 1, write: r.write });
+    }
+
+    /// A transaction left the transaction queue: if the front end's first
+    /// request waited for room, look at it again in the next cycle (which
+    /// is simulated: a transaction moved), where [`Channel::admit`] sets
+    /// [`Channel::admit_at`] exactly.
+    #[inline(always)]
+    fn recheck_admit(&mut self) {
+        if self.admit_at == u64::MAX {
+            self.admit_at = self.clk;
+        }
+    }
+
+    /// Recompute [`Channel::admit_at`] (the front end changed).
+    fn update_admit(&mut self) {
+        self.admit_at = match self.front.front() {
+            Some(r) if if r.write { self.writes.len() } else { self.reads.len() } < self.t.transaction_queue => r.arrival,
+            _ => u64::MAX,
+        };
+    }
+
     fn queued_reads(&self) -> usize {
         self.queued_commands - self.queued_writes
     }
 
     fn write_pending(&self, key: u64) -> bool {
-        self.write_filter[filter_slot(key)] > 0
-            && (self.writes.contains(key) || self.queues[(key >> 48) as usize].iter().any(|c| c.write && c.key() == key))
+        self.write_filter[filter_slot(key)] > 0 && self.write_queued(key)
     }
 
+    /// A write to sector `key` is buffered or queued (out of line: the
+    /// filter rules most sectors out).
+    #[inline(never)]
+    fn write_queued(&self, key: u64) -> bool {
+        self.writes.contains(key)
+            || self.queues[(key >> 48) as usize].iter().any(|c| c.write && c.row == (key >> 16) as u32 && c.column == key as u16)
+    }
+
+    #[inline(never)]
     fn read_pending(&self, key: u64) -> bool {
-        self.reads.contains(key) || self.queues[(key >> 48) as usize].iter().any(|c| !c.write && c.key() == key)
+        self.reads.contains(key)
+            || self.queues[(key >> 48) as usize].iter().any(|c| !c.write && c.row == (key >> 16) as u32 && c.column == key as u16)
     }
 
     /// The command a refresh needs now: a precharge of an open bank, or the
     /// refresh itself once every bank is closed and ready.
+    #[inline(never)]
     fn refresh_command(&self) -> Option<Issue> {
-        let mut all = true;
-        for (i, b) in self.banks.iter().enumerate() {
-            match b.open {
-                Some(_) => {
-                    if self.ready(i, PRE) <= self.clk {
-                        return Some(Issue { command: Command::Precharge, bank: i, row: 0, queue_index: None });
-                    }
-                    all = false;
-                }
-                None => all &= self.ready(i, REF) <= self.clk,
-            }
+        let clk = self.now_relative();
+        let ready = |k: usize| self.lanes.iter().enumerate().fold(0, |m, (b, block)| m | at_most(&block.ready[k], clk) << (b * LANE_BLOCK));
+        // The first open bank (in bank order) that may precharge.
+        let pre = self.open_banks & ready(PRE);
+        if pre != 0 {
+            return Some(Issue { command: Command::Precharge, bank: pre.trailing_zeros() as usize, row: 0, queue_index: None });
         }
-        all.then_some(Issue { command: Command::Refresh, bank: 0, row: 0, queue_index: None })
+        let all = u64::MAX >> (64 - self.banks.len());
+        (self.open_banks == 0 && ready(REF) & all == all).then_some(Issue { command: Command::Refresh, bank: 0, row: 0, queue_index: None })
     }
 
     /// The first bank, in round-robin order from bank `start` and
@@ -536,12 +680,8 @@ impl Channel {
     /// (bank counts are powers of two).
     #[inline]
     fn first_ready(&self, start: usize, skip: usize) -> Option<usize> {
-        let clk = self.relative(self.clk);
         let n = self.queues.len();
-        let ready = match self.lanes.as_slice() {
-            [block] => block.ready_mask(clk),
-            blocks => blocks.iter().enumerate().fold(0, |m, (b, block)| m | block.ready_mask(clk) << (b * LANE_BLOCK)),
-        };
+        let ready = self.ready_banks();
         let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
         // Rotate right by `start` within n bits (`start` < n).
         let rotated = (ready >> start | ready.checked_shl((n - start) as u32).unwrap_or(0)) & all;
@@ -549,19 +689,32 @@ impl Channel {
         (left != 0).then(|| left.trailing_zeros() as usize)
     }
 
+    /// Bit q: bank q's `next` has come (it may have a ready command).
+    #[inline(always)]
+    fn ready_banks(&self) -> u64 {
+        let clk = self.now_relative();
+        match self.lanes.as_slice() {
+            [block] => block.ready_mask(clk),
+            blocks => blocks.iter().enumerate().fold(0, |m, (b, block)| m | block.ready_mask(clk) << (b * LANE_BLOCK)),
+        }
+    }
+
     /// The first ready command of the per-bank queues, taken round robin
     /// from the queue after the last one that issued.
     fn pick(&mut self) -> Option<Issue> {
         let n = self.queues.len();
-        let start = if self.rr + 1 == n { 0 } else { self.rr + 1 };
-        let position = self.first_ready(start, 0)?;
-        let q = (start + position) & (n - 1);
+        let start = self.rr_start;
+        let ready = self.ready_banks();
+        if ready == 0 {
+            return None;
+        }
+        let q = first_from(ready, start);
         match self.evaluate(q) {
             Some(i) => {
-                self.rr = q;
+                self.rr_start = (q + 1) & (n - 1);
                 Some(i)
             }
-            None => self.pick_after(start, position + 1),
+            None => self.pick_after(start, ((q + n - start) & (n - 1)) + 1),
         }
     }
 
@@ -574,7 +727,7 @@ impl Channel {
         while let Some(position) = self.first_ready(start, skip) {
             let q = (start + position) & (n - 1);
             if let Some(i) = self.evaluate(q) {
-                self.rr = q;
+                self.rr_start = (q + 1) & (n - 1);
                 return Some(i);
             }
             skip = position + 1;
@@ -600,14 +753,7 @@ impl Channel {
         let (rd, wr, act) = (rd > 0, wr > 0, waits & !open);
         let head_misses = queue.first().map_or(0, |h| h.row) != b.open.unwrap_or(0);
         let pre = waits & open & head_misses & (!(rd | wr) | (b.hits >= self.t.row_hit_limit));
-        let mask = |needed: bool| (needed as i16 - 1) & NEVER;
-        let (block, i) = (&mut self.lanes[q / LANE_BLOCK], q % LANE_BLOCK);
-        let mut next = NEVER;
-        for (k, m) in [(RD, mask(rd)), (WR, mask(wr)), (ACT, mask(act)), (PRE, mask(pre))] {
-            block.need[k][i] = m;
-            next = next.min(block.ready[k][i] | m);
-        }
-        block.next[i] = next;
+        self.set_need(q, [rd, wr, act, pre]);
     }
 
     /// FR-FCFS within the queue of a bank with a queued request: the first
@@ -619,7 +765,7 @@ impl Channel {
         let queue = &self.queues[q];
         let head = queue[0];
         let b = &self.banks[q];
-        let clk = self.relative(self.clk);
+        let clk = self.now_relative();
         let block = &self.lanes[q / LANE_BLOCK];
         let ready = |k: usize| block.ready[k][q % LANE_BLOCK];
         let Some(row) = b.open else {
@@ -657,89 +803,153 @@ impl Channel {
         None
     }
 
+    /// Issue `c` in the current cycle (inlined: the cycle's two call sites
+    /// are its only ones).
+    #[inline(always)]
     fn issue(&mut self, c: Issue, done: &mut Vec<Completion>) {
-        let clk = self.clk;
-        let now = self.relative(clk);
-        match c.command {
-            Command::Refresh => {
-                for block in &mut self.lanes {
-                    for k in [ACT, REF] {
-                        block.spread(k, -1, 0, now + self.t.t_rfc as i16);
-                    }
-                    block.update_next();
-                }
-                self.refresh_waiting = false;
-                self.stats.refreshes += 1;
-                return;
-            }
-            Command::Activate => {
-                self.banks[c.bank].open = Some(c.row);
-                self.banks[c.bank].hits = 0;
-                let mut h = [0u8; 2];
-                for e in self.queues[c.bank].iter().filter(|e| e.row == c.row) {
-                    h[e.write as usize] += 1;
-                }
-                self.banks[c.bank].open_hits = h;
-                self.faw[self.faw_oldest] = clk + self.t.t_faw;
-                self.faw_oldest = (self.faw_oldest + 1) & 3;
-                self.stats.activations += 1;
-            }
-            Command::Precharge => {
-                self.banks[c.bank].open = None;
-                self.banks[c.bank].hits = 0;
-                self.banks[c.bank].open_hits = [0; 2];
-                self.stats.precharges += 1;
-            }
-            Command::Read | Command::Write => {
-                if self.queues[c.bank].len() == self.t.command_queue {
-                    self.queues_with_room += 1;
-                    self.full &= !(1u64 << c.bank);
-                }
-                let r = self.queues[c.bank].remove(c.queue_index.expect("a column command serves a queued request"));
-                self.queued_commands -= 1;
-                self.queued_writes -= r.write as usize;
-                self.banks[c.bank].open_hits[r.write as usize] -= 1;
-                self.banks[c.bank].used = true;
-                let b = &mut self.banks[c.bank];
-                if b.hits > 0 {
-                    self.stats.row_hits += 1;
-                }
-                b.hits += 1;
-                let cycle = if r.write {
-                    self.stats.writes += 1;
-                    self.pending_writes -= 1;
-                    self.write_filter[filter_slot(r.key())] -= 1;
-                    clk + self.t.write_delay
-                } else {
-                    self.stats.reads += 1;
-                    clk + self.t.read_delay
-                };
-                done.push(Completion { id: r.id, arrival: r.arrival, cycle, write: r.write });
-            }
+        let now = self.now_relative();
+        // Tests rather than a `match`: a jump table's target is hard to
+        // predict when the kinds of command alternate.
+        if c.command == Command::Activate {
+            self.activate(c.bank, c.row, now);
+        } else if c.command == Command::Precharge {
+            self.precharge(c.bank, now);
+        } else if c.command == Command::Refresh {
+            self.refresh(now);
+        } else {
+            self.column(c, now, done);
         }
-        let u = &self.spreads[c.command as usize];
-        // The new oldest activation's expiry (no bank activates before);
-        // 0 for the other commands.
-        let faw = if c.command == Command::Activate { self.relative(self.faw[self.faw_oldest]) } else { 0 };
-        let group = self.banks[c.bank].group as i16;
-        let wide = u.wide | ((c.command == Command::Activate) as u8) << ACT;
-        if wide != 0 {
-            for block in &mut self.lanes {
-                for k in 0..5 {
-                    if wide >> k & 1 != 0 {
-                        block.spread(k, group, (now + u.group[k]).max(faw), (now + u.other[k]).max(faw));
-                    }
-                }
-                block.update_next();
+    }
+
+    /// Issue an ACT of `row` in bank `q` at relative cycle `now`.
+    #[inline(always)]
+    fn activate(&mut self, q: usize, row: u32, now: i16) {
+        // One borrow of the bank (repeated indexing reloads and re-checks
+        // the vector after every store).
+        let b = &mut self.banks[q];
+        b.open = Some(row);
+        self.open_banks |= 1u64 << q;
+        b.hits = 0;
+        let mut h = [0u8; 2];
+        for e in self.queues[q].iter().filter(|e| e.row == row) {
+            h[e.write as usize] += 1;
+        }
+        b.open_hits = h;
+        self.faw[self.faw_oldest] = self.clk + self.t.t_faw;
+        self.faw_oldest = (self.faw_oldest + 1) & 3;
+        self.stats.activations += 1;
+        // The spacings to the other banks' ACTs, with tFAW: no bank
+        // activates before the new oldest activation expires.
+        let faw = self.relative(self.faw[self.faw_oldest]);
+        let at = self.wide_at(0, self.banks[q].group);
+        for (b, block) in self.lanes.iter_mut().enumerate() {
+            block.raise_all(ACT, &self.wide[at + 2 * b], now, faw);
+            block.update_next();
+        }
+        // The bank's own spacings; it may only serve its row hits next (an
+        // ACT opens the row of its queue's head).
+        self.raise(q, now, Command::Activate, BANK_KINDS[0]);
+        self.set_need(q, [h[0] > 0, h[1] > 0, false, false]);
+    }
+
+    /// Issue a PRE of bank `q` at relative cycle `now`.
+    #[inline(always)]
+    fn precharge(&mut self, q: usize, now: i16) {
+        let b = &mut self.banks[q];
+        b.open = None;
+        self.open_banks &= !(1u64 << q);
+        b.hits = 0;
+        b.open_hits = [0; 2];
+        self.stats.precharges += 1;
+        // No spacings to other banks; it may only activate next.
+        self.raise(q, now, Command::Precharge, BANK_KINDS[1]);
+        self.set_need(q, [false, false, !self.queues[q].is_empty(), false]);
+    }
+
+    /// Issue the READ or WRITE `c` at relative cycle `now`.
+    #[inline(always)]
+    fn column(&mut self, c: Issue, now: i16, done: &mut Vec<Completion>) {
+        let (q, clk) = (c.bank, self.clk);
+        let queue = &mut self.queues[q];
+        if queue.len() == self.t.command_queue {
+            self.queues_with_room += 1;
+            self.full &= !(1u64 << q);
+        }
+        let r = queue.remove(c.queue_index.expect("a column command serves a queued request"));
+        self.queued_commands -= 1;
+        self.queued_writes -= r.write as usize;
+        let b = &mut self.banks[q];
+        b.open_hits[r.write as usize] -= 1;
+        b.used = true;
+        self.stats.row_hits += (b.hits > 0) as u64;
+        b.hits += 1;
+        let cycle = if r.write {
+            self.stats.writes += 1;
+            self.pending_writes -= 1;
+            self.write_filter[filter_slot(r.key())] -= 1;
+            clk + self.t.write_delay
+        } else {
+            self.stats.reads += 1;
+            clk + self.t.read_delay
+        };
+        done.push(Completion { id: r.id, arrival: r.arrival, cycle, write: r.write });
+        // The spacings to the other banks' READs and WRITEs.
+        let at = self.wide_at(c.command as usize - 1, self.banks[q].group);
+        for (b, block) in self.lanes.iter_mut().enumerate() {
+            block.raise_all(RD, &self.wide[at + 2 * b], now, 0);
+            block.raise_all(WR, &self.wide[at + 2 * b + 1], now, 0);
+            block.update_next();
+        }
+        self.raise(q, now, c.command, BANK_KINDS[2]);
+        self.update_bank(q);
+    }
+
+    /// Where in [`Channel::wide`] the lane offsets of a command of
+    /// `WIDE_KINDS` slot `slot` in group `group` start: two rows per block
+    /// (the slot's kinds).
+    #[inline(always)]
+    fn wide_at(&self, slot: usize, group: usize) -> usize {
+        (slot * self.t.bank_groups + group) * 2 * self.lanes.len()
+    }
+
+    /// Raise bank `q`'s ready cycles of `kinds` by the spacings `command`
+    /// (issued at relative cycle `now`) puts on its own bank.
+    #[inline(always)]
+    fn raise(&mut self, q: usize, now: i16, command: Command, kinds: &[usize]) {
+        let d = &self.spreads[command as usize].bank;
+        let (block, i) = (&mut self.lanes[q / LANE_BLOCK], q % LANE_BLOCK);
+        for &k in kinds {
+            block.ready[k][i] = block.ready[k][i].max(now + d[k]);
+        }
+    }
+
+    /// Bank `q` may next issue the command kinds of `need` ([`RD`],
+    /// [`WR`], [`ACT`], [`PRE`]): set its `need` lanes and its `next`.
+    #[inline(always)]
+    fn set_need(&mut self, q: usize, need: [bool; 4]) {
+        let mask = |needed: bool| (needed as i16 - 1) & NEVER;
+        let (block, i) = (&mut self.lanes[q / LANE_BLOCK], q % LANE_BLOCK);
+        let mut next = NEVER;
+        for (k, n) in need.into_iter().enumerate() {
+            let m = mask(n);
+            block.need[k][i] = m;
+            next = next.min(block.ready[k][i] | m);
+        }
+        block.next[i] = next;
+    }
+
+    /// Issue an all-bank refresh (out of line: rare).
+    #[cold]
+    #[inline(never)]
+    fn refresh(&mut self, now: i16) {
+        for block in &mut self.lanes {
+            for k in [ACT, REF] {
+                block.spread(k, -1, 0, now + self.t.t_rfc as i16);
             }
+            block.update_next();
         }
-        // Every kind, without a branch: a spacing of 0 raises a ready
-        // cycle to `now`, which changes nothing (that cycle has come).
-        let (block, i) = (&mut self.lanes[c.bank / LANE_BLOCK], c.bank % LANE_BLOCK);
-        for (k, d) in u.bank.iter().enumerate() {
-            block.ready[k][i] = block.ready[k][i].max(now + d);
-        }
-        self.update_bank(c.bank);
+        self.refresh_waiting = false;
+        self.stats.refreshes += 1;
     }
 
     /// First cycle bank `q` may take command kind `k`.
@@ -773,6 +983,7 @@ impl Channel {
                 self.draining -= 1;
                 let r = self.writes.pop(b);
                 self.enqueue(r);
+                self.recheck_admit();
                 return true;
             }
         }
@@ -781,6 +992,7 @@ impl Channel {
         };
         let r = self.reads.pop(b);
         self.enqueue(r);
+        self.recheck_admit();
         true
     }
 
@@ -793,6 +1005,7 @@ impl Channel {
     }
 
     /// Put `r` into its bank's command queue.
+    #[inline(always)]
     fn enqueue(&mut self, r: Request) {
         let q = r.bank as usize;
         if self.banks[q].open == Some(r.row) {
@@ -810,27 +1023,31 @@ impl Channel {
 
     /// The first cycle after the current one at which anything can change
     /// (no command was ready and no transaction could move this cycle).
+    #[inline(always)]
     fn next_change(&self) -> u64 {
-        let mut next = u64::MAX;
-        if self.t.refresh {
-            next = next.min(self.next_refresh);
-        }
-        if let Some(r) = self.front.front() {
-            let room = if r.write { self.writes.len() } else { self.reads.len() } < self.t.transaction_queue;
-            if room {
-                next = next.min(r.arrival);
-            }
-        }
+        let mut next = self.next_refresh.min(self.admit_at);
         if self.refresh_waiting {
-            for (q, b) in self.banks.iter().enumerate() {
-                next = next.min(if b.open.is_some() { self.ready(q, PRE) } else { self.ready(q, REF) });
-            }
+            let first = (0..self.banks.len()).fold(NEVER, |m, q| {
+                let kind = if self.open_banks >> q & 1 != 0 { PRE } else { REF };
+                m.min(self.lanes[q / LANE_BLOCK].ready[kind][q % LANE_BLOCK])
+            });
+            next = next.min(self.absolute(first));
         } else {
-            let first = self.lanes.iter().flat_map(|l| l.next).fold(NEVER, |m, v| m.min(v));
+            // Per block a fixed-length minimum (it vectorizes), then across blocks.
+            let first = self.lanes.iter().map(|l| l.next.iter().fold(NEVER, |m, &v| m.min(v))).fold(NEVER, i16::min);
             next = next.min(self.absolute(first));
         }
         next.max(self.clk)
     }
+}
+
+/// The first bank of the non-empty set `ready` in round-robin order from
+/// bank `start`: the first from `start` on, else (round the end) from bank
+/// 0; no rotate needed (bits past the channel's banks are 0).
+#[inline(always)]
+fn first_from(ready: u64, start: usize) -> usize {
+    let later = ready & (u64::MAX << start);
+    (if later != 0 { later } else { ready }).trailing_zeros() as usize
 }
 
 /// The slot of sector `key` in [`Channel::write_filter`] (a multiplicative
@@ -939,7 +1156,17 @@ impl TransactionQueue {
     /// A transaction to sector `key` is here.
     fn contains(&self, key: u64) -> bool {
         let b = (key >> 48) as usize;
-        (0..self.rings[b].1).any(|i| self.slots[self.slot(b, i)].1.key() == key)
+        let (first, n) = self.rings[b];
+        // The bank's ring as up to two runs of slots (no wrap per entry);
+        // its entries are all of bank `b`, so the row and column decide.
+        let ring = &self.slots[b * self.capacity..(b + 1) * self.capacity];
+        let (a, wrapped) = if first + n <= self.capacity {
+            (&ring[first..first + n], &ring[..0])
+        } else {
+            (&ring[first..], &ring[..first + n - self.capacity])
+        };
+        let (row, column) = ((key >> 16) as u32, key as u16);
+        a.iter().chain(wrapped).any(|(_, r)| r.row == row && r.column == column)
     }
 }
 
@@ -1009,8 +1236,9 @@ mod tests {
         (done, ch.stats, ch.simulated_cycles)
     }
 
-    /// The mask-and-rotate search gives the round-robin order's first
-    /// ready bank, as a scan bank by bank would, for 4 to 64 banks.
+    /// The mask-and-rotate search, and the pick's first-from-start, give
+    /// the round-robin order's first ready bank, as a scan bank by bank
+    /// would, for 4 to 64 banks.
     #[test]
     fn first_ready_is_the_first_ready_bank_in_round_robin_order() {
         let mut x = 0x2545_F491_4F6C_DD1Du64;
@@ -1038,6 +1266,10 @@ mod tests {
                 let skip = rnd() as usize % (n + 1);
                 let naive = (skip..n).find(|&p| ch.lanes[((start + p) % n) / LANE_BLOCK].next[((start + p) % n) % LANE_BLOCK] <= 100);
                 assert_eq!(ch.first_ready(start, skip), naive, "{n} banks, start {start}, skip {skip}");
+                // The pick's shortcut for no skip: the same bank.
+                let ready = ch.ready_banks();
+                let first = (0..n).find(|&p| ch.lanes[((start + p) % n) / LANE_BLOCK].next[((start + p) % n) % LANE_BLOCK] <= 100);
+                assert_eq!((ready != 0).then(|| first_from(ready, start)), first.map(|p| (start + p) % n), "{n} banks, start {start}");
             }
         }
     }

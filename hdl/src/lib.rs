@@ -62,6 +62,7 @@ pub mod mag_bdi_encodings;
 pub mod mag_bdi_unit;
 pub mod memory_port;
 pub mod metadata_cache;
+pub mod part_sizes;
 pub mod pipelined_controller;
 pub mod pipelined_metadata_cache;
 pub mod read_planner;

@@ -2,6 +2,7 @@
 //! buddy sectors a read needs once its class is known, requested one per
 //! cycle per memory, and the part layouts the sector gather needs.
 
+use crate::part_sizes::PartSizes;
 use crate::request_contexts::CONTEXT_BITS;
 use crate::sector_gather::SECTOR_INDEX_BITS;
 use rust_hdl::prelude::*;
@@ -99,8 +100,7 @@ pub struct ReadPlanner {
     j_bud_next: DFF<Bits<SECTOR_INDEX_BITS>>,
     j_dev_base: DFF<Bits<64>>,
     j_bud_base: DFF<Bits<64>>,
-    class_bytes: Signal<Local, Bits<9>>,
-    part: Signal<Local, Bits<9>>,
+    sizes: PartSizes,
     dev_bytes: Signal<Local, Bits<9>>,
     bud_bytes: Signal<Local, Bits<9>>,
     dev_end: Signal<Local, Bits<9>>,
@@ -187,47 +187,14 @@ impl Logic for ReadPlanner {
 
         // The job's parts, from its class and translation (9-bit sums:
         // offset + bytes + 31 < 512).
-        self.class_bytes.next = 0.into();
-        match self.in_class.val().index() {
-            1 => {
-                self.class_bytes.next = 8.into();
-            }
-            2 => {
-                self.class_bytes.next = 16.into();
-            }
-            3 => {
-                self.class_bytes.next = 32.into();
-            }
-            4 => {
-                self.class_bytes.next = 64.into();
-            }
-            5 => {
-                self.class_bytes.next = 80.into();
-            }
-            6 => {
-                self.class_bytes.next = 96.into();
-            }
-            7 => {
-                self.class_bytes.next = 128.into();
-            }
-            _ => {}
-        }
-        self.part.next = bit_cast::<9, 8>(self.in_device_part_bytes.val());
-        self.dev_bytes.next = self.class_bytes.val();
-        if self.class_bytes.val() > self.part.val() {
-            self.dev_bytes.next = self.part.val();
-        }
-        self.bud_bytes.next = 0.into();
-        if self.class_bytes.val() > self.part.val() {
-            self.bud_bytes.next = self.class_bytes.val() - self.part.val();
-        }
-        if self.in_kind.val() == 1 {
-            // kind::SLOT
-            self.dev_bytes.next = self.part.val();
-        }
-        if !self.in_compressed.val() {
-            self.dev_bytes.next = 128.into();
-            self.bud_bytes.next = 0.into();
+        self.sizes.size_class.next = self.in_class.val();
+        self.sizes.compressed.next = self.in_compressed.val();
+        self.sizes.part_bytes.next = self.in_device_part_bytes.val();
+        self.dev_bytes.next = self.sizes.device_bytes.val();
+        self.bud_bytes.next = self.sizes.buddy_bytes.val();
+        if (self.in_kind.val() == 1) & self.in_compressed.val() {
+            // kind::SLOT: the whole device part.
+            self.dev_bytes.next = bit_cast::<9, 8>(self.in_device_part_bytes.val());
         }
         self.dev_end.next = bit_cast::<9, 5>(self.in_device_address.val().get_bits::<5>(0)) + self.dev_bytes.val() + bits::<9>(31);
         self.bud_end.next = bit_cast::<9, 5>(self.in_buddy_address.val().get_bits::<5>(0)) + self.bud_bytes.val() + bits::<9>(31);

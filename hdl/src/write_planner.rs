@@ -3,6 +3,7 @@
 //! sectors of an uncompressed page), one per cycle per memory.
 
 use crate::entry_bits::EntryBits;
+use crate::part_sizes::PartSizes;
 use crate::request_contexts::CONTEXT_BITS;
 use crate::sector_lanes::SectorPick;
 use rust_hdl::prelude::*;
@@ -95,8 +96,7 @@ pub struct WritePlanner {
     dev_pick: SectorPick,
     buddy_pick: SectorPick,
     /// The job's parts, from its class and translation.
-    class_bytes: Signal<Local, Bits<9>>,
-    part: Signal<Local, Bits<9>>,
+    sizes: PartSizes,
     dev_bytes: Signal<Local, Bits<9>>,
     bud_bytes: Signal<Local, Bits<9>>,
     dev_first: Signal<Local, Bits<9>>,
@@ -227,40 +227,11 @@ impl Logic for WritePlanner {
         self.take.next = self.in_valid.val() & self.in_ready.val();
 
         // The job's parts (9-bit sums: lead bytes + part bytes + 31 < 512).
-        self.class_bytes.next = 0.into();
-        match self.in_class.val().index() {
-            1 => {
-                self.class_bytes.next = 8.into();
-            }
-            2 => {
-                self.class_bytes.next = 16.into();
-            }
-            3 => {
-                self.class_bytes.next = 32.into();
-            }
-            4 => {
-                self.class_bytes.next = 64.into();
-            }
-            5 => {
-                self.class_bytes.next = 80.into();
-            }
-            6 => {
-                self.class_bytes.next = 96.into();
-            }
-            7 => {
-                self.class_bytes.next = 128.into();
-            }
-            _ => {}
-        }
-        self.part.next = bit_cast::<9, 8>(self.in_device_part_bytes.val());
-        self.dev_bytes.next = self.class_bytes.val();
-        if self.class_bytes.val() > self.part.val() {
-            self.dev_bytes.next = self.part.val();
-        }
-        self.bud_bytes.next = 0.into();
-        if self.class_bytes.val() > self.part.val() {
-            self.bud_bytes.next = self.class_bytes.val() - self.part.val();
-        }
+        self.sizes.size_class.next = self.in_class.val();
+        self.sizes.compressed.next = self.in_compressed.val();
+        self.sizes.part_bytes.next = self.in_device_part_bytes.val();
+        self.dev_bytes.next = self.sizes.device_bytes.val();
+        self.bud_bytes.next = self.sizes.buddy_bytes.val();
         self.dev_first.next = bit_cast::<9, 5>(self.in_device_address.val().get_bits::<5>(0));
         self.bud_first.next = bit_cast::<9, 5>(self.in_buddy_address.val().get_bits::<5>(0));
         // One past the last sector's index, times 32: a part of n bytes

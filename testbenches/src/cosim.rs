@@ -24,6 +24,12 @@ pub fn hex_field(value: u64, width: usize) -> String {
     format!("{value:0digits$x}", digits = width.div_ceil(4))
 }
 
+/// Words as one hex field, the last word first (the most significant,
+/// as Verilog prints a vector).
+pub fn words_hex(words: &[u32]) -> String {
+    words.iter().rev().map(|w| format!("{w:08x}")).collect()
+}
+
 fn padded(width: usize) -> usize {
     width.div_ceil(4) * 4
 }

@@ -9,8 +9,8 @@
 use std::collections::VecDeque;
 use std::io::Write;
 
-use crate::cosim::hex_field;
-use crate::stream::{settle, VcdTrace};
+use crate::cosim::{hex_field, words_hex};
+use crate::stream::{sector_bits, sector_words, settle, VcdTrace};
 use buddy_hdl::memory_port::{data_tag, fill_tag, FILLS};
 use buddy_hdl::MemoryPort;
 use rand::{Rng, SeedableRng};
@@ -119,22 +119,6 @@ pub const PORTS: crate::cosim::CosimPorts = crate::cosim::CosimPorts {
         ("mem_resp_ready", 1),
     ],
 };
-
-fn words_hex(words: &[u32]) -> String {
-    words.iter().rev().map(|w| format!("{w:08x}")).collect()
-}
-
-fn sector_words(b: &Bits<256>) -> Sector {
-    std::array::from_fn(|m| b.get_bits::<32>(32 * m).to_u32())
-}
-
-fn sector_bits(data: &Sector) -> Bits<256> {
-    let mut b = Bits::<256>::default();
-    for (m, &w) in data.iter().enumerate() {
-        b.set_bits::<32>(32 * m, (w as u64).into());
-    }
-    b
-}
 
 fn line(dut: &MemoryPort) -> String {
     let b = |v: bool| hex_field(v as u64, 1);

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use crate::entries::random_entries;
-use crate::stream::settle;
+use crate::stream::{sector_bits, sector_words, settle};
 use buddy_golden::controller_slice::{write_nibble_in_memory, ControllerSlice, SliceConfig, SliceError, SliceMemory};
 use buddy_golden::metadata_cache::{MetadataCacheConfig, SectorMemory};
 use buddy_golden::translation::{translate_entry, BuddyRegisters, PageSize, Pte, TranslationFault};
@@ -226,15 +226,34 @@ pub fn lockstep_lines(
     on_big_stack(move || run_slice(algorithm, seed, requests, p_write, 0.7, 0.7, max_latency, true))
 }
 
-/// The slice's model is several megabytes: build and run it on a thread
-/// with room for it.
-fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> Result<T, String> + Send + 'static) -> Result<T, String> {
+/// Run `f` on a thread with room for the slice's model (several
+/// megabytes: building it overflows a test thread's stack).
+///
+/// # Errors
+/// `f`'s, or the thread could not start or panicked.
+pub fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> Result<T, String> + Send + 'static) -> Result<T, String> {
     std::thread::Builder::new()
         .stack_size(1 << 30)
         .spawn(f)
         .map_err(|e| format!("cannot start the simulation thread: {e}"))?
         .join()
         .map_err(|_| "the simulation thread panicked".to_string())?
+}
+
+/// The emitted Verilog of the slice of `algorithm`, as module `name`.
+///
+/// # Errors
+/// A structural check of rust-hdl failed.
+pub fn verilog(algorithm: Algorithm, name: &'static str, revision: &'static str) -> Result<String, String> {
+    fn emit<U: Block>(mut uut: Box<U>, name: &str, revision: &str) -> Result<String, String> {
+        uut.connect_all();
+        buddy_hdl::verilog::emit(&*uut, name, revision)
+    }
+    on_big_stack(move || match algorithm {
+        Algorithm::Bpc => emit(Box::new(PipelinedController::default()), name, revision),
+        Algorithm::Zvc => emit(Box::new(PipelinedControllerZvc::default()), name, revision),
+        Algorithm::MagBdi(mag) => emit(Box::new(PipelinedControllerMagBdi::new(mag)), name, revision),
+    })
 }
 
 /// Lock-step inputs of `pipelined_controller` (line order).
@@ -297,8 +316,8 @@ macro_rules! slice_driver {
         fn $line(dut: &$dut) -> String {
             use crate::cosim::hex_field;
             let b = |v: bool| hex_field(v as u64, 1);
-            let words = |w: &[u32]| -> String { w.iter().rev().map(|x| format!("{x:08x}")).collect() };
-            let sector = |v: &Bits<256>| -> String { words(&std::array::from_fn::<u32, 8, _>(|m| v.get_bits::<32>(32 * m).to_u32())) };
+            let words = crate::cosim::words_hex;
+            let sector = |v: &Bits<256>| -> String { words(&sector_words(v)) };
             [
                 b(dut.reset.val()),
                 hex_field(dut.gbbr.val().to_u64(), 64),
@@ -464,16 +483,9 @@ macro_rules! slice_driver {
                     }
                 }
                 let mem_ready = [rng.gen_bool(p_ready), rng.gen_bool(p_ready)];
-                let sector_bits = |w: [u32; 8]| {
-                    let mut b = Bits::<256>::default();
-                    for (m, &x) in w.iter().enumerate() {
-                        b.set_bits::<32>(32 * m, (x as u64).into());
-                    }
-                    b
-                };
                 for m in 0..2 {
                     let (valid, tag, data) = match answers[m] {
-                        Some(i) => (true, pending[m][i].1, sector_bits(pending[m][i].2)),
+                        Some(i) => (true, pending[m][i].1, sector_bits(&pending[m][i].2)),
                         None => (false, 0, Bits::<256>::default()),
                     };
                     if m == 0 {

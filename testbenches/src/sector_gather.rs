@@ -8,8 +8,8 @@
 use std::collections::VecDeque;
 use std::io::Write;
 
-use crate::cosim::hex_field;
-use crate::stream::{settle, VcdTrace};
+use crate::cosim::{hex_field, words_hex};
+use crate::stream::{sector_bits, sector_words, settle, VcdTrace};
 use buddy_hdl::request_contexts::CONTEXTS;
 use buddy_hdl::SectorGather;
 use rand::seq::SliceRandom;
@@ -196,14 +196,6 @@ pub const PORTS: crate::cosim::CosimPorts = crate::cosim::CosimPorts {
     outputs: &[("plan_ready", 1), ("dev_ready", 1), ("buddy_ready", 1), ("out_valid", 1), ("out_id", 7), ("out_payload", 1024)],
 };
 
-fn words_hex(words: &[u32]) -> String {
-    words.iter().rev().map(|w| format!("{w:08x}")).collect()
-}
-
-fn sector_words(b: &Bits<256>) -> [u32; SECTOR_WORDS] {
-    std::array::from_fn(|m| b.get_bits::<32>(32 * m).to_u32())
-}
-
 fn line(dut: &SectorGather) -> String {
     let b = |v: bool| hex_field(v as u64, 1);
     [
@@ -232,14 +224,6 @@ fn line(dut: &SectorGather) -> String {
         words_hex(&dut.out_payload.val().to_words()),
     ]
     .concat()
-}
-
-fn sector_bits(data: &[u32; SECTOR_WORDS]) -> Bits<256> {
-    let mut b = Bits::<256>::default();
-    for (m, &w) in data.iter().enumerate() {
-        b.set_bits::<32>(32 * m, (w as u64).into());
-    }
-    b
 }
 
 /// The sectors of a part of `words` words starting `lead` words into its

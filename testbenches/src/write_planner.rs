@@ -8,9 +8,9 @@
 use std::collections::VecDeque;
 use std::io::Write;
 
-use crate::cosim::hex_field;
+use crate::cosim::{hex_field, words_hex};
 use crate::read_planner::valid_accesses;
-use crate::stream::{settle, VcdTrace};
+use crate::stream::{sector_words, settle, VcdTrace};
 use crate::translation::Access;
 use buddy_golden::translation::{translate_entry, SECTOR_BYTES};
 use buddy_golden::SizeClass;
@@ -208,14 +208,6 @@ pub const PORTS: crate::cosim::CosimPorts = crate::cosim::CosimPorts {
         ("done_id", 7),
     ],
 };
-
-fn words_hex(words: &[u32]) -> String {
-    words.iter().rev().map(|w| format!("{w:08x}")).collect()
-}
-
-fn sector_words(b: &Bits<256>) -> [u32; 8] {
-    std::array::from_fn(|m| b.get_bits::<32>(32 * m).to_u32())
-}
 
 fn line(dut: &WritePlanner) -> String {
     let b = |v: bool| hex_field(v as u64, 1);

@@ -326,22 +326,7 @@ fn icarus_runs_pipelined_controllers_in_lock_step() {
         let (run, lines) = buddy_testbenches::pipelined_controller::lockstep_lines(algorithm, 30, 400, 0.4, 20).unwrap();
         assert!(run.reads > 150 && run.writes + run.partial_writes > 100, "{run:?}");
         let work = work_dir(&format!("cosim-pipelined-{}", algorithm.name()));
-        let verilog = std::thread::Builder::new()
-            .stack_size(1 << 30)
-            .spawn(move || {
-                fn emit<U: rust_hdl::prelude::Block>(mut uut: Box<U>) -> String {
-                    uut.connect_all();
-                    buddy_hdl::verilog::emit(&*uut, "pipelined_controller", "test").unwrap()
-                }
-                match algorithm {
-                    Algorithm::Bpc => emit(Box::new(buddy_hdl::PipelinedController::default())),
-                    Algorithm::Zvc => emit(Box::new(buddy_hdl::PipelinedControllerZvc::default())),
-                    Algorithm::MagBdi(mag) => emit(Box::new(buddy_hdl::PipelinedControllerMagBdi::new(mag))),
-                }
-            })
-            .unwrap()
-            .join()
-            .unwrap();
+        let verilog = buddy_testbenches::pipelined_controller::verilog(algorithm, "pipelined_controller", "test").unwrap();
         let design = work.join("pipelined_controller.v");
         std::fs::write(&design, verilog).unwrap();
         let tb = work.join("pipelined_controller_tb.v");

@@ -35,7 +35,10 @@ pub fn fill_tag(n: u64) -> u64 {
 /// waits as long as one above it offers; in the slice the ones above are
 /// bounded (4 fills, and writes by the compressor's one entry per cycle). A read is
 /// tagged `{0, context, sector}` (the read planner's tag), a fill
-/// `{1, 0, n mod 4}` (the `n`-th fill since reset); writes need no tag.
+/// `{1, 0, n mod 4}` (the `n`-th fill since reset), a sector write
+/// `{0, context, 0}` (not answered: the tag tells memory, or a driver
+/// counting traffic per request, whose write it is); a write-back's tag is
+/// don't care.
 /// Memory answers reads on `mem_resp_*` in any order: a data sector goes
 /// straight to `rd_out_*` (`mem_resp_ready` follows `rd_out_ready`); a
 /// fill is parked in one of 4 registers by its number and handed to the
@@ -51,6 +54,7 @@ pub fn fill_tag(n: u64) -> u64 {
 /// | `md_fill_valid`, `md_fill_ready`, `md_fill_data` | 1, 1, 256 | out, in, out | the oldest fill's sector, to the cache's `mem_fill_*` |
 /// | `wr_req_valid`, `wr_req_ready` | 1, 1 | in, out | a sector write (the write planner's `*_wr_*`) |
 /// | `wr_req_address`, `wr_req_data`, `wr_req_strobe` | 64, 256, 32 | in | sector-aligned byte address, data (byte `k` at `[8k +: 8]`), byte strobe |
+/// | `wr_req_id` | 7 | in | the writing request's context (into `mem_tag`) |
 /// | `rd_req_valid`, `rd_req_ready` | 1, 1 | in, out | a sector read (the read planner's `*_req_*`) |
 /// | `rd_req_id`, `rd_req_sector`, `rd_req_address` | 7, 3, 64 | in | its context, its index in the part, its sector-aligned byte address |
 /// | `rd_out_valid`, `rd_out_ready` | 1, 1 | out, in | a data sector answered (to the sector gather) |
@@ -58,7 +62,7 @@ pub fn fill_tag(n: u64) -> u64 {
 /// | `mem_valid`, `mem_ready` | 1, 1 | out, in | a request to memory |
 /// | `mem_write`, `mem_address` | 1, 64 | out | 1: write; sector-aligned byte address |
 /// | `mem_data`, `mem_strobe` | 256, 32 | out | a write's data and byte strobe (write-backs: every byte) |
-/// | `mem_tag` | 11 | out | a read's tag (`{fill, context, sector}`), answered with its data |
+/// | `mem_tag` | 11 | out | a read's tag (`{fill, context, sector}`), answered with its data; a write's `{0, context, 0}` |
 /// | `mem_resp_valid`, `mem_resp_ready` | 1, 1 | in, out | a read answered |
 /// | `mem_resp_tag`, `mem_resp_data` | 11, 256 | in | the read's tag, the sector |
 ///
@@ -82,6 +86,7 @@ pub struct MemoryPort {
     pub wr_req_address: Signal<In, Bits<64>>,
     pub wr_req_data: Signal<In, Bits<256>>,
     pub wr_req_strobe: Signal<In, Bits<32>>,
+    pub wr_req_id: Signal<In, Bits<CONTEXT_BITS>>,
     pub rd_req_valid: Signal<In, Bit>,
     pub rd_req_ready: Signal<Out, Bit>,
     pub rd_req_id: Signal<In, Bits<CONTEXT_BITS>>,
@@ -143,6 +148,7 @@ impl Logic for MemoryPort {
         if self.wr_req_valid.val() {
             self.mem_write.next = true;
             self.mem_address.next = self.wr_req_address.val();
+            self.mem_tag.next = bit_cast::<MEM_TAG_BITS, CONTEXT_BITS>(self.wr_req_id.val()) << 3;
         }
         if self.md_req_valid.val() {
             self.mem_write.next = self.md_req_write.val();

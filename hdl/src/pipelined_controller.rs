@@ -66,6 +66,12 @@ $(#[$doc])*
 /// | `dev_mem_*`, `dev_mem_resp_*` | as [`MemoryPort`]'s `mem_*` | | device memory: data sectors and metadata |
 /// | `bud_mem_*`, `bud_mem_resp_*` | as [`MemoryPort`]'s `mem_*` | | buddy-memory |
 /// | `in_flight` | 8 | out | requests in the slice (status) |
+/// | `md_lookup_valid`, `md_lookup_id`, `md_lookup_outcome` | 1, 7, 2 | out | status: a metadata lookup (a read's, or a write's reservation) answered this cycle, its request's context, its outcome (0 hit, 1 sector miss, 2 line miss: `metadata_cache::outcome`) |
+///
+/// The `dev_mem_tag` / `bud_mem_tag` of a sector write is `{0, context, 0}`
+/// and of a read `{0, context, sector}`, so memory (or a driver counting
+/// traffic per request) knows whose sector it is; a metadata fill's is
+/// `{1, 0, n mod 4}`.
 #[derive(LogicBlock, Default)]
 pub struct $name {
     pub clock: Signal<In, Clock>,
@@ -116,6 +122,9 @@ pub struct $name {
     pub bud_mem_resp_tag: Signal<In, Bits<MEM_TAG_BITS>>,
     pub bud_mem_resp_data: Signal<In, Bits<256>>,
     pub in_flight: Signal<Out, Bits<8>>,
+    pub md_lookup_valid: Signal<Out, Bit>,
+    pub md_lookup_id: Signal<Out, Bits<CONTEXT_BITS>>,
+    pub md_lookup_outcome: Signal<Out, Bits<2>>,
     contexts: RequestContexts,
     translator: AddressTranslator,
     /// Context ids through the translator, the decompressor and the
@@ -541,6 +550,10 @@ impl Logic for $name {
         self.mask_m.write_address.next = self.contexts.alloc_id.val();
         self.mask_m.write_data.next = self.req_mask.val();
         self.in_flight.next = self.contexts.in_use.val();
+        self.md_lookup_valid.next =
+            self.md.resp_valid.val() & self.md_resp_ready.val() & !self.f_sent.q.val() & !self.md_commit_resp.val();
+        self.md_lookup_id.next = self.md.resp_tag.val();
+        self.md_lookup_outcome.next = self.md.resp_outcome.val();
 
         // Translator -> X1 (the context RAMs get the translation).
         self.x_fault.next = self.translator.out_fault.val() != 0;
@@ -748,11 +761,13 @@ impl Logic for $name {
         self.dev_port.wr_req_address.next = self.writer.dev_wr_address.val();
         self.dev_port.wr_req_data.next = self.writer.dev_wr_data.val();
         self.dev_port.wr_req_strobe.next = self.writer.dev_wr_strobe.val();
+        self.dev_port.wr_req_id.next = self.writer.dev_wr_id.val();
         self.writer.dev_wr_ready.next = self.dev_port.wr_req_ready.val();
         self.bud_port.wr_req_valid.next = self.writer.buddy_wr_valid.val();
         self.bud_port.wr_req_address.next = self.writer.buddy_wr_address.val();
         self.bud_port.wr_req_data.next = self.writer.buddy_wr_data.val();
         self.bud_port.wr_req_strobe.next = self.writer.buddy_wr_strobe.val();
+        self.bud_port.wr_req_id.next = self.writer.buddy_wr_id.val();
         self.writer.buddy_wr_ready.next = self.bud_port.wr_req_ready.val();
         self.gather.dev_valid.next = self.dev_port.rd_out_valid.val();
         self.gather.dev_id.next = self.dev_port.rd_out_id.val();

@@ -66,6 +66,7 @@ pub const LOCKSTEP_INPUTS: &[(&str, usize)] = &[
     ("wr_req_address", 64),
     ("wr_req_data", 256),
     ("wr_req_strobe", 32),
+    ("wr_req_id", 7),
     ("rd_req_valid", 1),
     ("rd_req_id", 7),
     ("rd_req_sector", 3),
@@ -134,6 +135,7 @@ fn line(dut: &MemoryPort) -> String {
         hex_field(dut.wr_req_address.val().to_u64(), 64),
         s(&dut.wr_req_data.val()),
         hex_field(dut.wr_req_strobe.val().to_u64(), 32),
+        hex_field(dut.wr_req_id.val().to_u64(), 7),
         b(dut.rd_req_valid.val()),
         hex_field(dut.rd_req_id.val().to_u64(), 7),
         hex_field(dut.rd_req_sector.val().to_u64(), 3),
@@ -256,7 +258,7 @@ pub fn run(
                     address: sector_address(&mut rng),
                     data: random_sector(&mut rng),
                     strobe: rng.gen(),
-                    tag: 0,
+                    tag: data_tag(rng.gen_range(0..128), 0),
                 });
             }
             if rd.is_none() && rng.gen_bool(p_request) {
@@ -284,6 +286,7 @@ pub fn run(
         dut.wr_req_address.next = wr_in.address.into();
         dut.wr_req_data.next = sector_bits(&wr_in.data);
         dut.wr_req_strobe.next = (wr_in.strobe as u64).into();
+        dut.wr_req_id.next = (wr_in.tag >> 3).into();
         dut.rd_req_valid.next = rd.is_some();
         dut.rd_req_id.next = (rd_in.tag >> 3).into();
         dut.rd_req_sector.next = (rd_in.tag & 7).into();
@@ -329,7 +332,8 @@ pub fn run(
                     address: dut.mem_address.val().to_u64(),
                     data: if write { sector_words(&dut.mem_data.val()) } else { sent.map_or([0; 8], |r| r.data) },
                     strobe: if write { dut.mem_strobe.val().to_u32() } else { sent.map_or(0, |r| r.strobe) },
-                    tag: if write { sent.map_or(0, |r| r.tag) } else { dut.mem_tag.val().to_u64() },
+                    // A write-back's tag is don't care; a sector write's names its context.
+                    tag: if write && md.is_some() { sent.map_or(0, |r| r.tag) } else { dut.mem_tag.val().to_u64() },
                 }
             }),
             dut.mem_resp_ready.val(),

@@ -12,10 +12,11 @@ use std::collections::HashMap;
 use crate::entries::random_entries;
 use crate::stream::{sector_bits, sector_words, settle};
 use buddy_golden::controller_slice::{write_nibble_in_memory, ControllerSlice, SliceConfig, SliceError, SliceMemory};
-use buddy_golden::metadata_cache::{MetadataCacheConfig, SectorMemory};
+use buddy_golden::metadata_cache::{MetadataCacheConfig, Outcome, SectorMemory};
 use buddy_golden::translation::{translate_entry, BuddyRegisters, PageSize, Pte, TranslationFault};
 use buddy_golden::{Algorithm, Mag, SizeClass};
 use buddy_hdl::address_translator::fault;
+use buddy_hdl::metadata_cache::outcome as md_outcome;
 use buddy_hdl::{PipelinedController, PipelinedControllerMagBdi, PipelinedControllerZvc};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -151,6 +152,14 @@ fn scenario(algorithm: Algorithm, rng: &mut ChaCha8Rng, reads: usize, p_write: f
     out.push(Read { pte: pages[1].0, va: regs.heap_base - 256, write: None });
     out.shuffle(rng);
     (regs, memory, out)
+}
+
+fn outcome_code(o: Outcome) -> u64 {
+    match o {
+        Outcome::Hit => md_outcome::HIT,
+        Outcome::SectorMiss => md_outcome::SECTOR_MISS,
+        Outcome::LineMiss => md_outcome::LINE_MISS,
+    }
 }
 
 fn fault_code(f: &TranslationFault) -> u64 {
@@ -308,6 +317,9 @@ pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
     ("bud_mem_tag", 11, "bud_mem_valid"),
     ("bud_mem_resp_ready", 1, ""),
     ("in_flight", 8, ""),
+    ("md_lookup_valid", 1, ""),
+    ("md_lookup_id", 7, "md_lookup_valid"),
+    ("md_lookup_outcome", 2, "md_lookup_valid"),
 ];
 
 /// A driver (`$run`) and lock-step line writer (`$line`) for one slice type.
@@ -366,6 +378,9 @@ macro_rules! slice_driver {
                 hex_field(dut.bud_mem_tag.val().to_u64(), 11),
                 b(dut.bud_mem_resp_ready.val()),
                 hex_field(dut.in_flight.val().to_u64(), 8),
+                b(dut.md_lookup_valid.val()),
+                hex_field(dut.md_lookup_id.val().to_u64(), 7),
+                hex_field(dut.md_lookup_outcome.val().to_u64(), 2),
             ]
             .concat()
         }
@@ -394,22 +409,31 @@ macro_rules! slice_driver {
                 }
                 b
             };
-            // Golden answers, in request order.
-            let expected: Vec<Answer> = requests
+            // Golden answers, in request order, and the outcome of each
+            // request's (first) metadata lookup: `None` unknown (golden
+            // stops at an error), `Some(None)` no lookup.
+            let (expected, expected_lookup): (Vec<Answer>, Vec<Option<Option<u64>>>) = requests
                 .iter()
                 .map(|r| {
                     let served = match r.write {
                         None => golden.read(&r.pte, r.va, &mut memory),
                         Some((mask, data)) => golden.write(&r.pte, r.va, mask, &to_bytes(&data), &mut memory),
                     };
-                    match served {
+                    let lookup = served.as_ref().ok().map(|s| {
+                        let md = s.read.as_ref().and_then(|p| p.metadata.as_ref()).or(s.write.as_ref().and_then(|p| p.metadata.as_ref()));
+                        md.map(|m| outcome_code(m.outcome))
+                    });
+                    let answer = match served {
                         Ok(s) if r.write.is_none() => Answer::Entry(*s.entry.words()),
                         Ok(_) => Answer::Written,
                         Err(SliceError::Fault { fault, .. }) => Answer::Fault(fault_code(&fault)),
                         Err(SliceError::Decode { .. }) => Answer::DecodeError,
-                    }
+                    };
+                    (answer, lookup)
                 })
-                .collect();
+                .unzip();
+            // Per context in flight: the lookup outcome its status port gave.
+            let mut lookups: HashMap<u64, u64> = HashMap::new();
             golden.flush(&mut memory);
 
             let mut boxed = Box::new($make(algorithm));
@@ -514,6 +538,12 @@ macro_rules! slice_driver {
                     offered = false;
                 }
                 out.most_in_flight = out.most_in_flight.max(dut.in_flight.val().index());
+                if dut.md_lookup_valid.val() {
+                    let id = dut.md_lookup_id.val().to_u64();
+                    if !in_flight.contains_key(&id) || lookups.insert(id, dut.md_lookup_outcome.val().to_u64()).is_some() {
+                        return Err(format!("cycle {cycle}: a metadata lookup status for context {id}, not in flight or given twice"));
+                    }
+                }
                 if dut.resp_valid.val() && resp_ready && dut.resp_flush.val() {
                     if answered < requests.len() || next <= requests.len() {
                         return Err(format!("cycle {cycle}: a flush answered before it was asked for, or before every request"));
@@ -531,6 +561,13 @@ macro_rules! slice_driver {
                     } else {
                         Answer::Entry(dut.resp_entry.val().to_words())
                     };
+                    let lookup = lookups.remove(&id);
+                    if let Some(want) = expected_lookup[i].filter(|&w| w != lookup) {
+                        return Err(format!(
+                            "cycle {cycle}: request {i} ({:x?}): metadata lookup status {lookup:?}, golden {want:?}",
+                            requests[i]
+                        ));
+                    }
                     if got != expected[i] {
                         return Err(format!(
                             "cycle {cycle}: request {i} ({:x?}) answered {got:x?}, golden {:x?}",
@@ -576,6 +613,10 @@ macro_rules! slice_driver {
                         pending[m].swap_remove(i);
                     }
                     if valid && mem_ready[m] {
+                        let data_write = write && (m == 1 || address < regs.md_base);
+                        if data_write && !in_flight.contains_key(&(tag >> 3)) {
+                            return Err(format!("cycle {cycle}: a sector write tagged {tag:#x}, whose context is not in flight"));
+                        }
                         if write {
                             let space = if m == 0 { &mut hw_memory.device } else { &mut hw_memory.buddy };
                             for k in 0..32u64 {

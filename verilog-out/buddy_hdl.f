@@ -20,3 +20,6 @@ memory_port.v
 buddy_controller.v
 buddy_controller_zvc.v
 buddy_controller_mag_bdi32.v
+pipelined_controller.v
+pipelined_controller_zvc.v
+pipelined_controller_mag_bdi32.v

@@ -9,7 +9,7 @@ use anyhow::{bail, Context};
 use buddy_golden::translation::TargetRatio;
 use buddy_golden::Algorithm;
 use buddy_sim::annotation::AnnotationFile;
-use buddy_sim::memory_system::config::SimConfig;
+use buddy_sim::memory_system::config::{RtlSlice, SimConfig};
 use buddy_sim::memory_system::{run as run_sim, Mode, RtlOptions, SimInput, SimReport};
 use buddy_sim::trace::{Trace, TraceSource};
 use buddy_sim::Workload;
@@ -51,10 +51,16 @@ pub struct Args {
     /// Print the JSON reports instead of the summary.
     #[arg(long)]
     pub json: bool,
-    /// `fast`: golden models in place of the controllers; `rtl`: the
-    /// `BuddyController` hardware of every slice simulated in rust-hdl.
+    /// `fast`: golden models in place of the controllers; `rtl`: every
+    /// slice's hardware simulated in rust-hdl (see `--rtl-slice`).
     #[arg(long, default_value = "fast", value_parser = ["fast", "rtl"])]
     pub engine: String,
+    /// RTL engine's slice hardware (overrides `system.rtl_slice`):
+    /// `pipelined` (PipelinedController, up to 128 requests in flight;
+    /// compared with the paper's timing) or `serial` (BuddyController, one
+    /// request at a time; compared with the fast engine's hardware timing).
+    #[arg(long, value_name = "HW", value_parser = ["pipelined", "serial"])]
+    pub rtl_slice: Option<String>,
     /// Fast engine's controller timing (overrides `system.slice_timing`):
     /// `pipelined` (requests overlap in a slice, the paper's model) or
     /// `hardware` (one request at a time per slice on the BuddyController's
@@ -165,7 +171,8 @@ pub fn table(reports: &[SimReport]) -> String {
         first.writes,
         first.algorithm,
         match (first.engine, first.slice_timing.as_str()) {
-            ("rtl", _) => "RTL mode (BuddyController hardware in rust-hdl)",
+            ("rtl", "hardware") => "RTL mode (BuddyController hardware in rust-hdl, one request at a time per slice)",
+            ("rtl", _) => "RTL mode (PipelinedController hardware in rust-hdl)",
             (_, "hardware") => "fast mode (golden models, BuddyController timing)",
             _ => "fast mode (golden models, pipelined slices)",
         }
@@ -333,6 +340,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         config.system.slice_timing = t.clone();
     }
+    if let Some(h) = &args.rtl_slice {
+        if args.engine != "rtl" {
+            bail!("--rtl-slice {h} is for --engine rtl");
+        }
+        config.system.rtl_slice = h.clone();
+    }
     let workload = Workload::open(&path).with_context(|| format!("cannot open workload {}", path.display()))?;
     let prepared = prepare(&workload, args.annotation.as_deref(), args.snapshot)?;
     let modes: Vec<Mode> = match args.mode.as_str() {
@@ -364,7 +377,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     std::fs::write(args.out.join("epochs.csv"), epochs_csv(&reports)?)?;
     let mut text = table(&reports);
     let mut files = "sim.json, sim.csv, epochs.csv, summary.txt, config.toml";
-    if args.engine == "rtl" {
+    if args.engine == "rtl" && config.rtl_slice() == RtlSlice::Pipelined {
+        // The fast engine does not model the pipelined slice's own timing
+        // yet: the run is set beside the paper's timing it should come near.
+        let mut rows = Vec::new();
+        for r in &reports {
+            let mut paper = config.clone();
+            paper.system.slice_timing = "pipelined".into();
+            let fast = simulate(&prepared, r.mode, args.algo, &paper, None)?;
+            rows.push(PaperComparison::of(r, &fast));
+        }
+        std::fs::write(args.out.join("paper_timing.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
+        text += &paper_table(&rows);
+        text += &pipelined_table(&reports);
+        std::fs::write(args.out.join("summary.txt"), &text)?;
+        files = "sim.json, sim.csv, epochs.csv, summary.txt, paper_timing.json, config.toml";
+    } else if args.engine == "rtl" {
         // Every RTL run checks itself against the fast mode with the hardware's timing.
         let mut timed = config.clone();
         timed.system.slice_timing = "hardware".into();
@@ -426,6 +454,86 @@ impl Agreement {
             differing,
         }
     }
+}
+
+/// An RTL run of the pipelined slice beside the fast engine's paper timing.
+#[derive(Debug, Serialize)]
+pub struct PaperComparison {
+    pub mode: &'static str,
+    pub rtl_dram_cycles: f64,
+    pub paper_dram_cycles: f64,
+    /// RTL / paper.
+    pub ratio: f64,
+    /// Device and link bytes, RTL and paper.
+    pub rtl_device_bytes: u64,
+    pub paper_device_bytes: u64,
+    pub rtl_link_bytes: u64,
+    pub paper_link_bytes: u64,
+    /// The metadata cache's counters are the same (the hardware's lookups
+    /// are golden's, in request order).
+    pub same_metadata: bool,
+}
+
+impl PaperComparison {
+    /// Set the RTL report `rtl` beside the paper-timing report `paper`.
+    pub fn of(rtl: &SimReport, paper: &SimReport) -> Self {
+        PaperComparison {
+            mode: rtl.mode.name(),
+            rtl_dram_cycles: rtl.dram_cycles,
+            paper_dram_cycles: paper.dram_cycles,
+            ratio: rtl.dram_cycles / paper.dram_cycles.max(1.0),
+            rtl_device_bytes: rtl.device_bytes,
+            paper_device_bytes: paper.device_bytes,
+            rtl_link_bytes: rtl.link.read_bytes + rtl.link.write_bytes,
+            paper_link_bytes: paper.link.read_bytes + paper.link.write_bytes,
+            same_metadata: rtl.metadata == paper.metadata,
+        }
+    }
+}
+
+/// The paper-timing lines of the summary.
+pub fn paper_table(rows: &[PaperComparison]) -> String {
+    let mut s = String::from(
+        "RTL (pipelined slice) against the fast engine's paper timing (the fast engine does not model this slice's own timing yet):\n",
+    );
+    for a in rows {
+        let _ = writeln!(
+            s,
+            "{:<15} {:>11.0} vs {:>11.0} DRAM cycles ({:.3}x), device {} vs {} B, link {} vs {} B, metadata counters {}",
+            a.mode,
+            a.rtl_dram_cycles,
+            a.paper_dram_cycles,
+            a.ratio,
+            a.rtl_device_bytes,
+            a.paper_device_bytes,
+            a.rtl_link_bytes,
+            a.paper_link_bytes,
+            if a.same_metadata { "equal" } else { "differ" }
+        );
+    }
+    s
+}
+
+/// Where the pipelined slices' cycles went, per mode (means per request or per sector).
+pub fn pipelined_table(reports: &[SimReport]) -> String {
+    let mut s = String::from("pipelined slices (sums over slices; means in slice cycles):\n");
+    for r in reports {
+        let Some(p) = r.pipelined_slice else { continue };
+        let per = |a: u64, b: u64| a as f64 / b.max(1) as f64;
+        let _ = writeln!(
+            s,
+            "{:<15} wait to be taken {:>6.1}, held {:>6.1} per request; device port {} sectors ({:.1}% of slice cycles), answers wait {:>5.1}; buddy port {} sectors, answers wait {:>5.1}",
+            r.mode.name(),
+            per(p.accept_wait_cycles, p.requests),
+            per(p.context_cycles, p.requests),
+            p.device_sectors,
+            100.0 * per(p.device_sectors, (r.dram_cycles as u64).max(1) * (r.device_banks_used.len() as u64 / 4).max(1)),
+            per(p.device_answer_wait_cycles, p.device_answers),
+            p.buddy_sectors,
+            per(p.buddy_answer_wait_cycles, p.buddy_answers),
+        );
+    }
+    s
 }
 
 /// The agreement lines of the summary.

@@ -89,7 +89,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         prepared.trace.accesses.truncate(n);
     }
-    let config = buddy_sim::memory_system::config::SimConfig::default();
+    // The serial slice: Verilator replays its lock-step lines (not yet recorded for the pipelined slice).
+    let mut config = buddy_sim::memory_system::config::SimConfig::default();
+    config.system.rtl_slice = "serial".into();
     // Only the BPC slice is emitted as Verilog.
     let algorithm = Algorithm::Bpc;
 

@@ -71,6 +71,11 @@ fn bad_inputs_are_reported_before_the_run() {
     assert!(err.contains("nvlink.gbps"), "{err}");
     let err = failure(&buddy(&["sim", "--engine", "rtl", "--slice-timing", "pipelined", "--out", o]));
     assert!(err.contains("--slice-timing pipelined is for the fast engine"), "{err}");
+    let err = failure(&buddy(&["sim", "--rtl-slice", "serial", "--out", o]));
+    assert!(err.contains("--rtl-slice serial is for --engine rtl"), "{err}");
+    fs::write(&cfg, "[system]\nrtl_slice = \"fast\"\n").unwrap();
+    let err = failure(&buddy(&["sim", "--config", cfg.to_str().unwrap(), "--out", o]));
+    assert!(err.contains("system.rtl_slice"), "{err}");
     let err = failure(&buddy(&["sim", "--snapshot", "7", "--out", o]));
     assert!(err.contains("no snapshot with index 7 (available: 0, 5)"), "{err}");
     let ann = dir.path().join("a.json");
@@ -154,10 +159,12 @@ fn an_rtl_run_checks_itself_against_fast_mode_with_hardware_timing() {
         "zvc",
         "--mode",
         "buddy",
+        "--rtl-slice",
+        "serial",
         "--out",
         out.to_str().unwrap(),
     ]));
-    assert!(text.contains("RTL mode (BuddyController hardware in rust-hdl)"), "{text}");
+    assert!(text.contains("RTL mode (BuddyController hardware in rust-hdl"), "{text}");
     assert!(text.contains("every statistic identical"), "{text}");
     let rows: Vec<Value> = serde_json::from_slice(&fs::read(out.join("agreement.json")).unwrap()).unwrap();
     assert_eq!(rows.len(), 1);
@@ -166,4 +173,39 @@ fn an_rtl_run_checks_itself_against_fast_mode_with_hardware_timing() {
     let reports: Vec<Value> = serde_json::from_slice(&fs::read(out.join("sim.json")).unwrap()).unwrap();
     assert_eq!((reports[0]["engine"].as_str(), reports[0]["slice_timing"].as_str()), (Some("rtl"), Some("hardware")));
     assert!(reports[0]["rtl_cycles_per_second"].as_f64().unwrap() > 0.0);
+}
+
+/// `--engine rtl` runs the pipelined slice by default and sets each mode
+/// beside the paper's timing (the fast engine does not model this slice's
+/// own timing yet).
+#[test]
+fn an_rtl_run_of_the_pipelined_slice_is_set_beside_the_paper_timing() {
+    let w = bundled_copy_with_trace();
+    let trace = fs::read(w.path().join("trace.bin")).unwrap();
+    fs::write(w.path().join("trace.bin"), &trace[..12 * 10_000]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let text = stdout(&buddy(&[
+        "sim",
+        w.path().to_str().unwrap(),
+        "--engine",
+        "rtl",
+        "--algo",
+        "zvc",
+        "--mode",
+        "buddy",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    assert!(text.contains("RTL mode (PipelinedController hardware in rust-hdl)"), "{text}");
+    assert!(text.contains("against the fast engine's paper timing") && text.contains("metadata counters equal"), "{text}");
+    let rows: Vec<Value> = serde_json::from_slice(&fs::read(out.join("paper_timing.json")).unwrap()).unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["same_metadata"], true);
+    assert_eq!(rows[0]["rtl_link_bytes"], rows[0]["paper_link_bytes"]);
+    let ratio = rows[0]["ratio"].as_f64().unwrap();
+    assert!(ratio > 0.5 && ratio < 10.0, "{ratio}");
+    let reports: Vec<Value> = serde_json::from_slice(&fs::read(out.join("sim.json")).unwrap()).unwrap();
+    assert_eq!(reports[0]["slice_timing"].as_str(), Some("pipelined hardware"));
+    assert!(reports[0]["pipelined_slice"]["requests"].as_u64().unwrap() > 100);
 }

@@ -136,7 +136,7 @@ pub fn run_scenario_timed(
     }
     let is_rtl = rtl.is_some();
     if let Some(setup) = rtl {
-        ctl.use_rtl(algorithm);
+        ctl.use_rtl(algorithm, buddy_sim::memory_system::config::RtlSlice::Serial);
         ctl.with_rtl_slices(|all| {
             let slice = &mut all[0];
             slice.set_skip_waits(!setup.no_skip);
@@ -166,6 +166,7 @@ pub fn run_scenario_timed(
             let value = entries[rng.gen_range(0..entries.len())].to_bytes();
             let mask = if rng.gen_bool(0.5) { 0xF } else { rng.gen_range(1..15) };
             let (stored, info) = ctl.write(va, mask, &value, t).map_err(|e| e.to_string())?;
+            let stored = stored.ok_or_else(|| format!("request {k}: the write of {va:#x} was answered without its entry"))?;
             let mut expected = shadow[&va].to_bytes();
             for s in 0..4 {
                 if mask >> s & 1 == 1 {

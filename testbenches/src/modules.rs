@@ -9,7 +9,8 @@ use crate::cosim::CosimPorts;
 use crate::decompress::{self, StoredEntry};
 use crate::stream::{run_stream, StreamDut, Traffic};
 use crate::{
-    bpc, controller, mag_bdi, memory_port, metadata_cache, read_planner, request_contexts, sector_gather, translation, write_planner, zvc,
+    bpc, controller, mag_bdi, memory_port, metadata_cache, pipelined_controller, read_planner, request_contexts, sector_gather,
+    translation, write_planner, zvc,
 };
 use buddy_golden::{Algorithm, Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
 use buddy_hdl::{
@@ -49,6 +50,10 @@ pub enum HwModule {
     /// One memory-controller slice, built with the codecs of an algorithm
     /// (delivered: BPC, ZVC and MAG-BDI at MAG 32).
     BuddyController(Algorithm),
+    /// One pipelined memory-controller slice (up to 128 requests in
+    /// flight, tagged responses), built with the codecs of an algorithm
+    /// (delivered: BPC, ZVC and MAG-BDI at MAG 32).
+    PipelinedController(Algorithm),
 }
 
 /// One `$readmemh` file of a module's testbench.
@@ -78,7 +83,7 @@ pub struct EquivRun {
 
 impl HwModule {
     /// Every delivered module, in `verilog-out/` order.
-    pub const ALL: [HwModule; 21] = [
+    pub const ALL: [HwModule; 24] = [
         HwModule::BpcCompressor,
         HwModule::BpcDecompressor,
         HwModule::ZvcCompressor,
@@ -100,6 +105,9 @@ impl HwModule {
         HwModule::BuddyController(Algorithm::Bpc),
         HwModule::BuddyController(Algorithm::Zvc),
         HwModule::BuddyController(Algorithm::MagBdi(Mag::B32)),
+        HwModule::PipelinedController(Algorithm::Bpc),
+        HwModule::PipelinedController(Algorithm::Zvc),
+        HwModule::PipelinedController(Algorithm::MagBdi(Mag::B32)),
     ];
 
     /// The co-simulation ports; `ports().module` is the Verilog module name.
@@ -120,6 +128,7 @@ impl HwModule {
             HwModule::WritePlanner => write_planner::PORTS,
             HwModule::MemoryPort => memory_port::PORTS,
             HwModule::BuddyController(algorithm) => controller::ports(algorithm),
+            HwModule::PipelinedController(algorithm) => pipelined_controller::ports(algorithm),
         }
     }
 
@@ -154,6 +163,7 @@ impl HwModule {
                 crate::cosim::lockstep_testbench(self.name(), memory_port::LOCKSTEP_INPUTS, memory_port::LOCKSTEP_OUTPUTS)
             }
             HwModule::BuddyController(_) => controller::lockstep_testbench(self.name()),
+            HwModule::PipelinedController(_) => pipelined_controller::lockstep_testbench(self.name()),
             _ => self.ports().testbench(),
         }
     }
@@ -182,7 +192,8 @@ impl HwModule {
             | HwModule::ReadPlanner
             | HwModule::WritePlanner
             | HwModule::MemoryPort
-            | HwModule::BuddyController(_) => None,
+            | HwModule::BuddyController(_)
+            | HwModule::PipelinedController(_) => None,
         }
     }
 
@@ -214,6 +225,8 @@ impl HwModule {
             HwModule::BuddyController(Algorithm::Bpc) => emit(BuddyController::default(), name, revision),
             HwModule::BuddyController(Algorithm::Zvc) => emit(BuddyControllerZvc::default(), name, revision),
             HwModule::BuddyController(Algorithm::MagBdi(mag)) => emit(BuddyControllerMagBdi::new(mag), name, revision),
+            // Built on a thread with room for it (several megabytes).
+            HwModule::PipelinedController(algorithm) => pipelined_controller::verilog(algorithm, name, revision),
         }
     }
 
@@ -287,6 +300,14 @@ impl HwModule {
                 // A scenario that fails is a bug the equivalence tests report; no vectors then.
                 vec![vectors(
                     controller::lockstep_lines(algorithm, &mixed, (entries.len() / 10).clamp(50, 400), 100_000).unwrap_or_default(),
+                )]
+            }
+            HwModule::PipelinedController(algorithm) => {
+                // Lock-step lines of a random run with its own scenario pages
+                // (a failing run is reported by `check`).
+                let requests = (entries.len() / 10).clamp(50, 400);
+                vec![vectors(
+                    pipelined_controller::lockstep_lines(algorithm, VECTOR_SEED, requests, 0.4, 20).map(|(_, l)| l).unwrap_or_default(),
                 )]
             }
         }
@@ -379,6 +400,14 @@ impl HwModule {
                 }
                 Ok(EquivRun { inputs: 3 * requests, cycles, seconds: start.elapsed().as_secs_f64() })
             }
+            HwModule::PipelinedController(algorithm) => {
+                // Random reads and writes over the slice's own scenario pages, memory answering out of order.
+                let requests = (entries.len() / 4).clamp(100, 2000);
+                let start = std::time::Instant::now();
+                let run = pipelined_controller::run(algorithm, seed, requests, 0.4, traffic.p_valid, traffic.p_ready, 30)
+                    .map_err(|e| format!("{}: {e}", self.name()))?;
+                Ok(EquivRun { inputs: requests, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
+            }
         }
     }
 
@@ -441,6 +470,10 @@ impl HwModule {
     pub fn write_vcd(self, entries: &[MemoryEntry], path: &Path) -> Result<(), String> {
         let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         let mut w = std::io::BufWriter::new(file);
+        if let HwModule::PipelinedController(algorithm) = self {
+            pipelined_controller::write_vcd(algorithm, 2, 100, Box::new(w))?;
+            return Ok(());
+        }
         if let HwModule::BuddyController(algorithm) = self {
             let setup = controller::RtlSetup { vcd: Some(Box::new(w)), ..Default::default() };
             let mixed = controller::mixed_entries(entries, 2);
@@ -499,7 +532,7 @@ impl HwModule {
                 let dut = &mut PipelinedMetadataCache::default();
                 metadata_cache::run_pipelined_cache(dut, &ops, stalls, 20, &mut rng, 400 * max, Some(&mut w), None)?;
             }
-            HwModule::BuddyController(_) => {} // written above, through the RTL engine's own VCD writer
+            HwModule::BuddyController(_) | HwModule::PipelinedController(_) => {} // written above
         }
         use std::io::Write;
         w.flush().map_err(|e| format!("cannot write {}: {e}", path.display()))

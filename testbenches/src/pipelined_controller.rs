@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use crate::entries::random_entries;
-use crate::stream::{sector_bits, sector_words, settle};
+use crate::stream::{sector_bits, sector_words, settle, VcdTrace};
 use buddy_golden::controller_slice::{write_nibble_in_memory, ControllerSlice, SliceConfig, SliceError, SliceMemory};
 use buddy_golden::metadata_cache::{MetadataCacheConfig, Outcome, SectorMemory};
 use buddy_golden::translation::{translate_entry, BuddyRegisters, PageSize, Pte, TranslationFault};
@@ -22,6 +22,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rust_hdl::prelude::*;
+use std::io::Write;
 
 /// Device memory and buddy-memory as bytes (unwritten bytes read as zero).
 #[derive(Debug, Clone, Default)]
@@ -191,7 +192,7 @@ pub fn run(
     p_ready: f64,
     max_latency: u64,
 ) -> Result<PipelinedRun, String> {
-    on_big_stack(move || run_slice(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, false)).map(|(r, _)| r)
+    on_big_stack(move || run_slice(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, false, None)).map(|(r, _)| r)
 }
 
 /// The slice of `algorithm` (MAG-BDI at any MAG), run by its driver.
@@ -205,11 +206,12 @@ fn run_slice(
     p_ready: f64,
     max_latency: u64,
     record: bool,
+    vcd: Option<Box<dyn Write + Send>>,
 ) -> Result<(PipelinedRun, Vec<String>), String> {
     match algorithm {
-        Algorithm::Bpc => run_bpc(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record),
-        Algorithm::Zvc => run_zvc(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record),
-        Algorithm::MagBdi(_) => run_mag_bdi(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record),
+        Algorithm::Bpc => run_bpc(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd),
+        Algorithm::Zvc => run_zvc(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd),
+        Algorithm::MagBdi(_) => run_mag_bdi(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd),
     }
 }
 
@@ -232,7 +234,16 @@ pub fn lockstep_lines(
     p_write: f64,
     max_latency: u64,
 ) -> Result<(PipelinedRun, Vec<String>), String> {
-    on_big_stack(move || run_slice(algorithm, seed, requests, p_write, 0.7, 0.7, max_latency, true))
+    on_big_stack(move || run_slice(algorithm, seed, requests, p_write, 0.7, 0.7, max_latency, true, None))
+}
+
+/// As [`run`] (40% writes, memory answering within 30 cycles), writing a
+/// VCD of every scope of the slice into `w` (5 time units per half cycle).
+///
+/// # Errors
+/// As [`run`], or the VCD cannot be written.
+pub fn write_vcd(algorithm: Algorithm, seed: u64, requests: usize, w: Box<dyn Write + Send>) -> Result<PipelinedRun, String> {
+    on_big_stack(move || run_slice(algorithm, seed, requests, 0.4, 0.7, 0.7, 30, false, Some(w))).map(|(r, _)| r)
 }
 
 /// Run `f` on a thread with room for the slice's model (several
@@ -253,16 +264,41 @@ pub fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> Result<T, String> + S
 ///
 /// # Errors
 /// A structural check of rust-hdl failed.
-pub fn verilog(algorithm: Algorithm, name: &'static str, revision: &'static str) -> Result<String, String> {
+pub fn verilog(algorithm: Algorithm, name: &'static str, revision: &str) -> Result<String, String> {
     fn emit<U: Block>(mut uut: Box<U>, name: &str, revision: &str) -> Result<String, String> {
         uut.connect_all();
         buddy_hdl::verilog::emit(&*uut, name, revision)
     }
+    let revision = revision.to_string();
     on_big_stack(move || match algorithm {
-        Algorithm::Bpc => emit(Box::new(PipelinedController::default()), name, revision),
-        Algorithm::Zvc => emit(Box::new(PipelinedControllerZvc::default()), name, revision),
-        Algorithm::MagBdi(mag) => emit(Box::new(PipelinedControllerMagBdi::new(mag)), name, revision),
+        Algorithm::Bpc => emit(Box::new(PipelinedController::default()), name, &revision),
+        Algorithm::Zvc => emit(Box::new(PipelinedControllerZvc::default()), name, &revision),
+        Algorithm::MagBdi(mag) => emit(Box::new(PipelinedControllerMagBdi::new(mag)), name, &revision),
     })
+}
+
+/// The Verilog module name of the pipelined slice built with `algorithm`:
+/// `pipelined_controller` (BPC), `pipelined_controller_zvc`,
+/// `pipelined_controller_mag_bdi16` / `32` / `64`.
+pub const fn module(algorithm: Algorithm) -> &'static str {
+    match algorithm {
+        Algorithm::Bpc => "pipelined_controller",
+        Algorithm::Zvc => "pipelined_controller_zvc",
+        Algorithm::MagBdi(Mag::B16) => "pipelined_controller_mag_bdi16",
+        Algorithm::MagBdi(Mag::B32) => "pipelined_controller_mag_bdi32",
+        Algorithm::MagBdi(Mag::B64) => "pipelined_controller_mag_bdi64",
+    }
+}
+
+/// The slice's ports (the lock-step order) for the variant built with `algorithm`.
+pub const fn ports(algorithm: Algorithm) -> crate::cosim::CosimPorts {
+    crate::cosim::CosimPorts { module: module(algorithm), inputs: LOCKSTEP_INPUTS, outputs: OUTPUTS }
+}
+
+/// The lock-step testbench of `module` (a pipelined slice variant): see
+/// [`crate::cosim::lockstep_testbench`].
+pub fn lockstep_testbench(module: &str) -> String {
+    crate::cosim::lockstep_testbench(module, LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS)
 }
 
 /// Lock-step inputs of `pipelined_controller` (line order).
@@ -320,6 +356,36 @@ pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
     ("md_lookup_valid", 1, ""),
     ("md_lookup_id", 7, "md_lookup_valid"),
     ("md_lookup_outcome", 2, "md_lookup_valid"),
+];
+/// The output ports in lock-step order (as [`LOCKSTEP_OUTPUTS`], without qualifiers).
+const OUTPUTS: &[(&str, usize)] = &[
+    ("req_ready", 1),
+    ("req_id", 7),
+    ("resp_valid", 1),
+    ("resp_id", 7),
+    ("resp_write", 1),
+    ("resp_flush", 1),
+    ("resp_entry", 1024),
+    ("resp_fault", 3),
+    ("resp_decode_error", 1),
+    ("dev_mem_valid", 1),
+    ("dev_mem_write", 1),
+    ("dev_mem_address", 64),
+    ("dev_mem_data", 256),
+    ("dev_mem_strobe", 32),
+    ("dev_mem_tag", 11),
+    ("dev_mem_resp_ready", 1),
+    ("bud_mem_valid", 1),
+    ("bud_mem_write", 1),
+    ("bud_mem_address", 64),
+    ("bud_mem_data", 256),
+    ("bud_mem_strobe", 32),
+    ("bud_mem_tag", 11),
+    ("bud_mem_resp_ready", 1),
+    ("in_flight", 8),
+    ("md_lookup_valid", 1),
+    ("md_lookup_id", 7),
+    ("md_lookup_outcome", 2),
 ];
 
 /// A driver (`$run`) and lock-step line writer (`$line`) for one slice type.
@@ -395,6 +461,7 @@ macro_rules! slice_driver {
             p_ready: f64,
             max_latency: u64,
             record: bool,
+            mut vcd: Option<Box<dyn Write + Send>>,
         ) -> Result<(PipelinedRun, Vec<String>), String> {
             let mut lines = Vec::new();
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -439,10 +506,12 @@ macro_rules! slice_driver {
             let mut boxed = Box::new($make(algorithm));
             let dut: &mut $dut = &mut boxed;
             dut.connect_all();
-            let edge = |dut: &mut $dut| {
+            let mut trace = VcdTrace::new(vcd.as_deref_mut().map(|w| w as &mut dyn Write), &*dut as &dyn Block);
+            let mut edge = |dut: &mut $dut| {
                 for level in [true, false] {
                     dut.clock.next = Clock::from(level);
                     settle(dut);
+                    trace.sample(&*dut as &dyn Block);
                 }
             };
             dut.gbbr.next = regs.gbbr.into();

@@ -46,3 +46,14 @@ fn zvc_and_mag_bdi_slices_equal_golden() {
         assert!(r.reads > 100 && r.writes > 20 && r.partial_writes > 20, "{algorithm:?}: {r:?}");
     }
 }
+
+/// The co-simulation port list of each delivered slice is its lock-step
+/// output list (written twice: with and without qualifiers).
+#[test]
+fn cosim_ports_are_the_lockstep_ports() {
+    use buddy_testbenches::pipelined_controller::{ports, LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
+    let p = ports(Algorithm::Bpc);
+    assert_eq!(p.inputs, LOCKSTEP_INPUTS);
+    let outputs: Vec<(&str, usize)> = LOCKSTEP_OUTPUTS.iter().map(|&(n, w, _)| (n, w)).collect();
+    assert_eq!(p.outputs, &outputs[..]);
+}

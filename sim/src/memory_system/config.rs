@@ -43,6 +43,20 @@ pub struct SystemConfig {
     /// order); 0: no bound, the paper's model. Sizes a pipelined slice
     /// (`docs/controller.md`).
     pub slice_in_flight: u32,
+    /// The RTL engine's slice hardware: `pipelined` (the
+    /// `PipelinedController`: up to 128 requests in flight, tagged
+    /// responses) or `serial` (the `BuddyController`: one request at a
+    /// time, the timing `slice_timing = "hardware"` models).
+    pub rtl_slice: String,
+}
+
+/// The RTL engine's slice hardware (`system.rtl_slice`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RtlSlice {
+    /// `pipelined`: the `PipelinedController`.
+    Pipelined,
+    /// `serial`: the `BuddyController`.
+    Serial,
 }
 
 /// The fast engine's controller timing (`system.slice_timing`).
@@ -201,6 +215,7 @@ impl Default for SystemConfig {
             epoch_requests: 4096,
             slice_timing: "pipelined".into(),
             slice_in_flight: 0,
+            rtl_slice: "pipelined".into(),
         }
     }
 }
@@ -355,6 +370,13 @@ impl SimConfig {
                 key: "system.slice_timing",
                 value: self.system.slice_timing.clone(),
                 why: "must be \"pipelined\" or \"hardware\"",
+            });
+        }
+        if self.system.rtl_slice != "pipelined" && self.system.rtl_slice != "serial" {
+            return Err(ConfigError::Value {
+                key: "system.rtl_slice",
+                value: self.system.rtl_slice.clone(),
+                why: "must be \"pipelined\" or \"serial\"",
             });
         }
         let h = &self.hbm;
@@ -532,6 +554,15 @@ impl SimConfig {
             SliceTiming::Hardware
         } else {
             SliceTiming::Pipelined
+        }
+    }
+
+    /// The RTL engine's slice named by `system.rtl_slice` (validated).
+    pub fn rtl_slice(&self) -> RtlSlice {
+        if self.system.rtl_slice == "serial" {
+            RtlSlice::Serial
+        } else {
+            RtlSlice::Pipelined
         }
     }
 

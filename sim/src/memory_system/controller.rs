@@ -31,10 +31,12 @@ use buddy_golden::translation::{translate_entry, EntryAccess, Pte};
 use buddy_golden::{Algorithm, MemoryEntry, SizeClass, ENTRY_BYTES};
 use serde::Serialize;
 
+use super::config::RtlSlice;
 use super::config::{SimConfig, SliceTiming};
 use super::hbm::{Hbm, HbmStats};
 use super::nvlink::{LinkStats, Nvlink};
 use super::pages::{PageTable, SparseMemory};
+use super::pipelined_rtl::{PipelinedSlices, Queued};
 use super::rtl::{new_slice, words_of, RtlEnv, Slice, SliceRequest};
 use super::world::World;
 use super::{Mode, SimError};
@@ -56,10 +58,12 @@ pub struct RequestInfo {
     pub buddy: bool,
 }
 
-/// A finished request: the entry read (reads) or left in memory (writes).
+/// A finished request: the entry read (reads) or left in memory (writes;
+/// `None` when the engine's hardware does not answer it: the pipelined
+/// slice's, and a flush's).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Finished {
-    pub entry: MemoryEntry,
+    pub entry: Option<MemoryEntry>,
     pub info: RequestInfo,
 }
 
@@ -143,6 +147,8 @@ enum Engine {
     Hardware(HardwareTiming),
     /// The `BuddyController` hardware in rust-hdl.
     Rtl(RtlSlices),
+    /// The `PipelinedController` hardware in rust-hdl.
+    PipelinedRtl(PipelinedSlices),
 }
 
 /// The controllers, memories and links of one run.
@@ -198,10 +204,15 @@ impl Controllers {
         }
     }
 
-    /// Serve every request from now on with one `BuddyController` per
-    /// slice simulated in rust-hdl (the RTL engine), compressing with `algorithm`.
-    pub fn use_rtl(&mut self, algorithm: Algorithm) {
+    /// Serve every request from now on with one slice of hardware per
+    /// slice simulated in rust-hdl (the RTL engine), compressing with
+    /// `algorithm`: a `PipelinedController` or a `BuddyController`.
+    pub fn use_rtl(&mut self, algorithm: Algorithm, hardware: RtlSlice) {
         let n = self.slices.len();
+        if hardware == RtlSlice::Pipelined {
+            self.engine = Engine::PipelinedRtl(PipelinedSlices::new(n, algorithm, &self.pages.regs));
+            return;
+        }
         self.engine = Engine::Rtl(RtlSlices {
             hardware: Rc::new(RefCell::new((0..n).map(|_| Some(new_slice(algorithm, &self.pages.regs))).collect())),
             metadata: Rc::new(RefCell::new(CacheStats::default())),
@@ -209,8 +220,16 @@ impl Controllers {
         });
     }
 
-    /// Run `f` on every slice's hardware (RTL engine; none in flight; an
-    /// empty list in the fast engines).
+    /// The pipelined RTL engine's slices, if that is the engine.
+    pub fn pipelined_rtl(&self) -> Option<&PipelinedSlices> {
+        match &self.engine {
+            Engine::PipelinedRtl(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Run `f` on every slice's hardware (serial RTL engine; none in flight; an
+    /// empty list in the other engines).
     pub fn with_rtl_slices<R>(&mut self, f: impl FnOnce(&mut [Box<dyn Slice>]) -> R) -> R {
         let Engine::Rtl(rtl) = &self.engine else { return f(&mut []) };
         let mut v = rtl.hardware.borrow_mut();
@@ -223,8 +242,10 @@ impl Controllers {
     /// The counters, with the RTL slices' ZERO reads.
     pub fn controller_stats(&self) -> ControllerStats {
         let mut s = self.stats;
-        if let Engine::Rtl(rtl) = &self.engine {
-            s.zero_reads += rtl.turns.zero_reads.get();
+        match &self.engine {
+            Engine::Rtl(rtl) => s.zero_reads += rtl.turns.zero_reads.get(),
+            Engine::PipelinedRtl(p) => s.zero_reads += p.zero_reads.get(),
+            _ => {}
         }
         s
     }
@@ -246,8 +267,10 @@ impl Controllers {
 
     /// Metadata cache counters summed over the slices.
     pub fn metadata_stats(&self) -> CacheStats {
-        if let Engine::Rtl(rtl) = &self.engine {
-            return *rtl.metadata.borrow();
+        match &self.engine {
+            Engine::Rtl(rtl) => return *rtl.metadata.borrow(),
+            Engine::PipelinedRtl(p) => return *p.metadata.borrow(),
+            _ => {}
         }
         let mut s = CacheStats::default();
         self.slices.iter().for_each(|c| s += c.metadata_stats());
@@ -296,7 +319,7 @@ impl Controllers {
     pub fn start_read(&mut self, va: u64, t: u64) -> Result<Outcome, SimError> {
         self.world.advance_to(t)?;
         self.stats.reads += 1;
-        if matches!(self.engine, Engine::Rtl(_)) {
+        if matches!(self.engine, Engine::Rtl(_) | Engine::PipelinedRtl(_)) {
             return self.rtl_start(va, false, None, 0, &[0; ENTRY_BYTES]);
         }
         let served = self.behaviour(va, |s, pte, m| s.read(pte, va, m))??;
@@ -316,7 +339,7 @@ impl Controllers {
         self.world.advance_to(t)?;
         self.stats.writes += 1;
         self.stats.partial_writes += (mask & 0xF != 0xF) as u64;
-        if matches!(self.engine, Engine::Rtl(_)) {
+        if matches!(self.engine, Engine::Rtl(_) | Engine::PipelinedRtl(_)) {
             return self.rtl_start(va, true, None, mask & 0xF, value);
         }
         let served = self.behaviour(va, |s, pte, m| s.write(pte, va, mask, value, m))??;
@@ -353,11 +376,11 @@ impl Controllers {
                         sh.until(done).await;
                         s.release(&sh, slice);
                     }
-                    *out.borrow_mut() = Some(Ok(Finished { entry, info: RequestInfo { done, buddy } }));
+                    *out.borrow_mut() = Some(Ok(Finished { entry: Some(entry), info: RequestInfo { done, buddy } }));
                 });
             }
             Engine::Hardware(timing) => timing.spawn(&mut self.world, slice, served, outcome.clone()),
-            Engine::Rtl(_) => unreachable!("the RTL engine serves in hardware"),
+            Engine::Rtl(_) | Engine::PipelinedRtl(_) => unreachable!("the RTL engine serves in hardware"),
         }
         outcome
     }
@@ -378,14 +401,15 @@ impl Controllers {
     pub fn read(&mut self, va: u64, t: u64) -> Result<(MemoryEntry, RequestInfo), SimError> {
         let o = self.start_read(va, t)?;
         let f = self.wait(&o)?;
-        Ok((f.entry, f.info))
+        Ok((f.entry.ok_or_else(|| SimError::Hardware(format!("the read of {va:#x} was answered without an entry")))?, f.info))
     }
 
-    /// Write and wait (one request at a time); returns the entry as memory now holds it.
+    /// Write and wait (one request at a time); returns the entry as memory
+    /// now holds it, when the engine answers it (see [`Finished`]).
     ///
     /// # Errors
     /// As [`Controllers::start_read`].
-    pub fn write(&mut self, va: u64, mask: u8, value: &[u8; ENTRY_BYTES], t: u64) -> Result<(MemoryEntry, RequestInfo), SimError> {
+    pub fn write(&mut self, va: u64, mask: u8, value: &[u8; ENTRY_BYTES], t: u64) -> Result<(Option<MemoryEntry>, RequestInfo), SimError> {
         let o = self.start_write(va, mask, value, t)?;
         let f = self.wait(&o)?;
         Ok((f.entry, f.info))
@@ -405,9 +429,22 @@ impl Controllers {
             None => (self.slice(va), self.pte(va)?),
         };
         let r = SliceRequest { write, flush: flush_slice.is_some(), mask, va, pte, page: self.pages.page, data: words_of(value) };
+        let fault = if flush_slice.is_none() { self.translate(va, SizeClass::Raw).err().map(|e| e.to_string()) } else { None };
+        if let Engine::PipelinedRtl(p) = &self.engine {
+            let env = RtlEnv {
+                slice,
+                shared: self.world.shared.clone(),
+                backing: self.backing.clone(),
+                md_base: self.pages.regs.md_base,
+                md_stats: p.metadata.clone(),
+            };
+            let outcome: Outcome = Rc::new(RefCell::new(None));
+            let issue = self.world.shared.cycle_at(self.world.now());
+            p.submit(&mut self.world, env, Queued::new(r, issue, outcome.clone(), fault));
+            return Ok(outcome);
+        }
         // What an uncompressed page's write leaves: the old slot under the mask.
         let old = (write && self.mode == Mode::Uncompressed).then(|| self.peek(va)).transpose()?;
-        let fault = if flush_slice.is_none() { self.translate(va, SizeClass::Raw).err().map(|e| e.to_string()) } else { None };
         let Engine::Rtl(rtl) = &self.engine else { unreachable!("RTL engine") };
         let env = RtlEnv {
             slice,
@@ -445,7 +482,7 @@ impl Controllers {
                             }
                         }
                         Ok(Finished {
-                            entry: MemoryEntry::from_bytes(&entry),
+                            entry: Some(MemoryEntry::from_bytes(&entry)),
                             info: RequestInfo { done: sh.ps(resp.cycle), buddy: resp.buddy },
                         })
                     }
@@ -507,7 +544,7 @@ impl Controllers {
         self.world.advance_to(t)?;
         let mut outcomes = Vec::new();
         let n = self.slices.len() as u64;
-        if matches!(self.engine, Engine::Rtl(_)) {
+        if matches!(self.engine, Engine::Rtl(_) | Engine::PipelinedRtl(_)) {
             for s in 0..n {
                 outcomes.push(self.rtl_start(0, false, Some(s), 0, &[0; ENTRY_BYTES])?);
             }
@@ -533,11 +570,11 @@ impl Controllers {
                         let tickets: Vec<u64> = writes.iter().map(|&(s, a)| sh.start_burst(s, a, 1, true, s)).collect();
                         let done = sh.all_bursts(tickets, sh.now()).await;
                         sh.until(done).await;
-                        *out.borrow_mut() = Some(Ok(Finished { entry: MemoryEntry::ZERO, info: RequestInfo { done, buddy: false } }));
+                        *out.borrow_mut() = Some(Ok(Finished { entry: None, info: RequestInfo { done, buddy: false } }));
                     });
                     outcomes.push(outcome);
                 }
-                Engine::Rtl(_) => unreachable!("handled above"),
+                Engine::Rtl(_) | Engine::PipelinedRtl(_) => unreachable!("handled above"),
             }
         }
         let mut done = t;

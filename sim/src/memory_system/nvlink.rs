@@ -56,18 +56,31 @@ impl Nvlink {
     /// One packet of `bytes` data bytes issued at `t`; returns when the
     /// data has arrived (read) or been written (write).
     pub fn transfer(&mut self, bytes: u64, write: bool, t: u64) -> u64 {
-        let total = bytes + self.header;
+        self.send(bytes, write, t, true)
+    }
+
+    /// `bytes` more data bytes of the packet last sent in this direction,
+    /// issued at `t` (no header: a packet streamed a sector at a time, as
+    /// the pipelined slice sends one; its bytes and busy time add up to
+    /// those of the whole packet sent at once). Returns when they have
+    /// arrived (read) or been written (write).
+    pub fn continue_packet(&mut self, bytes: u64, write: bool, t: u64) -> u64 {
+        self.send(bytes, write, t, false)
+    }
+
+    fn send(&mut self, bytes: u64, write: bool, t: u64, header: bool) -> u64 {
+        let total = bytes + if header { self.header } else { 0 };
         let busy = (total as f64 * self.ps_per_byte).round() as u64;
         let free = if write { &mut self.write_free } else { &mut self.read_free };
         let start = t.max(*free);
         *free = start + busy;
         let end = *free;
         if write {
-            self.stats.write_packets += 1;
+            self.stats.write_packets += header as u64;
             self.stats.write_bytes += total;
             self.stats.write_busy_ps += busy;
         } else {
-            self.stats.read_packets += 1;
+            self.stats.read_packets += header as u64;
             self.stats.read_bytes += total;
             self.stats.read_busy_ps += busy;
         }
@@ -92,5 +105,17 @@ mod tests {
         assert_eq!(l.stats.read_bytes, 96_000);
         // The write direction is independent.
         assert_eq!(l.transfer(32, true, 0), 427 + 200_000);
+    }
+
+    #[test]
+    fn a_packet_streamed_in_sectors_costs_the_whole_packet() {
+        let c = SimConfig::default();
+        let (mut whole, mut streamed) = (Nvlink::new(&c, 100_000), Nvlink::new(&c, 100_000));
+        let at = whole.transfer(96, false, 0);
+        streamed.transfer(32, false, 0);
+        streamed.continue_packet(32, false, 0);
+        assert_eq!(streamed.continue_packet(32, false, 0), at);
+        assert_eq!((streamed.stats.read_packets, streamed.stats.read_bytes), (1, 128));
+        assert_eq!(streamed.stats, whole.stats);
     }
 }

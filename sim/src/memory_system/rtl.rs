@@ -180,11 +180,11 @@ fn hex_entry(e: &EntryBits) -> String {
     e.to_words().iter().rev().map(|w| format!("{w:08x}")).collect()
 }
 
-fn sector_bytes(b: &Bits<256>) -> [u8; 32] {
+pub(super) fn sector_bytes(b: &Bits<256>) -> [u8; 32] {
     std::array::from_fn(|i| b.get_bits::<8>(8 * i).to_u8())
 }
 
-fn sector_bits(s: &[u8; 32]) -> Bits<256> {
+pub(super) fn sector_bits(s: &[u8; 32]) -> Bits<256> {
     let mut b = Bits::<256>::default();
     for (i, &v) in s.iter().enumerate() {
         b.set_bits::<8>(8 * i, (v as u64).into());
@@ -348,7 +348,7 @@ pub struct RtlEnv {
 }
 
 impl RtlEnv {
-    fn read_device(&self, address: u64, out: &mut [u8; 32]) {
+    pub(super) fn read_device(&self, address: u64, out: &mut [u8; 32]) {
         let b = self.backing.borrow();
         if address >= self.md_base {
             let i = (address - self.md_base) as usize;
@@ -360,7 +360,7 @@ impl RtlEnv {
         }
     }
 
-    fn write_masked(memory: &mut SparseMemory, address: u64, data: &[u8; 32], strobe: u32) {
+    pub(super) fn write_masked(memory: &mut SparseMemory, address: u64, data: &[u8; 32], strobe: u32) {
         for k in 0..32 {
             if strobe >> k & 1 == 1 {
                 memory.write(address + k as u64, &data[k..k + 1]);
@@ -368,7 +368,7 @@ impl RtlEnv {
         }
     }
 
-    fn write_device(&self, r: &PortRequest) {
+    pub(super) fn write_device(&self, r: &PortRequest) {
         let mut b = self.backing.borrow_mut();
         if r.address >= self.md_base {
             let i = (r.address - self.md_base) as usize;
@@ -387,10 +387,10 @@ impl RtlEnv {
 }
 
 /// A VCD of one slice over a cycle window.
-struct SliceVcd {
-    probe: Option<VCDProbe<Box<dyn Write + Send>>>,
-    from: u64,
-    to: u64,
+pub(super) struct SliceVcd {
+    pub(super) probe: Option<VCDProbe<Box<dyn Write + Send>>>,
+    pub(super) from: u64,
+    pub(super) to: u64,
 }
 
 /// One slice: the hardware, its clock, and its memory responses in flight.

@@ -164,6 +164,12 @@ impl Shared {
     pub fn link_transfer(&self, bytes: u64, write: bool) -> u64 {
         self.link.borrow_mut().transfer(bytes, write, self.now())
     }
+
+    /// `bytes` more of the packet last sent in that direction, sent now
+    /// (see [`Nvlink::continue_packet`]); their arrival time, ps.
+    pub fn link_continue(&self, bytes: u64, write: bool) -> u64 {
+        self.link.borrow_mut().continue_packet(bytes, write, self.now())
+    }
 }
 
 /// Future of [`Shared::until`].

@@ -290,7 +290,7 @@ impl HardwareTiming {
 
     /// Time the served request `served` of `slice`; `outcome` holds its result when done.
     pub fn spawn(&self, world: &mut World, slice: u64, served: Served, outcome: Outcome) {
-        let finished = Finished { entry: served.entry, info: RequestInfo { done: 0, buddy: served.touches_buddy() } };
+        let finished = Finished { entry: Some(served.entry), info: RequestInfo { done: 0, buddy: served.touches_buddy() } };
         let codec = self.codec;
         self.spawn_body(world, slice, finished, outcome, move |sh, s| async move {
             match (&served.read, &served.write) {
@@ -309,7 +309,7 @@ impl HardwareTiming {
     /// dirty one, written back on the second).
     pub fn spawn_flush(&self, world: &mut World, slice: u64, flushed: Flushed) -> Outcome {
         let outcome: Outcome = Rc::new(RefCell::new(None));
-        let finished = Finished { entry: buddy_golden::MemoryEntry::ZERO, info: RequestInfo::default() };
+        let finished = Finished { entry: None, info: RequestInfo::default() };
         let ways = self.ways;
         self.spawn_body(world, slice, finished, outcome.clone(), move |sh, s| async move {
             let mut write_backs = flushed.write_backs.into_iter();

@@ -1,0 +1,702 @@
+//! The RTL engine with the **pipelined slice**: each memory-controller
+//! slice is the `PipelinedController` hardware (BPC, ZVC or MAG-BDI),
+//! simulated cycle by cycle in rust-hdl between the HBM2 channels, the
+//! NVLink buddy link and the backing memories (`docs/controller.md`, "The
+//! pipelined slice").
+//!
+//! A slice takes requests in issue order while it has room (up to 128 in
+//! flight) and answers them tagged, in completion order. The driver reads
+//! only the slice's ports: the request and response streams, the two
+//! tagged memory ports and the status ports (`in_flight`, `md_lookup_*`).
+//!
+//! Memory: every sector request on a port is one request to the model,
+//! made on the cycle the port offers it (memory always accepts). A device
+//! sector (data, or metadata at or above `MD_BASE`) is a one-sector burst
+//! to the HBM2 model; its data is answered, tag and all, from the cycle the
+//! model says it is done (at the earliest the cycle after the channel
+//! completes it). A buddy sector goes over the link: a sector that follows
+//! one of the same request in the same direction on the cycle before
+//! continues its packet (one 32-byte header per run of sectors, as the
+//! paper's one packet per buddy access), any other starts a packet; its
+//! data arrives when the link delivers it. Each port answers one sector per
+//! cycle, the earliest due first.
+//!
+//! Between activity a slice is idle: once it holds no request and no read
+//! is outstanding, it is clocked [`IDLE_DRAIN_CYCLES`] more cycles and then
+//! left until its next request, whose cycle its clock jumps to (exact: the
+//! state of an idle slice does not change; checked by running without the
+//! jump, [`PipelinedSlices::set_skip_idle`]).
+//!
+//! Counters the hardware does not count itself come from its ports: the
+//! metadata cache's reads, writes and outcomes from `md_lookup_*` (a
+//! partial write's one reservation counts as golden's read then write,
+//! which hits), fills and write-backs from the device port's metadata
+//! addresses, a request's buddy access from the buddy port's tags, a ZERO
+//! read (a read that hit in the metadata cache and moved no sector) from
+//! the device port's tags.
+
+use std::cell::{Cell, RefCell};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::io::Write;
+use std::rc::Rc;
+
+use buddy_golden::metadata_cache::CacheStats;
+use buddy_golden::translation::{BuddyRegisters, PageSize};
+use buddy_golden::{Algorithm, MemoryEntry};
+use buddy_hdl::metadata_cache::outcome;
+use buddy_hdl::{EntryBits, PipelinedController, PipelinedControllerMagBdi, PipelinedControllerZvc};
+use rust_hdl::prelude::*;
+use serde::Serialize;
+
+use super::controller::{Finished, Outcome, RequestInfo};
+use super::rtl::{sector_bits, sector_bytes, PortRequest, RtlEnv, SliceRequest, SliceVcd, HANG_CYCLES, RESET_CYCLES};
+use super::world::Shared;
+use super::SimError;
+
+/// Cycles an idle slice is still clocked before the driver leaves it
+/// until its next request (its last write's sectors and the metadata
+/// cache's bookkeeping settle within them).
+pub const IDLE_DRAIN_CYCLES: u64 = 4;
+
+/// Cycles after reset before the slice takes requests: its metadata cache
+/// invalidates one set per cycle.
+pub use buddy_hdl::timing::INIT_CYCLES;
+
+/// A response as the slice's ports hold it.
+#[derive(Debug, Clone, Copy)]
+pub struct TaggedResponse {
+    pub id: u64,
+    pub write: bool,
+    pub flush: bool,
+    pub entry: MemoryEntry,
+    pub fault: u8,
+    pub decode_error: bool,
+}
+
+/// The ports of a `PipelinedController` variant, for the driver.
+pub trait PipelinedHardware: Block {
+    fn set_clock(&mut self, level: bool);
+    fn set_reset(&mut self, reset: bool);
+    fn set_registers(&mut self, regs: &BuddyRegisters);
+    /// Offer `r` (or nothing); responses are always taken.
+    fn drive_request(&mut self, r: Option<&SliceRequest>);
+    /// Memory takes every request; `dev`/`bud`: a read sector answered (tag, data).
+    fn drive_memory(&mut self, dev: Option<(u64, &[u8; 32])>, bud: Option<(u64, &[u8; 32])>);
+    /// `req_ready`, and the context id it gives.
+    fn req_ready(&self) -> Option<u64>;
+    fn response(&self) -> Option<TaggedResponse>;
+    /// A sector request on the device / buddy port (`len` 1, `first`
+    /// unused) and its tag.
+    fn dev_request(&self) -> Option<(PortRequest, u64)>;
+    fn bud_request(&self) -> Option<(PortRequest, u64)>;
+    fn dev_resp_ready(&self) -> bool;
+    fn bud_resp_ready(&self) -> bool;
+    /// `md_lookup_*`: a lookup answered this cycle (context, outcome).
+    fn md_lookup(&self) -> Option<(u64, u64)>;
+    /// `in_flight`.
+    fn in_flight(&self) -> u64;
+}
+
+macro_rules! pipelined_hardware {
+    ($t:ty) => {
+        impl PipelinedHardware for $t {
+            fn set_clock(&mut self, level: bool) {
+                self.clock.next = Clock::from(level);
+            }
+            fn set_reset(&mut self, reset: bool) {
+                self.reset.next = reset;
+            }
+            fn set_registers(&mut self, regs: &BuddyRegisters) {
+                self.gbbr.next = regs.gbbr.into();
+                self.carve_out_bytes.next = regs.carve_out_bytes.into();
+                self.md_base.next = regs.md_base.into();
+                self.heap_base.next = regs.heap_base.into();
+            }
+            fn drive_request(&mut self, r: Option<&SliceRequest>) {
+                self.req_valid.next = r.is_some();
+                self.resp_ready.next = true;
+                if let Some(r) = r {
+                    self.req_write.next = r.write;
+                    self.req_flush.next = r.flush;
+                    self.req_mask.next = (r.mask as u64).into();
+                    self.req_va.next = r.va.into();
+                    self.req_frame.next = r.pte.frame.into();
+                    self.req_pte.next = (r.pte.buddy_bits() as u64).into();
+                    self.req_page_64k.next = r.page == PageSize::Small64K;
+                    self.req_data.next = EntryBits::from_words(&r.data);
+                }
+            }
+            fn drive_memory(&mut self, dev: Option<(u64, &[u8; 32])>, bud: Option<(u64, &[u8; 32])>) {
+                self.dev_mem_ready.next = true;
+                self.bud_mem_ready.next = true;
+                self.dev_mem_resp_valid.next = dev.is_some();
+                self.bud_mem_resp_valid.next = bud.is_some();
+                if let Some((tag, data)) = dev {
+                    self.dev_mem_resp_tag.next = tag.into();
+                    self.dev_mem_resp_data.next = sector_bits(data);
+                }
+                if let Some((tag, data)) = bud {
+                    self.bud_mem_resp_tag.next = tag.into();
+                    self.bud_mem_resp_data.next = sector_bits(data);
+                }
+            }
+            fn req_ready(&self) -> Option<u64> {
+                self.req_ready.val().then(|| self.req_id.val().to_u64())
+            }
+            fn response(&self) -> Option<TaggedResponse> {
+                self.resp_valid.val().then(|| TaggedResponse {
+                    id: self.resp_id.val().to_u64(),
+                    write: self.resp_write.val(),
+                    flush: self.resp_flush.val(),
+                    entry: MemoryEntry::from_words(self.resp_entry.val().to_words()),
+                    fault: self.resp_fault.val().to_u8(),
+                    decode_error: self.resp_decode_error.val(),
+                })
+            }
+            fn dev_request(&self) -> Option<(PortRequest, u64)> {
+                self.dev_mem_valid.val().then(|| {
+                    let p = PortRequest {
+                        write: self.dev_mem_write.val(),
+                        address: self.dev_mem_address.val().to_u64(),
+                        data: sector_bytes(&self.dev_mem_data.val()),
+                        strobe: self.dev_mem_strobe.val().to_u32(),
+                        len: 1,
+                        first: true,
+                    };
+                    (p, self.dev_mem_tag.val().to_u64())
+                })
+            }
+            fn bud_request(&self) -> Option<(PortRequest, u64)> {
+                self.bud_mem_valid.val().then(|| {
+                    let p = PortRequest {
+                        write: self.bud_mem_write.val(),
+                        address: self.bud_mem_address.val().to_u64(),
+                        data: sector_bytes(&self.bud_mem_data.val()),
+                        strobe: self.bud_mem_strobe.val().to_u32(),
+                        len: 1,
+                        first: true,
+                    };
+                    (p, self.bud_mem_tag.val().to_u64())
+                })
+            }
+            fn dev_resp_ready(&self) -> bool {
+                self.dev_mem_resp_ready.val()
+            }
+            fn bud_resp_ready(&self) -> bool {
+                self.bud_mem_resp_ready.val()
+            }
+            fn md_lookup(&self) -> Option<(u64, u64)> {
+                self.md_lookup_valid.val().then(|| (self.md_lookup_id.val().to_u64(), self.md_lookup_outcome.val().to_u64()))
+            }
+            fn in_flight(&self) -> u64 {
+                self.in_flight.val().to_u64()
+            }
+        }
+    };
+}
+
+pipelined_hardware!(PipelinedController);
+pipelined_hardware!(PipelinedControllerZvc);
+pipelined_hardware!(PipelinedControllerMagBdi);
+
+/// The context a memory tag names (`{fill, context, sector}`).
+fn tag_context(tag: u64) -> u64 {
+    tag >> 3 & 0x7f
+}
+
+/// A request waiting to be offered or in the slice, and where its answer goes.
+pub struct Queued {
+    pub request: SliceRequest,
+    /// First cycle it may be offered.
+    pub issue: u64,
+    pub outcome: Outcome,
+    /// The golden translation's fault, for the message when the hardware reports one.
+    pub fault: Option<String>,
+    buddy: bool,
+    moved: bool,
+    lookup: Option<u64>,
+    taken: u64,
+}
+
+impl Queued {
+    pub fn new(request: SliceRequest, issue: u64, outcome: Outcome, fault: Option<String>) -> Self {
+        Queued { request, issue, outcome, fault, buddy: false, moved: false, lookup: None, taken: 0 }
+    }
+}
+
+/// Where a pipelined slice's cycles go, summed over the slices (cycles
+/// of the slice clock).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct PipelinedStats {
+    /// Requests taken, and the cycles they waited from issue to `req_ready`.
+    pub requests: u64,
+    pub accept_wait_cycles: u64,
+    /// Cycles a request's context was held (taken to answered).
+    pub context_cycles: u64,
+    /// Sector requests on the device port (data and metadata) and the buddy port.
+    pub device_sectors: u64,
+    pub buddy_sectors: u64,
+    /// Read sectors answered on each port, and the cycles they waited
+    /// from the cycle memory had them to the cycle the port took them
+    /// (one sector per cycle per port).
+    pub device_answers: u64,
+    pub device_answer_wait_cycles: u64,
+    pub buddy_answers: u64,
+    pub buddy_answer_wait_cycles: u64,
+    /// Cycles with a request offered and not taken.
+    pub accept_stall_cycles: u64,
+}
+
+/// A read sector on its way back: (due cycle, order, tag, data).
+type Due = Reverse<(u64, u64, u64, [u8; 32])>;
+
+/// One slice: the hardware, its clock, its requests and its memory reads in flight.
+struct Driver<H: PipelinedHardware> {
+    hw: Box<H>,
+    cycle: u64,
+    queue: VecDeque<Queued>,
+    in_flight: HashMap<u64, Queued>,
+    /// Device reads handed to the HBM2 model: (ticket, tag, data).
+    dev_wait: Vec<(u64, u64, [u8; 32])>,
+    dev_due: BinaryHeap<Due>,
+    bud_due: BinaryHeap<Due>,
+    order: u64,
+    /// The last buddy sector sent: (cycle, context, write).
+    last_buddy: Option<(u64, u64, bool)>,
+    /// Cycles since the slice last held anything.
+    idle_for: u64,
+    /// Cycles since the last handshake of any kind.
+    stalled_for: u64,
+    simulated: u64,
+    skip_idle: bool,
+    vcd: Option<SliceVcd>,
+    stats: PipelinedStats,
+}
+
+/// What one cycle of a slice ended with.
+enum Step {
+    Busy,
+    /// Idle long enough: leave it until its next request.
+    Idle,
+}
+
+impl<H: PipelinedHardware> Driver<H> {
+    fn new(mut hw: Box<H>, regs: &BuddyRegisters) -> Self {
+        hw.connect_all();
+        hw.set_registers(regs);
+        hw.drive_request(None);
+        hw.drive_memory(None, None);
+        let mut d = Driver {
+            hw,
+            cycle: 0,
+            queue: VecDeque::new(),
+            in_flight: HashMap::new(),
+            dev_wait: Vec::new(),
+            dev_due: BinaryHeap::new(),
+            bud_due: BinaryHeap::new(),
+            order: 0,
+            last_buddy: None,
+            idle_for: 0,
+            stalled_for: 0,
+            simulated: 0,
+            skip_idle: true,
+            vcd: None,
+            stats: PipelinedStats::default(),
+        };
+        d.hw.set_reset(true);
+        for _ in 0..RESET_CYCLES {
+            d.settle();
+            d.edge();
+        }
+        d.hw.set_reset(false);
+        for _ in 0..INIT_CYCLES {
+            d.settle();
+            d.edge();
+        }
+        d
+    }
+
+    fn settle(&mut self) -> bool {
+        simulate(self.hw.as_mut(), 500)
+    }
+
+    fn sample(&mut self, half: u64) {
+        if let Some(v) = &mut self.vcd {
+            if self.cycle >= v.from && self.cycle <= v.to {
+                if let Some(mut p) = v.probe.take() {
+                    let ok = p.timestamp(10 * self.cycle + half).is_ok();
+                    let p = write_vcd_change(p, self.hw.as_ref() as &dyn Block);
+                    v.probe = ok.then_some(p);
+                }
+            }
+        }
+    }
+
+    fn edge(&mut self) {
+        self.hw.set_clock(true);
+        self.settle();
+        self.sample(0);
+        self.hw.set_clock(false);
+        self.settle();
+        self.sample(5);
+        self.cycle += 1;
+        self.simulated += 1;
+    }
+
+    fn holds_anything(&self) -> bool {
+        !self.queue.is_empty()
+            || !self.in_flight.is_empty()
+            || !self.dev_wait.is_empty()
+            || !self.dev_due.is_empty()
+            || !self.bud_due.is_empty()
+            || self.hw.in_flight() != 0
+    }
+
+    /// Bring an idle slice to `cycle`: jump (or, without the jump, clock
+    /// every idle cycle in between).
+    fn wake_at(&mut self, cycle: u64) {
+        if self.skip_idle {
+            self.cycle = self.cycle.max(cycle);
+        } else {
+            self.hw.drive_request(None);
+            self.hw.drive_memory(None, None);
+            while self.cycle < cycle {
+                self.settle();
+                self.edge();
+            }
+        }
+        self.idle_for = 0;
+    }
+
+    /// Simulate the current cycle (its start has come).
+    fn step(&mut self, env: &RtlEnv, zero_reads: &Cell<u64>) -> Result<Step, String> {
+        let sh = env.shared.clone();
+        let cycle = self.cycle;
+        // Device reads whose end the model now knows.
+        let mut k = 0;
+        while k < self.dev_wait.len() {
+            if let Some(ps) = sh.burst_done(self.dev_wait[k].0, true) {
+                let (_, tag, data) = self.dev_wait.swap_remove(k);
+                self.order += 1;
+                self.dev_due.push(Reverse((sh.cycle_at(ps), self.order, tag, data)));
+            } else {
+                k += 1;
+            }
+        }
+        let offered = self.queue.front().filter(|q| q.issue <= cycle).map(|q| q.request);
+        self.hw.drive_request(offered.as_ref());
+        let dev = self.dev_due.peek().map(|d| d.0).filter(|d| d.0 <= cycle);
+        let bud = self.bud_due.peek().map(|d| d.0).filter(|d| d.0 <= cycle);
+        self.hw.drive_memory(dev.as_ref().map(|d| (d.2, &d.3)), bud.as_ref().map(|d| (d.2, &d.3)));
+        if !self.settle() {
+            return Err(format!("slice {}: the circuit did not settle", env.slice));
+        }
+        let mut progress = false;
+        if offered.is_some() && self.hw.req_ready().is_none() {
+            self.stats.accept_stall_cycles += 1;
+        }
+        if let (Some(r), Some(id)) = (offered, self.hw.req_ready()) {
+            let mut q = self.queue.pop_front().expect("offered");
+            progress = true;
+            self.stats.requests += 1;
+            self.stats.accept_wait_cycles += cycle - q.issue;
+            q.taken = cycle;
+            // A flush has no context: it is kept under a key no context has.
+            let key = if r.flush { u64::MAX } else { id };
+            if self.in_flight.insert(key, q).is_some() {
+                return Err(format!("slice {}: context {id} given while in use", env.slice));
+            }
+        }
+        if let Some((id, code)) = self.hw.md_lookup() {
+            let q = self.in_flight.get_mut(&id).ok_or_else(|| format!("slice {}: a lookup for context {id}, not in use", env.slice))?;
+            q.lookup = Some(code);
+            let mut st = env.md_stats.borrow_mut();
+            let count = |st: &mut CacheStats, code: u64| match code {
+                outcome::HIT => st.hits += 1,
+                outcome::SECTOR_MISS => st.sector_misses += 1,
+                _ => st.line_misses += 1,
+            };
+            let r = &q.request;
+            if !r.write || r.mask & 0xF != 0xF {
+                st.reads += 1;
+                count(&mut st, code);
+            }
+            if r.write {
+                // A partial write's second access (golden's write_nibble) hits.
+                st.writes += 1;
+                count(&mut st, if r.mask & 0xF != 0xF { outcome::HIT } else { code });
+            }
+        }
+        if let Some((p, tag)) = self.hw.dev_request() {
+            progress = true;
+            self.stats.device_sectors += 1;
+            let metadata = p.address >= env.md_base;
+            if metadata {
+                let mut st = env.md_stats.borrow_mut();
+                if p.write {
+                    st.write_backs += 1;
+                } else {
+                    st.fills += 1;
+                }
+            } else if let Some(q) = self.in_flight.get_mut(&tag_context(tag)) {
+                q.moved = true;
+            }
+            if p.write {
+                sh.start_detached(env.slice, p.address, 1, true, env.slice);
+                env.write_device(&p);
+            } else {
+                let ticket = sh.start_burst(env.slice, p.address, 1, false, env.slice);
+                let mut data = [0u8; 32];
+                env.read_device(p.address, &mut data);
+                self.dev_wait.push((ticket, tag, data));
+            }
+        }
+        if let Some((p, tag)) = self.hw.bud_request() {
+            progress = true;
+            self.stats.buddy_sectors += 1;
+            let ctx = tag_context(tag);
+            if let Some(q) = self.in_flight.get_mut(&ctx) {
+                q.buddy = true;
+                q.moved = true;
+            }
+            let continues = self.last_buddy == Some((cycle.wrapping_sub(1), ctx, p.write));
+            let arrival = if continues { sh.link_continue(32, p.write) } else { sh.link_transfer(32, p.write) };
+            self.last_buddy = Some((cycle, ctx, p.write));
+            if p.write {
+                RtlEnv::write_masked(&mut env.backing.borrow_mut().buddy, p.address, &p.data, p.strobe);
+            } else {
+                let mut data = [0u8; 32];
+                env.backing.borrow().buddy.read(p.address, &mut data);
+                self.order += 1;
+                self.bud_due.push(Reverse((sh.cycle_at(arrival), self.order, tag, data)));
+            }
+        }
+        if let Some(d) = dev.filter(|_| self.hw.dev_resp_ready()) {
+            self.dev_due.pop();
+            progress = true;
+            self.stats.device_answers += 1;
+            self.stats.device_answer_wait_cycles += cycle - d.0;
+        }
+        if let Some(d) = bud.filter(|_| self.hw.bud_resp_ready()) {
+            self.bud_due.pop();
+            progress = true;
+            self.stats.buddy_answers += 1;
+            self.stats.buddy_answer_wait_cycles += cycle - d.0;
+        }
+        if let Some(resp) = self.hw.response() {
+            progress = true;
+            let key = if resp.flush { u64::MAX } else { resp.id };
+            let q = self.in_flight.remove(&key).ok_or_else(|| format!("slice {}: a response for context {key}, not in use", env.slice))?;
+            self.stats.context_cycles += cycle - q.taken;
+            let zero = !q.request.write && !q.request.flush && q.lookup == Some(outcome::HIT) && !q.moved;
+            if zero && resp.fault == 0 && !resp.decode_error {
+                zero_reads.set(zero_reads.get() + 1);
+            }
+            *q.outcome.borrow_mut() = Some(answer(&q, &resp, sh.ps(cycle), env.slice));
+        }
+        self.edge();
+        self.stalled_for = if progress { 0 } else { self.stalled_for + 1 };
+        if self.stalled_for > HANG_CYCLES {
+            return Err(format!("slice {}: no handshake for {HANG_CYCLES} cycles with {} requests in it", env.slice, self.hw.in_flight()));
+        }
+        if self.holds_anything() {
+            self.idle_for = 0;
+            return Ok(Step::Busy);
+        }
+        self.idle_for += 1;
+        Ok(if self.idle_for > IDLE_DRAIN_CYCLES { Step::Idle } else { Step::Busy })
+    }
+
+    /// Answer every request the slice holds or waits to offer with `message`.
+    fn fail_all(&mut self, message: &str) {
+        for q in self.queue.drain(..).chain(self.in_flight.drain().map(|(_, q)| q)) {
+            *q.outcome.borrow_mut() = Some(Err(SimError::Hardware(message.to_string())));
+        }
+    }
+}
+
+/// The result a response gives its request, as the serial slice's driver gives it.
+fn answer(q: &Queued, resp: &TaggedResponse, done: u64, slice: u64) -> Result<Finished, SimError> {
+    let r = &q.request;
+    let info = RequestInfo { done, buddy: q.buddy };
+    if resp.decode_error {
+        return Err(SimError::Decode { va: r.va, message: "the hardware decompressor rejects the stored stream".into() });
+    }
+    if resp.fault != 0 {
+        let code = resp.fault;
+        return Err(SimError::Hardware(match &q.fault {
+            Some(f) => format!("slice {slice} reports fault code {code} for {:#x}: {f}", r.va),
+            None => format!("slice {slice} reports fault code {code} for {:#x}, which the golden translation does not", r.va),
+        }));
+    }
+    // A write is not answered with the entry it leaves; the run checks it
+    // by reading it back.
+    let entry = (!r.write && !r.flush).then_some(resp.entry);
+    Ok(Finished { entry, info })
+}
+
+/// One slice's driver behind a trait object (any algorithm).
+trait SliceDriver {
+    fn queue(&mut self, q: Queued);
+    fn cycle(&self) -> u64;
+    fn wake_at(&mut self, cycle: u64);
+    fn step(&mut self, env: &RtlEnv, zero_reads: &Cell<u64>) -> Result<Step, String>;
+    fn fail_all(&mut self, message: &str);
+    fn simulated_cycles(&self) -> u64;
+    fn stats(&self) -> PipelinedStats;
+    fn set_skip_idle(&mut self, skip: bool);
+    fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64);
+}
+
+impl<H: PipelinedHardware> SliceDriver for Driver<H> {
+    fn queue(&mut self, q: Queued) {
+        self.queue.push_back(q);
+    }
+    fn cycle(&self) -> u64 {
+        self.cycle
+    }
+    fn wake_at(&mut self, cycle: u64) {
+        Driver::wake_at(self, cycle)
+    }
+    fn step(&mut self, env: &RtlEnv, zero_reads: &Cell<u64>) -> Result<Step, String> {
+        Driver::step(self, env, zero_reads)
+    }
+    fn fail_all(&mut self, message: &str) {
+        Driver::fail_all(self, message)
+    }
+    fn simulated_cycles(&self) -> u64 {
+        self.simulated
+    }
+    fn stats(&self) -> PipelinedStats {
+        self.stats
+    }
+    fn set_skip_idle(&mut self, skip: bool) {
+        self.skip_idle = skip;
+    }
+    fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64) {
+        let hw = self.hw.as_ref() as &dyn Block;
+        self.vcd = Some(SliceVcd { probe: Some(write_vcd_dump(write_vcd_header(w, hw), hw)), from, to });
+    }
+}
+
+/// A slice's driver and whether a task is clocking it.
+struct SliceState {
+    driver: Box<dyn SliceDriver>,
+    running: bool,
+}
+
+/// The RTL engine's pipelined slices.
+pub struct PipelinedSlices {
+    slices: Vec<Rc<RefCell<SliceState>>>,
+    pub metadata: Rc<RefCell<CacheStats>>,
+    pub zero_reads: Rc<Cell<u64>>,
+}
+
+impl PipelinedSlices {
+    /// `n` slices of `algorithm`'s hardware with the Buddy registers `regs`, after reset.
+    ///
+    /// # Panics
+    /// The thread that builds them cannot be spawned.
+    pub fn new(n: usize, algorithm: Algorithm, regs: &BuddyRegisters) -> Self {
+        PipelinedSlices {
+            slices: (0..n).map(|_| Rc::new(RefCell::new(SliceState { driver: new_driver(algorithm, regs), running: false }))).collect(),
+            metadata: Rc::new(RefCell::new(CacheStats::default())),
+            zero_reads: Rc::new(Cell::new(0)),
+        }
+    }
+
+    /// Hand `q` to its slice; start clocking the slice if it was idle.
+    pub fn submit(&self, world: &mut super::world::World, env: RtlEnv, q: Queued) {
+        let state = self.slices[env.slice as usize].clone();
+        let issue = q.issue;
+        let start = {
+            let mut s = state.borrow_mut();
+            s.driver.queue(q);
+            !std::mem::replace(&mut s.running, true)
+        };
+        if !start {
+            return;
+        }
+        let zero_reads = self.zero_reads.clone();
+        world.spawn(async move {
+            let sh: Rc<Shared> = env.shared.clone();
+            state.borrow_mut().driver.wake_at(issue);
+            loop {
+                let cycle = state.borrow().driver.cycle();
+                sh.until(sh.ps(cycle)).await;
+                let mut s = state.borrow_mut();
+                match s.driver.step(&env, &zero_reads) {
+                    Ok(Step::Busy) => {}
+                    Ok(Step::Idle) => {
+                        s.running = false;
+                        break;
+                    }
+                    Err(e) => {
+                        s.driver.fail_all(&e);
+                        s.running = false;
+                        break;
+                    }
+                }
+            }
+        });
+    }
+
+    /// Clock cycles simulated, summed over the slices.
+    pub fn simulated_cycles(&self) -> u64 {
+        self.slices.iter().map(|s| s.borrow().driver.simulated_cycles()).sum()
+    }
+
+    /// Where the slices' cycles went, summed over the slices.
+    pub fn stats(&self) -> PipelinedStats {
+        let mut t = PipelinedStats::default();
+        for s in &self.slices {
+            let s = s.borrow().driver.stats();
+            t.requests += s.requests;
+            t.accept_wait_cycles += s.accept_wait_cycles;
+            t.context_cycles += s.context_cycles;
+            t.device_sectors += s.device_sectors;
+            t.buddy_sectors += s.buddy_sectors;
+            t.device_answers += s.device_answers;
+            t.device_answer_wait_cycles += s.device_answer_wait_cycles;
+            t.buddy_answers += s.buddy_answers;
+            t.buddy_answer_wait_cycles += s.buddy_answer_wait_cycles;
+            t.accept_stall_cycles += s.accept_stall_cycles;
+        }
+        t
+    }
+
+    /// Jump over idle cycles (the default) or clock them.
+    pub fn set_skip_idle(&self, skip: bool) {
+        self.slices.iter().for_each(|s| s.borrow_mut().driver.set_skip_idle(skip));
+    }
+
+    /// Write a VCD of cycles `from..=to` of slice `slice` into `w`.
+    pub fn record_vcd(&self, slice: usize, w: Box<dyn Write + Send>, from: u64, to: u64) {
+        self.slices[slice].borrow_mut().driver.record_vcd(w, from, to);
+    }
+}
+
+/// A new slice driver of `algorithm`'s hardware, after reset.
+fn new_driver(algorithm: Algorithm, regs: &BuddyRegisters) -> Box<dyn SliceDriver> {
+    match algorithm {
+        Algorithm::Bpc => Box::new(Driver::new(build(PipelinedController::default), regs)),
+        Algorithm::Zvc => Box::new(Driver::new(build(PipelinedControllerZvc::default), regs)),
+        Algorithm::MagBdi(mag) => Box::new(Driver::new(build(move || PipelinedControllerMagBdi::new(mag)), regs)),
+    }
+}
+
+/// `make()` boxed, built on a thread with a 1 GiB stack (reserved, not
+/// used): building the slice takes several copies of its multi-megabyte
+/// value on the stack.
+///
+/// # Panics
+/// The thread cannot be spawned.
+fn build<H: Send + 'static>(make: impl FnOnce() -> H + Send + 'static) -> Box<H> {
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(move || Box::new(make()))
+        .expect("spawn the thread that builds a slice")
+        .join()
+        .expect("building a slice does not panic")
+}

@@ -175,7 +175,7 @@ fn an_rtl_run_checks_itself_against_fast_mode_with_hardware_timing() {
     assert!(reports[0]["rtl_cycles_per_second"].as_f64().unwrap() > 0.0);
 }
 
-/// `--engine rtl` runs the pipelined slice by default and sets each mode
+/// `--engine rtl --rtl-slice pipelined` runs the pipelined slice and sets each mode
 /// beside the paper's timing (the fast engine does not model this slice's
 /// own timing yet).
 #[test]
@@ -190,6 +190,8 @@ fn an_rtl_run_of_the_pipelined_slice_is_set_beside_the_paper_timing() {
         w.path().to_str().unwrap(),
         "--engine",
         "rtl",
+        "--rtl-slice",
+        "pipelined",
         "--algo",
         "zvc",
         "--mode",

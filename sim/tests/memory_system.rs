@@ -6,7 +6,7 @@ use std::path::Path;
 
 use buddy_golden::translation::TargetRatio;
 use buddy_golden::Algorithm;
-use buddy_sim::memory_system::config::{NvlinkConfig, SimConfig};
+use buddy_sim::memory_system::config::{NvlinkConfig, SimConfig, SystemConfig};
 use buddy_sim::memory_system::{run, Mode, RtlOptions, SimError, SimInput, SimReport};
 use buddy_sim::trace::Trace;
 use buddy_sim::Workload;
@@ -202,7 +202,7 @@ fn a_bound_on_requests_in_flight_per_slice_costs_time_not_data() {
 fn pipelined_rtl_engine_serves_the_trace_and_jumps_idle_cycles_exactly() {
     let (w, mut t) = bundled();
     t.accesses.truncate(20_000);
-    let paper = SimConfig::default();
+    let paper = SimConfig { system: SystemConfig { rtl_slice: "pipelined".into(), ..SystemConfig::default() }, ..SimConfig::default() };
     let mut serial = SimConfig::default();
     serial.system.slice_timing = "hardware".into();
     for mode in [Mode::Uncompressed, Mode::Buddy] {

@@ -104,6 +104,8 @@ pub struct PipelinedRun {
     pub most_in_flight: usize,
     /// Responses that overtook an earlier request.
     pub out_of_order: usize,
+    /// Metadata lookups that missed the line (`md_lookup_outcome` 2).
+    pub line_misses: usize,
     pub cycles: u64,
 }
 
@@ -113,35 +115,50 @@ const PAGE: PageSize = PageSize::Small64K;
 /// (and one uncompressed, one with a reserved target code), each with
 /// entries stored by the golden slice, some never written, one with a
 /// reserved size nibble.
-fn scenario(algorithm: Algorithm, rng: &mut ChaCha8Rng, reads: usize, p_write: f64) -> (BuddyRegisters, ByteMemory, Vec<Read>) {
+///
+/// `spread`: every kind twice (14 pages) 1 MiB apart (virtual and
+/// physical; metadata is indexed by the virtual address), so that all their
+/// metadata lines fall in one set of the metadata cache (4 ways), with the
+/// entries used spread over 8 metadata sectors per page: line misses,
+/// dirty victims written back, victims pinned by writes in flight.
+fn scenario(
+    algorithm: Algorithm,
+    rng: &mut ChaCha8Rng,
+    reads: usize,
+    p_write: f64,
+    spread: bool,
+) -> (BuddyRegisters, ByteMemory, Vec<Read>) {
     let regs = BuddyRegisters { gbbr: 0x40_0000_0000, carve_out_bytes: 1 << 30, md_base: 0x10_0000_0000, heap_base: 0x1_0000_0000 };
     let config = SliceConfig { algorithm, metadata_cache: MetadataCacheConfig::default(), regs, page: PAGE };
     let golden = ControllerSlice::new(config).expect("the default cache geometry");
     let mut memory = ByteMemory::default();
     // (compressed, target code) of each page; target 5 is reserved.
     let kinds = [(true, 0u8), (true, 1), (true, 2), (true, 3), (true, 4), (false, 0), (true, 5)];
+    let copies = if spread { 2 } else { 1 };
+    let stride = if spread { 1 << 20 } else { PAGE.bytes() };
     let mut pages = Vec::new();
-    for (p, &(compressed, target_code)) in kinds.iter().enumerate() {
-        let va_base = regs.heap_base + (p as u64) * PAGE.bytes();
-        let pte = Pte { frame: 0x2_0000_0000 + (p as u64) * PAGE.bytes(), compressed, target_code, buddy_offset: 4 * p as u32 };
+    for (p, &(compressed, target_code)) in kinds.iter().cycle().take(kinds.len() * copies).enumerate() {
+        let va_base = regs.heap_base + (p as u64) * stride;
+        let pte = Pte { frame: 0x2_0000_0000 + (p as u64) * stride, compressed, target_code, buddy_offset: 4 * p as u32 };
         pages.push((pte, va_base));
     }
+    // Entry `e` of a page used: 0..40, or spread over 8 metadata sectors.
+    let entry = |e: u64| if spread { (e % 8) * 64 + e / 8 } else { e };
     let contents = random_entries(400, rng.gen());
     // Entries 0..32 of each valid page get contents; 32..40 stay unwritten.
     for &(pte, va_base) in pages.iter().filter(|(pte, _)| pte.target_code < 5) {
         for e in 0..32u64 {
-            let entry = contents[rng.gen_range(0..contents.len())];
-            golden.preload(&pte, va_base + 128 * e, &entry, &mut memory).expect("a valid page");
+            golden.preload(&pte, va_base + 128 * entry(e), &contents_entry(&contents, rng), &mut memory).expect("a valid page");
         }
     }
     // A reserved size nibble on entry 33 of the 2x page.
     let (pte2, va2) = pages[2];
-    let access = translate_entry(&regs, PAGE, &pte2, va2 + 128 * 33, SizeClass::Raw).expect("a valid page");
+    let access = translate_entry(&regs, PAGE, &pte2, va2 + 128 * entry(33), SizeClass::Raw).expect("a valid page");
     write_nibble_in_memory(access.metadata.expect("compressed"), 9, &mut memory);
     let mut out = Vec::new();
     for _ in 0..reads {
         let &(pte, va_base) = pages.choose(rng).expect("pages");
-        let e = rng.gen_range(0..40u64);
+        let e = entry(rng.gen_range(0..40u64));
         let va = va_base + 128 * e + rng.gen_range(0..128);
         let write = rng.gen_bool(p_write).then(|| {
             let mask = if rng.gen_bool(0.5) { 15 } else { rng.gen_range(1..15) };
@@ -153,6 +170,10 @@ fn scenario(algorithm: Algorithm, rng: &mut ChaCha8Rng, reads: usize, p_write: f
     out.push(Read { pte: pages[1].0, va: regs.heap_base - 256, write: None });
     out.shuffle(rng);
     (regs, memory, out)
+}
+
+fn contents_entry(contents: &[buddy_golden::MemoryEntry], rng: &mut ChaCha8Rng) -> buddy_golden::MemoryEntry {
+    contents[rng.gen_range(0..contents.len())]
 }
 
 fn outcome_code(o: Outcome) -> u64 {
@@ -192,7 +213,24 @@ pub fn run(
     p_ready: f64,
     max_latency: u64,
 ) -> Result<PipelinedRun, String> {
-    on_big_stack(move || run_slice(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, false, None)).map(|(r, _)| r)
+    on_big_stack(move || run_slice(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, false, None, false)).map(|(r, _)| r)
+}
+
+/// As [`run`] over the `spread` scenario: metadata line misses, dirty
+/// victims and victims pinned by writes in flight.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_spread(
+    algorithm: Algorithm,
+    seed: u64,
+    requests: usize,
+    p_write: f64,
+    p_request: f64,
+    p_ready: f64,
+    max_latency: u64,
+) -> Result<PipelinedRun, String> {
+    on_big_stack(move || run_slice(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, false, None, true)).map(|(r, _)| r)
 }
 
 /// The slice of `algorithm` (MAG-BDI at any MAG), run by its driver.
@@ -207,11 +245,12 @@ fn run_slice(
     max_latency: u64,
     record: bool,
     vcd: Option<Box<dyn Write + Send>>,
+    spread: bool,
 ) -> Result<(PipelinedRun, Vec<String>), String> {
     match algorithm {
-        Algorithm::Bpc => run_bpc(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd),
-        Algorithm::Zvc => run_zvc(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd),
-        Algorithm::MagBdi(_) => run_mag_bdi(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd),
+        Algorithm::Bpc => run_bpc(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd, spread),
+        Algorithm::Zvc => run_zvc(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd, spread),
+        Algorithm::MagBdi(_) => run_mag_bdi(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd, spread),
     }
 }
 
@@ -234,7 +273,7 @@ pub fn lockstep_lines(
     p_write: f64,
     max_latency: u64,
 ) -> Result<(PipelinedRun, Vec<String>), String> {
-    on_big_stack(move || run_slice(algorithm, seed, requests, p_write, 0.7, 0.7, max_latency, true, None))
+    on_big_stack(move || run_slice(algorithm, seed, requests, p_write, 0.7, 0.7, max_latency, true, None, false))
 }
 
 /// As [`run`] (40% writes, memory answering within 30 cycles), writing a
@@ -243,7 +282,7 @@ pub fn lockstep_lines(
 /// # Errors
 /// As [`run`], or the VCD cannot be written.
 pub fn write_vcd(algorithm: Algorithm, seed: u64, requests: usize, w: Box<dyn Write + Send>) -> Result<PipelinedRun, String> {
-    on_big_stack(move || run_slice(algorithm, seed, requests, 0.4, 0.7, 0.7, 30, false, Some(w))).map(|(r, _)| r)
+    on_big_stack(move || run_slice(algorithm, seed, requests, 0.4, 0.7, 0.7, 30, false, Some(w), false)).map(|(r, _)| r)
 }
 
 /// Run `f` on a thread with room for the slice's model (several
@@ -462,10 +501,11 @@ macro_rules! slice_driver {
             max_latency: u64,
             record: bool,
             mut vcd: Option<Box<dyn Write + Send>>,
+            spread: bool,
         ) -> Result<(PipelinedRun, Vec<String>), String> {
             let mut lines = Vec::new();
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let (regs, mut memory, requests) = scenario(algorithm, &mut rng, requests, p_write);
+            let (regs, mut memory, requests) = scenario(algorithm, &mut rng, requests, p_write, spread);
             let config = SliceConfig { algorithm, metadata_cache: MetadataCacheConfig::default(), regs, page: PAGE };
             let mut golden = ControllerSlice::new(config).expect("the default cache geometry");
             let mut hw_memory = memory.clone();
@@ -545,9 +585,25 @@ macro_rules! slice_driver {
             let mut flushed = false;
             let mut cycle = 0u64;
             let limit = 2_000 + 200 * requests.len() as u64 * max_latency.max(1);
+            // A handshake (request, response, memory) at least every this many cycles.
+            let quiet_limit = 2_000 + 20 * max_latency;
+            let mut last_progress = 0u64;
             while !flushed {
-                if cycle > limit {
-                    return Err(format!("{answered} of {} requests answered after {cycle} cycles", requests.len()));
+                if cycle > limit || cycle - last_progress > quiet_limit {
+                    let mut held: Vec<(u64, usize)> = in_flight.iter().map(|(&id, &i)| (id, i)).collect();
+                    held.sort_unstable();
+                    let held: Vec<String> = held
+                        .iter()
+                        .map(|&(id, i)| format!("{id}: {:x?} lookup {:?}", requests[i].write.map(|w| w.0), lookups.get(&id)))
+                        .collect();
+                    return Err(format!(
+                        "{answered} of {} requests answered after {cycle} cycles (last handshake at {last_progress}); in flight: {}",
+                        requests.len(),
+                        held.join(", ")
+                    ));
+                }
+                if dut.req_ready.val() && offered || dut.resp_valid.val() || dut.dev_mem_valid.val() || dut.bud_mem_valid.val() {
+                    last_progress = cycle;
                 }
                 if !offered && next <= requests.len() && rng.gen_bool(p_request) {
                     offered = true;
@@ -609,6 +665,7 @@ macro_rules! slice_driver {
                 out.most_in_flight = out.most_in_flight.max(dut.in_flight.val().index());
                 if dut.md_lookup_valid.val() {
                     let id = dut.md_lookup_id.val().to_u64();
+                    out.line_misses += (dut.md_lookup_outcome.val().to_u64() == md_outcome::LINE_MISS) as usize;
                     if !in_flight.contains_key(&id) || lookups.insert(id, dut.md_lookup_outcome.val().to_u64()).is_some() {
                         return Err(format!("cycle {cycle}: a metadata lookup status for context {id}, not in flight or given twice"));
                     }

@@ -43,10 +43,12 @@ pub struct SystemConfig {
     /// order); 0: no bound, the paper's model. Sizes a pipelined slice
     /// (`docs/controller.md`).
     pub slice_in_flight: u32,
-    /// The RTL engine's slice hardware: `pipelined` (the
-    /// `PipelinedController`: up to 128 requests in flight, tagged
-    /// responses) or `serial` (the `BuddyController`: one request at a
-    /// time, the timing `slice_timing = "hardware"` models).
+    /// The RTL engine's slice hardware: `serial` (the default: the
+    /// `BuddyController`, one request at a time, the timing `slice_timing =
+    /// "hardware"` models) or `pipelined` (the `PipelinedController`: up
+    /// to 128 requests in flight, tagged responses; it can deadlock on
+    /// metadata line misses whose victim a write in flight has pinned,
+    /// `docs/controller.md`).
     pub rtl_slice: String,
 }
 
@@ -215,7 +217,7 @@ impl Default for SystemConfig {
             epoch_requests: 4096,
             slice_timing: "pipelined".into(),
             slice_in_flight: 0,
-            rtl_slice: "pipelined".into(),
+            rtl_slice: "serial".into(),
         }
     }
 }

@@ -494,11 +494,19 @@ impl<H: PipelinedHardware> Driver<H> {
                 zero_reads.set(zero_reads.get() + 1);
             }
             *q.outcome.borrow_mut() = Some(answer(&q, &resp, sh.ps(cycle), env.slice));
+            // The trace driver may issue its next request now.
+            sh.note_finished();
         }
         self.edge();
         self.stalled_for = if progress { 0 } else { self.stalled_for + 1 };
         if self.stalled_for > HANG_CYCLES {
-            return Err(format!("slice {}: no handshake for {HANG_CYCLES} cycles with {} requests in it", env.slice, self.hw.in_flight()));
+            return Err(format!(
+                "slice {}: no handshake for {HANG_CYCLES} cycles (cycle {}) with {} requests in it; {}",
+                env.slice,
+                self.cycle,
+                self.hw.in_flight(),
+                self.describe()
+            ));
         }
         if self.holds_anything() {
             self.idle_for = 0;
@@ -506,6 +514,37 @@ impl<H: PipelinedHardware> Driver<H> {
         }
         self.idle_for += 1;
         Ok(if self.idle_for > IDLE_DRAIN_CYCLES { Step::Idle } else { Step::Busy })
+    }
+
+    /// What the driver holds, for a hang's report: the requests in the
+    /// slice (context, kind, address, cycle taken, lookup outcome, sectors
+    /// moved), the one waiting to be offered, the reads memory has not answered.
+    fn describe(&self) -> String {
+        let mut ids: Vec<&u64> = self.in_flight.keys().collect();
+        ids.sort();
+        let held: Vec<String> = ids
+            .iter()
+            .map(|id| {
+                let q = &self.in_flight[id];
+                let r = &q.request;
+                let kind = if r.flush {
+                    "flush".to_string()
+                } else if r.write {
+                    format!("write mask {:x}", r.mask)
+                } else {
+                    "read".into()
+                };
+                format!("[{id}: {kind} {:#x} taken {} lookup {:?} moved {}]", r.va, q.taken, q.lookup, q.moved)
+            })
+            .collect();
+        format!(
+            "in flight {}; next {:?}; device reads not done {}, due {}; buddy reads due {}",
+            held.join(" "),
+            self.queue.front().map(|q| (q.request.va, q.request.write, q.issue)),
+            self.dev_wait.len(),
+            self.dev_due.len(),
+            self.bud_due.len()
+        )
     }
 
     /// Answer every request the slice holds or waits to offer with `message`.

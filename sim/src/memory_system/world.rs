@@ -80,9 +80,17 @@ impl Shared {
         self.now.get()
     }
 
-    /// Tasks finished so far.
+    /// Tasks finished so far, plus the requests that long-running tasks
+    /// (the pipelined RTL slices) reported finished with
+    /// [`Shared::note_finished`]: what the trace driver waits on when it
+    /// may issue once an earlier request has completed.
     pub fn finished_tasks(&self) -> u64 {
         self.finished_tasks.get()
+    }
+
+    /// A request served inside a task that goes on has finished.
+    pub fn note_finished(&self) {
+        self.finished_tasks.set(self.finished_tasks.get() + 1);
     }
 
     /// The task being polled.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 /// Every delivered module, as `buddy` names them.
-const MODULES: [&str; 21] = [
+const MODULES: [&str; 24] = [
     "bpc_compressor",
     "bpc_decompressor",
     "zvc_compressor",
@@ -27,6 +27,9 @@ const MODULES: [&str; 21] = [
     "buddy_controller",
     "buddy_controller_zvc",
     "buddy_controller_mag_bdi32",
+    "pipelined_controller",
+    "pipelined_controller_zvc",
+    "pipelined_controller_mag_bdi32",
 ];
 
 fn buddy(args: &[&str]) -> Output {
@@ -93,6 +96,8 @@ fn equiv_checks_every_module_with_no_mismatch() {
             Some("metadata_cache" | "pipelined_metadata_cache") => 49,
             Some("request_contexts") => 100,
             Some(m) if m.starts_with("buddy_controller") => 300,
+            // The pipelined slice runs 100 requests (the minimum) over its own scenario pages.
+            Some(m) if m.starts_with("pipelined_controller") => 100,
             _ => 48,
         };
         assert_eq!(r["entries"], inputs, "{r}");
@@ -118,9 +123,17 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
             assert!(text.lines().count() > 1000 && text.lines().all(|l| l.len() == 945), "{m}");
             continue;
         }
+        if m.starts_with("pipelined_controller") {
+            // Lock-step lines of 50 requests and a flush, one per cycle from reset, every port's hex digits.
+            use buddy_testbenches::pipelined_controller::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
+            let digits: usize =
+                LOCKSTEP_INPUTS.iter().map(|p| p.1.div_ceil(4)).sum::<usize>() + LOCKSTEP_OUTPUTS.iter().map(|p| p.1.div_ceil(4)).sum::<usize>();
+            assert!(text.lines().count() > 100 && text.lines().all(|l| l.len() == digits), "{m}");
+            continue;
+        }
         if m == "memory_port" {
-            // Lock-step lines: reset, then one per random cycle (at least 300) and the drain, 493 hex digits each.
-            assert!(text.lines().count() > 301 && text.lines().all(|l| l.len() == 493), "{m}");
+            // Lock-step lines: reset, then one per random cycle (at least 300) and the drain, 495 hex digits each.
+            assert!(text.lines().count() > 301 && text.lines().all(|l| l.len() == 495), "{m}");
             continue;
         }
         if m == "write_planner" {

@@ -5,6 +5,7 @@ use crate::address_translator::AddressTranslator;
 use crate::bpc_compressor::BpcCompressor;
 use crate::bpc_decompressor::BpcDecompressor;
 use crate::entry_bits::EntryBits;
+use crate::lowest_set::LowestSet;
 use crate::mag_bdi_compressor::MagBdiCompressor;
 use crate::mag_bdi_decompressor::MagBdiDecompressor;
 use crate::memory_port::{MemoryPort, MEM_TAG_BITS};
@@ -157,12 +158,19 @@ pub struct $name {
     mask_m: RAM<Bits<4>, CONTEXT_BITS>,
     /// Per context, bit `id`: a full or partial write to a compressed page
     /// (its nibble reserved), its reservation answered, its commit sent, a
-    /// partial write whose entry did not decode.
+    /// partial write whose entry did not decode, a write stored (or a
+    /// partial write that did not decode) and not yet taken into K0.
     w_full: DFF<Bits<128>>,
     w_partial: DFF<Bits<128>>,
     w_reserved: DFF<Bits<128>>,
     w_commit: DFF<Bits<128>>,
     w_abort: DFF<Bits<128>>,
+    w_stored: DFF<Bits<128>>,
+    /// Picks the stored write K0 takes next: the lowest context whose
+    /// reservation is answered (or whose page is uncompressed). Any ready
+    /// write goes first, so a write whose reservation waits for a line
+    /// another stored write has pinned never holds that write's commit.
+    commit_pick: LowestSet,
     planner: ReadPlanner,
     writer: WritePlanner,
     comp: $comp,
@@ -201,14 +209,11 @@ pub struct $name {
     w0_id: DFF<Bits<CONTEXT_BITS>>,
     w0_class: DFF<Bits<4>>,
     w0_payload: DFF<EntryBits>,
-    /// K0: a write stored (or a partial write that did not decode), its
-    /// nibble to commit or, on an uncompressed page, its answer to give.
+    /// K0: a write stored (or a partial write that did not decode) whose
+    /// reservation is answered, its nibble to commit or, on an
+    /// uncompressed page, its answer to give.
     k0_valid: DFF<Bit>,
     k0_id: DFF<Bits<CONTEXT_BITS>>,
-    k0_abort: DFF<Bit>,
-    /// K0's reservation was answered a cycle ago (its word RAM read is
-    /// then the answered one: the RAMs read before they write).
-    k0_seen: DFF<Bit>,
     /// A write's or a flush's answer waiting for the response port.
     wr_valid: DFF<Bit>,
     wr_id: DFF<Bits<CONTEXT_BITS>>,
@@ -265,7 +270,7 @@ pub struct $name {
     m0_free: Signal<Local, Bit>,
     m0_load: Signal<Local, Bit>,
     m0_to_comp: Signal<Local, Bit>,
-    m0_to_k0: Signal<Local, Bit>,
+    m0_abort: Signal<Local, Bit>,
     comp_take: Signal<Local, Bit>,
     comp_out_take: Signal<Local, Bit>,
     w0_free: Signal<Local, Bit>,
@@ -275,14 +280,16 @@ pub struct $name {
     k0_compressed: Signal<Local, Bit>,
     k0_commit: Signal<Local, Bit>,
     k0_answer: Signal<Local, Bit>,
-    done_to_k0: Signal<Local, Bit>,
+    k0_abort: Signal<Local, Bit>,
+    pick_to_k0: Signal<Local, Bit>,
     head_partial: Signal<Local, Bit>,
-    one_hot: [Signal<Local, Bits<128>>; 5],
+    one_hot: [Signal<Local, Bits<128>>; 8],
     flags_full: Signal<Local, Bits<128>>,
     flags_partial: Signal<Local, Bits<128>>,
     flags_reserved: Signal<Local, Bits<128>>,
     flags_commit: Signal<Local, Bits<128>>,
     flags_abort: Signal<Local, Bits<128>>,
+    flags_stored: Signal<Local, Bits<128>>,
     j0_free: Signal<Local, Bit>,
     j1_free: Signal<Local, Bit>,
     j1_load: Signal<Local, Bit>,
@@ -323,8 +330,6 @@ impl Logic for $name {
             w0_payload,
             k0_valid,
             k0_id,
-            k0_abort,
-            k0_seen,
             wr_valid,
             wr_id,
             wr_flush,
@@ -354,7 +359,8 @@ impl Logic for $name {
             w_partial,
             w_reserved,
             w_commit,
-            w_abort
+            w_abort,
+            w_stored
         );
         clock!(
             self,
@@ -423,6 +429,7 @@ impl Logic for $name {
         self.flags_reserved.next = self.w_reserved.q.val();
         self.flags_commit.next = self.w_commit.q.val();
         self.flags_abort.next = self.w_abort.q.val();
+        self.flags_stored.next = self.w_stored.q.val();
 
         // One-hot masks of the contexts whose flags change this cycle.
         self.one_hot[0].next = bits::<128>(1) << self.x1_id.q.val();
@@ -430,6 +437,9 @@ impl Logic for $name {
         self.one_hot[2].next = bits::<128>(1) << self.k0_id.q.val();
         self.one_hot[3].next = bits::<128>(1) << self.dec_ids.head.val();
         self.one_hot[4].next = bits::<128>(1) << self.wr_id.q.val();
+        self.one_hot[5].next = bits::<128>(1) << self.writer.done_id.val();
+        self.one_hot[6].next = bits::<128>(1) << self.m0_id.q.val();
+        self.one_hot[7].next = bits::<128>(1) << self.commit_pick.index.val();
 
         // The handshakes of the stages, each computed before it is read
         // (an `always @(*)` block reads what it assigned earlier in the
@@ -453,11 +463,14 @@ impl Logic for $name {
         self.md_to_j0.next = self.md_wants_j0.val() & self.j0_free.val();
         self.md_take.next = self.md_to_j0.val();
         self.k0_compressed.next = ((self.w_full.q.val() | self.w_partial.q.val()) & self.one_hot[2].val()).any();
-        self.k0_commit.next = self.k0_valid.q.val() & self.k0_compressed.val() & self.k0_seen.q.val();
+        self.k0_abort.next = (self.w_abort.q.val() & self.one_hot[2].val()).any();
+        self.k0_commit.next = self.k0_valid.q.val() & self.k0_compressed.val();
         self.k0_answer.next = self.k0_valid.q.val() & !self.k0_compressed.val() & self.wr_free.val() & !self.md_to_wr.val();
         self.k0_free.next = !self.k0_valid.q.val() | (self.k0_commit.val() & self.md.commit_ready.val()) | self.k0_answer.val();
-        self.done_to_k0.next = self.writer.done_valid.val() & self.k0_free.val();
-        self.m0_to_k0.next = self.m0_valid.q.val() & self.m0_error.q.val() & self.k0_free.val() & !self.writer.done_valid.val();
+        self.commit_pick.bits.next =
+            self.w_stored.q.val() & (self.w_reserved.q.val() | !(self.w_full.q.val() | self.w_partial.q.val()));
+        self.pick_to_k0.next = self.commit_pick.any.val() & self.k0_free.val();
+        self.m0_abort.next = self.m0_valid.q.val() & self.m0_error.q.val();
         self.m0_to_comp.next = self.m0_valid.q.val() & !self.m0_error.q.val();
         self.head_partial.next = (self.w_partial.q.val() & self.one_hot[3].val()).any();
         self.x1_md.next = (self.x1_fault.q.val() == 0) & self.x1_compressed.q.val();
@@ -475,7 +488,7 @@ impl Logic for $name {
         self.x1_to_comp.next = self.x1_valid.q.val() & self.x1_full.val() & self.md.req_ready.val();
         self.comp_in_valid.next = (self.m0_to_comp.val() | self.x1_to_comp.val()) & !self.comp_ids.full.val();
         self.comp_take.next = self.comp_in_valid.val() & self.comp.in_ready.val();
-        self.m0_free.next = !self.m0_valid.q.val() | (self.m0_to_comp.val() & self.comp_take.val()) | self.m0_to_k0.val();
+        self.m0_free.next = !self.m0_valid.q.val() | (self.m0_to_comp.val() & self.comp_take.val()) | self.m0_abort.val();
         self.m0_load.next = self.decomp.out_valid.val() & self.head_partial.val() & self.m0_free.val();
         self.x1_go.next = false;
         if self.x1_valid.q.val() {
@@ -900,57 +913,49 @@ impl Logic for $name {
             self.writer.in_payload.next = self.data_x.read_data.val();
         }
 
-        // K0: a stored write (or a partial write that did not decode):
-        // commit its nibble once the reservation is answered, or answer an
-        // uncompressed write. The commit's fields are re-read while it waits.
-        self.k0_seen.d.next = self.k0_valid.q.val() & (self.w_reserved.q.val() & self.one_hot[2].val()).any();
+        // Stored writes (and partial writes that did not decode) are
+        // flagged; K0 takes the lowest one that is ready: it commits the
+        // nibble (the reservation was answered) or answers an uncompressed
+        // write. The commit's fields are re-read while it waits.
+        self.writer.done_ready.next = true;
+        if self.writer.done_valid.val() {
+            self.flags_stored.next = self.flags_stored.val() | self.one_hot[5].val();
+        }
+        if self.m0_abort.val() {
+            self.flags_stored.next = self.flags_stored.val() | self.one_hot[6].val();
+            self.flags_abort.next = self.flags_abort.val() | self.one_hot[6].val();
+        }
+        if self.pick_to_k0.val() {
+            self.flags_stored.next = self.flags_stored.val() & !self.one_hot[7].val();
+        }
         self.md.commit_valid.next = self.k0_commit.val();
         self.md.commit_word.next = self.res_word.read_data.val();
         self.md.commit_offset.next = self.xw_md.read_data.val().get_bits::<5>(0);
         self.md.commit_high.next = self.xw_md.read_data.val().get_bit(5);
         self.md.commit_value.next = self.w_class.read_data.val();
-        if self.k0_abort.q.val() {
+        if self.k0_abort.val() {
             self.md.commit_value.next = self.old_nibble.read_data.val();
         }
         self.md.commit_tag.next = self.k0_id.q.val();
-        self.writer.done_ready.next = self.k0_free.val();
         self.res_word.read_address.next = self.k0_id.q.val();
         self.xw_md.read_address.next = self.k0_id.q.val();
         self.w_class.read_address.next = self.k0_id.q.val();
         self.old_nibble.read_address.next = self.k0_id.q.val();
-        if self.done_to_k0.val() {
-            self.res_word.read_address.next = self.writer.done_id.val();
-            self.xw_md.read_address.next = self.writer.done_id.val();
-            self.w_class.read_address.next = self.writer.done_id.val();
-            self.old_nibble.read_address.next = self.writer.done_id.val();
-        }
-        if self.m0_to_k0.val() {
-            self.res_word.read_address.next = self.m0_id.q.val();
-            self.xw_md.read_address.next = self.m0_id.q.val();
-            self.w_class.read_address.next = self.m0_id.q.val();
-            self.old_nibble.read_address.next = self.m0_id.q.val();
+        if self.pick_to_k0.val() {
+            self.res_word.read_address.next = self.commit_pick.index.val();
+            self.xw_md.read_address.next = self.commit_pick.index.val();
+            self.w_class.read_address.next = self.commit_pick.index.val();
+            self.old_nibble.read_address.next = self.commit_pick.index.val();
         }
         if self.k0_commit.val() & self.md.commit_ready.val() {
             self.flags_commit.next = self.flags_commit.val() | self.one_hot[2].val();
-            if self.k0_abort.q.val() {
-                self.flags_abort.next = self.flags_abort.val() | self.one_hot[2].val();
-            }
         }
         if self.k0_free.val() {
             self.k0_valid.d.next = false;
         }
-        if self.done_to_k0.val() | self.m0_to_k0.val() {
-            self.k0_seen.d.next = false;
-        }
-        if self.done_to_k0.val() {
+        if self.pick_to_k0.val() {
             self.k0_valid.d.next = true;
-            self.k0_id.d.next = self.writer.done_id.val();
-            self.k0_abort.d.next = false;
-        }
-        if self.m0_to_k0.val() {
-            self.k0_valid.d.next = true;
-            self.k0_id.d.next = self.m0_id.q.val();
-            self.k0_abort.d.next = true;
+            self.k0_id.d.next = self.commit_pick.index.val();
         }
 
         // WR: a write's answer (a commit answered, or an uncompressed
@@ -1014,6 +1019,7 @@ impl Logic for $name {
         self.w_reserved.d.next = self.flags_reserved.val();
         self.w_commit.d.next = self.flags_commit.val();
         self.w_abort.d.next = self.flags_abort.val();
+        self.w_stored.d.next = self.flags_stored.val();
         if self.reset.val() {
             self.x1_valid.d.next = false;
             self.f_valid.d.next = false;
@@ -1031,6 +1037,7 @@ impl Logic for $name {
             self.w_reserved.d.next = 0.into();
             self.w_commit.d.next = 0.into();
             self.w_abort.d.next = 0.into();
+            self.w_stored.d.next = 0.into();
         }
     }
 }

@@ -15,16 +15,25 @@ pub const BUCKET_BITS: usize = 10;
 /// Width of a memory-entry index (`va[63:7]`).
 pub const ENTRY_INDEX_BITS: usize = 57;
 
-/// The bucket of a memory-entry index: the index XOR-folded to
-/// [`BUCKET_BITS`] bits (bits `[9:0] ^ [19:10] ^ ... ^ [56:50]`).
+/// The bucket of a memory-entry index `e`: `fold(e) ^ fold(e >> 3)`, where
+/// `fold` XORs the 10-bit groups of its argument (`[9:0] ^ [19:10] ^ ...`).
+/// The second term matters: memory-entries are interleaved over the
+/// slices in blocks of 64, so within one slice bits `[8:6]` of `e` are the
+/// slice's number and constant (8 slices); `fold(e)` alone then reaches
+/// only 128 of the 1,024 buckets and unrelated entries wait for each
+/// other, where `fold(e) ^ fold(e >> 3)` maps 16 consecutive blocks of a
+/// slice (1,024 entries) to 1,024 different buckets.
 pub fn bucket(entry_index: u64) -> u64 {
-    let mut b = 0;
-    let mut e = entry_index & ((1 << ENTRY_INDEX_BITS) - 1);
-    while e != 0 {
-        b ^= e & ((1 << BUCKET_BITS) - 1);
-        e >>= BUCKET_BITS;
-    }
-    b
+    let fold = |mut e: u64| {
+        let mut b = 0;
+        while e != 0 {
+            b ^= e & ((1 << BUCKET_BITS) - 1);
+            e >>= BUCKET_BITS;
+        }
+        b
+    };
+    let e = entry_index & ((1 << ENTRY_INDEX_BITS) - 1);
+    fold(e) ^ fold(e >> 3)
 }
 
 /// Allocates the slice's request contexts and orders requests to one
@@ -36,7 +45,8 @@ pub fn bucket(entry_index: u64) -> u64 {
 /// same bucket ([`bucket`]); otherwise it waits (`alloc_ready` low), so
 /// requests to one memory-entry are never in flight together and keep
 /// their order. Two different entries of one bucket also wait for each
-/// other (rare: 128 contexts over 1,024 buckets), which costs time, never
+/// other (rare: 128 contexts over 1,024 buckets, spread as [`bucket`]
+/// says), which costs time, never
 /// correctness. A context given back on `free` is free, and its bucket
 /// open, from the cycle after next.
 ///
@@ -91,7 +101,13 @@ impl Logic for RequestContexts {
             ^ self.alloc_entry.val().get_bits::<10>(20)
             ^ self.alloc_entry.val().get_bits::<10>(30)
             ^ self.alloc_entry.val().get_bits::<10>(40)
-            ^ bit_cast::<10, 7>(self.alloc_entry.val().get_bits::<7>(50));
+            ^ bit_cast::<10, 7>(self.alloc_entry.val().get_bits::<7>(50))
+            ^ self.alloc_entry.val().get_bits::<10>(3)
+            ^ self.alloc_entry.val().get_bits::<10>(13)
+            ^ self.alloc_entry.val().get_bits::<10>(23)
+            ^ self.alloc_entry.val().get_bits::<10>(33)
+            ^ self.alloc_entry.val().get_bits::<10>(43)
+            ^ bit_cast::<10, 4>(self.alloc_entry.val().get_bits::<4>(53));
 
         // The lowest free context.
         self.free.next = !self.used.q.val();

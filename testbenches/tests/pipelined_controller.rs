@@ -62,14 +62,12 @@ fn cosim_ports_are_the_lockstep_ports() {
 /// writes in flight (14 pages whose metadata lines share two sets): the
 /// slice still answers and stores as golden does, and never hangs.
 ///
-/// **Fails today (a known deadlock, `docs/controller.md`):** K0 commits
-/// writes in the order the write planner finishes them; a full write
-/// overtakes an earlier partial write there, and when its reservation is a
-/// line miss whose victim line the partial write has pinned, the cache
-/// waits for the partial write's commit, which waits behind the full write
-/// in K0. Seed 21 hangs at cycle 619.
+/// A regression test of a deadlock the slice had when K0 committed writes
+/// in the order the write planner finished them: a full write overtook an
+/// earlier partial write there, its reservation was a line miss whose
+/// victim the partial write had pinned, and the partial write's commit
+/// waited behind it in K0 (seed 21 hung at cycle 619).
 #[test]
-#[ignore = "known deadlock of the pipelined slice (K0 commits in write-planner order); the fix is a commit picker over per-context flags"]
 fn metadata_line_misses_and_pinned_victims() {
     for (seed, latency) in [(21, 60), (22, 5), (23, 150)] {
         let r = buddy_testbenches::pipelined_controller::run_spread(Algorithm::Bpc, seed, 600, 0.5, 1.0, 1.0, latency).unwrap();

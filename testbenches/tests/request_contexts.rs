@@ -25,3 +25,19 @@ fn every_context_is_used() {
     let r = run(7, 20_000, 0.9, 0.02, None, None).unwrap();
     assert!(r.allocations > 2 * CONTEXTS && r.most_in_use == CONTEXTS, "{r:?}");
 }
+
+/// The entries of one slice (blocks of 64, every 8th block) spread over
+/// every bucket: 16 consecutive blocks of a slice, 1,024 entries, take
+/// 1,024 different buckets (a plain XOR fold reached 128 of them, making
+/// unrelated requests wait for each other).
+#[test]
+fn one_slices_entries_spread_over_every_bucket() {
+    use buddy_hdl::request_contexts::bucket;
+    for slice in 0..8u64 {
+        for base in [0u64, 12_345 * 512, 1 << 40] {
+            let buckets: std::collections::HashSet<u64> =
+                (0..16).flat_map(|k| (0..64).map(move |j| bucket(base + k * 512 + slice * 64 + j))).collect();
+            assert_eq!(buckets.len(), 1024, "slice {slice}, base {base:#x}");
+        }
+    }
+}

@@ -55,12 +55,11 @@ pub struct Args {
     /// slice's hardware simulated in rust-hdl (see `--rtl-slice`).
     #[arg(long, default_value = "fast", value_parser = ["fast", "rtl"])]
     pub engine: String,
-    /// RTL engine's slice hardware (overrides `system.rtl_slice`): `serial`
+    /// RTL engine's slice hardware (overrides `system.rtl_slice`):
+    /// `pipelined` (PipelinedController, up to 128 requests in flight;
+    /// compared with the paper's timing; the default) or `serial`
     /// (BuddyController, one request at a time; compared with the fast
-    /// engine's hardware timing; the default) or `pipelined`
-    /// (PipelinedController, up to 128 requests in flight; compared with the
-    /// paper's timing; can deadlock on metadata line misses, see
-    /// docs/controller.md).
+    /// engine's hardware timing).
     #[arg(long, value_name = "HW", value_parser = ["pipelined", "serial"])]
     pub rtl_slice: Option<String>,
     /// Fast engine's controller timing (overrides `system.slice_timing`):

@@ -4,6 +4,7 @@
 //! request stream, and the answers routed back (fills in the order the
 //! cache asked for them, data sectors by tag in any order).
 
+use crate::pipelined_metadata_cache::FILL_SLOTS;
 use crate::request_contexts::CONTEXT_BITS;
 use crate::sector_gather::SECTOR_INDEX_BITS;
 use rust_hdl::prelude::*;
@@ -17,6 +18,10 @@ pub const FILLS: usize = 4;
 pub fn data_tag(context: u64, sector: u64) -> u64 {
     (context << SECTOR_INDEX_BITS) | sector
 }
+
+// The fill numbers are 2 bits: one parking register per fill the cache may
+// have outstanding.
+const _: () = assert!(FILL_SLOTS == 4);
 
 /// The memory tag of the `n`-th metadata fill (counted from reset):
 /// `{1, 0.., n mod 4}`.
@@ -42,9 +47,9 @@ pub fn fill_tag(n: u64) -> u64 {
 /// Memory answers reads on `mem_resp_*` in any order: a data sector goes
 /// straight to `rd_out_*` (`mem_resp_ready` follows `rd_out_ready`); a
 /// fill is parked in one of 4 registers by its number and handed to the
-/// cache in order on `md_fill_*` (the cache never has more than 4 fills
-/// outstanding, so a parked fill is never overwritten; fills are always
-/// accepted).
+/// cache in order on `md_fill_*` (the cache never has more than
+/// [`FILL_SLOTS`] = 4 fills outstanding, so a parked fill is never
+/// overwritten; fills are always accepted).
 ///
 /// | port | width | direction | meaning |
 /// |---|---|---|---|

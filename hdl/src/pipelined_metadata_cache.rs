@@ -1,11 +1,21 @@
 //! The non-blocking metadata cache of the pipelined controller slice:
 //! one lookup per cycle, hits under misses, up to [`MISS_SLOTS`] sector
-//! fills outstanding.
+//! fills and lookups parked behind them outstanding.
 
 use rust_hdl::prelude::*;
 
-/// Sector fills that may be outstanding at once (miss registers).
-pub const MISS_SLOTS: usize = 4;
+/// Miss registers: sector fills outstanding plus lookups parked behind
+/// them (a lookup whose sector's fill is outstanding waits in one).
+pub const MISS_SLOTS: usize = 16;
+
+/// Sector fills that may be outstanding at once (of the [`MISS_SLOTS`]
+/// miss registers, the others hold parked lookups): the memory side
+/// (`crate::memory_port`) puts fills back in order with this many
+/// registers.
+pub const FILL_SLOTS: usize = 4;
+
+/// Width of the `misses` status port (0..=[`MISS_SLOTS`]).
+pub const MISS_COUNT_BITS: usize = 5;
 
 /// Width of `req_tag` and `resp_tag`: one tag per request context of the
 /// pipelined slice (128, `docs/controller.md`, "Sizing").
@@ -47,15 +57,20 @@ enum EvictState {
 /// outcomes and the memory-side requests are the golden model's. Data
 /// comes later for a miss: the missing sector is marked valid at lookup,
 /// its fill is parked in one of [`MISS_SLOTS`] miss registers, and later
-/// requests go on (hits under misses). Responses carry the request's tag
-/// and leave when their data is there, so a hit may answer before an
-/// earlier miss (out of order).
+/// requests go on (hits under misses). A later lookup of a sector whose
+/// fill is outstanding (a hit in the golden model) parks in a miss
+/// register behind it and is answered from the array once it reaches the
+/// head of the ring, that is after the fill (secondary misses do not hold
+/// the lookups behind them). Responses carry the request's tag and leave
+/// when their data is there, so a hit may answer before an earlier miss
+/// (out of order); requests to one sector word are answered in order.
 ///
 /// A lookup waits (stays in the lookup register, `req_ready` low) when:
-/// its sector's fill is outstanding; the line it would evict has a fill
-/// outstanding; the previous request writes the same sector word this
-/// cycle; every miss register is in use; the memory-side request register
-/// is busy; or a fill has waited a cycle for the data array. A line miss
+/// the line it would evict has a fill or a parked lookup outstanding; the
+/// previous request writes the same sector word this cycle; every miss
+/// register is in use; the memory-side request register is busy or
+/// [`FILL_SLOTS`] fills are outstanding (a miss);
+/// or a fill or parked lookup has waited a cycle for the data array. A line miss
 /// with a dirty victim writes the victim's dirty sectors back (sector
 /// order, two cycles each) before its fill. A flush waits for every
 /// outstanding fill, then writes back every dirty sector in set, way,
@@ -108,7 +123,7 @@ enum EvictState {
 /// | `mem_req_data` | 256 | out | the dirty sector (write-backs) |
 /// | `mem_fill_valid`, `mem_fill_ready` | 1, 1 | in, out | the oldest outstanding fill's sector |
 /// | `mem_fill_data` | 256 | in | sector contents, byte `i` at `[8i+7:8i]` |
-/// | `misses` | 3 | out | fills outstanding (status) |
+/// | `misses` | 5 | out | miss registers in use: fills outstanding and lookups parked (status) |
 ///
 /// Timing in [`timing`]: a hit answers 2 cycles after it is accepted and
 /// the next request can be accepted every cycle.
@@ -146,7 +161,7 @@ pub struct PipelinedMetadataCache {
     pub mem_fill_valid: Signal<In, Bit>,
     pub mem_fill_data: Signal<In, Bits<256>>,
     pub mem_fill_ready: Signal<Out, Bit>,
-    pub misses: Signal<Out, Bits<3>>,
+    pub misses: Signal<Out, Bits<MISS_COUNT_BITS>>,
     data: RAM<Bits<256>, 7>,
     /// Tag words, line `{set, way}`.
     lines: [DFF<Bits<63>>; 32],
@@ -164,16 +179,23 @@ pub struct PipelinedMetadataCache {
     s1_reserve: DFF<Bit>,
     /// The lookup's dirty victim has been written back.
     evicted: DFF<Bit>,
-    // Miss registers: a ring of MISS_SLOTS from `m_head`.
-    m_head: DFF<Bits<2>>,
-    m_count: DFF<Bits<3>>,
-    m_word: [DFF<Bits<7>>; 4],
-    m_write: [DFF<Bit>; 4],
-    m_high: [DFF<Bit>; 4],
-    m_offset: [DFF<Bits<5>>; 4],
-    m_value: [DFF<Bits<4>>; 4],
-    m_tag: [DFF<Bits<TAG_BITS>>; 4],
-    m_outcome: [DFF<Bits<2>>; 4],
+    // Miss registers: a ring of MISS_SLOTS from `m_head`; a slot holds a
+    // fill's request (`m_parked` 0) or a lookup parked behind an earlier
+    // slot's fill of its sector (`m_parked` 1: no fill of its own, it
+    // reads the array when it reaches the head).
+    m_head: DFF<Bits<4>>,
+    m_count: DFF<Bits<MISS_COUNT_BITS>>,
+    /// Fills outstanding (at most [`FILL_SLOTS`]).
+    m_fills: DFF<Bits<3>>,
+    m_used: [DFF<Bit>; MISS_SLOTS],
+    m_parked: [DFF<Bit>; MISS_SLOTS],
+    m_word: [DFF<Bits<7>>; MISS_SLOTS],
+    m_write: [DFF<Bit>; MISS_SLOTS],
+    m_high: [DFF<Bit>; MISS_SLOTS],
+    m_offset: [DFF<Bits<5>>; MISS_SLOTS],
+    m_value: [DFF<Bits<4>>; MISS_SLOTS],
+    m_tag: [DFF<Bits<TAG_BITS>>; MISS_SLOTS],
+    m_outcome: [DFF<Bits<2>>; MISS_SLOTS],
     /// A fill was offered and not taken last cycle: it goes before the next hit.
     fill_waiting: DFF<Bit>,
     // The response register (a hit's data arrives from the array here).
@@ -206,8 +228,6 @@ pub struct PipelinedMetadataCache {
     rank: [Signal<Local, Bits<2>>; 4],
     key: [Signal<Local, Bits<3>>; 4],
     new_rank: [Signal<Local, Bits<2>>; 4],
-    slot_age: [Signal<Local, Bits<2>>; 4],
-    slot_valid: [Signal<Local, Bit>; 4],
     s1_set: Signal<Local, Bits<3>>,
     s1_sector: Signal<Local, Bits<2>>,
     s1_line_tag: Signal<Local, Bits<54>>,
@@ -238,6 +258,7 @@ pub struct PipelinedMetadataCache {
     s2_hit_write: Signal<Local, Bit>,
     mq_free: Signal<Local, Bit>,
     room: Signal<Local, Bit>,
+    fill_room: Signal<Local, Bit>,
     lookup: Signal<Local, Bit>,
     hit_go: Signal<Local, Bit>,
     sector_miss_go: Signal<Local, Bit>,
@@ -246,7 +267,12 @@ pub struct PipelinedMetadataCache {
     s1_done: Signal<Local, Bit>,
     fill_take: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
-    push_slot: Signal<Local, Bits<2>>,
+    park_go: Signal<Local, Bit>,
+    slot_push: Signal<Local, Bit>,
+    head_parked: Signal<Local, Bit>,
+    parked_go: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+    push_slot: Signal<Local, Bits<4>>,
     new_word: Signal<Local, Bits<63>>,
     word_we: Signal<Local, Bit>,
     word_line: Signal<Local, Bits<5>>,
@@ -273,7 +299,7 @@ impl Logic for PipelinedMetadataCache {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, s1_valid, s1_write, s1_flush, s1_address, s1_high, s1_value, s1_tag, s1_reserve, evicted, m_head, m_count,
+            self, clock, s1_valid, s1_write, s1_flush, s1_address, s1_high, s1_value, s1_tag, s1_reserve, evicted, m_head, m_count, m_fills,
             fill_waiting, s2_valid, s2_fill, s2_write, s2_high, s2_offset, s2_value, s2_tag, s2_outcome, s2_word,
             s2_nibble, mq_valid, mq_write, mq_address, mq_data, ev_state, ev_flush, ev_line, ev_tag, ev_dirty, ev_sector
         );
@@ -293,22 +319,26 @@ impl Logic for PipelinedMetadataCache {
             self.lru[s].clock.next = self.clock.val();
             self.lru[s].d.next = self.lru[s].q.val();
         }
-        #(
-            self.m_word[W].clock.next = self.clock.val();
-            self.m_word[W].d.next = self.m_word[W].q.val();
-            self.m_write[W].clock.next = self.clock.val();
-            self.m_write[W].d.next = self.m_write[W].q.val();
-            self.m_high[W].clock.next = self.clock.val();
-            self.m_high[W].d.next = self.m_high[W].q.val();
-            self.m_offset[W].clock.next = self.clock.val();
-            self.m_offset[W].d.next = self.m_offset[W].q.val();
-            self.m_value[W].clock.next = self.clock.val();
-            self.m_value[W].d.next = self.m_value[W].q.val();
-            self.m_tag[W].clock.next = self.clock.val();
-            self.m_tag[W].d.next = self.m_tag[W].q.val();
-            self.m_outcome[W].clock.next = self.clock.val();
-            self.m_outcome[W].d.next = self.m_outcome[W].q.val();
-        )*
+        for m in 0..16 {
+            self.m_used[m].clock.next = self.clock.val();
+            self.m_used[m].d.next = self.m_used[m].q.val();
+            self.m_parked[m].clock.next = self.clock.val();
+            self.m_parked[m].d.next = self.m_parked[m].q.val();
+            self.m_word[m].clock.next = self.clock.val();
+            self.m_word[m].d.next = self.m_word[m].q.val();
+            self.m_write[m].clock.next = self.clock.val();
+            self.m_write[m].d.next = self.m_write[m].q.val();
+            self.m_high[m].clock.next = self.clock.val();
+            self.m_high[m].d.next = self.m_high[m].q.val();
+            self.m_offset[m].clock.next = self.clock.val();
+            self.m_offset[m].d.next = self.m_offset[m].q.val();
+            self.m_value[m].clock.next = self.clock.val();
+            self.m_value[m].d.next = self.m_value[m].q.val();
+            self.m_tag[m].clock.next = self.clock.val();
+            self.m_tag[m].d.next = self.m_tag[m].q.val();
+            self.m_outcome[m].clock.next = self.clock.val();
+            self.m_outcome[m].d.next = self.m_outcome[m].q.val();
+        }
         self.data.read_clock.next = self.clock.val();
         self.data.write_clock.next = self.clock.val();
         self.data.write_enable.next = false;
@@ -410,35 +440,34 @@ impl Logic for PipelinedMetadataCache {
         self.head_value.next = 0.into();
         self.head_tag.next = 0.into();
         self.head_outcome.next = 0.into();
-        #(
-            // The slot's age wraps at 2 bits: computed into its own signal,
-            // since Verilog would widen the difference inside the compare.
-            self.slot_age[W].next = bits::<2>(W) - self.m_head.q.val();
-            self.slot_valid[W].next = bit_cast::<3, 2>(self.slot_age[W].val()) < self.m_count.q.val();
-            if self.slot_valid[W].val() & (self.m_word[W].q.val() == self.hit_address.val()) {
+        self.head_parked.next = false;
+        for m in 0..16 {
+            if self.m_used[m].q.val() & (self.m_word[m].q.val() == self.hit_address.val()) {
                 self.pend_sector.next = true;
             }
-            if self.slot_valid[W].val() & (self.m_word[W].q.val() == self.commit_word.val()) {
+            if self.m_used[m].q.val() & (self.m_word[m].q.val() == self.commit_word.val()) {
                 self.commit_pend.next = true;
             }
-            if self.slot_valid[W].val()
-                & (self.m_word[W].q.val().get_bits::<3>(4) == self.s1_set.val())
-                & (self.m_word[W].q.val().get_bits::<2>(2) == self.victim_way.val())
+            if self.m_used[m].q.val()
+                & (self.m_word[m].q.val().get_bits::<3>(4) == self.s1_set.val())
+                & (self.m_word[m].q.val().get_bits::<2>(2) == self.victim_way.val())
             {
                 self.pend_line.next = true;
             }
-            if self.m_head.q.val() == W {
-                self.head_word.next = self.m_word[W].q.val();
-                self.head_write.next = self.m_write[W].q.val();
-                self.head_high.next = self.m_high[W].q.val();
-                self.head_offset.next = self.m_offset[W].q.val();
-                self.head_value.next = self.m_value[W].q.val();
-                self.head_tag.next = self.m_tag[W].q.val();
-                self.head_outcome.next = self.m_outcome[W].q.val();
+            if self.m_head.q.val().index() == m {
+                self.head_word.next = self.m_word[m].q.val();
+                self.head_write.next = self.m_write[m].q.val();
+                self.head_high.next = self.m_high[m].q.val();
+                self.head_offset.next = self.m_offset[m].q.val();
+                self.head_value.next = self.m_value[m].q.val();
+                self.head_tag.next = self.m_tag[m].q.val();
+                self.head_outcome.next = self.m_outcome[m].q.val();
+                self.head_parked.next = self.m_parked[m].q.val();
             }
-        )*
-        self.push_slot.next = self.m_head.q.val() + self.m_count.q.val().get_bits::<2>(0);
-        self.room.next = self.m_count.q.val() < 4;
+        }
+        self.push_slot.next = self.m_head.q.val() + self.m_count.q.val().get_bits::<4>(0);
+        self.room.next = self.m_count.q.val() < 16;
+        self.fill_room.next = self.room.val() & (self.m_fills.q.val() < 4);
 
         // Who goes this cycle. The response register frees when it is
         // empty or answered; a hit write commits its merged word then, so
@@ -456,6 +485,15 @@ impl Logic for PipelinedMetadataCache {
             & self.s2_free.val()
             & !self.fill_waiting.q.val();
         self.commit_ready.next = self.commit_go.val();
+        // The head slot is a parked lookup (its sector's fill has been
+        // taken): it reads the array as a hit does, before lookups' hits
+        // (and not while a write-back reads it).
+        self.parked_go.next = (self.m_count.q.val() != 0)
+            & self.head_parked.val()
+            & (self.ev_state.q.val() == EvictState::Idle)
+            & !(self.s2_hit_write.val() & (self.s2_word.q.val() == self.head_word.val()))
+            & self.s2_free.val()
+            & !self.commit_go.val();
         self.lookup.next = self.s1_valid.q.val() & !self.s1_flush.q.val() & (self.ev_state.q.val() == EvictState::Idle);
         self.hit_go.next = self.lookup.val()
             & self.any_hit.val()
@@ -464,25 +502,36 @@ impl Logic for PipelinedMetadataCache {
             & !(self.s2_hit_write.val() & (self.s2_word.q.val() == self.hit_address.val()))
             & self.s2_free.val()
             & !self.fill_waiting.q.val()
-            & !self.commit_go.val();
+            & !self.commit_go.val()
+            & !self.parked_go.val();
+        // A hit whose sector's fill is outstanding parks behind it.
+        self.park_go.next = self.lookup.val()
+            & self.any_hit.val()
+            & ((self.hit_word.val().get_bits::<4>(55) & self.sector_bit.val()) != 0)
+            & self.pend_sector.val()
+            & self.room.val();
         self.sector_miss_go.next = self.lookup.val()
             & self.any_hit.val()
             & ((self.hit_word.val().get_bits::<4>(55) & self.sector_bit.val()) == 0)
-            & self.room.val()
+            & self.fill_room.val()
             & self.mq_free.val();
         self.line_miss_go.next = self.lookup.val()
             & !self.any_hit.val()
             & !self.pend_line.val()
             & ((self.victim_dirty.val() == 0) | self.evicted.q.val())
-            & self.room.val()
+            & self.fill_room.val()
             & self.mq_free.val();
         self.mem_fill_ready.next = (self.m_count.q.val() != 0)
+            & !self.head_parked.val()
             & self.s2_free.val()
             & !self.s2_hit_write.val()
             & !self.hit_go.val()
             & !self.commit_go.val();
         self.fill_take.next = self.mem_fill_ready.val() & self.mem_fill_valid.val();
-        self.fill_waiting.d.next = (self.m_count.q.val() != 0) & self.mem_fill_valid.val() & !self.fill_take.val();
+        // A fill or a parked head that could not go holds back the next
+        // cycle's hits and commits, so a stream of them cannot starve it.
+        self.fill_waiting.d.next = (self.m_count.q.val() != 0)
+            & ((self.mem_fill_valid.val() & !self.fill_take.val()) | (self.head_parked.val() & !self.parked_go.val()));
 
         // The response register's output.
         self.s2_shift.next = bit_cast::<8, 5>(self.s2_offset.q.val()) << 3;
@@ -537,7 +586,28 @@ impl Logic for PipelinedMetadataCache {
             if self.head_write.val() {
                 self.s2_nibble.d.next = self.head_value.val();
             }
+        }
+        // A parked lookup at the head: answered from the array, as a hit.
+        if self.parked_go.val() {
+            self.data.read_address.next = self.head_word.val();
+            self.s2_valid.d.next = true;
+            self.s2_fill.d.next = false;
+            self.s2_write.d.next = self.head_write.val();
+            self.s2_high.d.next = self.head_high.val();
+            self.s2_offset.d.next = self.head_offset.val();
+            self.s2_value.d.next = self.head_value.val();
+            self.s2_tag.d.next = self.head_tag.val();
+            self.s2_outcome.d.next = self.head_outcome.val();
+            self.s2_word.d.next = self.head_word.val();
+        }
+        self.pop.next = self.fill_take.val() | self.parked_go.val();
+        if self.pop.val() {
             self.m_head.d.next = self.m_head.q.val() + 1;
+            for m in 0..16 {
+                if self.m_head.q.val().index() == m {
+                    self.m_used[m].d.next = false;
+                }
+            }
         }
 
         // A hit: read its sector word; the response register answers next cycle.
@@ -591,7 +661,8 @@ impl Logic for PipelinedMetadataCache {
             self.evicted.d.next = false;
         }
         // Pins: a reservation's line is pinned at lookup, its commit unpins it.
-        self.reserve_go.next = (self.hit_go.val() | self.sector_miss_go.val() | self.line_miss_go.val()) & self.s1_reserve.q.val();
+        self.reserve_go.next =
+            (self.hit_go.val() | self.park_go.val() | self.sector_miss_go.val() | self.line_miss_go.val()) & self.s1_reserve.q.val();
         for l in 0..32 {
             if (self.reserve_go.val() & (self.served_line.val().index() == l))
                 & !(self.commit_go.val() & (self.commit_word.val().get_bits::<5>(2).index() == l))
@@ -604,7 +675,7 @@ impl Logic for PipelinedMetadataCache {
                 self.pins[l].d.next = self.pins[l].q.val() - 1;
             }
         }
-        if self.hit_go.val() | self.sector_miss_go.val() | self.line_miss_go.val() {
+        if self.hit_go.val() | self.park_go.val() | self.sector_miss_go.val() | self.line_miss_go.val() {
             self.word_we.next = true;
             for s in 0..8 {
                 if self.s1_set.val().index() == s {
@@ -614,8 +685,9 @@ impl Logic for PipelinedMetadataCache {
         }
 
         // A miss: its fill into the memory-side request register and a
-        // miss register.
+        // miss register; a parked lookup: a miss register only.
         self.push.next = self.sector_miss_go.val() | self.line_miss_go.val();
+        self.slot_push.next = self.push.val() | self.park_go.val();
         if self.mq_valid.q.val() & self.mem_req_ready.val() {
             self.mq_valid.d.next = false;
         }
@@ -623,29 +695,43 @@ impl Logic for PipelinedMetadataCache {
             self.mq_valid.d.next = true;
             self.mq_write.d.next = false;
             self.mq_address.d.next = (self.s1_address.q.val() >> 5) << 5;
-            #(
-                if self.push_slot.val() == W {
-                    self.m_word[W].d.next = (bit_cast::<7, 3>(self.s1_set.val()) << 4)
+        }
+        if self.slot_push.val() {
+            for m in 0..16 {
+                if self.push_slot.val().index() == m {
+                    self.m_used[m].d.next = true;
+                    self.m_parked[m].d.next = self.park_go.val();
+                    self.m_word[m].d.next = (bit_cast::<7, 3>(self.s1_set.val()) << 4)
                         | (bit_cast::<7, 2>(self.served_way.val()) << 2)
                         | bit_cast::<7, 2>(self.s1_sector.val());
-                    self.m_write[W].d.next = self.s1_write.q.val();
-                    self.m_high[W].d.next = self.s1_high.q.val();
-                    self.m_offset[W].d.next = self.s1_address.q.val().get_bits::<5>(0);
-                    self.m_value[W].d.next = self.s1_value.q.val();
-                    self.m_tag[W].d.next = self.s1_tag.q.val();
-                    self.m_outcome[W].d.next = 1.into();
+                    self.m_write[m].d.next = self.s1_write.q.val();
+                    self.m_high[m].d.next = self.s1_high.q.val();
+                    self.m_offset[m].d.next = self.s1_address.q.val().get_bits::<5>(0);
+                    self.m_value[m].d.next = self.s1_value.q.val();
+                    self.m_tag[m].d.next = self.s1_tag.q.val();
+                    self.m_outcome[m].d.next = 0.into();
+                    if self.sector_miss_go.val() {
+                        self.m_outcome[m].d.next = 1.into();
+                    }
                     if self.line_miss_go.val() {
-                        self.m_outcome[W].d.next = 2.into();
+                        self.m_outcome[m].d.next = 2.into();
                     }
                 }
-            )*
+            }
         }
         self.m_count.d.next = self.m_count.q.val();
-        if self.push.val() & !self.fill_take.val() {
+        if self.slot_push.val() & !self.pop.val() {
             self.m_count.d.next = self.m_count.q.val() + 1;
         }
-        if !self.push.val() & self.fill_take.val() {
+        if !self.slot_push.val() & self.pop.val() {
             self.m_count.d.next = self.m_count.q.val() - 1;
+        }
+        self.m_fills.d.next = self.m_fills.q.val();
+        if self.push.val() & !self.fill_take.val() {
+            self.m_fills.d.next = self.m_fills.q.val() + 1;
+        }
+        if !self.push.val() & self.fill_take.val() {
+            self.m_fills.d.next = self.m_fills.q.val() - 1;
         }
 
         // Write-backs: a line miss's dirty victim, or every line (flush).
@@ -748,7 +834,7 @@ impl Logic for PipelinedMetadataCache {
         }
 
         // The lookup register.
-        self.s1_done.next = self.hit_go.val() | self.push.val() | self.flush_done.val();
+        self.s1_done.next = self.hit_go.val() | self.slot_push.val() | self.flush_done.val();
         self.req_ready.next = !self.s1_valid.q.val() | self.s1_done.val();
         if self.s1_done.val() {
             self.s1_valid.d.next = false;
@@ -775,6 +861,10 @@ impl Logic for PipelinedMetadataCache {
             self.evicted.d.next = false;
             self.m_head.d.next = 0.into();
             self.m_count.d.next = 0.into();
+            self.m_fills.d.next = 0.into();
+            for m in 0..16 {
+                self.m_used[m].d.next = false;
+            }
             self.fill_waiting.d.next = false;
             self.s2_valid.d.next = false;
             self.mq_valid.d.next = false;

@@ -6,6 +6,7 @@
 use crate::stream::{settle, VcdTrace};
 use buddy_golden::metadata_cache::{MetadataCache as GoldenCache, MetadataCacheConfig, Outcome, SectorMemory};
 use buddy_golden::translation::MetadataNibble;
+use buddy_hdl::pipelined_metadata_cache::MISS_COUNT_BITS;
 use buddy_hdl::MetadataCache;
 use rand::Rng;
 use rust_hdl::prelude::*;
@@ -372,12 +373,13 @@ pub fn testbench(tagged: bool) -> String {
     if !tagged {
         return text.to_string();
     }
+    let misses_decl = format!("wire [1:0] resp_outcome;\n  wire [6:0] resp_tag;\n  wire [{}:0] misses;", MISS_COUNT_BITS - 1);
     let edits = [
         (
             "reg [3:0] req_value;",
             "reg [3:0] req_value;\n  reg [6:0] req_tag;\n  reg [127:0] tag_busy;\n  integer tag_op [0:127];\n  integer expect_op;",
         ),
-        ("wire [1:0] resp_outcome;", "wire [1:0] resp_outcome;\n  wire [6:0] resp_tag;\n  wire [2:0] misses;"),
+        ("wire [1:0] resp_outcome;", misses_decl.as_str()),
         (
             ".req_value(req_value),",
             ".req_value(req_value), .req_tag(req_tag), .resp_tag(resp_tag), .misses(misses), .resp_word(),\n    \
@@ -727,7 +729,7 @@ pub const PIPELINED_LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
     ("mem_req_address", 64, "mem_req_valid"),
     ("mem_req_data", 256, "mem_req_write"),
     ("mem_fill_ready", 1, ""),
-    ("misses", 3, ""),
+    ("misses", MISS_COUNT_BITS, ""),
 ];
 
 fn hex256(b: &Bits<256>) -> String {
@@ -770,7 +772,7 @@ fn pipelined_lockstep_line(dut: &buddy_hdl::PipelinedMetadataCache) -> String {
         hex_field(dut.mem_req_address.val().to_u64(), 64),
         hex256(&dut.mem_req_data.val()),
         b(dut.mem_fill_ready.val()),
-        hex_field(dut.misses.val().to_u64(), 3),
+        hex_field(dut.misses.val().to_u64(), MISS_COUNT_BITS),
     ]
     .concat()
 }

@@ -5,7 +5,7 @@
 //! memory request; hits under misses and one lookup per cycle.
 
 use buddy_golden::translation::MetadataNibble;
-use buddy_hdl::pipelined_metadata_cache::{timing, MISS_SLOTS};
+use buddy_hdl::pipelined_metadata_cache::{timing, FILL_SLOTS, MISS_SLOTS};
 use buddy_hdl::PipelinedMetadataCache;
 use buddy_testbenches::metadata_cache::{expected, random_ops, run_pipelined_cache, CacheOp, CacheTraffic, MemRequest};
 use buddy_testbenches::stream::proptest_cases;
@@ -55,28 +55,44 @@ fn at(tag: u64, set: u64, byte: u64) -> MetadataNibble {
     MetadataNibble { address: (tag << 10) | (set << 7) | byte, high: false }
 }
 
-/// Hits go on under outstanding misses: with fills answered 30 cycles
-/// after their request, a line is warmed, then four misses to four other
-/// lines fill every miss register, and three hits to the warm line are
-/// answered 2 cycles after acceptance, long before the misses; every one
-/// of those 7 requests is accepted the cycle after the one before.
+/// Lookups of a sector whose fill is outstanding park behind it, and hits
+/// go on under outstanding misses. With fills answered 30 cycles after
+/// their request: reads miss line A and line B, and 14 more reads of B's
+/// sector park (every miss register in use); they are answered in order
+/// right after B's fill. 3 reads of A's sector wait for a free register
+/// until A's fill is taken, then hit (after the parked reads have left,
+/// 2 cycles after acceptance), before the 4 misses to other lines behind
+/// them (as many fills as may be outstanding), which are accepted one per
+/// cycle.
 #[test]
-fn hits_under_misses_at_one_lookup_per_cycle() {
-    let mut ops = vec![CacheOp::Read(at(9, 0, 0)), CacheOp::Read(at(9, 0, 1))];
-    ops.extend((1..=MISS_SLOTS as u64).map(|t| CacheOp::Read(at(t, 1 + t % 4, 64))));
-    ops.extend((2..5).map(|k| CacheOp::Read(at(9, 0, k))));
+fn lookups_park_behind_fills_and_hits_go_under_misses() {
+    let parked = MISS_SLOTS - 2;
+    let mut ops = vec![CacheOp::Read(at(9, 0, 0)), CacheOp::Read(at(10, 1, 0))];
+    ops.extend((1..=parked as u64).map(|k| CacheOp::Read(at(10, 1, k))));
+    let first_hit = ops.len();
+    ops.extend((1..4).map(|k| CacheOp::Read(at(9, 0, k))));
+    let first_miss = ops.len();
+    ops.extend((1..=FILL_SLOTS as u64).map(|t| CacheOp::Read(at(t, 2 + t % 4, 64))));
     let (responses, _) = expected(&ops);
     let mut dut = PipelinedMetadataCache::default();
     let run = run_pipelined_cache(&mut dut, &ops, CacheTraffic::FULL, 30, &mut ChaCha8Rng::seed_from_u64(5), 20_000, None, None).unwrap();
     assert_eq!(run.responses, responses);
-    let first_miss = 2;
-    let last_miss = first_miss + MISS_SLOTS - 1;
-    for hit in last_miss + 1..ops.len() {
-        assert!(run.response_cycles[hit] < run.response_cycles[first_miss], "hit {hit} waited for the misses: {:?}", run.response_cycles);
-        assert_eq!(run.response_cycles[hit] - run.accept_cycles[hit], timing::HIT_CYCLES, "hit latency");
+    let (cycles, accepts) = (&run.response_cycles, &run.accept_cycles);
+    for i in 2..2 + parked {
+        assert!(cycles[i] > cycles[i - 1], "parked read {i} out of order: {cycles:?}");
+        assert!(cycles[i] - cycles[1] <= 2 * (i as u64 - 1), "parked read {i} answered late: {cycles:?}");
     }
-    for i in first_miss + 1..ops.len() {
-        assert_eq!(run.accept_cycles[i], run.accept_cycles[i - 1] + 1, "accepts: {:?}", run.accept_cycles);
+    for hit in first_hit..first_miss {
+        assert!(cycles[hit] < cycles[first_miss], "hit {hit} waited for the misses: {cycles:?}");
+    }
+    // Parked lookups leaving go before hits; once they have left, a hit
+    // takes HIT_CYCLES.
+    let last_hit = first_miss - 1;
+    assert_eq!(cycles[last_hit] - accepts[last_hit], timing::HIT_CYCLES, "hit latency: {cycles:?} {accepts:?}");
+    // The first hit waits in the lookup register for a free miss register,
+    // the second for the parked reads to leave.
+    for i in first_hit + 3..ops.len() {
+        assert_eq!(accepts[i], accepts[i - 1] + 1, "accepts: {accepts:?}");
     }
 }
 

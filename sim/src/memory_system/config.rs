@@ -43,12 +43,11 @@ pub struct SystemConfig {
     /// order); 0: no bound, the paper's model. Sizes a pipelined slice
     /// (`docs/controller.md`).
     pub slice_in_flight: u32,
-    /// The RTL engine's slice hardware: `serial` (the default: the
+    /// The RTL engine's slice hardware: `pipelined` (the default: the
+    /// `PipelinedController`, up to 128 requests in flight, tagged
+    /// responses; compared with the paper's timing) or `serial` (the
     /// `BuddyController`, one request at a time, the timing `slice_timing =
-    /// "hardware"` models) or `pipelined` (the `PipelinedController`: up
-    /// to 128 requests in flight, tagged responses; it can deadlock on
-    /// metadata line misses whose victim a write in flight has pinned,
-    /// `docs/controller.md`).
+    /// "hardware"` models; `docs/controller.md`).
     pub rtl_slice: String,
 }
 
@@ -217,7 +216,7 @@ impl Default for SystemConfig {
             epoch_requests: 4096,
             slice_timing: "pipelined".into(),
             slice_in_flight: 0,
-            rtl_slice: "serial".into(),
+            rtl_slice: "pipelined".into(),
         }
     }
 }

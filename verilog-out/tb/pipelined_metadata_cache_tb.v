@@ -31,7 +31,7 @@ module pipelined_metadata_cache_tb;
   wire [3:0] resp_nibble;
   wire [1:0] resp_outcome;
   wire [6:0] resp_tag;
-  wire [2:0] misses;
+  wire [4:0] misses;
   wire [63:0] mem_req_address;
   wire [255:0] mem_req_data;
 

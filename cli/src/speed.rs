@@ -89,7 +89,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         prepared.trace.accesses.truncate(n);
     }
-    // The serial slice: Verilator replays its lock-step lines (not yet recorded for the pipelined slice).
+    // The serial slice, the baseline of the speed figures (the pipelined slice's lines are recorded
+    // too, `cli/tests/rtl_lockstep.rs`, but `buddy speed` does not time them yet).
     let mut config = buddy_sim::memory_system::config::SimConfig::default();
     config.system.rtl_slice = "serial".into();
     // Only the BPC slice is emitted as Verilog.

@@ -55,6 +55,7 @@ pub mod compaction;
 pub mod decompressed_entry;
 pub mod delta_packing;
 pub mod entry_bits;
+pub mod lockstep;
 pub mod lowest_set;
 pub mod mag_bdi_compressor;
 pub mod mag_bdi_decompressor;

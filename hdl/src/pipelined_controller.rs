@@ -23,6 +23,64 @@ use rust_hdl::prelude::*;
 
 const _: () = assert!(kind::FULL == 0);
 
+/// The input ports of a lock-step line of a pipelined slice (name, bits),
+/// in line order ([`crate::lockstep`]).
+pub const LOCKSTEP_INPUTS: &[(&str, usize)] = &[
+    ("reset", 1),
+    ("gbbr", 64),
+    ("carve_out_bytes", 64),
+    ("md_base", 64),
+    ("heap_base", 64),
+    ("req_valid", 1),
+    ("req_write", 1),
+    ("req_flush", 1),
+    ("req_mask", 4),
+    ("req_data", 1024),
+    ("req_va", 64),
+    ("req_frame", 64),
+    ("req_pte", 27),
+    ("req_page_64k", 1),
+    ("resp_ready", 1),
+    ("dev_mem_ready", 1),
+    ("dev_mem_resp_valid", 1),
+    ("dev_mem_resp_tag", 11),
+    ("dev_mem_resp_data", 256),
+    ("bud_mem_ready", 1),
+    ("bud_mem_resp_valid", 1),
+    ("bud_mem_resp_tag", 11),
+    ("bud_mem_resp_data", 256),
+];
+/// The output ports of a lock-step line (name, bits, the valid that
+/// qualifies it or "" when always compared), after the inputs.
+pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
+    ("req_ready", 1, ""),
+    ("req_id", 7, "req_ready"),
+    ("resp_valid", 1, ""),
+    ("resp_id", 7, "resp_valid"),
+    ("resp_write", 1, "resp_valid"),
+    ("resp_flush", 1, "resp_valid"),
+    ("resp_entry", 1024, "resp_valid"),
+    ("resp_fault", 3, "resp_valid"),
+    ("resp_decode_error", 1, "resp_valid"),
+    ("dev_mem_valid", 1, ""),
+    ("dev_mem_write", 1, "dev_mem_valid"),
+    ("dev_mem_address", 64, "dev_mem_valid"),
+    ("dev_mem_data", 256, "dev_mem_write"),
+    ("dev_mem_strobe", 32, "dev_mem_write"),
+    ("dev_mem_tag", 11, "dev_mem_valid"),
+    ("dev_mem_resp_ready", 1, ""),
+    ("bud_mem_valid", 1, ""),
+    ("bud_mem_write", 1, "bud_mem_valid"),
+    ("bud_mem_address", 64, "bud_mem_valid"),
+    ("bud_mem_data", 256, "bud_mem_write"),
+    ("bud_mem_strobe", 32, "bud_mem_write"),
+    ("bud_mem_tag", 11, "bud_mem_valid"),
+    ("bud_mem_resp_ready", 1, ""),
+    ("in_flight", 8, ""),
+    ("md_lookup_valid", 1, ""),
+    ("md_lookup_id", 7, "md_lookup_valid"),
+    ("md_lookup_outcome", 2, "md_lookup_valid"),
+];
 macro_rules! pipelined_controller {
     ($(#[$doc:meta])* $name:ident, $comp:ty, $decomp:ty) => {
 $(#[$doc])*
@@ -1039,6 +1097,69 @@ impl Logic for $name {
             self.w_abort.d.next = 0.into();
             self.w_stored.d.next = 0.into();
         }
+    }
+}
+
+impl $name {
+    /// Every port this cycle as one lock-step line ([`crate::lockstep`]):
+    /// [`LOCKSTEP_INPUTS`] then [`LOCKSTEP_OUTPUTS`], each field padded to
+    /// whole hex digits, most significant first. Read it after the inputs
+    /// have settled and before the clock edge.
+    pub fn lockstep_line(&self) -> String {
+        use crate::lockstep::{hex_bit as b, hex_bits, hex_field, hex_words as words};
+        [
+            b(self.reset.val()),
+            hex_field(self.gbbr.val().to_u64(), 64),
+            hex_field(self.carve_out_bytes.val().to_u64(), 64),
+            hex_field(self.md_base.val().to_u64(), 64),
+            hex_field(self.heap_base.val().to_u64(), 64),
+            b(self.req_valid.val()),
+            b(self.req_write.val()),
+            b(self.req_flush.val()),
+            hex_field(self.req_mask.val().to_u64(), 4),
+            words(&self.req_data.val().to_words()),
+            hex_field(self.req_va.val().to_u64(), 64),
+            hex_field(self.req_frame.val().to_u64(), 64),
+            hex_field(self.req_pte.val().to_u64(), 27),
+            b(self.req_page_64k.val()),
+            b(self.resp_ready.val()),
+            b(self.dev_mem_ready.val()),
+            b(self.dev_mem_resp_valid.val()),
+            hex_field(self.dev_mem_resp_tag.val().to_u64(), 11),
+            hex_bits(&self.dev_mem_resp_data.val()),
+            b(self.bud_mem_ready.val()),
+            b(self.bud_mem_resp_valid.val()),
+            hex_field(self.bud_mem_resp_tag.val().to_u64(), 11),
+            hex_bits(&self.bud_mem_resp_data.val()),
+            b(self.req_ready.val()),
+            hex_field(self.req_id.val().to_u64(), 7),
+            b(self.resp_valid.val()),
+            hex_field(self.resp_id.val().to_u64(), 7),
+            b(self.resp_write.val()),
+            b(self.resp_flush.val()),
+            words(&self.resp_entry.val().to_words()),
+            hex_field(self.resp_fault.val().to_u64(), 3),
+            b(self.resp_decode_error.val()),
+            b(self.dev_mem_valid.val()),
+            b(self.dev_mem_write.val()),
+            hex_field(self.dev_mem_address.val().to_u64(), 64),
+            hex_bits(&self.dev_mem_data.val()),
+            hex_field(self.dev_mem_strobe.val().to_u64(), 32),
+            hex_field(self.dev_mem_tag.val().to_u64(), 11),
+            b(self.dev_mem_resp_ready.val()),
+            b(self.bud_mem_valid.val()),
+            b(self.bud_mem_write.val()),
+            hex_field(self.bud_mem_address.val().to_u64(), 64),
+            hex_bits(&self.bud_mem_data.val()),
+            hex_field(self.bud_mem_strobe.val().to_u64(), 32),
+            hex_field(self.bud_mem_tag.val().to_u64(), 11),
+            b(self.bud_mem_resp_ready.val()),
+            hex_field(self.in_flight.val().to_u64(), 8),
+            b(self.md_lookup_valid.val()),
+            hex_field(self.md_lookup_id.val().to_u64(), 7),
+            hex_field(self.md_lookup_outcome.val().to_u64(), 2),
+        ]
+        .concat()
     }
 }
     };

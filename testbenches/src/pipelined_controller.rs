@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use crate::entries::random_entries;
-use crate::stream::{sector_bits, sector_words, settle, VcdTrace};
+use crate::stream::{sector_bits, settle, VcdTrace};
 use buddy_golden::controller_slice::{write_nibble_in_memory, ControllerSlice, SliceConfig, SliceError, SliceMemory};
 use buddy_golden::metadata_cache::{MetadataCacheConfig, Outcome, SectorMemory};
 use buddy_golden::translation::{translate_entry, BuddyRegisters, PageSize, Pte, TranslationFault};
@@ -340,62 +340,8 @@ pub fn lockstep_testbench(module: &str) -> String {
     crate::cosim::lockstep_testbench(module, LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS)
 }
 
-/// Lock-step inputs of `pipelined_controller` (line order).
-pub const LOCKSTEP_INPUTS: &[(&str, usize)] = &[
-    ("reset", 1),
-    ("gbbr", 64),
-    ("carve_out_bytes", 64),
-    ("md_base", 64),
-    ("heap_base", 64),
-    ("req_valid", 1),
-    ("req_write", 1),
-    ("req_flush", 1),
-    ("req_mask", 4),
-    ("req_data", 1024),
-    ("req_va", 64),
-    ("req_frame", 64),
-    ("req_pte", 27),
-    ("req_page_64k", 1),
-    ("resp_ready", 1),
-    ("dev_mem_ready", 1),
-    ("dev_mem_resp_valid", 1),
-    ("dev_mem_resp_tag", 11),
-    ("dev_mem_resp_data", 256),
-    ("bud_mem_ready", 1),
-    ("bud_mem_resp_valid", 1),
-    ("bud_mem_resp_tag", 11),
-    ("bud_mem_resp_data", 256),
-];
-/// Lock-step outputs: (name, width, qualifier).
-pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
-    ("req_ready", 1, ""),
-    ("req_id", 7, "req_ready"),
-    ("resp_valid", 1, ""),
-    ("resp_id", 7, "resp_valid"),
-    ("resp_write", 1, "resp_valid"),
-    ("resp_flush", 1, "resp_valid"),
-    ("resp_entry", 1024, "resp_valid"),
-    ("resp_fault", 3, "resp_valid"),
-    ("resp_decode_error", 1, "resp_valid"),
-    ("dev_mem_valid", 1, ""),
-    ("dev_mem_write", 1, "dev_mem_valid"),
-    ("dev_mem_address", 64, "dev_mem_valid"),
-    ("dev_mem_data", 256, "dev_mem_write"),
-    ("dev_mem_strobe", 32, "dev_mem_write"),
-    ("dev_mem_tag", 11, "dev_mem_valid"),
-    ("dev_mem_resp_ready", 1, ""),
-    ("bud_mem_valid", 1, ""),
-    ("bud_mem_write", 1, "bud_mem_valid"),
-    ("bud_mem_address", 64, "bud_mem_valid"),
-    ("bud_mem_data", 256, "bud_mem_write"),
-    ("bud_mem_strobe", 32, "bud_mem_write"),
-    ("bud_mem_tag", 11, "bud_mem_valid"),
-    ("bud_mem_resp_ready", 1, ""),
-    ("in_flight", 8, ""),
-    ("md_lookup_valid", 1, ""),
-    ("md_lookup_id", 7, "md_lookup_valid"),
-    ("md_lookup_outcome", 2, "md_lookup_valid"),
-];
+pub use buddy_hdl::pipelined_controller::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
+
 /// The output ports in lock-step order (as [`LOCKSTEP_OUTPUTS`], without qualifiers).
 const OUTPUTS: &[(&str, usize)] = &[
     ("req_ready", 1),
@@ -427,69 +373,9 @@ const OUTPUTS: &[(&str, usize)] = &[
     ("md_lookup_outcome", 2),
 ];
 
-/// A driver (`$run`) and lock-step line writer (`$line`) for one slice type.
+/// A driver (`$run`) for one slice type.
 macro_rules! slice_driver {
-    ($line:ident, $run:ident, $dut:ty, $make:expr) => {
-        fn $line(dut: &$dut) -> String {
-            use crate::cosim::hex_field;
-            let b = |v: bool| hex_field(v as u64, 1);
-            let words = crate::cosim::words_hex;
-            let sector = |v: &Bits<256>| -> String { words(&sector_words(v)) };
-            [
-                b(dut.reset.val()),
-                hex_field(dut.gbbr.val().to_u64(), 64),
-                hex_field(dut.carve_out_bytes.val().to_u64(), 64),
-                hex_field(dut.md_base.val().to_u64(), 64),
-                hex_field(dut.heap_base.val().to_u64(), 64),
-                b(dut.req_valid.val()),
-                b(dut.req_write.val()),
-                b(dut.req_flush.val()),
-                hex_field(dut.req_mask.val().to_u64(), 4),
-                words(&dut.req_data.val().to_words()),
-                hex_field(dut.req_va.val().to_u64(), 64),
-                hex_field(dut.req_frame.val().to_u64(), 64),
-                hex_field(dut.req_pte.val().to_u64(), 27),
-                b(dut.req_page_64k.val()),
-                b(dut.resp_ready.val()),
-                b(dut.dev_mem_ready.val()),
-                b(dut.dev_mem_resp_valid.val()),
-                hex_field(dut.dev_mem_resp_tag.val().to_u64(), 11),
-                sector(&dut.dev_mem_resp_data.val()),
-                b(dut.bud_mem_ready.val()),
-                b(dut.bud_mem_resp_valid.val()),
-                hex_field(dut.bud_mem_resp_tag.val().to_u64(), 11),
-                sector(&dut.bud_mem_resp_data.val()),
-                b(dut.req_ready.val()),
-                hex_field(dut.req_id.val().to_u64(), 7),
-                b(dut.resp_valid.val()),
-                hex_field(dut.resp_id.val().to_u64(), 7),
-                b(dut.resp_write.val()),
-                b(dut.resp_flush.val()),
-                words(&dut.resp_entry.val().to_words()),
-                hex_field(dut.resp_fault.val().to_u64(), 3),
-                b(dut.resp_decode_error.val()),
-                b(dut.dev_mem_valid.val()),
-                b(dut.dev_mem_write.val()),
-                hex_field(dut.dev_mem_address.val().to_u64(), 64),
-                sector(&dut.dev_mem_data.val()),
-                hex_field(dut.dev_mem_strobe.val().to_u64(), 32),
-                hex_field(dut.dev_mem_tag.val().to_u64(), 11),
-                b(dut.dev_mem_resp_ready.val()),
-                b(dut.bud_mem_valid.val()),
-                b(dut.bud_mem_write.val()),
-                hex_field(dut.bud_mem_address.val().to_u64(), 64),
-                sector(&dut.bud_mem_data.val()),
-                hex_field(dut.bud_mem_strobe.val().to_u64(), 32),
-                hex_field(dut.bud_mem_tag.val().to_u64(), 11),
-                b(dut.bud_mem_resp_ready.val()),
-                hex_field(dut.in_flight.val().to_u64(), 8),
-                b(dut.md_lookup_valid.val()),
-                hex_field(dut.md_lookup_id.val().to_u64(), 7),
-                hex_field(dut.md_lookup_outcome.val().to_u64(), 2),
-            ]
-            .concat()
-        }
-
+    ($run:ident, $dut:ty, $make:expr) => {
         #[allow(clippy::too_many_arguments)]
         fn $run(
             algorithm: Algorithm,
@@ -561,7 +447,7 @@ macro_rules! slice_driver {
             dut.reset.next = true;
             settle(dut);
             if record {
-                lines.push($line(dut));
+                lines.push(dut.lockstep_line());
             }
             edge(dut);
             dut.reset.next = false;
@@ -569,7 +455,7 @@ macro_rules! slice_driver {
             for _ in 0..16 {
                 settle(dut);
                 if record {
-                    lines.push($line(dut));
+                    lines.push(dut.lockstep_line());
                 }
                 edge(dut);
             }
@@ -757,7 +643,7 @@ macro_rules! slice_driver {
                     }
                 }
                 if record {
-                    lines.push($line(dut));
+                    lines.push(dut.lockstep_line());
                 }
                 edge(dut);
                 cycle += 1;
@@ -780,6 +666,6 @@ macro_rules! slice_driver {
     };
 }
 
-slice_driver!(line_bpc, run_bpc, PipelinedController, |_| PipelinedController::default());
-slice_driver!(line_zvc, run_zvc, PipelinedControllerZvc, |_| PipelinedControllerZvc::default());
-slice_driver!(line_mag_bdi, run_mag_bdi, PipelinedControllerMagBdi, |a| PipelinedControllerMagBdi::new(mag_of(a)));
+slice_driver!(run_bpc, PipelinedController, |_| PipelinedController::default());
+slice_driver!(run_zvc, PipelinedControllerZvc, |_| PipelinedControllerZvc::default());
+slice_driver!(run_mag_bdi, PipelinedControllerMagBdi, |a| PipelinedControllerMagBdi::new(mag_of(a)));

@@ -143,10 +143,11 @@ pub struct RtlOptions {
     /// Simulate every cycle, also those in which a slice only waits for
     /// memory (a check of the default jump over them, which is exact).
     pub no_skip: bool,
-    /// `Some((slice, max))`: record the lock-step lines
-    /// ([`rtl::LOCKSTEP_INPUTS`], [`rtl::LOCKSTEP_OUTPUTS`]) of that slice,
-    /// at most `max`, into [`SimReport::lockstep_lines`], for a replay of
-    /// the run by the emitted Verilog (the slice is reset first).
+    /// `Some((slice, max))`: record the lock-step lines of that slice
+    /// (serial: [`rtl::LOCKSTEP_INPUTS`], [`rtl::LOCKSTEP_OUTPUTS`];
+    /// pipelined: `buddy_hdl::pipelined_controller::LOCKSTEP_INPUTS`,
+    /// `_OUTPUTS`), at most `max`, into [`SimReport::lockstep_lines`], for
+    /// a replay of the run by the emitted Verilog (the slice is reset first).
     pub lockstep: Option<(usize, usize)>,
 }
 
@@ -322,11 +323,6 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
             if slice >= slices {
                 return Err(SimError::Config(format!("no slice {slice} to record (the system has {slices})")));
             }
-            if config.rtl_slice() == config::RtlSlice::Pipelined {
-                return Err(SimError::Config(
-                    "lock-step lines are recorded for system.rtl_slice = \"serial\" only (not yet for the pipelined slice)".into(),
-                ));
-            }
         }
         let mut files = Vec::new();
         if let Some((dir, _, _)) = &rtl.vcd {
@@ -338,6 +334,9 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
         }
         if let Some(p) = ctl.pipelined_rtl() {
             p.set_skip_idle(!rtl.no_skip);
+            if let Some((slice, max)) = rtl.lockstep {
+                p.record_lines(slice, max);
+            }
             if let Some((_, from, to)) = &rtl.vcd {
                 for (slice, f) in files.drain(..).enumerate() {
                     p.record_vcd(slice, Box::new(std::io::BufWriter::new(f)), *from, *to);
@@ -346,7 +345,7 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
         }
         ctl.with_rtl_slices(|all| {
             all.iter_mut().for_each(|s| s.set_skip_waits(!rtl.no_skip));
-            if let Some((slice, max)) = rtl.lockstep {
+            if let Some((slice, max)) = rtl.lockstep.filter(|_| !all.is_empty()) {
                 all[slice].record_lines(max);
             }
             if let Some((_, from, to)) = &rtl.vcd {
@@ -421,9 +420,10 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
         Some(p) => p.simulated_cycles(),
         None => ctl.with_rtl_slices(|all| all.iter().map(|s| s.simulated_cycles()).sum::<u64>()),
     });
-    let lockstep_lines = match input.rtl.as_ref().and_then(|r| r.lockstep) {
-        Some((slice, _)) => ctl.with_rtl_slices(|all| all[slice].take_lines()),
-        None => Vec::new(),
+    let lockstep_lines = match (input.rtl.as_ref().and_then(|r| r.lockstep), ctl.pipelined_rtl()) {
+        (Some((slice, _)), Some(p)) => p.take_lines(slice),
+        (Some((slice, _)), None) => ctl.with_rtl_slices(|all| all[slice].take_lines()),
+        (None, _) => Vec::new(),
     };
     let md = ctl.metadata_stats();
     let mut lat = state.latencies.clone();

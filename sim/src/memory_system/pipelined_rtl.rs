@@ -96,6 +96,9 @@ pub trait PipelinedHardware: Block {
     fn md_lookup(&self) -> Option<(u64, u64)>;
     /// `in_flight`.
     fn in_flight(&self) -> u64;
+    /// Every port this cycle as one lock-step line (the hardware's
+    /// `lockstep_line`).
+    fn port_line(&self) -> String;
 }
 
 macro_rules! pipelined_hardware {
@@ -192,6 +195,9 @@ macro_rules! pipelined_hardware {
             fn in_flight(&self) -> u64 {
                 self.in_flight.val().to_u64()
             }
+            fn port_line(&self) -> String {
+                self.lockstep_line()
+            }
         }
     };
 }
@@ -248,6 +254,34 @@ pub struct PipelinedStats {
     pub accept_stall_cycles: u64,
 }
 
+impl std::ops::AddAssign for PipelinedStats {
+    fn add_assign(&mut self, o: Self) {
+        // Destructured, so a new field cannot be left out of the sum.
+        let PipelinedStats {
+            requests,
+            accept_wait_cycles,
+            context_cycles,
+            device_sectors,
+            buddy_sectors,
+            device_answers,
+            device_answer_wait_cycles,
+            buddy_answers,
+            buddy_answer_wait_cycles,
+            accept_stall_cycles,
+        } = o;
+        self.requests += requests;
+        self.accept_wait_cycles += accept_wait_cycles;
+        self.context_cycles += context_cycles;
+        self.device_sectors += device_sectors;
+        self.buddy_sectors += buddy_sectors;
+        self.device_answers += device_answers;
+        self.device_answer_wait_cycles += device_answer_wait_cycles;
+        self.buddy_answers += buddy_answers;
+        self.buddy_answer_wait_cycles += buddy_answer_wait_cycles;
+        self.accept_stall_cycles += accept_stall_cycles;
+    }
+}
+
 /// A read sector on its way back: (due cycle, order, tag, data).
 type Due = Reverse<(u64, u64, u64, [u8; 32])>;
 
@@ -271,6 +305,9 @@ struct Driver<H: PipelinedHardware> {
     simulated: u64,
     skip_idle: bool,
     vcd: Option<SliceVcd>,
+    /// Lock-step lines recorded (one per cycle, from a reset), and at most how many.
+    lines: Option<Vec<String>>,
+    lines_max: usize,
     stats: PipelinedStats,
 }
 
@@ -302,19 +339,41 @@ impl<H: PipelinedHardware> Driver<H> {
             simulated: 0,
             skip_idle: true,
             vcd: None,
+            lines: None,
+            lines_max: 0,
             stats: PipelinedStats::default(),
         };
-        d.hw.set_reset(true);
-        for _ in 0..RESET_CYCLES {
-            d.settle();
-            d.edge();
-        }
-        d.hw.set_reset(false);
-        for _ in 0..INIT_CYCLES {
-            d.settle();
-            d.edge();
-        }
+        d.reset();
         d
+    }
+
+    /// Reset, then clock the metadata cache through its initialisation.
+    fn reset(&mut self) {
+        self.hw.set_reset(true);
+        for _ in 0..RESET_CYCLES {
+            self.settle();
+            self.edge();
+        }
+        self.hw.set_reset(false);
+        for _ in 0..INIT_CYCLES {
+            self.settle();
+            self.edge();
+        }
+    }
+
+    /// Record a lock-step line per cycle from now on, at most `max`: the
+    /// slice is reset again (lines start from a reset) and every idle
+    /// cycle is clocked. The slice's clock is put back, so a run that
+    /// records is timed as one that does not.
+    fn record_lines(&mut self, max: usize) {
+        self.lines = Some(Vec::new());
+        self.lines_max = max;
+        self.skip_idle = false;
+        self.hw.drive_request(None);
+        self.hw.drive_memory(None, None);
+        let cycle = self.cycle;
+        self.reset();
+        self.cycle = cycle;
     }
 
     fn settle(&mut self) -> bool {
@@ -334,6 +393,9 @@ impl<H: PipelinedHardware> Driver<H> {
     }
 
     fn edge(&mut self) {
+        if let Some(lines) = self.lines.as_mut().filter(|l| l.len() < self.lines_max) {
+            lines.push(self.hw.port_line());
+        }
         self.hw.set_clock(true);
         self.settle();
         self.sample(0);
@@ -586,6 +648,8 @@ trait SliceDriver {
     fn stats(&self) -> PipelinedStats;
     fn set_skip_idle(&mut self, skip: bool);
     fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64);
+    fn record_lines(&mut self, max: usize);
+    fn take_lines(&mut self) -> Vec<String>;
 }
 
 impl<H: PipelinedHardware> SliceDriver for Driver<H> {
@@ -616,6 +680,12 @@ impl<H: PipelinedHardware> SliceDriver for Driver<H> {
     fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64) {
         let hw = self.hw.as_ref() as &dyn Block;
         self.vcd = Some(SliceVcd { probe: Some(write_vcd_dump(write_vcd_header(w, hw), hw)), from, to });
+    }
+    fn record_lines(&mut self, max: usize) {
+        Driver::record_lines(self, max)
+    }
+    fn take_lines(&mut self) -> Vec<String> {
+        self.lines.take().unwrap_or_default()
     }
 }
 
@@ -689,19 +759,7 @@ impl PipelinedSlices {
     /// Where the slices' cycles went, summed over the slices.
     pub fn stats(&self) -> PipelinedStats {
         let mut t = PipelinedStats::default();
-        for s in &self.slices {
-            let s = s.borrow().driver.stats();
-            t.requests += s.requests;
-            t.accept_wait_cycles += s.accept_wait_cycles;
-            t.context_cycles += s.context_cycles;
-            t.device_sectors += s.device_sectors;
-            t.buddy_sectors += s.buddy_sectors;
-            t.device_answers += s.device_answers;
-            t.device_answer_wait_cycles += s.device_answer_wait_cycles;
-            t.buddy_answers += s.buddy_answers;
-            t.buddy_answer_wait_cycles += s.buddy_answer_wait_cycles;
-            t.accept_stall_cycles += s.accept_stall_cycles;
-        }
+        self.slices.iter().for_each(|s| t += s.borrow().driver.stats());
         t
     }
 
@@ -713,6 +771,19 @@ impl PipelinedSlices {
     /// Write a VCD of cycles `from..=to` of slice `slice` into `w`.
     pub fn record_vcd(&self, slice: usize, w: Box<dyn Write + Send>, from: u64, to: u64) {
         self.slices[slice].borrow_mut().driver.record_vcd(w, from, to);
+    }
+
+    /// Record at most `max` lock-step lines of slice `slice`
+    /// (`buddy_hdl::pipelined_controller::LOCKSTEP_INPUTS`, then
+    /// `_OUTPUTS`), one per cycle from a reset; its idle cycles are then
+    /// clocked rather than jumped.
+    pub fn record_lines(&self, slice: usize, max: usize) {
+        self.slices[slice].borrow_mut().driver.record_lines(max);
+    }
+
+    /// The lock-step lines recorded of slice `slice`.
+    pub fn take_lines(&self, slice: usize) -> Vec<String> {
+        self.slices[slice].borrow_mut().driver.take_lines()
     }
 }
 

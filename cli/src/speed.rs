@@ -1,9 +1,10 @@
 //! `buddy speed`: the speed figures of issue 7 measured in one run on one
 //! trace: accesses per second of the fast mode, simulated cycles per
-//! second of the RTL mode (the `BuddyController` slices in rust-hdl), and
-//! cycles per second of Verilator running the emitted `buddy_controller`
-//! Verilog on the same cycles (slice 0's lock-step lines of the RTL run),
-//! with the ratio.
+//! second of the RTL mode (the slices in rust-hdl: the serial
+//! `BuddyController` or, with `--rtl-slice pipelined`, the
+//! `PipelinedController`), and cycles per second of Verilator running the
+//! emitted Verilog of that slice on the same cycles (slice 0's lock-step
+//! lines of the RTL run), with the ratio.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -11,6 +12,7 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context};
 use buddy_golden::Algorithm;
+use buddy_sim::memory_system::config::RtlSlice;
 use buddy_sim::memory_system::{Mode, RtlOptions};
 use buddy_sim::Workload;
 use buddy_testbenches::cosim::{build_verilator_with, time_verilated};
@@ -34,6 +36,11 @@ pub struct Args {
     /// testbench holds 200,000.
     #[arg(long, default_value_t = 150_000, value_name = "N")]
     pub max_lines: usize,
+    /// Slice hardware of the RTL mode and of the Verilator replay: `serial`
+    /// (BuddyController, the figures' baseline) or `pipelined`
+    /// (PipelinedController; its Verilator build takes several minutes).
+    #[arg(long, default_value = "serial", value_name = "HW", value_parser = ["serial", "pipelined"])]
+    pub rtl_slice: String,
     /// Verilator optimization flag.
     #[arg(long, default_value = "-O2", value_parser = ["-O0", "-O1", "-O2", "-O3"])]
     pub opt: String,
@@ -48,6 +55,8 @@ pub struct SpeedReport {
     pub workload: String,
     pub mode: &'static str,
     pub algorithm: &'static str,
+    /// The RTL mode's slice hardware: `serial` or `pipelined`.
+    pub rtl_slice: String,
     pub trace_accesses: u64,
     pub requests: u64,
     /// Fast mode: runs, wall seconds summed, accesses per second.
@@ -89,10 +98,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         prepared.trace.accesses.truncate(n);
     }
-    // The serial slice, the baseline of the speed figures (the pipelined slice's lines are recorded
-    // too, `cli/tests/rtl_lockstep.rs`, but `buddy speed` does not time them yet).
     let mut config = buddy_sim::memory_system::config::SimConfig::default();
-    config.system.rtl_slice = "serial".into();
+    config.system.rtl_slice = args.rtl_slice.clone();
     // Only the BPC slice is emitted as Verilog.
     let algorithm = Algorithm::Bpc;
 
@@ -125,7 +132,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("slice 0 served no request: no cycles for Verilator to replay (use a longer trace)");
     }
 
-    let module = HwModule::BuddyController(algorithm);
+    let module = match config.rtl_slice() {
+        RtlSlice::Serial => HwModule::BuddyController(algorithm),
+        RtlSlice::Pipelined => HwModule::PipelinedController(algorithm),
+    };
     let name = module.name();
     eprintln!("[4/4] Verilator {} on the emitted {name} Verilog ({} cycles)", args.opt, lines.len());
     let work = args.out.join("work");
@@ -159,6 +169,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         workload: workload.manifest().workload.clone(),
         mode: mode.name(),
         algorithm: "bpc",
+        rtl_slice: args.rtl_slice.clone(),
         trace_accesses: prepared.trace.accesses.len() as u64,
         requests: timed.requests,
         fast_runs,
@@ -183,7 +194,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// The human summary of `r`.
 pub fn table(r: &SpeedReport) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "{}: {} trace accesses -> {} L2 requests, {} mode, BPC", r.workload, r.trace_accesses, r.requests, r.mode);
+    let _ = writeln!(
+        s,
+        "{}: {} trace accesses -> {} L2 requests, {} mode, BPC, {} slice",
+        r.workload, r.trace_accesses, r.requests, r.mode, r.rtl_slice
+    );
     let _ = writeln!(s, "{:<34} {:>14} {:>12} {:>16}", "engine", "work", "seconds", "per second");
     let _ = writeln!(
         s,

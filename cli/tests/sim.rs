@@ -141,6 +141,8 @@ fn speed_rejects_bad_limits_before_running() {
     assert!(err.contains("--max-lines 0 is outside 1..=200000"), "{err}");
     let err = failure(&buddy(&["speed", "--accesses", "0", "--out", "/nonexistent/x"]));
     assert!(err.contains("--accesses must be at least 1"), "{err}");
+    let err = failure(&buddy(&["speed", "--rtl-slice", "fast", "--out", "/nonexistent/x"]));
+    assert!(err.contains("'fast'") && err.contains("--rtl-slice"), "{err}");
 }
 
 #[test]

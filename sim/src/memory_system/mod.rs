@@ -33,6 +33,7 @@ pub mod nvlink;
 pub mod pages;
 pub mod pipelined_rtl;
 pub mod rtl;
+pub mod slice_clock;
 pub mod world;
 
 use std::collections::HashMap;

@@ -50,7 +50,8 @@ use rust_hdl::prelude::*;
 use serde::Serialize;
 
 use super::controller::{Finished, Outcome, RequestInfo};
-use super::rtl::{sector_bits, sector_bytes, PortRequest, RtlEnv, SliceRequest, SliceVcd, HANG_CYCLES, RESET_CYCLES};
+use super::rtl::{sector_bits, sector_bytes, PortRequest, RtlEnv, SliceRequest, HANG_CYCLES};
+use super::slice_clock::{ClockedHardware, SliceClock};
 use super::world::Shared;
 use super::SimError;
 
@@ -61,7 +62,7 @@ pub const IDLE_DRAIN_CYCLES: u64 = 4;
 
 /// Cycles after reset before the slice takes requests: its metadata cache
 /// invalidates one set per cycle.
-pub use buddy_hdl::timing::INIT_CYCLES;
+pub use super::slice_clock::INIT_CYCLES;
 
 /// A response as the slice's ports hold it.
 #[derive(Debug, Clone, Copy)]
@@ -75,9 +76,7 @@ pub struct TaggedResponse {
 }
 
 /// The ports of a `PipelinedController` variant, for the driver.
-pub trait PipelinedHardware: Block {
-    fn set_clock(&mut self, level: bool);
-    fn set_reset(&mut self, reset: bool);
+pub trait PipelinedHardware: ClockedHardware {
     fn set_registers(&mut self, regs: &BuddyRegisters);
     /// Offer `r` (or nothing); responses are always taken.
     fn drive_request(&mut self, r: Option<&SliceRequest>);
@@ -96,20 +95,22 @@ pub trait PipelinedHardware: Block {
     fn md_lookup(&self) -> Option<(u64, u64)>;
     /// `in_flight`.
     fn in_flight(&self) -> u64;
-    /// Every port this cycle as one lock-step line (the hardware's
-    /// `lockstep_line`).
-    fn port_line(&self) -> String;
 }
 
 macro_rules! pipelined_hardware {
     ($t:ty) => {
-        impl PipelinedHardware for $t {
+        impl ClockedHardware for $t {
             fn set_clock(&mut self, level: bool) {
                 self.clock.next = Clock::from(level);
             }
             fn set_reset(&mut self, reset: bool) {
                 self.reset.next = reset;
             }
+            fn port_line(&self) -> String {
+                self.lockstep_line()
+            }
+        }
+        impl PipelinedHardware for $t {
             fn set_registers(&mut self, regs: &BuddyRegisters) {
                 self.gbbr.next = regs.gbbr.into();
                 self.carve_out_bytes.next = regs.carve_out_bytes.into();
@@ -194,9 +195,6 @@ macro_rules! pipelined_hardware {
             }
             fn in_flight(&self) -> u64 {
                 self.in_flight.val().to_u64()
-            }
-            fn port_line(&self) -> String {
-                self.lockstep_line()
             }
         }
     };
@@ -288,7 +286,7 @@ type Due = Reverse<(u64, u64, u64, [u8; 32])>;
 /// One slice: the hardware, its clock, its requests and its memory reads in flight.
 struct Driver<H: PipelinedHardware> {
     hw: Box<H>,
-    cycle: u64,
+    clock: SliceClock,
     queue: VecDeque<Queued>,
     in_flight: HashMap<u64, Queued>,
     /// Device reads handed to the HBM2 model: (ticket, tag, data).
@@ -302,12 +300,7 @@ struct Driver<H: PipelinedHardware> {
     idle_for: u64,
     /// Cycles since the last handshake of any kind.
     stalled_for: u64,
-    simulated: u64,
     skip_idle: bool,
-    vcd: Option<SliceVcd>,
-    /// Lock-step lines recorded (one per cycle, from a reset), and at most how many.
-    lines: Option<Vec<String>>,
-    lines_max: usize,
     stats: PipelinedStats,
 }
 
@@ -326,7 +319,7 @@ impl<H: PipelinedHardware> Driver<H> {
         hw.drive_memory(None, None);
         let mut d = Driver {
             hw,
-            cycle: 0,
+            clock: SliceClock::default(),
             queue: VecDeque::new(),
             in_flight: HashMap::new(),
             dev_wait: Vec::new(),
@@ -336,11 +329,7 @@ impl<H: PipelinedHardware> Driver<H> {
             last_buddy: None,
             idle_for: 0,
             stalled_for: 0,
-            simulated: 0,
             skip_idle: true,
-            vcd: None,
-            lines: None,
-            lines_max: 0,
             stats: PipelinedStats::default(),
         };
         d.reset();
@@ -349,16 +338,7 @@ impl<H: PipelinedHardware> Driver<H> {
 
     /// Reset, then clock the metadata cache through its initialisation.
     fn reset(&mut self) {
-        self.hw.set_reset(true);
-        for _ in 0..RESET_CYCLES {
-            self.settle();
-            self.edge();
-        }
-        self.hw.set_reset(false);
-        for _ in 0..INIT_CYCLES {
-            self.settle();
-            self.edge();
-        }
+        self.clock.reset(self.hw.as_mut());
     }
 
     /// Record a lock-step line per cycle from now on, at most `max`: the
@@ -366,44 +346,21 @@ impl<H: PipelinedHardware> Driver<H> {
     /// cycle is clocked. The slice's clock is put back, so a run that
     /// records is timed as one that does not.
     fn record_lines(&mut self, max: usize) {
-        self.lines = Some(Vec::new());
-        self.lines_max = max;
+        self.clock.record_lines(max);
         self.skip_idle = false;
         self.hw.drive_request(None);
         self.hw.drive_memory(None, None);
-        let cycle = self.cycle;
+        let cycle = self.clock.cycle;
         self.reset();
-        self.cycle = cycle;
+        self.clock.cycle = cycle;
     }
 
     fn settle(&mut self) -> bool {
-        simulate(self.hw.as_mut(), 500)
-    }
-
-    fn sample(&mut self, half: u64) {
-        if let Some(v) = &mut self.vcd {
-            if self.cycle >= v.from && self.cycle <= v.to {
-                if let Some(mut p) = v.probe.take() {
-                    let ok = p.timestamp(10 * self.cycle + half).is_ok();
-                    let p = write_vcd_change(p, self.hw.as_ref() as &dyn Block);
-                    v.probe = ok.then_some(p);
-                }
-            }
-        }
+        SliceClock::settle(self.hw.as_mut())
     }
 
     fn edge(&mut self) {
-        if let Some(lines) = self.lines.as_mut().filter(|l| l.len() < self.lines_max) {
-            lines.push(self.hw.port_line());
-        }
-        self.hw.set_clock(true);
-        self.settle();
-        self.sample(0);
-        self.hw.set_clock(false);
-        self.settle();
-        self.sample(5);
-        self.cycle += 1;
-        self.simulated += 1;
+        self.clock.edge(self.hw.as_mut());
     }
 
     fn holds_anything(&self) -> bool {
@@ -419,11 +376,11 @@ impl<H: PipelinedHardware> Driver<H> {
     /// every idle cycle in between).
     fn wake_at(&mut self, cycle: u64) {
         if self.skip_idle {
-            self.cycle = self.cycle.max(cycle);
+            self.clock.cycle = self.clock.cycle.max(cycle);
         } else {
             self.hw.drive_request(None);
             self.hw.drive_memory(None, None);
-            while self.cycle < cycle {
+            while self.clock.cycle < cycle {
                 self.settle();
                 self.edge();
             }
@@ -434,7 +391,7 @@ impl<H: PipelinedHardware> Driver<H> {
     /// Simulate the current cycle (its start has come).
     fn step(&mut self, env: &RtlEnv, zero_reads: &Cell<u64>) -> Result<Step, String> {
         let sh = env.shared.clone();
-        let cycle = self.cycle;
+        let cycle = self.clock.cycle;
         // Device reads whose end the model now knows.
         let mut k = 0;
         while k < self.dev_wait.len() {
@@ -565,7 +522,7 @@ impl<H: PipelinedHardware> Driver<H> {
             return Err(format!(
                 "slice {}: no handshake for {HANG_CYCLES} cycles (cycle {}) with {} requests in it; {}",
                 env.slice,
-                self.cycle,
+                self.clock.cycle,
                 self.hw.in_flight(),
                 self.describe()
             ));
@@ -657,7 +614,7 @@ impl<H: PipelinedHardware> SliceDriver for Driver<H> {
         self.queue.push_back(q);
     }
     fn cycle(&self) -> u64 {
-        self.cycle
+        self.clock.cycle
     }
     fn wake_at(&mut self, cycle: u64) {
         Driver::wake_at(self, cycle)
@@ -669,7 +626,7 @@ impl<H: PipelinedHardware> SliceDriver for Driver<H> {
         Driver::fail_all(self, message)
     }
     fn simulated_cycles(&self) -> u64 {
-        self.simulated
+        self.clock.simulated
     }
     fn stats(&self) -> PipelinedStats {
         self.stats
@@ -678,14 +635,13 @@ impl<H: PipelinedHardware> SliceDriver for Driver<H> {
         self.skip_idle = skip;
     }
     fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64) {
-        let hw = self.hw.as_ref() as &dyn Block;
-        self.vcd = Some(SliceVcd { probe: Some(write_vcd_dump(write_vcd_header(w, hw), hw)), from, to });
+        self.clock.record_vcd(self.hw.as_ref(), w, from, to);
     }
     fn record_lines(&mut self, max: usize) {
         Driver::record_lines(self, max)
     }
     fn take_lines(&mut self) -> Vec<String> {
-        self.lines.take().unwrap_or_default()
+        self.clock.take_lines()
     }
 }
 

@@ -26,10 +26,10 @@ use buddy_golden::metadata_cache::CacheStats;
 use buddy_golden::translation::{BuddyRegisters, PageSize, Pte};
 use buddy_golden::{MemoryEntry, ENTRY_BYTES};
 use buddy_hdl::{BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, EntryBits};
-use rust_hdl::core::vcd_probe::VCDProbe;
 use rust_hdl::prelude::*;
 
 use super::controller::Backing;
+use super::slice_clock::{ClockedHardware, SliceClock};
 use super::pages::SparseMemory;
 use super::world::Shared;
 
@@ -71,9 +71,7 @@ pub struct PortRequest {
 }
 
 /// The ports of a `BuddyController` variant, for the driver.
-pub trait SliceHardware: Block {
-    fn set_clock(&mut self, level: bool);
-    fn set_reset(&mut self, reset: bool);
+pub trait SliceHardware: ClockedHardware {
     fn set_registers(&mut self, regs: &BuddyRegisters);
     fn drive_request(&mut self, valid: bool, r: &SliceRequest);
     /// Memory always accepts requests; `dev`/`buddy`: a read sector offered.
@@ -92,10 +90,6 @@ pub trait SliceHardware: Block {
     /// waits for its data (or the metadata cache for its fill) and offers
     /// nothing. Lets the driver jump to the next response's cycle.
     fn waits_for_memory(&self) -> bool;
-    /// Every port this cycle as one hex line, for a lock-step replay of the
-    /// emitted Verilog: [`LOCKSTEP_INPUTS`] then [`LOCKSTEP_OUTPUTS`], each
-    /// field padded to whole hex digits, first field most significant.
-    fn port_line(&self) -> String;
 }
 
 /// The input ports of a lock-step line (name, bits), in line order.
@@ -194,13 +188,62 @@ pub(super) fn sector_bits(s: &[u8; 32]) -> Bits<256> {
 
 macro_rules! slice_hardware {
     ($t:ty) => {
-        impl SliceHardware for $t {
+        impl ClockedHardware for $t {
             fn set_clock(&mut self, level: bool) {
                 self.clock.next = Clock::from(level);
             }
             fn set_reset(&mut self, reset: bool) {
                 self.reset.next = reset;
             }
+            fn port_line(&self) -> String {
+                let mut l = String::with_capacity(1024);
+                l += hex_bit(self.reset.val());
+                l += &hex_of(&self.gbbr.val());
+                l += &hex_of(&self.carve_out_bytes.val());
+                l += &hex_of(&self.md_base.val());
+                l += &hex_of(&self.heap_base.val());
+                l += hex_bit(self.req_valid.val());
+                l += hex_bit(self.req_write.val());
+                l += hex_bit(self.req_flush.val());
+                l += &hex_of(&self.req_mask.val());
+                l += &hex_of(&self.req_va.val());
+                l += &hex_of(&self.req_frame.val());
+                l += &hex_of(&self.req_pte.val());
+                l += hex_bit(self.req_page_64k.val());
+                l += &hex_entry(&self.req_data.val());
+                l += hex_bit(self.resp_ready.val());
+                l += hex_bit(self.dev_req_ready.val());
+                l += hex_bit(self.dev_resp_valid.val());
+                l += &hex_of(&self.dev_resp_data.val());
+                l += hex_bit(self.buddy_req_ready.val());
+                l += hex_bit(self.buddy_resp_valid.val());
+                l += &hex_of(&self.buddy_resp_data.val());
+                l += hex_bit(self.req_ready.val());
+                l += hex_bit(self.resp_valid.val());
+                l += hex_bit(self.resp_write.val());
+                l += &hex_entry(&self.resp_entry.val());
+                l += &hex_of(&self.resp_class.val());
+                l += &hex_of(&self.resp_error.val());
+                l += hex_bit(self.dev_req_valid.val());
+                l += hex_bit(self.dev_req_write.val());
+                l += &hex_of(&self.dev_req_address.val());
+                l += &hex_of(&self.dev_req_data.val());
+                l += &hex_of(&self.dev_req_strobe.val());
+                l += &hex_of(&self.dev_req_len.val());
+                l += hex_bit(self.dev_req_first.val());
+                l += hex_bit(self.dev_resp_ready.val());
+                l += hex_bit(self.buddy_req_valid.val());
+                l += hex_bit(self.buddy_req_write.val());
+                l += &hex_of(&self.buddy_req_address.val());
+                l += &hex_of(&self.buddy_req_data.val());
+                l += &hex_of(&self.buddy_req_strobe.val());
+                l += &hex_of(&self.buddy_req_len.val());
+                l += hex_bit(self.buddy_req_first.val());
+                l += hex_bit(self.buddy_resp_ready.val());
+                l
+            }
+        }
+        impl SliceHardware for $t {
             fn set_registers(&mut self, regs: &BuddyRegisters) {
                 self.gbbr.next = regs.gbbr.into();
                 self.carve_out_bytes.next = regs.carve_out_bytes.into();
@@ -271,53 +314,6 @@ macro_rules! slice_hardware {
             fn md_response(&self) -> Option<u8> {
                 (self.md.resp_valid.val() && self.md.resp_ready.val()).then(|| self.md.resp_outcome.val().to_u8())
             }
-            fn port_line(&self) -> String {
-                let mut l = String::with_capacity(1024);
-                l += hex_bit(self.reset.val());
-                l += &hex_of(&self.gbbr.val());
-                l += &hex_of(&self.carve_out_bytes.val());
-                l += &hex_of(&self.md_base.val());
-                l += &hex_of(&self.heap_base.val());
-                l += hex_bit(self.req_valid.val());
-                l += hex_bit(self.req_write.val());
-                l += hex_bit(self.req_flush.val());
-                l += &hex_of(&self.req_mask.val());
-                l += &hex_of(&self.req_va.val());
-                l += &hex_of(&self.req_frame.val());
-                l += &hex_of(&self.req_pte.val());
-                l += hex_bit(self.req_page_64k.val());
-                l += &hex_entry(&self.req_data.val());
-                l += hex_bit(self.resp_ready.val());
-                l += hex_bit(self.dev_req_ready.val());
-                l += hex_bit(self.dev_resp_valid.val());
-                l += &hex_of(&self.dev_resp_data.val());
-                l += hex_bit(self.buddy_req_ready.val());
-                l += hex_bit(self.buddy_resp_valid.val());
-                l += &hex_of(&self.buddy_resp_data.val());
-                l += hex_bit(self.req_ready.val());
-                l += hex_bit(self.resp_valid.val());
-                l += hex_bit(self.resp_write.val());
-                l += &hex_entry(&self.resp_entry.val());
-                l += &hex_of(&self.resp_class.val());
-                l += &hex_of(&self.resp_error.val());
-                l += hex_bit(self.dev_req_valid.val());
-                l += hex_bit(self.dev_req_write.val());
-                l += &hex_of(&self.dev_req_address.val());
-                l += &hex_of(&self.dev_req_data.val());
-                l += &hex_of(&self.dev_req_strobe.val());
-                l += &hex_of(&self.dev_req_len.val());
-                l += hex_bit(self.dev_req_first.val());
-                l += hex_bit(self.dev_resp_ready.val());
-                l += hex_bit(self.buddy_req_valid.val());
-                l += hex_bit(self.buddy_req_write.val());
-                l += &hex_of(&self.buddy_req_address.val());
-                l += &hex_of(&self.buddy_req_data.val());
-                l += &hex_of(&self.buddy_req_strobe.val());
-                l += &hex_of(&self.buddy_req_len.val());
-                l += hex_bit(self.buddy_req_first.val());
-                l += hex_bit(self.buddy_resp_ready.val());
-                l
-            }
             fn waits_for_memory(&self) -> bool {
                 use buddy_hdl::buddy_controller::SliceState;
                 if self.dev_req_valid.val() || self.buddy_req_valid.val() || self.resp_valid.val() {
@@ -386,17 +382,10 @@ impl RtlEnv {
     }
 }
 
-/// A VCD of one slice over a cycle window.
-pub(super) struct SliceVcd {
-    pub(super) probe: Option<VCDProbe<Box<dyn Write + Send>>>,
-    pub(super) from: u64,
-    pub(super) to: u64,
-}
 
 /// One slice: the hardware, its clock, and its memory responses in flight.
 pub struct RtlSlice<H: SliceHardware> {
     hw: Box<H>,
-    cycle: u64,
     /// Device read data: (burst ticket, cycle from which it may be
     /// delivered once the burst's end is known, data).
     dev_queue: VecDeque<(u64, Option<u64>, [u8; 32])>,
@@ -404,15 +393,9 @@ pub struct RtlSlice<H: SliceHardware> {
     buddy_queue: VecDeque<(u64, [u8; 32])>,
     dev_burst: u64,
     buddy_burst_done: u64,
-    vcd: Option<SliceVcd>,
-    /// Cycles simulated (not jumped over).
-    pub simulated_cycles: u64,
+    clock: SliceClock,
     /// Jump over cycles in which the slice only waits for memory.
     pub skip_waits: bool,
-    /// Lock-step lines of every simulated cycle, while `Some` (at most
-    /// `lines_max`).
-    lines: Option<Vec<String>>,
-    lines_max: usize,
 }
 
 /// Start of slice-clock `cycle` in picoseconds (cycles of `cycle_ps`).
@@ -425,12 +408,11 @@ pub fn first_cycle_at(ps: u64, cycle_ps: f64) -> u64 {
     (ps as f64 / cycle_ps).ceil() as u64
 }
 
-/// Cycles a slice is held in reset when it is built.
-pub const RESET_CYCLES: u64 = 2;
-/// Cycles after reset in which the metadata cache invalidates its sets
-/// (`Init`, the hardware's figure); the slice takes its first request after
-/// them, at cycle `RESET_CYCLES + INIT_CYCLES`.
-pub use buddy_hdl::timing::INIT_CYCLES;
+/// Cycles a slice is held in reset when it is built, and after reset in
+/// which the metadata cache invalidates its sets (`Init`, the hardware's
+/// figure); the slice takes its first request after them, at cycle
+/// `RESET_CYCLES + INIT_CYCLES`.
+pub use super::slice_clock::{INIT_CYCLES, RESET_CYCLES};
 
 /// Cycles a request may take before the driver calls the slice hung.
 pub const HANG_CYCLES: u64 = 1_000_000;
@@ -443,16 +425,12 @@ impl<H: SliceHardware> RtlSlice<H> {
         hw.drive_memory(None, None);
         let mut s = RtlSlice {
             hw: Box::new(hw),
-            cycle: 0,
             dev_queue: VecDeque::new(),
             buddy_queue: VecDeque::new(),
             dev_burst: 0,
             buddy_burst_done: 0,
-            vcd: None,
-            simulated_cycles: 0,
+            clock: SliceClock::default(),
             skip_waits: true,
-            lines: None,
-            lines_max: 0,
         };
         s.reset();
         s
@@ -462,68 +440,38 @@ impl<H: SliceHardware> RtlSlice<H> {
     /// invalidating its sets, so that it is idle from then on (the driver
     /// jumps over idle cycles).
     fn reset(&mut self) {
-        self.hw.set_reset(true);
-        for _ in 0..RESET_CYCLES {
-            self.settle();
-            self.edge();
-        }
-        self.hw.set_reset(false);
-        for _ in 0..INIT_CYCLES {
-            self.settle();
-            self.edge();
-        }
+        self.clock.reset(self.hw.as_mut());
     }
 
     /// Record a lock-step line per simulated cycle from now on (reset
     /// first), at most `max`.
     pub fn record_lines(&mut self, max: usize) {
-        self.lines = Some(Vec::new());
-        self.lines_max = max;
+        self.clock.record_lines(max);
         self.hw.drive_memory(None, None);
         self.reset();
     }
 
     /// The lock-step lines recorded.
     pub fn take_lines(&mut self) -> Vec<String> {
-        self.lines.take().unwrap_or_default()
+        self.clock.take_lines()
     }
 
     /// Write a VCD of cycles `from..=to` of this slice into `w`.
     pub fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64) {
-        let hw = self.hw.as_ref() as &dyn Block;
-        self.vcd = Some(SliceVcd { probe: Some(write_vcd_dump(write_vcd_header(w, hw), hw)), from, to });
+        self.clock.record_vcd(self.hw.as_ref(), w, from, to);
+    }
+
+    /// Cycles simulated (not jumped over).
+    pub fn simulated_cycles(&self) -> u64 {
+        self.clock.simulated
     }
 
     fn settle(&mut self) -> bool {
-        simulate(self.hw.as_mut(), 500)
-    }
-
-    fn sample(&mut self, half: u64) {
-        if let Some(v) = &mut self.vcd {
-            if self.cycle >= v.from && self.cycle <= v.to {
-                if let Some(mut p) = v.probe.take() {
-                    let ok = p.timestamp(10 * self.cycle + half).is_ok();
-                    let p = write_vcd_change(p, self.hw.as_ref() as &dyn Block);
-                    v.probe = ok.then_some(p);
-                }
-            }
-        }
+        SliceClock::settle(self.hw.as_mut())
     }
 
     fn edge(&mut self) {
-        if let Some(lines) = &mut self.lines {
-            if lines.len() < self.lines_max {
-                lines.push(self.hw.port_line());
-            }
-        }
-        self.hw.set_clock(true);
-        self.settle();
-        self.sample(0);
-        self.hw.set_clock(false);
-        self.settle();
-        self.sample(5);
-        self.cycle += 1;
-        self.simulated_cycles += 1;
+        self.clock.edge(self.hw.as_mut());
     }
 
     /// Give device data whose burst end has become known its delivery
@@ -550,19 +498,19 @@ impl<H: SliceHardware> RtlSlice<H> {
     /// The hardware does not answer within [`HANG_CYCLES`] or a
     /// combinational loop does not settle (both design bugs).
     pub async fn request(&mut self, r: &SliceRequest, issue: u64, env: &RtlEnv) -> Result<SliceResponse, String> {
-        self.cycle = self.cycle.max(issue);
-        let start = self.cycle;
+        self.clock.cycle = self.clock.cycle.max(issue);
+        let start = self.clock.cycle;
         let sh = env.shared.clone();
         let (mut accepted, mut buddy, mut md_read_hit, mut md_write) = (false, false, false, false);
         loop {
-            if self.cycle - start > HANG_CYCLES {
+            if self.clock.cycle - start > HANG_CYCLES {
                 return Err(format!("slice {} did not answer {:#x} within {HANG_CYCLES} cycles", env.slice, r.va));
             }
-            sh.until(sh.ps(self.cycle)).await;
+            sh.until(sh.ps(self.clock.cycle)).await;
             self.resolve(env);
             self.hw.drive_request(!accepted, r);
-            let dev = self.dev_queue.front().filter(|q| q.1.is_some_and(|c| c <= self.cycle)).map(|q| q.2);
-            let bud = self.buddy_queue.front().filter(|(c, _)| *c <= self.cycle).map(|(_, d)| *d);
+            let dev = self.dev_queue.front().filter(|q| q.1.is_some_and(|c| c <= self.clock.cycle)).map(|q| q.2);
+            let bud = self.buddy_queue.front().filter(|(c, _)| *c <= self.clock.cycle).map(|(_, d)| *d);
             self.hw.drive_memory(dev.as_ref(), bud.as_ref());
             if !self.settle() {
                 return Err(format!("slice {}: the circuit did not settle", env.slice));
@@ -578,8 +526,8 @@ impl<H: SliceHardware> RtlSlice<H> {
                 }
                 let due = self.dev_queue.front().and_then(|q| q.1).into_iter().chain(self.buddy_queue.front().map(|q| q.0)).min();
                 // No response in flight: the wait is over (WaitData's last cycle).
-                if let Some(c) = due.filter(|&c| c > self.cycle) {
-                    self.cycle = c;
+                if let Some(c) = due.filter(|&c| c > self.clock.cycle) {
+                    self.clock.cycle = c;
                     continue;
                 }
             }
@@ -653,7 +601,7 @@ impl<H: SliceHardware> RtlSlice<H> {
             let response = self.hw.response();
             self.edge();
             if let Some((entry, class, error)) = response {
-                return Ok(SliceResponse { entry, class, error, cycle: self.cycle - 1, buddy, md_read_hit });
+                return Ok(SliceResponse { entry, class, error, cycle: self.clock.cycle - 1, buddy, md_read_hit });
             }
         }
     }
@@ -686,7 +634,7 @@ impl<H: SliceHardware + Send + 'static> Slice for RtlSlice<H> {
         RtlSlice::record_vcd(self, w, from, to)
     }
     fn simulated_cycles(&self) -> u64 {
-        self.simulated_cycles
+        RtlSlice::simulated_cycles(self)
     }
     fn set_skip_waits(&mut self, skip: bool) {
         self.skip_waits = skip;

@@ -14,6 +14,11 @@ pub const MISS_SLOTS: usize = 16;
 /// registers.
 pub const FILL_SLOTS: usize = 4;
 
+// The kernel writes these as literals (rust-hdl would print the constants'
+// names into the Verilog): 16 slots (`for m in 0..16`, `m_count < 16`, a
+// 4-bit ring index) and 4 fills (`m_fills < 4`).
+const _: () = assert!(MISS_SLOTS == 16 && FILL_SLOTS == 4);
+
 /// Width of the `misses` status port (0..=[`MISS_SLOTS`]).
 pub const MISS_COUNT_BITS: usize = 5;
 

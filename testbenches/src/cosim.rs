@@ -19,16 +19,9 @@ pub struct CosimPorts {
     pub outputs: &'static [(&'static str, usize)],
 }
 
-/// `value` as `ceil(width/4)` hex digits.
-pub fn hex_field(value: u64, width: usize) -> String {
-    format!("{value:0digits$x}", digits = width.div_ceil(4))
-}
-
-/// Words as one hex field, the last word first (the most significant,
-/// as Verilog prints a vector).
-pub fn words_hex(words: &[u32]) -> String {
-    words.iter().rev().map(|w| format!("{w:08x}")).collect()
-}
+/// `value` as `ceil(width/4)` hex digits; words as one hex field, the last
+/// word first (the most significant, as Verilog prints a vector).
+pub use buddy_hdl::lockstep::{hex_field, hex_words as words_hex};
 
 fn padded(width: usize) -> usize {
     width.div_ceil(4) * 4

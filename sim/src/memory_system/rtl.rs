@@ -28,6 +28,8 @@ use buddy_golden::{MemoryEntry, ENTRY_BYTES};
 use buddy_hdl::{BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, EntryBits};
 use rust_hdl::prelude::*;
 
+use buddy_hdl::lockstep::{hex_bit, hex_bits as hex_of, hex_words};
+
 use super::controller::Backing;
 use super::slice_clock::{ClockedHardware, SliceClock};
 use super::pages::SparseMemory;
@@ -144,36 +146,6 @@ pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
     ("buddy_resp_ready", 1, ""),
 ];
 
-/// `bits` as `ceil(width/4)` hex digits (most significant first).
-fn hex_of<const N: usize>(b: &Bits<N>) -> String {
-    let digits = N.div_ceil(4);
-    (0..digits)
-        .rev()
-        .map(|d| {
-            let mut v = 0u32;
-            for k in 0..4 {
-                let i = 4 * d + k;
-                if i < N && b.get_bit(i) {
-                    v |= 1 << k;
-                }
-            }
-            char::from_digit(v, 16).expect("a hex digit")
-        })
-        .collect()
-}
-
-fn hex_bit(b: bool) -> &'static str {
-    if b {
-        "1"
-    } else {
-        "0"
-    }
-}
-
-fn hex_entry(e: &EntryBits) -> String {
-    e.to_words().iter().rev().map(|w| format!("{w:08x}")).collect()
-}
-
 pub(super) fn sector_bytes(b: &Bits<256>) -> [u8; 32] {
     std::array::from_fn(|i| b.get_bits::<8>(8 * i).to_u8())
 }
@@ -197,49 +169,49 @@ macro_rules! slice_hardware {
             }
             fn port_line(&self) -> String {
                 let mut l = String::with_capacity(1024);
-                l += hex_bit(self.reset.val());
+                l += &hex_bit(self.reset.val());
                 l += &hex_of(&self.gbbr.val());
                 l += &hex_of(&self.carve_out_bytes.val());
                 l += &hex_of(&self.md_base.val());
                 l += &hex_of(&self.heap_base.val());
-                l += hex_bit(self.req_valid.val());
-                l += hex_bit(self.req_write.val());
-                l += hex_bit(self.req_flush.val());
+                l += &hex_bit(self.req_valid.val());
+                l += &hex_bit(self.req_write.val());
+                l += &hex_bit(self.req_flush.val());
                 l += &hex_of(&self.req_mask.val());
                 l += &hex_of(&self.req_va.val());
                 l += &hex_of(&self.req_frame.val());
                 l += &hex_of(&self.req_pte.val());
-                l += hex_bit(self.req_page_64k.val());
-                l += &hex_entry(&self.req_data.val());
-                l += hex_bit(self.resp_ready.val());
-                l += hex_bit(self.dev_req_ready.val());
-                l += hex_bit(self.dev_resp_valid.val());
+                l += &hex_bit(self.req_page_64k.val());
+                l += &hex_words(&self.req_data.val().to_words());
+                l += &hex_bit(self.resp_ready.val());
+                l += &hex_bit(self.dev_req_ready.val());
+                l += &hex_bit(self.dev_resp_valid.val());
                 l += &hex_of(&self.dev_resp_data.val());
-                l += hex_bit(self.buddy_req_ready.val());
-                l += hex_bit(self.buddy_resp_valid.val());
+                l += &hex_bit(self.buddy_req_ready.val());
+                l += &hex_bit(self.buddy_resp_valid.val());
                 l += &hex_of(&self.buddy_resp_data.val());
-                l += hex_bit(self.req_ready.val());
-                l += hex_bit(self.resp_valid.val());
-                l += hex_bit(self.resp_write.val());
-                l += &hex_entry(&self.resp_entry.val());
+                l += &hex_bit(self.req_ready.val());
+                l += &hex_bit(self.resp_valid.val());
+                l += &hex_bit(self.resp_write.val());
+                l += &hex_words(&self.resp_entry.val().to_words());
                 l += &hex_of(&self.resp_class.val());
                 l += &hex_of(&self.resp_error.val());
-                l += hex_bit(self.dev_req_valid.val());
-                l += hex_bit(self.dev_req_write.val());
+                l += &hex_bit(self.dev_req_valid.val());
+                l += &hex_bit(self.dev_req_write.val());
                 l += &hex_of(&self.dev_req_address.val());
                 l += &hex_of(&self.dev_req_data.val());
                 l += &hex_of(&self.dev_req_strobe.val());
                 l += &hex_of(&self.dev_req_len.val());
-                l += hex_bit(self.dev_req_first.val());
-                l += hex_bit(self.dev_resp_ready.val());
-                l += hex_bit(self.buddy_req_valid.val());
-                l += hex_bit(self.buddy_req_write.val());
+                l += &hex_bit(self.dev_req_first.val());
+                l += &hex_bit(self.dev_resp_ready.val());
+                l += &hex_bit(self.buddy_req_valid.val());
+                l += &hex_bit(self.buddy_req_write.val());
                 l += &hex_of(&self.buddy_req_address.val());
                 l += &hex_of(&self.buddy_req_data.val());
                 l += &hex_of(&self.buddy_req_strobe.val());
                 l += &hex_of(&self.buddy_req_len.val());
-                l += hex_bit(self.buddy_req_first.val());
-                l += hex_bit(self.buddy_resp_ready.val());
+                l += &hex_bit(self.buddy_req_first.val());
+                l += &hex_bit(self.buddy_resp_ready.val());
                 l
             }
         }

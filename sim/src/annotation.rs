@@ -27,6 +27,7 @@ pub const ANNOTATION_FORMAT: &str = "buddy-targets/1";
 
 /// One allocation's line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AnnotatedAllocation {
     pub name: String,
     pub target: String,
@@ -42,7 +43,10 @@ pub struct AnnotatedAllocation {
 }
 
 /// The whole file.
+/// Unknown keys are errors (a typo such as `default_targte` would
+/// otherwise silently leave every unlisted allocation at its default).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AnnotationFile {
     pub format: String,
     pub workload: String,
@@ -231,5 +235,18 @@ mod tests {
         let e = AnnotationFile::read_targets(&p, "w", &names()).unwrap_err();
         let chain = format!("{e}: {}", std::error::Error::source(&e).unwrap());
         assert!(chain.contains("line 2"), "{chain}");
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.json");
+        let text = serde_json::to_string(&file(None, &[("a", "2x"), ("b", "4x")])).unwrap();
+        for (typo, key) in [("\"workload\"", "\"default_targte\": \"4x\", \"workload\""), ("\"target\"", "\"tagret\": \"4x\", \"target\"")] {
+            fs::write(&p, text.replacen(typo, key, 1)).unwrap();
+            let e = AnnotationFile::read_targets(&p, "w", &names()).unwrap_err();
+            let chain = format!("{e}: {}", std::error::Error::source(&e).unwrap());
+            assert!(chain.contains("unknown field"), "{chain}");
+        }
     }
 }

@@ -65,7 +65,15 @@ pub enum TraceError {
     BadSize { path: PathBuf, record: usize, size: u8 },
     #[error("{path}: record {record}: rw is {rw}, not 0 (read) or 1 (write)")]
     BadRw { path: PathBuf, record: usize, rw: u8 },
+    #[error("{path}: allocation {index} ('{name}') has {size} bytes; a trace allocation holds at most {MAX_ALLOCATION_BYTES} bytes (a record's offset has 32 bits)")]
+    AllocationTooLarge { path: PathBuf, index: usize, name: String, size: u64 },
+    #[error("{path}: the trace holds no records (an empty trace would report every speedup as 1.000)")]
+    Empty { path: PathBuf },
 }
+
+/// Most bytes one trace allocation may have: what a record's 32-bit
+/// `offset` can address.
+pub const MAX_ALLOCATION_BYTES: u64 = 1 << 32;
 
 /// Where a trace's accesses come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -92,7 +100,8 @@ impl Trace {
     /// A missing or unreadable file, invalid metadata, a file that is not a
     /// whole number of records, or a record (named by its 0-based index)
     /// with an unknown allocation, an access past its allocation, a size
-    /// outside 1..=32 or an `rw` other than 0/1.
+    /// outside 1..=32 or an `rw` other than 0/1; an allocation larger than
+    /// [`MAX_ALLOCATION_BYTES`]; a trace without records.
     pub fn open(dir: &Path) -> Result<Trace, TraceError> {
         let meta_path = dir.join("trace_meta.json");
         let text = std::fs::read_to_string(&meta_path).map_err(|source| TraceError::Io { path: meta_path.clone(), source })?;
@@ -100,9 +109,20 @@ impl Trace {
         if let Some((index, a)) = meta.allocations.iter().enumerate().find(|(i, a)| a.id as usize != *i) {
             return Err(TraceError::AllocationIds { path: meta_path, index, id: a.id });
         }
+        if let Some((index, a)) = meta.allocations.iter().enumerate().find(|(_, a)| a.size > MAX_ALLOCATION_BYTES) {
+            return Err(TraceError::AllocationTooLarge { path: meta_path, index, name: a.name.clone(), size: a.size });
+        }
         let bin = dir.join("trace.bin");
+        // A device or FIFO named trace.bin would be read until memory runs out.
+        if std::fs::metadata(&bin).is_ok_and(|m| !m.is_file()) {
+            let source = std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file");
+            return Err(TraceError::Io { path: bin, source });
+        }
         let bytes = std::fs::read(&bin).map_err(|source| TraceError::Io { path: bin.clone(), source })?;
         let accesses = parse_records(&bytes, &meta, &bin)?;
+        if accesses.is_empty() {
+            return Err(TraceError::Empty { path: bin });
+        }
         Ok(Trace { meta, accesses, source: TraceSource::Recorded })
     }
 

@@ -20,6 +20,9 @@ pub struct SimConfig {
     pub energy: EnergyConfig,
 }
 
+/// Most memory-controller slices a configuration may ask for.
+pub const MAX_SLICES: u64 = 64;
+
 /// GPU-level parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -363,6 +366,37 @@ impl SimConfig {
         positive("system.slices", self.system.slices as f64)?;
         positive("system.max_outstanding", self.system.max_outstanding as f64)?;
         positive("system.epoch_requests", self.system.epoch_requests as f64)?;
+        // Upper bounds keep every size-like key within what the models
+        // allocate and count without overflow: a typo (an extra few zeros)
+        // is an error naming the key, not an abort allocating terabytes.
+        for (key, v, max, why) in [
+            ("system.slices", self.system.slices as u64, MAX_SLICES, "must be at most 64 slices"),
+            ("system.max_outstanding", self.system.max_outstanding as u64, 1 << 20, "must be at most 1048576 requests"),
+            ("system.slice_in_flight", self.system.slice_in_flight as u64, 1 << 20, "must be at most 1048576 requests"),
+            ("hbm.channels_per_slice", self.hbm.channels_per_slice as u64, 64, "must be at most 64 channels"),
+            ("hbm.transaction_queue", self.hbm.transaction_queue as u64, 1 << 16, "must be at most 65536 entries"),
+            ("hbm.command_queue", self.hbm.command_queue as u64, 1 << 16, "must be at most 65536 entries"),
+            ("nvlink.header_bytes", self.nvlink.header_bytes, 4096, "must be at most 4096 bytes per packet"),
+            ("metadata_cache.bytes", self.metadata_cache.bytes as u64, 1 << 30, "must be at most 1 GiB"),
+            ("metadata_cache.ways", self.metadata_cache.ways as u64, 1024, "must be at most 1024 ways"),
+            ("l2.bytes", self.l2.bytes, 1 << 30, "must be at most 1 GiB"),
+            ("l2.ways", self.l2.ways as u64, 1024, "must be at most 1024 ways"),
+        ] {
+            if v > max {
+                return Err(ConfigError::Value { key, value: v.to_string(), why });
+            }
+        }
+        for (key, v, max, why) in [
+            ("nvlink.gbps", self.nvlink.gbps, 1e6, "must be below 1000000 GB/s"),
+            ("nvlink.latency_factor", self.nvlink.latency_factor, 1e4, "must be below 10000"),
+            ("metadata_cache.hit_cycles", self.metadata_cache.hit_cycles, 4096.0, "must be below 4096 cycles"),
+            ("codec.compress_cycles", self.codec.compress_cycles.unwrap_or(0.0), 4096.0, "must be below 4096 cycles"),
+            ("codec.decompress_cycles", self.codec.decompress_cycles.unwrap_or(0.0), 4096.0, "must be below 4096 cycles"),
+        ] {
+            if v >= max {
+                return Err(ConfigError::Value { key, value: v.to_string(), why });
+            }
+        }
         if self.system.page != "2M" && self.system.page != "64K" {
             return Err(ConfigError::Value { key: "system.page", value: self.system.page.clone(), why: "must be \"2M\" or \"64K\"" });
         }
@@ -641,5 +675,22 @@ mod tests {
         assert!(e.contains("system.page"), "{e}");
         let e = SimConfig::from_toml("[metadata_cache]\nbytes = 1000\n", "c.toml").unwrap_err().to_string();
         assert!(e.contains("metadata_cache.bytes"), "{e}");
+    }
+
+    #[test]
+    fn size_like_keys_are_bounded() {
+        for (toml, key) in [
+            ("[l2]\nbytes = 1099511627776\n", "l2.bytes"),
+            ("[system]\nslices = 100000\n", "system.slices"),
+            ("[nvlink]\nheader_bytes = 100000000\n", "nvlink.header_bytes"),
+            ("[metadata_cache]\nbytes = 1099511627776\n", "metadata_cache.bytes"),
+            ("[hbm]\nchannels_per_slice = 1024\n", "hbm.channels_per_slice"),
+            ("[nvlink]\ngbps = 1e300\n", "nvlink.gbps"),
+        ] {
+            let e = SimConfig::from_toml(toml, "c.toml").unwrap_err().to_string();
+            assert!(e.contains(key), "{toml}: {e}");
+        }
+        // The largest accepted values stay accepted.
+        SimConfig::from_toml("[system]\nslices = 64\n[nvlink]\nheader_bytes = 4096\n[l2]\nbytes = 1073741824\n", "c.toml").unwrap();
     }
 }

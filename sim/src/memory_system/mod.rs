@@ -99,6 +99,8 @@ pub enum SimError {
     Snapshot { position: usize, count: usize },
     #[error("{0}")]
     Config(String),
+    #[error("cannot allocate {bytes} bytes for the memory image of allocation '{name}' (the trace's footprint is larger than this machine's memory)")]
+    OutOfMemory { name: String, bytes: u64 },
     #[error("hardware: {0}")]
     Hardware(String),
 }
@@ -282,7 +284,9 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
     for (id, a) in meta.allocations.iter().enumerate() {
         let m = by_name.get(a.name.as_str()).copied();
         let size = a.size.max(m.map_or(0, |i| manifest[i].info().size)).div_ceil(ENTRY_BYTES as u64) * ENTRY_BYTES as u64;
-        let mut view = vec![0u8; size as usize];
+        let mut view = Vec::new();
+        view.try_reserve_exact(size as usize).map_err(|_| SimError::OutOfMemory { name: a.name.clone(), bytes: size })?;
+        view.resize(size as usize, 0u8);
         let mut next_bytes = None;
         if let Some(i) = m {
             let bytes = manifest[i].bytes();

@@ -6,6 +6,8 @@
 
 use std::path::PathBuf;
 
+use crate::output::outln;
+
 use anyhow::Context;
 use buddy_sim::memory_system::dram::stream::{read_stream, run_stream};
 
@@ -38,25 +40,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let r = run_stream(&stream, &config);
     let seconds = started.elapsed().as_secs_f64();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&r).context("JSON")?);
+        outln!("{}", serde_json::to_string_pretty(&r).context("JSON")?)?;
         return Ok(());
     }
-    println!("stream              {}", args.stream.display());
-    println!("requests            {} ({} writes)", r.requests, r.writes);
-    println!("end_cycle           {}", r.end_cycle);
-    println!("bandwidth_gbps      {:.2}", r.bandwidth_gbps);
-    println!("mean_latency_cycles {:.1}", r.mean_latency_cycles);
-    println!("p99_latency_cycles  {:.0}", r.p99_latency_cycles);
-    println!("row_hit_rate        {:.4}", r.row_hit_rate);
-    println!("activations         {}", r.activations);
-    println!("refreshes           {}", r.refreshes);
-    println!(
+    outln!("stream              {}", args.stream.display())?;
+    outln!("requests            {} ({} writes)", r.requests, r.writes)?;
+    outln!("end_cycle           {}", r.end_cycle)?;
+    outln!("bandwidth_gbps      {:.2}", r.bandwidth_gbps)?;
+    outln!("mean_latency_cycles {:.1}", r.mean_latency_cycles)?;
+    outln!("p99_latency_cycles  {:.0}", r.p99_latency_cycles)?;
+    outln!("row_hit_rate        {:.4}", r.row_hit_rate)?;
+    outln!("activations         {}", r.activations)?;
+    outln!("refreshes           {}", r.refreshes)?;
+    outln!(
         "({} reads, {} writes, {} precharges issued; {:.2} s, {:.2} million requests/s)",
         r.commands.reads,
         r.commands.writes,
         r.commands.precharges,
         seconds,
         r.requests as f64 / seconds.max(1e-9) / 1e6
-    );
+    )?;
     Ok(())
 }

@@ -9,14 +9,20 @@ use buddy_testbenches::stream::Traffic;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
+use crate::output::{out, outln, OutputDir};
+
 /// Arguments of `buddy equiv`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Workload folder or raw file of 128-byte entries [default: the bundled data/minife-small].
     pub path: Option<PathBuf>,
-    /// Write `<module>.vcd` waveforms of the first `--vcd-entries` entries into this folder.
+    /// Write `<module>.vcd` waveforms of the first `--vcd-entries` entries
+    /// into this folder (checked before the run, written when it succeeds).
     #[arg(long, value_name = "DIR")]
     pub vcd_dir: Option<PathBuf>,
+    /// Write into `--vcd-dir` even when it holds files buddy did not write.
+    #[arg(long)]
+    pub force: bool,
     /// Entries in each VCD.
     #[arg(long, default_value_t = 16, value_name = "N")]
     pub vcd_entries: usize,
@@ -54,8 +60,11 @@ pub fn check_workload(workload: &Workload, traffic: Traffic, vcd: Option<(&Path,
         bail!("{} holds no entries", workload.path().display());
     }
     let mut results = Vec::new();
+    let bar = crate::progress::bar(HwModule::ALL.len() as u64, "modules", "hardware == golden");
     for m in HwModule::ALL {
+        bar.set_message(format!("hardware == golden: {}", m.name()));
         let run = m.check(&entries, &[], traffic, 1).map_err(anyhow::Error::msg)?;
+        bar.inc(1);
         results.push(ModuleResult {
             module: m.name(),
             entries: run.inputs,
@@ -65,6 +74,7 @@ pub fn check_workload(workload: &Workload, traffic: Traffic, vcd: Option<(&Path,
             cycles_per_second: run.cycles as f64 / run.seconds.max(1e-9),
         });
     }
+    bar.finish_and_clear();
     if let Some((dir, n)) = vcd {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let n = n.clamp(1, entries.len());
@@ -89,14 +99,24 @@ pub fn table(results: &[ModuleResult]) -> String {
 /// # Errors
 /// As [`check_workload`].
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let path = args.path.unwrap_or_else(|| PathBuf::from(crate::compress::DEFAULT_WORKLOAD));
+    let path = match args.path {
+        Some(p) => p,
+        None => crate::bundled::default_workload()?,
+    };
+    if args.vcd_entries == 0 {
+        bail!("--vcd-entries must be at least 1");
+    }
     let traffic = Traffic { p_valid: args.p_valid as f64 / 100.0, p_ready: args.p_ready as f64 / 100.0 };
-    let workload = Workload::open(&path).context("cannot open workload")?;
-    let results = check_workload(&workload, traffic, args.vcd_dir.as_deref().map(|d| (d, args.vcd_entries)))?;
+    let workload = Workload::open(&path).with_context(|| format!("cannot open workload {}", path.display()))?;
+    let vcd_out = args.vcd_dir.as_deref().map(|d| OutputDir::prepare(d, args.force)).transpose()?;
+    let results = check_workload(&workload, traffic, vcd_out.as_ref().map(|d| (d.path(), args.vcd_entries)))?;
+    if let Some(d) = vcd_out {
+        d.commit()?;
+    }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&results)?);
+        outln!("{}", serde_json::to_string_pretty(&results)?)?;
     } else {
-        print!("{}", table(&results));
+        out!("{}", table(&results))?;
     }
     Ok(())
 }

@@ -4,12 +4,15 @@
 //! `error: ...` line on stderr with a non-zero exit code (2 for usage errors,
 //! from clap; 1 otherwise).
 
+mod bundled;
 mod compress;
 mod dram;
 mod equiv;
 mod mdcache;
+mod output;
 mod plot;
 mod profile;
+mod progress;
 mod revision;
 mod run;
 mod sim;
@@ -101,5 +104,19 @@ fn main() -> ExitCode {
             eprintln!("error: {err:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn speed_takes_its_verilator_flag_with_or_without_equals() {
+        for args in [["buddy", "speed", "--opt", "-O3"], ["buddy", "speed", "--opt=-O3", "--mode=buddy"]] {
+            let Command::Speed(a) = Cli::try_parse_from(args).unwrap().command else { panic!("not speed") };
+            assert_eq!(a.opt, "-O3");
+        }
+        assert!(Cli::try_parse_from(["buddy", "speed", "--opt", "-O9"]).is_err());
     }
 }

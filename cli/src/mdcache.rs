@@ -11,6 +11,7 @@ use buddy_sim::workload::read_manifest;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
+use crate::output::{out, outln, OutputFile};
 use crate::plot::{line_plot_log2_x, LinePlot, Series};
 
 /// Arguments of `buddy mdcache`.
@@ -26,14 +27,14 @@ pub struct Args {
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub slices: u16,
     /// Metadata cache associativity.
-    #[arg(long, default_value_t = 4)]
-    pub ways: usize,
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub ways: u16,
     /// L2 capacity in bytes (K/M suffix allowed) in front of the controllers.
     #[arg(long, default_value = "64K", value_parser = parse_bytes)]
     pub l2: usize,
     /// L2 associativity.
-    #[arg(long, default_value_t = 16)]
-    pub l2_ways: usize,
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub l2_ways: u16,
     /// Page size the allocations are aligned to: 2M or 64K.
     #[arg(long, default_value = "2M", value_parser = ["2M", "64K"])]
     pub page: String,
@@ -43,6 +44,9 @@ pub struct Args {
     /// Write a PNG plot of hit rate against size to this file.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    /// Replace the `--plot` file if it exists.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `4096`, `4K`, `2M` (binary units) → bytes.
@@ -53,8 +57,16 @@ fn parse_bytes(s: &str) -> Result<usize, String> {
         Some('M' | 'm') => (&t[..t.len() - 1], 1024 * 1024),
         _ => (t, 1),
     };
-    num.parse::<usize>().ok().filter(|&n| n > 0).map(|n| n * mul).ok_or_else(|| format!("'{s}' is not a size (e.g. 4096, 4K, 2M)"))
+    let bytes = num.parse::<usize>().ok().filter(|&n| n > 0).and_then(|n| n.checked_mul(mul));
+    match bytes {
+        Some(b) if b <= MAX_CACHE_BYTES => Ok(b),
+        Some(_) => Err(format!("'{s}' is above the 1G a cache here may have")),
+        None => Err(format!("'{s}' is not a size (e.g. 4096, 4K, 2M)")),
+    }
 }
+
+/// The largest cache (metadata cache or L2) `--sizes` and `--l2` accept.
+const MAX_CACHE_BYTES: usize = 1 << 30;
 
 /// One workload's result.
 #[derive(Debug, Serialize)]
@@ -91,10 +103,10 @@ fn study(path: &Path, args: &Args, page_bytes: u64) -> anyhow::Result<WorkloadRe
         Vec::new()
     };
     let layout = AddressLayout::new(&trace.meta, &order, DEFAULT_HEAP_BASE, page_bytes);
-    let (requests, l2) = l2_requests(&trace, &layout, L2Config { bytes: args.l2 as u64, ways: args.l2_ways })?;
+    let (requests, l2) = l2_requests(&trace, &layout, L2Config { bytes: args.l2 as u64, ways: args.l2_ways as usize })?;
     let mut points = Vec::new();
     for &size in &args.sizes {
-        let config = MetadataCacheConfig { size_bytes: size, ways: args.ways, ..Default::default() };
+        let config = MetadataCacheConfig { size_bytes: size, ways: args.ways as usize, ..Default::default() };
         points.push(
             replay(&requests, layout.heap_base, args.slices as usize, config).with_context(|| format!("metadata cache of {size} bytes"))?,
         );
@@ -146,7 +158,8 @@ pub fn table(r: &Report) -> String {
 /// A workload without a valid trace, an impossible cache geometry, or a
 /// plot that cannot be written.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let paths = if args.paths.is_empty() { vec![PathBuf::from(crate::compress::DEFAULT_WORKLOAD)] } else { args.paths.clone() };
+    let paths = if args.paths.is_empty() { vec![crate::bundled::default_workload()?] } else { args.paths.clone() };
+    let plot = args.plot.as_deref().map(|p| OutputFile::prepare(p, args.force)).transpose()?;
     if args.sizes.is_empty() {
         bail!("--sizes needs at least one size");
     }
@@ -157,14 +170,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let report = Report {
         slices: args.slices,
-        ways: args.ways,
+        ways: args.ways as usize,
         line_bytes: 128,
         sector_bytes: 32,
-        l2: L2Config { bytes: args.l2 as u64, ways: args.l2_ways },
+        l2: L2Config { bytes: args.l2 as u64, ways: args.l2_ways as usize },
         page_bytes,
         workloads,
     };
-    if let Some(png) = &args.plot {
+    let plot = if let Some(file) = plot {
         let series: Vec<Series> = report
             .workloads
             .iter()
@@ -175,7 +188,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .collect();
         let lo = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(100.0f64, f64::min);
         line_plot_log2_x(
-            png,
+            file.path(),
             &LinePlot {
                 title: &format!(
                     "Metadata cache hit rate ({} slices, {}-way, L2 {})",
@@ -190,13 +203,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 x_ticks: &size_label,
             },
         )?;
-    }
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        Some(file.commit()?)
     } else {
-        print!("{}", table(&report));
-        if let Some(png) = &args.plot {
-            println!("plot: {}", png.display());
+        None
+    };
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        out!("{}", table(&report))?;
+        if let Some(png) = &plot {
+            outln!("plot: {}", png.display())?;
         }
     }
     Ok(())

@@ -3,7 +3,7 @@
 //! write the annotation file the studies and the simulator read.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::str::FromStr;
 
 use anyhow::Context;
@@ -14,6 +14,8 @@ use buddy_sim::class_profile::ClassProfile;
 use buddy_sim::compression_study::{CompressionStudy, Progress};
 use buddy_sim::Workload;
 use serde::Serialize;
+
+use crate::output::{out, outln, OutputFile};
 
 /// Arguments of `buddy profile`.
 #[derive(Debug, clap::Args)]
@@ -35,6 +37,9 @@ pub struct Args {
     /// Annotation file to write [default: <workload>.targets.json].
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Replace the annotation file if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// Print the profile as JSON instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -166,25 +171,31 @@ fn default_out(workload: &str) -> PathBuf {
     PathBuf::from(format!("{}.targets.json", crate::study::safe_file_name(workload)))
 }
 
-/// Write `file` as pretty JSON to `path`.
+/// `file` as pretty JSON.
 ///
 /// # Errors
-/// The file cannot be written.
-pub fn write_annotation(path: &Path, file: &AnnotationFile) -> anyhow::Result<()> {
-    std::fs::write(path, serde_json::to_string_pretty(file)? + "\n").with_context(|| format!("cannot write {}", path.display()))
+/// The file cannot be serialized.
+pub fn annotation_json(file: &AnnotationFile) -> anyhow::Result<String> {
+    Ok(serde_json::to_string_pretty(file)? + "\n")
 }
 
 /// Run `buddy profile`.
 ///
 /// # Errors
-/// An invalid workload, or the annotation cannot be written.
+/// An invalid workload, an annotation file that exists (without
+/// `--force`) or cannot be written; both found before the profile is made.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let path = args.path.clone().unwrap_or_else(|| PathBuf::from(crate::compress::DEFAULT_WORKLOAD));
-    let cp = class_profiles(&open_workloads(std::slice::from_ref(&path))?, args.algo).remove(0);
+    let path = match &args.path {
+        Some(p) => p.clone(),
+        None => crate::bundled::default_workload()?,
+    };
+    let workloads = open_workloads(std::slice::from_ref(&path))?;
+    let out = args.out.clone().unwrap_or_else(|| default_out(&workloads[0].manifest().workload));
+    let file = OutputFile::prepare(&out, args.force)?;
+    let cp = class_profiles(&workloads, args.algo).remove(0);
     let config = ProfilerConfig { threshold: args.threshold, granularity: args.granularity, max_overall_ratio: MAX_OVERALL_RATIO };
     let p = profile(&cp.allocation_profiles(), &config).with_context(|| format!("cannot profile {}", path.display()))?;
-    let out = args.out.clone().unwrap_or_else(|| default_out(&cp.workload));
-    write_annotation(&out, &annotation(&cp.workload, args.algo, &p))?;
+    file.write(annotation_json(&annotation(&cp.workload, args.algo, &p))?.as_bytes())?;
     if args.json {
         let report = Report {
             workload: &cp.workload,
@@ -193,10 +204,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             annotation: out.display().to_string(),
             profile: &p,
         };
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", table(&cp.workload, args.algo, cp.snapshots.len(), &p));
-        println!("annotation: {}", out.display());
+        out!("{}", table(&cp.workload, args.algo, cp.snapshots.len(), &p))?;
+        outln!("annotation: {}", out.display())?;
     }
     Ok(())
 }

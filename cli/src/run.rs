@@ -7,6 +7,7 @@ use buddy_golden::Algorithm;
 use buddy_testbenches::stream::Traffic;
 use std::path::PathBuf;
 
+use crate::output::{out, outln, OutputDir};
 use crate::revision::git_revision;
 
 /// Arguments of `buddy run`.
@@ -14,50 +15,58 @@ use crate::revision::git_revision;
 pub struct Args {
     /// Workload folder or raw file of 128-byte entries [default: the bundled data/minife-small].
     pub path: Option<PathBuf>,
-    /// Output folder.
+    /// Output folder (written only when every step succeeds; an existing
+    /// folder holding files buddy did not write needs `--force`).
     #[arg(long, default_value = "out", value_name = "DIR")]
     pub out: PathBuf,
+    /// Write into `--out` even when it holds files buddy did not write.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Run the main job.
 ///
 /// # Errors
-/// Any step fails; earlier outputs stay in the folder, `REPORT.md` is only
-/// written when every step succeeded.
+/// The workload, its trace or the output folder is bad (found before any
+/// work), or a step fails; the outputs are moved into `--out` only when
+/// every step succeeded, so a failed run leaves the folder as it was.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let path = args.path.unwrap_or_else(|| PathBuf::from(crate::compress::DEFAULT_WORKLOAD));
-    let out = &args.out;
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let path = match args.path {
+        Some(p) => p,
+        None => crate::bundled::default_workload()?,
+    };
+    let workload = buddy_sim::Workload::open(&path).with_context(|| format!("cannot open workload {}", path.display()))?;
+    let prepared = crate::sim::prepare(&workload, None, None)?;
+    let staging = OutputDir::prepare(&args.out, args.force)?;
+    let out = staging.path();
 
-    eprintln!("[1/4] emitting Verilog into {}", out.join("verilog").display());
+    eprintln!("[1/4] emitting Verilog");
     let files = buddy_testbenches::delivery::write_all(&out.join("verilog"), &git_revision()).map_err(|e| anyhow!(e))?;
 
     eprintln!("[2/4] checking the rust-hdl modules against the golden model on {}", path.display());
     let vcd_dir = out.join("vcd");
-    let workload = buddy_sim::Workload::open(&path).context("cannot open workload")?;
     let results = crate::equiv::check_workload(&workload, Traffic::RANDOM, Some((&vcd_dir, 16)))?;
-    std::fs::write(out.join("equivalence.json"), serde_json::to_string_pretty(&results)? + "\n")?;
+    write(&out.join("equivalence.json"), serde_json::to_string_pretty(&results)? + "\n")?;
 
     eprintln!("[3/4] compression study (every algorithm)");
     let (text, json) = crate::compress::reports(&workload, &Algorithm::ALL)?;
-    std::fs::write(out.join("compression.txt"), &text)?;
-    std::fs::write(out.join("compression.json"), &json)?;
+    write(&out.join("compression.txt"), text.clone())?;
+    write(&out.join("compression.json"), json)?;
 
     // The whole memory system on the workload's trace (a snapshot sweep
     // when it has none).
     let sim_text = {
         eprintln!("[4/4] memory system (fast mode, every mode)");
         let config = buddy_sim::memory_system::config::SimConfig::default();
-        let prepared = crate::sim::prepare(&workload, None, None)?;
         let reports = buddy_sim::memory_system::Mode::ALL
             .iter()
             .map(|&m| crate::sim::simulate(&prepared, m, Algorithm::Bpc, &config, None))
             .collect::<anyhow::Result<Vec<_>>>()?;
-        std::fs::create_dir_all(out.join("sim"))?;
-        std::fs::write(out.join("sim/sim.json"), serde_json::to_string_pretty(&reports)? + "\n")?;
-        std::fs::write(out.join("sim/config.toml"), config.to_toml())?;
+        std::fs::create_dir_all(out.join("sim")).context("cannot create sim/")?;
+        write(&out.join("sim/sim.json"), serde_json::to_string_pretty(&reports)? + "\n")?;
+        write(&out.join("sim/config.toml"), config.to_toml())?;
         let rows: Vec<_> = reports.iter().map(|r| (config.nvlink.gbps, r)).collect();
-        std::fs::write(out.join("sim/sim.csv"), crate::sim::csv(&rows)?)?;
+        write(&out.join("sim/sim.csv"), crate::sim::csv(&rows)?)?;
         crate::sim::table(&reports)
     };
 
@@ -69,8 +78,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         text,
         sim_text
     );
-    std::fs::write(out.join("REPORT.md"), &report)?;
-    print!("{}", crate::equiv::table(&results));
-    println!("report: {}", out.join("REPORT.md").display());
+    write(&out.join("REPORT.md"), report)?;
+    let out = staging.commit()?;
+    out!("{}", crate::equiv::table(&results))?;
+    outln!("report: {}", out.join("REPORT.md").display())?;
     Ok(())
+}
+
+/// Write an output file, naming it in the error.
+fn write(path: &std::path::Path, text: String) -> anyhow::Result<()> {
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }

@@ -15,6 +15,7 @@ use buddy_sim::trace::{Trace, TraceSource};
 use buddy_sim::Workload;
 use serde::Serialize;
 
+use crate::output::{out, outln, OutputDir};
 use crate::profile::parse_algorithm;
 
 /// Arguments of `buddy sim`.
@@ -45,9 +46,13 @@ pub struct Args {
     /// Override the NVLink bandwidth per direction, GB/s.
     #[arg(long, value_name = "GBPS")]
     pub link_gbps: Option<f64>,
-    /// Output folder.
+    /// Output folder (written only when the run succeeds; an existing
+    /// folder holding files buddy did not write needs `--force`).
     #[arg(long, default_value = "out/sim", value_name = "DIR")]
     pub out: PathBuf,
+    /// Write into `--out` even when it holds files buddy did not write.
+    #[arg(long)]
+    pub force: bool,
     /// Print the JSON reports instead of the summary.
     #[arg(long)]
     pub json: bool,
@@ -333,7 +338,10 @@ pub fn load_config(path: Option<&Path>, link_gbps: Option<f64>) -> anyhow::Resul
 /// # Errors
 /// Bad input (reported before any run) or a failed run.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let path = args.path.clone().unwrap_or_else(|| PathBuf::from(crate::compress::DEFAULT_WORKLOAD));
+    let path = match &args.path {
+        Some(p) => p.clone(),
+        None => crate::bundled::default_workload()?,
+    };
     let mut config = load_config(args.config.as_deref(), args.link_gbps)?;
     if let Some(t) = &args.slice_timing {
         if args.engine == "rtl" && t != "hardware" {
@@ -361,21 +369,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bail!("--vcd-from {from} is after --vcd-to {to}");
         }
     }
+    if args.engine == "rtl" {
+        config.validate_for_hardware().context("--engine rtl")?;
+    }
+    let out = OutputDir::prepare(&args.out, args.force)?;
     let mut reports = Vec::new();
     for m in modes {
         let rtl = (args.engine == "rtl").then(|| RtlOptions {
-            vcd: args.vcd_from.zip(args.vcd_to).map(|(f, t)| (args.out.join("vcd").join(m.name()), f, t)),
+            vcd: args.vcd_from.zip(args.vcd_to).map(|(f, t)| (out.path().join("vcd").join(m.name()), f, t)),
             no_skip: false,
             lockstep: None,
         });
         reports.push(simulate(&prepared, m, args.algo, &config, rtl)?);
     }
-    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
-    std::fs::write(args.out.join("config.toml"), config.to_toml())?;
-    std::fs::write(args.out.join("sim.json"), serde_json::to_string_pretty(&reports)? + "\n")?;
+    let dir = out.path();
+    write(&dir.join("config.toml"), config.to_toml())?;
+    write(&dir.join("sim.json"), serde_json::to_string_pretty(&reports)? + "\n")?;
     let rows: Vec<(f64, &SimReport)> = reports.iter().map(|r| (config.nvlink.gbps, r)).collect();
-    std::fs::write(args.out.join("sim.csv"), csv(&rows)?)?;
-    std::fs::write(args.out.join("epochs.csv"), epochs_csv(&reports)?)?;
+    write(&dir.join("sim.csv"), csv(&rows)?)?;
+    write(&dir.join("epochs.csv"), epochs_csv(&reports)?)?;
     let mut text = table(&reports);
     let mut files = "sim.json, sim.csv, epochs.csv, summary.txt, config.toml";
     if args.engine == "rtl" && config.rtl_slice() == RtlSlice::Pipelined {
@@ -388,10 +400,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let fast = simulate(&prepared, r.mode, args.algo, &paper, None)?;
             rows.push(PaperComparison::of(r, &fast));
         }
-        std::fs::write(args.out.join("paper_timing.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
+        write(&dir.join("paper_timing.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
         text += &paper_table(&rows);
         text += &pipelined_table(&reports);
-        std::fs::write(args.out.join("summary.txt"), &text)?;
         files = "sim.json, sim.csv, epochs.csv, summary.txt, paper_timing.json, config.toml";
     } else if args.engine == "rtl" {
         // Every RTL run checks itself against the fast mode with the hardware's timing.
@@ -402,18 +413,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let fast = simulate(&prepared, r.mode, args.algo, &timed, None)?;
             rows.push(Agreement::of(r, &fast));
         }
-        std::fs::write(args.out.join("agreement.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
+        write(&dir.join("agreement.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
         text += &agreement_table(&rows);
-        std::fs::write(args.out.join("summary.txt"), &text)?;
         files = "sim.json, sim.csv, epochs.csv, summary.txt, agreement.json, config.toml";
     }
+    write(&dir.join("summary.txt"), text.clone())?;
+    let out = out.commit()?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&reports)?);
+        outln!("{}", serde_json::to_string_pretty(&reports)?)?;
     } else {
-        print!("{text}");
-        println!("results: {} ({files})", args.out.display());
+        out!("{text}")?;
+        outln!("results: {} ({files})", out.display())?;
     }
     Ok(())
+}
+
+/// Write an output file, naming it in the error.
+fn write(path: &Path, text: String) -> anyhow::Result<()> {
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// An RTL run against the fast mode with `system.slice_timing = "hardware"`.

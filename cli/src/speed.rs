@@ -19,6 +19,7 @@ use buddy_testbenches::cosim::{build_verilator_with, time_verilated};
 use buddy_testbenches::modules::HwModule;
 use serde::Serialize;
 
+use crate::output::{out, outln, OutputDir};
 use crate::revision::git_revision;
 
 /// Arguments of `buddy speed`.
@@ -41,12 +42,16 @@ pub struct Args {
     /// (PipelinedController; its Verilator build takes several minutes).
     #[arg(long, default_value = "serial", value_name = "HW", value_parser = ["serial", "pipelined"])]
     pub rtl_slice: String,
-    /// Verilator optimization flag.
-    #[arg(long, default_value = "-O2", value_parser = ["-O0", "-O1", "-O2", "-O3"])]
+    /// Verilator optimization flag (`--opt -O3` and `--opt=-O3` both work).
+    #[arg(long, default_value = "-O2", allow_hyphen_values = true, value_parser = ["-O0", "-O1", "-O2", "-O3"])]
     pub opt: String,
-    /// Output folder: speed.json, and the Verilator build in `work/`.
+    /// Output folder: speed.json, and the Verilator build in `work/`
+    /// (written only when the run succeeds).
     #[arg(long, default_value = "out/speed", value_name = "DIR")]
     pub out: PathBuf,
+    /// Write into `--out` even when it holds files buddy did not write.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The figures of one `buddy speed` run.
@@ -85,7 +90,10 @@ pub struct SpeedReport {
 /// Bad input, a failed run, Verilator missing or failing, or an output
 /// that cannot be written.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let path = args.path.clone().unwrap_or_else(|| PathBuf::from(crate::compress::DEFAULT_WORKLOAD));
+    let path = match &args.path {
+        Some(p) => p.clone(),
+        None => crate::bundled::default_workload()?,
+    };
     let mode = Mode::from_name(&args.mode).with_context(|| format!("unknown mode {}", args.mode))?;
     if !(1..=200_000).contains(&args.max_lines) {
         bail!("--max-lines {} is outside 1..=200000 (the lock-step testbench's capacity)", args.max_lines);
@@ -98,6 +106,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         prepared.trace.accesses.truncate(n);
     }
+    // Verilator is needed last: find it before minutes of simulation.
+    let found = std::process::Command::new("verilator").arg("--version").output();
+    if !found.is_ok_and(|o| o.status.success()) {
+        bail!("verilator is not installed or does not run (`make deps` installs it on Debian)");
+    }
+    let staging = OutputDir::prepare(&args.out, args.force)?;
     let mut config = buddy_sim::memory_system::config::SimConfig::default();
     config.system.rtl_slice = args.rtl_slice.clone();
     // Only the BPC slice is emitted as Verilog.
@@ -138,7 +152,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let name = module.name();
     eprintln!("[4/4] Verilator {} on the emitted {name} Verilog ({} cycles)", args.opt, lines.len());
-    let work = args.out.join("work");
+    let work = staging.path().join("work");
     std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
     let design = work.join(format!("{name}.v"));
     let testbench = work.join(format!("{name}_tb.v"));
@@ -147,7 +161,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let vectors = work.join("lines.hex");
     std::fs::write(&vectors, lines.join("\n") + "\n")?;
     let built = Instant::now();
-    let exe = build_verilator_with(name, &design, &testbench, &work, &args.opt).map_err(|e| anyhow!(e))?;
+    let spinner = crate::progress::spinner(format!("building {name} with Verilator {}", args.opt));
+    let exe = build_verilator_with(name, &design, &testbench, &work, &args.opt).map_err(|e| anyhow!(e));
+    spinner.finish_and_clear();
+    let exe = exe?;
     let verilator_build_seconds = built.elapsed().as_secs_f64();
     let plusargs = [format!("+vectors={}", vectors.display()), format!("+count={}", lines.len())];
     let (result, elapsed) = time_verilated(name, &exe, &plusargs).map_err(|e| anyhow!(e))?;
@@ -185,9 +202,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         verilator_build_seconds,
         verilator_over_rtl: verilator_cycles_per_second / rtl_cycles_per_second.max(1e-9),
     };
-    std::fs::write(args.out.join("speed.json"), serde_json::to_string_pretty(&report)? + "\n")?;
-    print!("{}", table(&report));
-    println!("results: {}", args.out.join("speed.json").display());
+    let json = staging.path().join("speed.json");
+    std::fs::write(&json, serde_json::to_string_pretty(&report)? + "\n").with_context(|| format!("cannot write {}", json.display()))?;
+    let out = staging.commit()?;
+    out!("{}", table(&report))?;
+    outln!("results: {}", out.join("speed.json").display())?;
     Ok(())
 }
 

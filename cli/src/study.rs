@@ -8,6 +8,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::output::{out, outln, OutputDir};
+
 use anyhow::{bail, Context};
 use buddy_golden::profiler::{profile, Granularity, ProfilerConfig, DEFAULT_THRESHOLD, MAX_OVERALL_RATIO};
 use buddy_golden::translation::TargetRatio;
@@ -104,9 +106,13 @@ pub struct Args {
     /// TOML file overriding the memory system's parameters (as `buddy sim --config`).
     #[arg(long, value_name = "FILE")]
     pub sim_config: Option<PathBuf>,
-    /// Output folder for JSON, CSV, PNG (and report.md).
+    /// Output folder for JSON, CSV, PNG (and report.md), written only when
+    /// every study succeeds.
     #[arg(long, default_value = "study", value_name = "DIR")]
     pub out: PathBuf,
+    /// Write into `--out` even when it holds files buddy did not write.
+    #[arg(long)]
+    pub force: bool,
     /// Print the JSON document instead of the table.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
@@ -450,22 +456,23 @@ fn threshold_sweep(cps: &[ClassProfile], thresholds: &[f64], out: &Path) -> anyh
     Ok(Output { study: StudyName::ThresholdSweep, table, json: serde_json::to_value(&studies)?, csv: csv_of(&rows)?, pngs: vec![png] })
 }
 
+/// Read the annotation at `p` and check that it names one of `workloads`.
+fn read_annotation(p: &Path, workloads: &[&str]) -> anyhow::Result<(PathBuf, AnnotationFile)> {
+    let file = AnnotationFile::read(p)?;
+    if !workloads.contains(&file.workload.as_str()) {
+        bail!(
+            "annotation {} is for workload '{}', which is not among the studied workloads ({})",
+            p.display(),
+            file.workload,
+            workloads.join(", ")
+        );
+    }
+    Ok((p.to_path_buf(), file))
+}
+
 fn buddy_over_time(cps: &[ClassProfile], threshold: f64, annotation: Option<&Path>, out: &Path) -> anyhow::Result<Output> {
-    let annotation = annotation
-        .map(|p| -> anyhow::Result<(PathBuf, AnnotationFile)> {
-            let file = AnnotationFile::read(p)?;
-            if !cps.iter().any(|cp| cp.workload == file.workload) {
-                let names: Vec<&str> = cps.iter().map(|cp| cp.workload.as_str()).collect();
-                bail!(
-                    "annotation {} is for workload '{}', which is not among the studied workloads ({})",
-                    p.display(),
-                    file.workload,
-                    names.join(", ")
-                );
-            }
-            Ok((p.to_path_buf(), file))
-        })
-        .transpose()?;
+    let names: Vec<&str> = cps.iter().map(|cp| cp.workload.as_str()).collect();
+    let annotation = annotation.map(|p| read_annotation(p, &names)).transpose()?;
     let mut studies = Vec::new();
     for cp in cps {
         let allocations = cp.allocation_profiles();
@@ -553,6 +560,8 @@ struct Ctx<'a> {
     cps: &'a [ClassProfile],
     workloads: &'a [Workload],
     args: &'a Args,
+    /// Where the outputs are written (the staging folder of `--out`).
+    out: &'a Path,
     memory: OnceCell<Vec<Option<MemoryModes>>>,
 }
 
@@ -776,8 +785,7 @@ impl<'a> MemoryRow<'a> {
 }
 
 fn run_one(study: StudyName, ctx: &Ctx) -> anyhow::Result<Output> {
-    let (cps, args) = (ctx.cps, ctx.args);
-    let out = &args.out;
+    let (cps, args, out) = (ctx.cps, ctx.args, ctx.out);
     match study {
         StudyName::Heatmap => heatmaps(cps, out),
         StudyName::RatioOverTime => ratio_over_time(cps, out),
@@ -792,8 +800,10 @@ fn run_one(study: StudyName, ctx: &Ctx) -> anyhow::Result<Output> {
 
 fn write_files(o: &Output, out: &Path) -> anyhow::Result<()> {
     let stem = o.study.file_stem();
-    std::fs::write(out.join(format!("{stem}.json")), serde_json::to_string_pretty(&o.json)? + "\n")?;
-    std::fs::write(out.join(format!("{stem}.csv")), &o.csv)?;
+    let json = out.join(format!("{stem}.json"));
+    std::fs::write(&json, serde_json::to_string_pretty(&o.json)? + "\n").with_context(|| format!("cannot write {}", json.display()))?;
+    let csv = out.join(format!("{stem}.csv"));
+    std::fs::write(&csv, &o.csv).with_context(|| format!("cannot write {}", csv.display()))?;
     Ok(())
 }
 
@@ -844,39 +854,51 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.thresholds.is_empty() {
         bail!("--thresholds needs at least one threshold");
     }
-    let paths = if args.paths.is_empty() { vec![PathBuf::from(crate::compress::DEFAULT_WORKLOAD)] } else { args.paths.clone() };
+    let paths = if args.paths.is_empty() { vec![crate::bundled::default_workload()?] } else { args.paths.clone() };
     let workloads = open_workloads(&paths)?;
+    if let Some(c) = &args.sim_config {
+        crate::sim::load_config(Some(c), None)?;
+    }
+    if let Some(a) = &args.annotation {
+        let names: Vec<&str> = workloads.iter().map(|w| w.manifest().workload.as_str()).collect();
+        read_annotation(a, &names)?;
+    }
+    let staging = OutputDir::prepare(&args.out, args.force)?;
     let cps = class_profiles(&workloads, args.algo);
-    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     let studies: Vec<StudyName> = if args.study == StudyName::All { StudyName::EACH.to_vec() } else { vec![args.study] };
     let mut outputs = Vec::new();
-    let ctx = Ctx { cps: &cps, workloads: &workloads, args: &args, memory: OnceCell::new() };
+    let ctx = Ctx { cps: &cps, workloads: &workloads, args: &args, out: staging.path(), memory: OnceCell::new() };
     for s in studies {
         let o = run_one(s, &ctx).with_context(|| format!("study {}", s.file_stem()))?;
-        write_files(&o, &args.out)?;
+        write_files(&o, staging.path())?;
         outputs.push(o);
     }
     if args.study == StudyName::All {
-        let md = args.out.join("report.md");
+        let md = staging.path().join("report.md");
         std::fs::write(&md, report_md(&outputs, &cps, &args)).with_context(|| format!("cannot write {}", md.display()))?;
     }
+    let out = staging.commit()?;
+    // The plots as the user will find them.
+    let placed = |p: &Path| p.file_name().map_or_else(|| p.to_path_buf(), |n| out.join(n));
     if args.json {
         let doc = if outputs.len() == 1 {
             outputs.remove(0).json
         } else {
             serde_json::Value::Object(outputs.into_iter().map(|o| (o.study.file_stem().to_string(), o.json)).collect())
         };
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        outln!("{}", serde_json::to_string_pretty(&doc)?)?;
     } else if args.csv {
-        print!("{}", outputs[0].csv);
+        out!("{}", outputs[0].csv)?;
     } else {
         for o in &outputs {
-            println!("== {} ==\n{}", o.study.file_stem(), o.table);
-            o.pngs.iter().for_each(|p| println!("plot: {}", p.display()));
-            println!();
+            outln!("== {} ==\n{}", o.study.file_stem(), o.table)?;
+            for p in &o.pngs {
+                outln!("plot: {}", placed(p).display())?;
+            }
+            outln!()?;
         }
         if args.study == StudyName::All {
-            println!("report: {}", args.out.join("report.md").display());
+            outln!("report: {}", out.join("report.md").display())?;
         }
     }
     Ok(())

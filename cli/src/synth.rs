@@ -12,13 +12,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::revision::REPO_ROOT;
 
 /// Arguments of `buddy synth`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Folder holding the modules' Verilog; the report goes to its `synth/`
-    /// [default: verilog-out/ of this repository].
+    /// [default: `verilog-out` in the current folder].
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// Synthesize only this module (repeatable); the other modules' entries
@@ -137,10 +136,23 @@ fn synthesize(dir: &Path, top: &str, work: &Path) -> anyhow::Result<ModuleSynth>
 /// # Errors
 /// Yosys is missing or fails, or the report cannot be written.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let dir = args.dir.unwrap_or_else(|| PathBuf::from(REPO_ROOT).join("verilog-out"));
-    let work = std::env::temp_dir().join(format!("buddy-synth-{}", std::process::id()));
-    std::fs::create_dir_all(&work)?;
+    let dir = args.dir.unwrap_or_else(|| PathBuf::from("verilog-out"));
     let chosen_modules: Vec<HwModule> = if args.modules.is_empty() { HwModule::ALL.to_vec() } else { args.modules.clone() };
+    // Everything the runs need, checked before hours of synthesis.
+    if !std::process::Command::new("yosys").arg("-V").output().is_ok_and(|o| o.status.success()) {
+        bail!("yosys is not installed or does not run (`make deps` installs it on Debian)");
+    }
+    for m in &chosen_modules {
+        let v = dir.join(format!("{}.v", m.name()));
+        if !v.is_file() {
+            bail!("{} is missing (run `buddy verilog --out {}` first)", v.display(), dir.display());
+        }
+    }
+    let report_dir = dir.join("synth");
+    std::fs::create_dir_all(&report_dir).with_context(|| format!("cannot create {}", report_dir.display()))?;
+    tempfile::tempfile_in(&report_dir).with_context(|| format!("cannot write into {}", report_dir.display()))?;
+    let work_dir = tempfile::Builder::new().prefix("buddy-synth-").tempdir().context("cannot create a work folder")?;
+    let work = work_dir.path().to_path_buf();
     // Every module, then each module's pipeline stages on their own.
     let chosen: Vec<String> = chosen_modules
         .iter()
@@ -154,23 +166,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     chosen.sort_by_key(|t| (std::cmp::Reverse(size(t)), t.contains('$')));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let done: std::sync::Mutex<Vec<anyhow::Result<ModuleSynth>>> = Default::default();
+    let bar = crate::progress::bar(chosen.len() as u64, "runs", "yosys synth_xilinx");
+    bar.enable_steady_tick(std::time::Duration::from_secs(1));
     std::thread::scope(|scope| {
         for _ in 0..args.jobs {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let Some(m) = chosen.get(i) else { break };
-                eprintln!("synthesizing {m} (yosys synth_xilinx)...");
+                bar.println(format!("synthesizing {m} (yosys synth_xilinx)..."));
                 let r = synthesize(&dir, m, &work);
                 if let Ok(r) = &r {
-                    eprintln!("  {}: {} cells, {} flip-flops, {:.0} s", r.module, r.cells, r.flip_flops, r.yosys_seconds);
+                    bar.println(format!("  {}: {} cells, {} flip-flops, {:.0} s", r.module, r.cells, r.flip_flops, r.yosys_seconds));
                 }
-                done.lock().unwrap().push(r);
+                bar.inc(1);
+                done.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(r);
             });
         }
     });
-    std::fs::remove_dir_all(&work).ok();
+    bar.finish_and_clear();
+    drop(work_dir);
     let mut fresh = Vec::new();
-    for r in done.into_inner().unwrap() {
+    for r in done.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
         fresh.push(r?);
     }
     // Keep the other modules' figures when only some are synthesized (read
@@ -199,8 +215,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     previous.sort_by_key(order);
     let results = previous;
-    std::fs::create_dir_all(&out)?;
-    std::fs::write(out.join("report.json"), serde_json::to_string_pretty(&results)? + "\n")?;
+    let json = out.join("report.json");
+    std::fs::write(&json, serde_json::to_string_pretty(&results)? + "\n").with_context(|| format!("cannot write {}", json.display()))?;
     let mut md = String::from(
         "# Synthesis report\n\n\
          Yosys 0.23 `synth_xilinx -flatten -abc9` (7-series cells), written by `make synth`.\n\
@@ -240,7 +256,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             md += &row(r);
         }
     }
-    std::fs::write(out.join("report.md"), &md)?;
-    print!("{md}");
+    let report = out.join("report.md");
+    std::fs::write(&report, &md).with_context(|| format!("cannot write {}", report.display()))?;
+    crate::output::out!("{md}")?;
     Ok(())
 }

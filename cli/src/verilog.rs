@@ -4,12 +4,13 @@
 use anyhow::anyhow;
 use std::path::PathBuf;
 
-use crate::revision::{git_revision, REPO_ROOT};
+use crate::output::outln;
+use crate::revision::git_revision;
 
 /// Arguments of `buddy verilog`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Output folder [default: verilog-out/ of this repository].
+    /// Output folder [default: `verilog-out` in the current folder].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 }
@@ -19,11 +20,11 @@ pub struct Args {
 /// # Errors
 /// A module fails rust-hdl's structural checks, or a file cannot be written.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let out = args.out.unwrap_or_else(|| PathBuf::from(REPO_ROOT).join("verilog-out"));
+    let out = args.out.unwrap_or_else(|| PathBuf::from("verilog-out"));
     let revision = git_revision();
     let written = buddy_testbenches::delivery::write_all(&out, &revision).map_err(|e| anyhow!(e))?;
     for f in written {
-        println!("{}", out.join(f).display());
+        outln!("{}", out.join(f).display())?;
     }
     Ok(())
 }

@@ -6,6 +6,7 @@
 
 use buddy_golden::translation::TargetRatio;
 use buddy_golden::Algorithm;
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::memory_system::config::SimConfig;
@@ -81,7 +82,16 @@ impl MemoryModes {
                 rtl: None,
             })
         };
-        let base = sim(Mode::Uncompressed, config.nvlink.gbps, None)?;
+        // Every run is independent: all of them at once on every core, in
+        // a fixed order (uncompressed, bandwidth-only, Buddy with the
+        // profiled targets per link bandwidth, then all at 2x).
+        let mut jobs: Vec<(Mode, f64, Option<Vec<TargetRatio>>, &'static str)> =
+            vec![(Mode::Uncompressed, config.nvlink.gbps, None, ""), (Mode::BandwidthOnly, config.nvlink.gbps, None, "")];
+        jobs.extend(link_gbps.iter().map(|&g| (Mode::Buddy, g, Some(targets.clone()), "profiled")));
+        jobs.extend(link_gbps.iter().map(|&g| (Mode::Buddy, g, None, "2x")));
+        let reports: Vec<SimReport> =
+            jobs.par_iter().map(|(mode, gbps, targets, _)| sim(*mode, *gbps, targets.clone())).collect::<Result<_, _>>()?;
+        let base = &reports[0];
         let point = |r: &SimReport, gbps: f64, targets: &'static str| MemoryPoint {
             mode: r.mode,
             targets,
@@ -96,19 +106,8 @@ impl MemoryModes {
             dram_energy_relative: r.energy.dram_pj / base.energy.dram_pj,
             total_energy_relative: r.energy.total_pj / base.energy.dram_pj,
         };
-        let mut points = vec![point(&base, config.nvlink.gbps, "")];
-        let bw = sim(Mode::BandwidthOnly, config.nvlink.gbps, None)?;
-        points.push(point(&bw, config.nvlink.gbps, ""));
-        let mut ratio = 1.0;
-        for &g in link_gbps {
-            let r = sim(Mode::Buddy, g, Some(targets.clone()))?;
-            ratio = r.compression_ratio;
-            points.push(point(&r, g, "profiled"));
-        }
-        for &g in link_gbps {
-            let r = sim(Mode::Buddy, g, None)?;
-            points.push(point(&r, g, "2x"));
-        }
+        let points: Vec<MemoryPoint> = reports.iter().zip(&jobs).map(|(r, (_, g, _, t))| point(r, *g, t)).collect();
+        let ratio = reports.iter().zip(&jobs).filter(|(_, j)| j.3 == "profiled").last().map_or(1.0, |(r, _)| r.compression_ratio);
         Ok(MemoryModes {
             workload: base.workload.clone(),
             algorithm: algorithm.to_string(),

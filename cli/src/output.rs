@@ -1,0 +1,238 @@
+//! Where commands write: stdout (a write error is an error), and output
+//! folders and files that are checked before any work and moved into place
+//! only when the command succeeds.
+//!
+//! An output folder is built in a staging folder beside it
+//! (`.NAME.staging-XXXX`) and its top-level items are moved into the
+//! folder on success, each replacing the item of the same name; items of
+//! the folder that the command does not write stay. On failure the staging
+//! folder is removed and the folder is as before: no half-written outputs
+//! beside an old report. A folder is written into only if it is new or
+//! empty, or everything in it was written by `buddy` (a `.buddy-output`
+//! marker, or only such folders inside), or with `--force`; a file is
+//! never replaced without `--force`.
+
+use std::fmt;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+
+/// The marker file of a folder `buddy` wrote.
+pub const MARKER: &str = ".buddy-output";
+
+/// Write `args` to stdout.
+///
+/// # Errors
+/// stdout cannot be written (a full disk, a closed file); a closed pipe
+/// ends the process quietly (SIGPIPE keeps its default action).
+pub fn write_stdout(args: fmt::Arguments<'_>) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_fmt(args).and_then(|()| out.flush()).context("cannot write to stdout")
+}
+
+/// `print!` that returns an error instead of panicking.
+macro_rules! out {
+    ($($t:tt)*) => { $crate::output::write_stdout(format_args!($($t)*)) };
+}
+/// `println!` that returns an error instead of panicking.
+macro_rules! outln {
+    () => { $crate::output::write_stdout(format_args!("\n")) };
+    ($($t:tt)*) => { $crate::output::write_stdout(format_args!("{}\n", format_args!($($t)*))) };
+}
+pub(crate) use {out, outln};
+
+/// Whether everything in `dir` was written by `buddy`.
+fn written_by_buddy(dir: &Path) -> bool {
+    if dir.join(MARKER).is_file() {
+        return true;
+    }
+    match std::fs::read_dir(dir) {
+        Ok(entries) => entries.flatten().all(|e| e.file_type().is_ok_and(|t| t.is_dir()) && written_by_buddy(&e.path())),
+        Err(_) => false,
+    }
+}
+
+/// Check that `dir` can be an output folder and create its parent.
+fn check_dir_target(dir: &Path, force: bool) -> anyhow::Result<PathBuf> {
+    if dir.as_os_str().is_empty() {
+        bail!("the output folder is an empty path");
+    }
+    if let Ok(meta) = std::fs::metadata(dir) {
+        if !meta.is_dir() {
+            bail!("{} exists and is not a folder", dir.display());
+        }
+        let empty = std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?.next().is_none();
+        if !empty && !force && !written_by_buddy(dir) {
+            bail!(
+                "{} holds files buddy did not write (no {MARKER} marker); choose another output folder or pass --force",
+                dir.display()
+            );
+        }
+    }
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent).with_context(|| format!("cannot create {}", parent.display()))?;
+    Ok(parent)
+}
+
+/// An output folder being written (see the module docs).
+#[derive(Debug)]
+pub struct OutputDir {
+    target: PathBuf,
+    staging: tempfile::TempDir,
+}
+
+impl OutputDir {
+    /// Check `target` and create its staging folder, before any work.
+    ///
+    /// # Errors
+    /// `target` is a file, holds files `buddy` did not write (without
+    /// `force`), or its parent cannot be created or written.
+    pub fn prepare(target: &Path, force: bool) -> anyhow::Result<OutputDir> {
+        let parent = check_dir_target(target, force)?;
+        let name = target.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+        let staging = tempfile::Builder::new()
+            .prefix(&format!(".{name}.staging-"))
+            .tempdir_in(&parent)
+            .with_context(|| format!("cannot write into {}", parent.display()))?;
+        Ok(OutputDir { target: target.to_path_buf(), staging })
+    }
+
+    /// The folder the command writes into (the staging folder).
+    pub fn path(&self) -> &Path {
+        self.staging.path()
+    }
+
+    /// Move every output into place and mark the folder.
+    ///
+    /// # Errors
+    /// The folder or an item cannot be created, removed or moved.
+    pub fn commit(self) -> anyhow::Result<PathBuf> {
+        std::fs::create_dir_all(&self.target).with_context(|| format!("cannot create {}", self.target.display()))?;
+        let items: Vec<_> = std::fs::read_dir(self.staging.path())?.collect::<Result<_, _>>()?;
+        for item in items {
+            let dest = self.target.join(item.file_name());
+            if let Ok(meta) = std::fs::symlink_metadata(&dest) {
+                let removed = if meta.is_dir() { std::fs::remove_dir_all(&dest) } else { std::fs::remove_file(&dest) };
+                removed.with_context(|| format!("cannot replace {}", dest.display()))?;
+            }
+            std::fs::rename(item.path(), &dest).with_context(|| format!("cannot move {} into place", dest.display()))?;
+        }
+        std::fs::write(self.target.join(MARKER), "written by buddy; a later buddy run may replace what is here\n")
+            .with_context(|| format!("cannot write into {}", self.target.display()))?;
+        Ok(self.target)
+    }
+}
+
+/// An output file being written: checked before any work, written beside
+/// its place and moved there on success.
+#[derive(Debug)]
+pub struct OutputFile {
+    target: PathBuf,
+    staging: tempfile::NamedTempFile,
+}
+
+impl OutputFile {
+    /// Check `target` before any work.
+    ///
+    /// # Errors
+    /// `target` exists (without `force`) or is not a regular file, or its
+    /// folder cannot be written.
+    pub fn prepare(target: &Path, force: bool) -> anyhow::Result<OutputFile> {
+        if let Ok(meta) = std::fs::metadata(target) {
+            if !meta.is_file() {
+                bail!("{} exists and is not a regular file", target.display());
+            }
+            if !force {
+                bail!("{} exists; pass --force to replace it", target.display());
+            }
+        }
+        let parent = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        if !parent.is_dir() {
+            bail!("cannot write {}: {} is not a folder", target.display(), parent.display());
+        }
+        // The same extension: writers such as the PNG plotter go by it.
+        let suffix = target.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+        let staging = tempfile::Builder::new()
+            .prefix(".buddy-staging-")
+            .suffix(&suffix)
+            .tempfile_in(&parent)
+            .with_context(|| format!("cannot write into {}", parent.display()))?;
+        Ok(OutputFile { target: target.to_path_buf(), staging })
+    }
+
+    /// The file the command writes (the staging file).
+    pub fn path(&self) -> &Path {
+        self.staging.path()
+    }
+
+    /// Write `bytes` and move the file into place.
+    ///
+    /// # Errors
+    /// The file cannot be written or moved.
+    pub fn write(mut self, bytes: &[u8]) -> anyhow::Result<PathBuf> {
+        self.staging.write_all(bytes).and_then(|()| self.staging.flush()).with_context(|| format!("cannot write {}", self.target.display()))?;
+        self.commit()
+    }
+
+    /// Move the written file into place.
+    ///
+    /// # Errors
+    /// The file cannot be moved.
+    pub fn commit(self) -> anyhow::Result<PathBuf> {
+        self.staging.persist(&self.target).map_err(|e| e.error).with_context(|| format!("cannot write {}", self.target.display()))?;
+        Ok(self.target)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_is_replaced_only_when_buddy_wrote_it() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("out");
+        let out = OutputDir::prepare(&dir, false).unwrap();
+        std::fs::write(out.path().join("a.txt"), "1").unwrap();
+        out.commit().unwrap();
+        // A second run replaces its own items and keeps the others.
+        std::fs::create_dir(dir.join("keep")).unwrap();
+        std::fs::write(dir.join("keep").join(MARKER), "").unwrap();
+        let out = OutputDir::prepare(&dir, false).unwrap();
+        std::fs::write(out.path().join("a.txt"), "2").unwrap();
+        out.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("a.txt")).unwrap(), "2");
+        assert!(dir.join("keep").is_dir());
+        // A user's folder needs --force.
+        let user = root.path().join("user");
+        std::fs::create_dir(&user).unwrap();
+        std::fs::write(user.join("notes.txt"), "mine").unwrap();
+        let e = OutputDir::prepare(&user, false).unwrap_err().to_string();
+        assert!(e.contains("--force"), "{e}");
+        OutputDir::prepare(&user, true).unwrap();
+        // A failed command leaves nothing behind.
+        let out = OutputDir::prepare(&root.path().join("failed"), false).unwrap();
+        std::fs::write(out.path().join("half.txt"), "x").unwrap();
+        drop(out);
+        assert!(!root.path().join("failed").exists());
+        assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 2, "no staging folder left");
+    }
+
+    #[test]
+    fn a_file_is_not_replaced_without_force() {
+        let root = tempfile::tempdir().unwrap();
+        let f = root.path().join("t.json");
+        OutputFile::prepare(&f, false).unwrap().write(b"1").unwrap();
+        assert!(OutputFile::prepare(&f, false).unwrap_err().to_string().contains("--force"));
+        OutputFile::prepare(&f, true).unwrap().write(b"2").unwrap();
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "2");
+        assert!(OutputFile::prepare(Path::new("/proc/x/y.json"), false).is_err());
+    }
+}

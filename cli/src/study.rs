@@ -856,8 +856,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let paths = if args.paths.is_empty() { vec![crate::bundled::default_workload()?] } else { args.paths.clone() };
     let workloads = open_workloads(&paths)?;
-    if let Some(c) = &args.sim_config {
-        crate::sim::load_config(Some(c), None)?;
+    let config = crate::sim::load_config(args.sim_config.as_deref(), None)?;
+    for &g in &args.link_gbps {
+        let mut c = config.clone();
+        c.nvlink.gbps = g;
+        c.validate().with_context(|| format!("--link-gbps {g}"))?;
     }
     if let Some(a) = &args.annotation {
         let names: Vec<&str> = workloads.iter().map(|w| w.manifest().workload.as_str()).collect();

@@ -129,3 +129,20 @@ fn a_copied_binary_finds_its_bundled_workload_and_writes_where_it_runs() {
     let out = Command::new(&exe).args(["sim", "--mode", "uncompressed"]).current_dir(&work).env("BUDDY_DATA", dir.path()).output().unwrap();
     assert!(failure(&out).contains("BUDDY_DATA"));
 }
+
+#[test]
+fn inputs_that_are_not_regular_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let out = out.to_str().unwrap();
+    for args in [
+        vec!["sim", "--config", "/dev/zero", "--out", out],
+        vec!["sim", "--annotation", "/dev/zero", "--out", out],
+        vec!["dram", "/dev/zero"],
+    ] {
+        let err = failure(&buddy(&args));
+        assert!(err.contains("not a regular file"), "{args:?}: {err}");
+    }
+    let err = failure(&buddy(&["study", "bandwidth-sweep", "--link-gbps", "0", "--out", out]));
+    assert!(err.contains("--link-gbps 0") && err.contains("nvlink.gbps"), "{err}");
+}

@@ -124,7 +124,7 @@ impl AnnotationFile {
     /// # Errors
     /// [`AnnotationError::Read`] or [`AnnotationError::Json`] (with line and column).
     pub fn read(path: &Path) -> Result<AnnotationFile, AnnotationError> {
-        let text = fs::read_to_string(path).map_err(|source| AnnotationError::Read { path: path.into(), source })?;
+        let text = crate::input_file::read_to_string(path).map_err(|source| AnnotationError::Read { path: path.into(), source })?;
         serde_json::from_str(&text).map_err(|source| AnnotationError::Json { path: path.into(), source })
     }
 

@@ -10,12 +10,14 @@
 //! | [`mdcache_study`] | metadata cache hit rate against size on a trace (Fig. 6b) |
 //! | [`class_profile`] | every entry's size class per snapshot and allocation: the profiler's input |
 //! | [`annotation`] | target-ratio annotation files (`buddy profile` writes them) |
+//! | [`input_file`] | reading inputs that must be regular files |
 //! | [`memory_system`] | the memory system on a trace in fast mode (golden models, HBM2 and NVLink timing) |
 //! | [`study`] | the paper's compressibility and target-ratio studies (Fig. 3, 7, 8, 9, 10) |
 
 pub mod annotation;
 pub mod class_profile;
 pub mod compression_study;
+pub mod input_file;
 pub mod l2_cache;
 pub mod mag_metrics;
 pub mod mdcache_study;

@@ -104,7 +104,7 @@ impl Trace {
     /// [`MAX_ALLOCATION_BYTES`]; a trace without records.
     pub fn open(dir: &Path) -> Result<Trace, TraceError> {
         let meta_path = dir.join("trace_meta.json");
-        let text = std::fs::read_to_string(&meta_path).map_err(|source| TraceError::Io { path: meta_path.clone(), source })?;
+        let text = crate::input_file::read_to_string(&meta_path).map_err(|source| TraceError::Io { path: meta_path.clone(), source })?;
         let meta: TraceMeta = serde_json::from_str(&text).map_err(|source| TraceError::Meta { path: meta_path.clone(), source })?;
         if let Some((index, a)) = meta.allocations.iter().enumerate().find(|(i, a)| a.id as usize != *i) {
             return Err(TraceError::AllocationIds { path: meta_path, index, id: a.id });
@@ -113,12 +113,7 @@ impl Trace {
             return Err(TraceError::AllocationTooLarge { path: meta_path, index, name: a.name.clone(), size: a.size });
         }
         let bin = dir.join("trace.bin");
-        // A device or FIFO named trace.bin would be read until memory runs out.
-        if std::fs::metadata(&bin).is_ok_and(|m| !m.is_file()) {
-            let source = std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file");
-            return Err(TraceError::Io { path: bin, source });
-        }
-        let bytes = std::fs::read(&bin).map_err(|source| TraceError::Io { path: bin.clone(), source })?;
+        let bytes = crate::input_file::read(&bin).map_err(|source| TraceError::Io { path: bin.clone(), source })?;
         let accesses = parse_records(&bytes, &meta, &bin)?;
         if accesses.is_empty() {
             return Err(TraceError::Empty { path: bin });

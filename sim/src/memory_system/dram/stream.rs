@@ -59,7 +59,7 @@ pub struct StreamRequest {
 /// out of order (each error names the record).
 pub fn read_stream(path: &Path, config: &SimConfig) -> Result<Vec<StreamRequest>, StreamError> {
     let p = path.display().to_string();
-    let raw = std::fs::read(path).map_err(|source| StreamError::Read { path: p.clone(), source })?;
+    let raw = crate::input_file::read(path).map_err(|source| StreamError::Read { path: p.clone(), source })?;
     let bytes = if raw.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
         flate2::read::MultiGzDecoder::new(&raw[..])

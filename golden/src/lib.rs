@@ -14,6 +14,8 @@
 //! | [`bpc`] | Bit-Plane Compression | Kim et al. ISCA 2016, bpc.md |
 //! | [`mag_bdi`] | MAG-aware Base-Delta-Immediate | seed 002 Sec. IV, formats.md §4 |
 //! | [`zvc`] | Zero-Value Compression | cDMA (seed 003) Sec. V-A, formats.md §3 |
+//! | [`run_length`] | run-length encoding (PackBits over 32-bit words), cDMA's RL baseline | seed 003 Sec. V-A |
+//! | [`offload_window`] | ZVC, RL and zlib over cDMA's 4 KB offload windows | seed 003 Sec. V-A, VII-A |
 //! | [`controller_slice`] | one controller slice's behaviour: what a request reads, writes and answers | buddy-memory.md §1-§4, Sec. III |
 //! | [`metadata_cache`] | sectored, true-LRU, write-back metadata cache | buddy-memory.md §3 |
 //! | [`profiler`] | target ratio per allocation from size-class histograms | buddy-memory.md §6, Sec. III-B |
@@ -28,7 +30,9 @@ pub mod entry;
 pub mod error;
 pub mod mag_bdi;
 pub mod metadata_cache;
+pub mod offload_window;
 pub mod profiler;
+pub mod run_length;
 pub mod size_class;
 pub mod translation;
 pub mod zvc;

@@ -75,7 +75,7 @@ pub enum WindowError {
 }
 
 fn check(window: &[u8]) -> Result<(), WindowError> {
-    if window.is_empty() || window.len() > WINDOW_BYTES || window.len() % ENTRY_BYTES != 0 {
+    if window.is_empty() || window.len() > WINDOW_BYTES || !window.len().is_multiple_of(ENTRY_BYTES) {
         return Err(WindowError::Size { bytes: window.len() });
     }
     Ok(())
@@ -131,7 +131,7 @@ pub fn compressed_bytes(algorithm: WindowAlgorithm, window: &[u8]) -> Result<usi
 /// [`WindowError`]: a bad window size, a malformed or truncated stream,
 /// trailing bytes, or a stream of another length.
 pub fn decompress(algorithm: WindowAlgorithm, stream: &[u8], window_bytes: usize) -> Result<Vec<u8>, WindowError> {
-    if window_bytes == 0 || window_bytes > WINDOW_BYTES || window_bytes % ENTRY_BYTES != 0 {
+    if window_bytes == 0 || window_bytes > WINDOW_BYTES || !window_bytes.is_multiple_of(ENTRY_BYTES) {
         return Err(WindowError::Size { bytes: window_bytes });
     }
     let out = match algorithm {

@@ -18,7 +18,9 @@ use buddy_sim::annotation::AnnotationFile;
 use buddy_sim::class_profile::ClassProfile;
 use buddy_sim::compression_study::geomean;
 use buddy_sim::memory_system::Mode;
+use buddy_golden::offload_window::WindowAlgorithm;
 use buddy_sim::study::buddy_over_time::BuddyOverTime;
+use buddy_sim::study::cdma_ratios::CdmaRatios;
 use buddy_sim::study::designs::{target_names, Designs};
 use buddy_sim::study::heatmap::{Heatmap, COLUMNS};
 use buddy_sim::study::memory_modes::{MemoryModes, DEFAULT_LINK_GBPS};
@@ -49,12 +51,15 @@ pub enum StudyName {
     BandwidthSweep,
     /// Fig. 13: DRAM (and link) energy relative to uncompressed (fast-mode memory system).
     Energy,
+    /// cDMA Fig. 11: per-layer activation compression ratios of ZVC, RL and
+    /// zlib over 4 KB windows (workloads with `activation` allocations).
+    CdmaRatios,
     /// Every study above, and report.md.
     All,
 }
 
 impl StudyName {
-    const EACH: [StudyName; 7] = [
+    const EACH: [StudyName; 8] = [
         StudyName::RatioOverTime,
         StudyName::Heatmap,
         StudyName::Designs,
@@ -62,6 +67,7 @@ impl StudyName {
         StudyName::BuddyOverTime,
         StudyName::BandwidthSweep,
         StudyName::Energy,
+        StudyName::CdmaRatios,
     ];
 
     fn file_stem(self) -> &'static str {
@@ -73,6 +79,7 @@ impl StudyName {
             StudyName::BuddyOverTime => "buddy-over-time",
             StudyName::BandwidthSweep => "bandwidth-sweep",
             StudyName::Energy => "energy",
+            StudyName::CdmaRatios => "cdma-ratios",
             StudyName::All => "report",
         }
     }
@@ -794,6 +801,7 @@ fn run_one(study: StudyName, ctx: &Ctx) -> anyhow::Result<Output> {
         StudyName::BuddyOverTime => buddy_over_time(cps, args.threshold, args.annotation.as_deref(), out),
         StudyName::BandwidthSweep => bandwidth_sweep(ctx, out),
         StudyName::Energy => energy(ctx, out),
+        StudyName::CdmaRatios => cdma_ratios(ctx.workloads, out),
         StudyName::All => unreachable!("`all` runs the others"),
     }
 }
@@ -817,8 +825,97 @@ fn explanation(study: StudyName) -> &'static str {
         StudyName::BuddyOverTime => "Buddy Compression Fig. 9. Targets fixed once (by the profiler over all snapshots, or one ratio everywhere) and every snapshot checked against them. A flat line means compressibility changes are unbiased and the static targets stay valid over the run.",
         StudyName::BandwidthSweep => "Buddy Compression Fig. 12. The workload's access trace through the memory system in fast mode (golden models, HBM2 and NVLink timing; `buddy sim`), with the profiler's targets at the Buddy Threshold above: speedup over the uncompressed run for Buddy Compression at each buddy link bandwidth (solid) and for bandwidth-only compression (dashed; it never uses the link). Workloads without a trace are not simulated.",
         StudyName::Energy => "Buddy Compression Fig. 13. HBM2 energy (activations, column access and I/O per bit, Sec. IV-B, and refreshes) of the same runs relative to the uncompressed run, and with the buddy link's energy (11 pJ/bit) added. Compression moves fewer sectors; Buddy adds link traffic for entries that do not fit.",
+        StudyName::CdmaRatios => "cDMA (seed 003) Fig. 11. Every activation map (an allocation with role `activation`) of every snapshot, compressed in 4 KB windows by ZVC (cDMA's zero-value compression: per 128 B line a 32-bit mask and the non-zero words), RL (run-length encoding: PackBits over 32-bit words) and zlib (DEFLATE level 6); average = all activation bytes over all stored bytes (the paper's size-weighted average, the PCIe traffic reduction), max = the best layer. The snapshots hold each map in the layout the framework stored it (row-major) and only a slice of each tensor, so the paper's NCHW / NHWC / CHWN comparison cannot be built from them. The paper: ZVC 2.6x on average over six CNNs, independent of layout; zlib 2.76x with NCHW.",
         StudyName::All => "",
     }
+}
+
+fn cdma_ratios(workloads: &[Workload], out: &Path) -> anyhow::Result<Output> {
+    #[derive(Serialize)]
+    struct Row<'a> {
+        workload: &'a str,
+        snapshot: usize,
+        layer: &'a str,
+        bytes: u64,
+        zero_fraction: f64,
+        rl_bytes: u64,
+        zvc_bytes: u64,
+        zlib_bytes: u64,
+        rl_ratio: f64,
+        zvc_ratio: f64,
+        zlib_ratio: f64,
+    }
+    let names = WindowAlgorithm::ALL.map(|a| a.name());
+    let mut table = format!("{:<16} {:>7} {:>9}", "workload", "layers", "MB");
+    for n in names {
+        let _ = write!(table, " {:>9} {:>9}", format!("{n} avg"), format!("{n} max"));
+    }
+    table.push('\n');
+    let mut studies = Vec::new();
+    let mut rows = Vec::new();
+    for w in workloads {
+        let Some(study) = CdmaRatios::new(w) else {
+            let _ = writeln!(table, "{:<16} no activation allocations (manifest role `activation`): skipped", w.manifest().workload);
+            continue;
+        };
+        let bytes: u64 = study.layers.iter().map(|l| l.bytes).sum();
+        let _ = write!(table, "{:<16} {:>7} {:>9.3}", study.workload, study.layers.len(), bytes as f64 / 1e6);
+        for s in &study.summary {
+            let _ = write!(table, " {:>8.3}x {:>8.3}x", s.average, s.max);
+        }
+        table.push('\n');
+        studies.push(study);
+    }
+    for study in &studies {
+        for l in &study.layers {
+            rows.push(Row {
+                workload: &study.workload,
+                snapshot: l.snapshot,
+                layer: &l.layer,
+                bytes: l.bytes,
+                zero_fraction: l.zero_fraction,
+                rl_bytes: l.stored[0],
+                zvc_bytes: l.stored[1],
+                zlib_bytes: l.stored[2],
+                rl_ratio: l.ratio[0],
+                zvc_ratio: l.ratio[1],
+                zlib_ratio: l.ratio[2],
+            });
+        }
+    }
+    let csv = csv_of(&rows)?;
+    let mut pngs = Vec::new();
+    if !studies.is_empty() {
+        let groups: Vec<String> = studies.iter().map(|s| s.workload.clone()).collect();
+        let series: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        let average: Vec<Vec<f64>> = studies.iter().map(|s| s.summary.iter().map(|a| a.average).collect()).collect();
+        let max: Vec<Vec<f64>> = studies.iter().map(|s| s.summary.iter().map(|a| a.max).collect()).collect();
+        let png = out.join("cdma-ratios.png");
+        bar_panels(
+            &png,
+            "Activation compression over 4 KB windows (cDMA Fig. 11), layout as stored",
+            &[
+                Bars {
+                    title: "average (activation bytes / stored bytes)",
+                    y_label: "compression ratio",
+                    groups: &groups,
+                    series: &series,
+                    values: &average,
+                    value_label: &|v| format!("{v:.2}"),
+                },
+                Bars {
+                    title: "maximum per-layer ratio",
+                    y_label: "compression ratio",
+                    groups: &groups,
+                    series: &series,
+                    values: &max,
+                    value_label: &|v| format!("{v:.2}"),
+                },
+            ],
+        )?;
+        pngs.push(png);
+    }
+    Ok(Output { study: StudyName::CdmaRatios, table, json: json!({"workloads": studies}), csv, pngs })
 }
 
 fn report_md(outputs: &[Output], cps: &[ClassProfile], args: &Args) -> String {

@@ -234,3 +234,31 @@ fn csv_with_all_is_refused() {
     let err = failure(&buddy(&["study", "all", "--csv", "--out", dir.path().to_str().unwrap()]));
     assert!(err.contains("--csv"), "{err}");
 }
+
+#[test]
+fn cdma_ratios_skips_a_workload_without_activations_and_studies_one_with() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("s");
+    let text = stdout(&buddy(&["study", "cdma-ratios", "--out", dir.to_str().unwrap()]));
+    assert!(text.contains("minife") && text.contains("skipped"), "{text}");
+    assert!(!dir.join("cdma-ratios.png").exists());
+    // A workload with one 8 KB activation map: half zero words.
+    let w = out.path().join("w");
+    fs::create_dir(&w).unwrap();
+    let manifest = serde_json::json!({
+        "workload": "toy", "description": "test", "program": "none", "entry_bytes": 128, "byte_order": "little",
+        "snapshots": [{"index": 0, "file": "snap_00.bin", "file_size": 8192, "label": "step 0",
+            "allocations": [{"name": "act.l0", "offset": 0, "size": 8192, "padded_size": 8192, "dtype": "f32",
+                "count": 2048, "description": "activation", "role": "activation"}]}]
+    });
+    fs::write(w.join("manifest.json"), manifest.to_string()).unwrap();
+    let bytes: Vec<u8> = (0..2048u32).flat_map(|i| if i % 2 == 0 { 0 } else { i }.to_le_bytes()).collect();
+    fs::write(w.join("snap_00.bin"), bytes).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&buddy(&["study", "cdma-ratios", w.to_str().unwrap(), "--json", "--out", dir.to_str().unwrap()]))).unwrap();
+    let summary = &json["workloads"][0]["summary"];
+    // ZVC: per 128 B line a 4 B mask and 16 of 32 words.
+    assert_eq!(summary[1]["algorithm"], "zvc");
+    assert!((summary[1]["average"].as_f64().unwrap() - 128.0 / 68.0).abs() < 1e-12, "{summary}");
+    assert!(dir.join("cdma-ratios.png").is_file() && dir.join("cdma-ratios.csv").is_file());
+}

@@ -15,7 +15,6 @@
 //! be listed. Other keys (the profiler's figures) are ignored on reading.
 
 use std::collections::HashMap;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use buddy_golden::translation::TargetRatio;
@@ -172,6 +171,7 @@ impl AnnotationFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn names() -> Vec<String> {
         vec!["a".into(), "b".into()]

@@ -11,8 +11,10 @@
 //! | [`threshold_sweep`] | Fig. 10 | Buddy Threshold 10%-40% vs the unconstrained ratio |
 //! | [`buddy_over_time`] | Fig. 9 | buddy-access fraction per snapshot for fixed targets |
 //! | [`memory_modes`] | Fig. 12, 13 | speedup and DRAM energy against the buddy link's bandwidth, from fast-mode runs |
+//! | [`cdma_ratios`] | cDMA Fig. 11 | per-layer activation compression ratios of ZVC, RL and zlib over 4 KB windows |
 
 pub mod buddy_over_time;
+pub mod cdma_ratios;
 pub mod designs;
 pub mod heatmap;
 pub mod memory_modes;

@@ -57,7 +57,9 @@ pub enum StreamFileError {
     #[error("header names an unknown algorithm {found:?} (valid: {valid})")]
     UnknownAlgorithm { found: String, valid: String },
     /// A record's class byte has a reserved size code (8-15) or non-zero high bits.
-    #[error("entry {index} (byte {offset}): class byte {byte:#04x} is not a size class (the low 4 bits must be a code 0-7, the high 4 bits 0)")]
+    #[error(
+        "entry {index} (byte {offset}): class byte {byte:#04x} is not a size class (the low 4 bits must be a code 0-7, the high 4 bits 0)"
+    )]
     ReservedClass { index: u64, offset: u64, byte: u8 },
     /// The file ends cleanly after fewer records than the header's count.
     #[error("the header announces {expected} entries but the file holds {found}")]

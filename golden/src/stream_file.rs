@@ -274,7 +274,12 @@ impl<W: Write> StreamWriter<W> {
     /// count, [`StreamFileError::Write`].
     pub fn write(&mut self, class: SizeClass, stored: &[u8]) -> Result<(), StreamFileError> {
         if stored.len() != class.bytes() {
-            return Err(StreamFileError::StoredLength { index: self.written, class: class.name(), expected: class.bytes(), got: stored.len() });
+            return Err(StreamFileError::StoredLength {
+                index: self.written,
+                class: class.name(),
+                expected: class.bytes(),
+                got: stored.len(),
+            });
         }
         if self.written == self.expected {
             return Err(StreamFileError::WrittenCount { expected: self.expected, written: self.written + 1 });
@@ -443,7 +448,10 @@ mod tests {
         bytes[28] -= 1;
         let last = read_stream_file(&good).unwrap().1[3].offset;
         let err = read_stream_file(&bytes).unwrap_err();
-        assert!(matches!(err, StreamFileError::TrailingBytes { entries: 3, offset, extra } if offset == last && extra == good.len() as u64 - last), "{err:?}");
+        assert!(
+            matches!(err, StreamFileError::TrailingBytes { entries: 3, offset, extra } if offset == last && extra == good.len() as u64 - last),
+            "{err:?}"
+        );
         let mut bytes = good;
         bytes.push(0);
         assert!(matches!(read_stream_file(&bytes), Err(StreamFileError::TrailingBytes { extra: 1, .. })));

@@ -103,7 +103,10 @@ fn parse_algorithms(s: &str) -> Result<AlgorithmList, String> {
 ///
 /// # Errors
 /// A workload cannot be opened or is invalid, `--snapshot` names no
-/// snapshot, or stdout cannot be written (a closed pipe is not an error).
+/// snapshot, or stdout cannot be written (a closed pipe is not an error);
+/// with `--streams`: several algorithms or workloads, the file exists
+/// (without `--force`), is not a regular file, its folder is missing, or it
+/// cannot be written (checked before any work where possible).
 pub fn run(args: Args) -> anyhow::Result<()> {
     let paths = if args.paths.is_empty() { vec![PathBuf::from(DEFAULT_WORKLOAD)] } else { args.paths };
     let algorithms = &args.algo.0;

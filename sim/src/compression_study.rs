@@ -379,8 +379,8 @@ fn study_algorithm(workload: &Workload, algorithm: Algorithm, progress: &Progres
 }
 
 /// Compress every entry of `alloc` with `codec`, in chunks of
-/// [`CHUNK_ENTRIES`] on every core; the chunks' results are joined in
-/// address order.
+/// [`CHUNK_ENTRIES`] on every core, each chunk writing its results in place
+/// (address order); the chunks' stats are summed in order.
 fn study_allocation(
     alloc: AllocationData<'_>,
     algorithm: Algorithm,
@@ -390,33 +390,31 @@ fn study_allocation(
 ) -> AllocationResult {
     // `padded_size` is a multiple of 128 (validated), so nothing is left over.
     let (raw_entries, _) = alloc.bytes().as_chunks::<ENTRY_BYTES>();
-    let chunks: Vec<(Vec<EntryResult>, CompressionStats)> = raw_entries
+    let mut entries = vec![EntryResult { stream_bits: 0, class: SizeClass::Zero }; raw_entries.len()];
+    let chunk_stats: Vec<CompressionStats> = raw_entries
         .par_chunks(CHUNK_ENTRIES)
-        .map(|chunk| {
+        .zip(entries.par_chunks_mut(CHUNK_ENTRIES))
+        .map(|(chunk, results)| {
             let mut stats = CompressionStats::for_algorithm(algorithm);
-            let entries = chunk
-                .iter()
-                .map(|bytes| {
-                    let entry = MemoryEntry::from_bytes(bytes);
-                    let c = codec.compress(&entry);
-                    stats.record(c.class);
-                    if let (Some(bdi), Some(mag)) = (paper, stats.mag_mut()) {
-                        mag.record(bdi.stream_bits(&entry));
-                    }
-                    EntryResult { stream_bits: c.stream_bits, class: c.class }
-                })
-                .collect();
+            for (bytes, result) in chunk.iter().zip(results) {
+                let entry = MemoryEntry::from_bytes(bytes);
+                let c = codec.compress(&entry);
+                *result = EntryResult { stream_bits: c.stream_bits, class: c.class };
+                stats.record(result.class);
+                if let (Some(bdi), Some(mag)) = (paper, stats.mag_mut()) {
+                    mag.record(bdi.stream_bits(&entry));
+                }
+            }
             progress.advance(chunk.len() as u64);
-            (entries, stats)
+            stats
         })
         .collect();
-    let mut entries = Vec::with_capacity(raw_entries.len());
-    let mut stats = CompressionStats::for_algorithm(algorithm);
-    for (chunk_entries, chunk_stats) in chunks {
-        entries.extend(chunk_entries);
-        stats.merge(&chunk_stats);
+    AllocationResult {
+        name: alloc.info().name.clone(),
+        first_entry: alloc.first_entry(),
+        entries,
+        stats: sum(algorithm, chunk_stats.iter()),
     }
-    AllocationResult { name: alloc.info().name.clone(), first_entry: alloc.first_entry(), entries, stats }
 }
 
 /// The sum of `stats`, all of `algorithm`.

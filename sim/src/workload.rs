@@ -248,7 +248,7 @@ fn kind_of(file_type: fs::FileType) -> &'static str {
 
 /// Check that `path` is a regular file (following symbolic links); `missing`
 /// is the error when it does not exist.
-fn check_regular(path: &Path, missing: impl FnOnce() -> WorkloadError) -> Result<u64, WorkloadError> {
+fn check_regular(path: &Path, missing: impl FnOnce() -> WorkloadError) -> Result<(), WorkloadError> {
     let metadata = fs::metadata(path).map_err(|source| match source.kind() {
         io::ErrorKind::NotFound => missing(),
         _ => WorkloadError::Read { path: path.to_path_buf(), source },
@@ -256,7 +256,7 @@ fn check_regular(path: &Path, missing: impl FnOnce() -> WorkloadError) -> Result
     if !metadata.is_file() {
         return Err(WorkloadError::NotAFile { path: path.to_path_buf(), kind: kind_of(metadata.file_type()) });
     }
-    Ok(metadata.len())
+    Ok(())
 }
 
 /// Map the regular file `path` into memory, read-only; `missing` is the
@@ -271,10 +271,10 @@ fn map(path: &Path, missing: impl FnOnce() -> WorkloadError) -> Result<FileBytes
         return Ok(FileBytes::Empty);
     }
     // SAFETY: the map is read-only and private to this process. If another
-    // process truncates or rewrites the file while it is mapped, reads may
-    // see the new bytes or fault (SIGBUS); workload files are inputs that
-    // nothing writes while a command runs, and the same holds for any
-    // reader that reads a file while it is being changed.
+    // process rewrites the file while it is mapped, reads may see the new
+    // bytes, and a truncation can end the process (SIGBUS); workload files
+    // are inputs that nothing writes while a command runs (a file changed
+    // under a plain reader gives inconsistent data too).
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(read_error)?;
     Ok(FileBytes::Mapped(Arc::new(map)))
 }

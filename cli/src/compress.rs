@@ -6,19 +6,25 @@
 //!
 //! Everything is computed before anything is printed, so stdout holds either
 //! the complete report or nothing; the progress bar draws on stderr only.
+//!
+//! With `--streams FILE` it also writes the golden stream of every entry
+//! into a stream file (`docs/streams.md`), in workload order: snapshots in
+//! manifest order, allocations in manifest order, entries in address order
+//! (a raw file: its entries in file order).
 
 use std::fmt::{self, Write as _};
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use anyhow::Context;
-use buddy_golden::{Algorithm, Mag, SizeClass};
+use anyhow::{bail, Context};
+use buddy_golden::{Algorithm, Mag, MemoryEntry, SizeClass, StreamHeader, StreamWriter, ENTRY_BYTES};
 use buddy_sim::compression_study::{CompressionStats, CompressionStudy, Progress, Summary};
 use buddy_sim::{MagStats, Workload};
+use rayon::prelude::*;
 
-/// The bundled default workload: a 2-snapshot subset of miniFE.
-pub const DEFAULT_WORKLOAD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/minife-small");
+use crate::output::OutputFile;
+
 
 /// Arguments of `buddy compress`.
 #[derive(Debug, clap::Args)]
@@ -28,7 +34,7 @@ pub struct Args {
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Algorithm: a name, a comma-separated list of names, or `all`.
-    #[arg(long, value_name = "ALGOS", default_value = "zvc", value_parser = parse_algorithms)]
+    #[arg(long, value_name = "ALGOS", default_value = "bpc", value_parser = parse_algorithms)]
     algo: AlgorithmList,
     /// Print one JSON document instead of tables: `workloads` (per workload,
     /// algorithm, snapshot and allocation) and `summary` (ratio per workload
@@ -48,6 +54,15 @@ pub struct Args {
     /// Only the snapshot with this manifest index (of every workload).
     #[arg(long, value_name = "N")]
     snapshot: Option<usize>,
+    /// Also write the golden stream of every entry into this stream file
+    /// (docs/streams.md): one workload and one algorithm; snapshots in
+    /// manifest order, allocations in manifest order, entries in address
+    /// order.
+    #[arg(long, value_name = "FILE")]
+    streams: Option<PathBuf>,
+    /// Overwrite the --streams file if it exists.
+    #[arg(long, requires = "streams")]
+    force: bool,
 }
 
 /// The algorithms of `--algo`, without duplicates, in the order given.
@@ -86,14 +101,36 @@ fn parse_algorithms(s: &str) -> Result<AlgorithmList, String> {
 ///
 /// # Errors
 /// A workload cannot be opened or is invalid, `--snapshot` names no
-/// snapshot, or stdout cannot be written (a closed pipe is not an error).
+/// snapshot, or stdout cannot be written (a closed pipe is not an error);
+/// with `--streams`: several algorithms or workloads, the file exists
+/// (without `--force`), is not a regular file, its folder is missing, or it
+/// cannot be written (checked before any work where possible).
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let paths = if args.paths.is_empty() { vec![PathBuf::from(DEFAULT_WORKLOAD)] } else { args.paths };
-    let workloads = paths.iter().map(|path| open(path, args.snapshot)).collect::<anyhow::Result<Vec<_>>>()?;
+    let paths = if args.paths.is_empty() { vec![crate::bundled::default_workload()?] } else { args.paths };
     let algorithms = &args.algo.0;
+    // The stream file's checks come before any work.
+    let streams = match &args.streams {
+        Some(path) => {
+            if let [algorithm] = algorithms[..] {
+                if paths.len() > 1 {
+                    bail!("--streams writes the streams of one workload, but {} are given", paths.len());
+                }
+                Some((OutputFile::prepare(path, args.force)?, algorithm))
+            } else {
+                let names: Vec<&str> = algorithms.iter().map(|a| a.name()).collect();
+                bail!("--streams writes the streams of one algorithm, but --algo gives {} ({})", names.len(), names.join(", "));
+            }
+        }
+        None => None,
+    };
+    let workloads = paths.iter().map(|path| open(path, args.snapshot)).collect::<anyhow::Result<Vec<_>>>()?;
     let progress = Progress::stderr(&workloads, algorithms.len());
     let studies: Vec<CompressionStudy> = workloads.iter().map(|w| CompressionStudy::run(w, algorithms, &progress)).collect();
     progress.finish();
+    if let Some((file, algorithm)) = streams {
+        let (entries, bytes) = write_streams(file, &workloads[0], algorithm)?;
+        eprintln!("wrote {entries} {algorithm} streams ({bytes} bytes) to {}", args.streams.unwrap_or_default().display());
+    }
 
     let report = if args.json {
         json_report(&studies)?
@@ -123,6 +160,34 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         result => result.context("cannot write to stdout"),
     }
+}
+
+/// Entries compressed in parallel between two writes of their streams.
+const STREAM_BATCH: usize = 1 << 16;
+
+/// Write the golden stream of every entry of `workload` under `algorithm`
+/// into `file`, in workload order, and move it into place; returns the
+/// number of entries and the file's size in bytes.
+///
+/// # Errors
+/// The file cannot be written or moved into place.
+fn write_streams(file: OutputFile, workload: &Workload, algorithm: Algorithm) -> anyhow::Result<(u64, u64)> {
+    let codec = algorithm.codec();
+    let entries = workload.entry_count();
+    let mut writer = StreamWriter::new(file.writer(), StreamHeader { algorithm, entries })?;
+    for snapshot in workload.snapshots() {
+        for allocation in snapshot.allocations() {
+            let (raw, _) = allocation.bytes().as_chunks::<ENTRY_BYTES>();
+            for batch in raw.chunks(STREAM_BATCH) {
+                let compressed: Vec<_> = batch.par_iter().map(|bytes| codec.compress(&MemoryEntry::from_bytes(bytes))).collect();
+                for c in &compressed {
+                    writer.write_compressed(c)?;
+                }
+            }
+        }
+    }
+    let bytes = writer.finish()?.persist()?;
+    Ok((entries, bytes))
 }
 
 /// Open the workload at `path`, keeping only snapshot `snapshot` if given.

@@ -6,8 +6,10 @@
 
 mod bundled;
 mod compress;
+mod decompress;
 mod dram;
 mod equiv;
+mod input_file;
 mod mdcache;
 mod output;
 mod plot;
@@ -20,6 +22,7 @@ mod speed;
 mod study;
 mod synth;
 mod vectors;
+mod verify;
 mod verilog;
 
 use std::process::ExitCode;
@@ -39,6 +42,9 @@ enum Command {
     /// Compress every 128-byte entry of a workload and report size classes
     /// and compression ratios.
     Compress(compress::Args),
+    /// Decode a stream file (docs/streams.md) with the golden model of the
+    /// algorithm its header names, into a raw file of 128-byte entries.
+    Decompress(decompress::Args),
     /// One device-level request stream through the HBM2 model (JEDEC
     /// timing, FR-FCFS controllers): bandwidth, latency, row-hit rate,
     /// activations and refreshes, as a table or JSON.
@@ -71,6 +77,10 @@ enum Command {
     Synth(synth::Args),
     /// Write golden vector files for the Verilog testbenches of verilog-out/tb/.
     Vectors(vectors::Args),
+    /// Check a stream file against the entries it should hold: every stream
+    /// decodes to its entry and is golden's stream bit for bit; the first
+    /// failing entry is named with its first differing bit.
+    Verify(verify::Args),
     /// Regenerate verilog-out/ (modules, testbenches, file list, FuseSoC core).
     Verilog(verilog::Args),
 }
@@ -86,6 +96,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Compress(args) => compress::run(args),
+        Command::Decompress(args) => decompress::run(args),
         Command::Dram(args) => dram::run(args),
         Command::Equiv(args) => equiv::run(args),
         Command::Mdcache(args) => mdcache::run(args),
@@ -96,6 +107,7 @@ fn main() -> ExitCode {
         Command::Speed(args) => speed::run(args),
         Command::Synth(args) => synth::run(args),
         Command::Vectors(args) => vectors::run(args),
+        Command::Verify(args) => verify::run(args),
         Command::Verilog(args) => verilog::run(args),
     };
     match result {

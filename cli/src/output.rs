@@ -127,8 +127,9 @@ impl OutputDir {
     }
 }
 
-/// An output file being written: checked before any work, written beside
-/// its place and moved there on success.
+/// An output file: checked before any work, written to a temporary file
+/// beside it and moved into place on success, so a failed command leaves no
+/// partial file and an existing file untouched.
 #[derive(Debug)]
 pub struct OutputFile {
     target: PathBuf,
@@ -136,34 +137,35 @@ pub struct OutputFile {
 }
 
 impl OutputFile {
-    /// Check `target` before any work.
+    /// Check `target` and create the temporary file beside it (with the
+    /// same extension: writers such as the PNG plotter go by it).
     ///
     /// # Errors
-    /// `target` exists (without `force`) or is not a regular file, or its
-    /// folder cannot be written.
+    /// `target` exists (without `force`) or is not a regular file, its
+    /// folder does not exist, or the temporary file cannot be created there.
     pub fn prepare(target: &Path, force: bool) -> anyhow::Result<OutputFile> {
-        if let Ok(meta) = std::fs::metadata(target) {
-            if !meta.is_file() {
-                bail!("{} exists and is not a regular file", target.display());
-            }
-            if !force {
-                bail!("{} exists; pass --force to replace it", target.display());
-            }
+        match std::fs::metadata(target) {
+            Ok(m) if !m.is_file() => bail!("{} exists and is not a regular file", target.display()),
+            Ok(_) if !force => bail!("{} exists; pass --force to replace it", target.display()),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e).with_context(|| format!("cannot write {}", target.display())),
         }
         let parent = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
         if !parent.is_dir() {
-            bail!("cannot write {}: {} is not a folder", target.display(), parent.display());
+            bail!("cannot write {}: the folder {} does not exist", target.display(), parent.display());
         }
-        // The same extension: writers such as the PNG plotter go by it.
         let suffix = target.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
-        let staging = tempfile::Builder::new()
-            .prefix(".buddy-staging-")
-            .suffix(&suffix)
-            .tempfile_in(&parent)
-            .with_context(|| format!("cannot write into {}", parent.display()))?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".buddy-staging-").suffix(&suffix);
+        // The file ends up as any new file would (0666 less the umask), not
+        // with a temporary file's private 0600.
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let staging = builder.tempfile_in(&parent).with_context(|| format!("cannot write into {}", parent.display()))?;
         Ok(OutputFile { target: target.to_path_buf(), staging })
     }
 
@@ -176,18 +178,58 @@ impl OutputFile {
     ///
     /// # Errors
     /// The file cannot be written or moved.
-    pub fn write(mut self, bytes: &[u8]) -> anyhow::Result<PathBuf> {
-        self.staging.write_all(bytes).and_then(|()| self.staging.flush()).with_context(|| format!("cannot write {}", self.target.display()))?;
-        self.commit()
+    pub fn write(self, bytes: &[u8]) -> anyhow::Result<PathBuf> {
+        let mut w = self.writer();
+        w.write_all(bytes).with_context(|| format!("cannot write {}", w.target.display()))?;
+        let target = w.target.clone();
+        w.persist()?;
+        Ok(target)
     }
 
-    /// Move the written file into place.
+    /// Move what was written at [`OutputFile::path`] into place.
     ///
     /// # Errors
     /// The file cannot be moved.
     pub fn commit(self) -> anyhow::Result<PathBuf> {
         self.staging.persist(&self.target).map_err(|e| e.error).with_context(|| format!("cannot write {}", self.target.display()))?;
         Ok(self.target)
+    }
+
+    /// A buffered writer into the staging file.
+    pub fn writer(self) -> OutputWriter {
+        OutputWriter { target: self.target, out: std::io::BufWriter::new(self.staging) }
+    }
+}
+
+/// A buffered writer of an [`OutputFile`].
+pub struct OutputWriter {
+    target: PathBuf,
+    out: std::io::BufWriter<tempfile::NamedTempFile>,
+}
+
+impl std::io::Write for OutputWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl OutputWriter {
+    /// Flush and move the file into place; returns its size in bytes.
+    ///
+    /// # Errors
+    /// The file cannot be written or moved into place.
+    pub fn persist(self) -> anyhow::Result<u64> {
+        let target = self.target;
+        let temp = self.out.into_inner().map_err(|e| e.into_error()).with_context(|| format!("cannot write {}", target.display()))?;
+        let bytes = temp.as_file().metadata().with_context(|| format!("cannot write {}", target.display()))?.len();
+        temp.persist(&target).map_err(|e| e.error).with_context(|| format!("cannot write {}", target.display()))?;
+        Ok(bytes)
     }
 }
 

@@ -85,7 +85,7 @@ const MAG_SUMMARY_TITLE: &str = "MAG-BDI paper ratios per workload, all entries 
 
 #[test]
 fn json_report_of_bundled_workload_is_consistent() {
-    let report = json(&[]);
+    let report = json(&["--algo", "zvc"]);
     let study = only_study(&report);
     assert_eq!(study["workload"], "minife");
     let algorithms = study["algorithms"].as_array().unwrap();
@@ -133,7 +133,7 @@ fn table_has_a_total_row_and_a_line_per_snapshot() {
     let out = buddy(&["compress", "--algo", "zvc"]);
     assert!(out.stderr.is_empty(), "nothing on stderr: {}", String::from_utf8_lossy(&out.stderr));
     let text = stdout(&out);
-    let report = json(&[]);
+    let report = json(&["--algo", "zvc"]);
     let total = &only_study(&report)["algorithms"][0]["total"];
 
     let total_row: Vec<&str> = text.lines().find(|l| l.starts_with("TOTAL")).expect("TOTAL row").split_whitespace().collect();
@@ -177,13 +177,20 @@ fn per_entry_tsv_matches_the_histogram() {
 }
 
 #[test]
+fn default_algorithm_is_bpc_as_in_every_other_command() {
+    let report = json(&[]);
+    assert_eq!(only_study(&report)["algorithms"][0]["algorithm"], "bpc");
+    assert_eq!(report, json(&["--algo", "bpc"]));
+}
+
+#[test]
 fn snapshot_option_selects_by_manifest_index() {
     let report = json(&["--snapshot", "5"]);
-    let zvc = &only_study(&report)["algorithms"][0];
-    let snapshots = zvc["snapshots"].as_array().unwrap();
+    let bpc = &only_study(&report)["algorithms"][0];
+    let snapshots = bpc["snapshots"].as_array().unwrap();
     assert_eq!(snapshots.len(), 1);
     assert_eq!(snapshots[0]["file"], "snap_05.bin");
-    assert_eq!(zvc["total"]["entries"], BUNDLED_SNAPSHOT_ENTRIES);
+    assert_eq!(bpc["total"]["entries"], BUNDLED_SNAPSHOT_ENTRIES);
 
     let err = failure(&buddy(&["compress", "--snapshot", "3"]));
     assert!(err.contains("no snapshot with index 3 (available: 0, 5)"), "{err}");
@@ -201,6 +208,26 @@ fn raw_file_gives_the_zvc_classes_of_its_entries() {
          0\tentries.bin\t1\t64\tB8\n\
          0\tentries.bin\t2\t1056\tRAW\n"
     );
+}
+
+/// A device is rejected before it is read (`/dev/zero` used to be read
+/// until memory ran out); so are a FIFO and a folder given as a snapshot.
+#[test]
+fn devices_fifos_and_folders_are_not_read_as_files() {
+    let err = failure(&buddy(&["compress", "/dev/zero"]));
+    assert_eq!(err, "error: cannot open workload: /dev/zero is a character device, not a regular file\n");
+
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("entries.bin");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
+    let err = failure(&buddy(&["compress", fifo.to_str().unwrap()]));
+    assert!(err.ends_with("entries.bin is a FIFO, not a regular file\n"), "{err}");
+
+    let copy = bundled_copy();
+    fs::remove_file(copy.path().join("snap_05.bin")).unwrap();
+    fs::create_dir(copy.path().join("snap_05.bin")).unwrap();
+    let err = failure(&buddy(&["compress", copy.path().to_str().unwrap()]));
+    assert!(err.ends_with("snap_05.bin is a folder, not a regular file\n"), "{err}");
 }
 
 #[test]

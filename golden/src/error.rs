@@ -34,3 +34,47 @@ pub enum DecodeError {
     #[error("BPC ONE1 position {position} > 30 at bit offset {offset}")]
     BpcOne1Position { offset: usize, position: u32 },
 }
+
+/// Why a stream file (`docs/streams.md`) could not be read or written.
+///
+/// Every reader error names the byte offset in the file where the problem
+/// is; record errors also name the entry index (0-based, file order).
+#[derive(Debug, Error)]
+pub enum StreamFileError {
+    /// The file ends inside the header or inside an entry's record.
+    #[error("the file ends at byte {file_len} inside {what} (which needs bytes {offset}..{end})")]
+    Truncated { what: String, offset: u64, end: u64, file_len: u64 },
+    /// The first 8 bytes are not the stream-file magic `BUDDYSTR`.
+    #[error("not a buddy stream file: the first 8 bytes are {found:02x?}, not \"BUDDYSTR\"")]
+    BadMagic { found: [u8; 8] },
+    /// The header's version is not one this reader knows.
+    #[error("stream file version {found} is not supported (this reader knows version {supported})")]
+    UnsupportedVersion { found: u16, supported: u16 },
+    /// The header's reserved field (bytes 10..12) is not zero.
+    #[error("header bytes 10..12 are reserved and must be 0, found {found:#06x}")]
+    ReservedHeader { found: u16 },
+    /// The header's algorithm field is not an algorithm name padded with NUL bytes.
+    #[error("header names an unknown algorithm {found:?} (valid: {valid})")]
+    UnknownAlgorithm { found: String, valid: String },
+    /// A record's class byte has a reserved size code (8-15) or non-zero high bits.
+    #[error(
+        "entry {index} (byte {offset}): class byte {byte:#04x} is not a size class (the low 4 bits must be a code 0-7, the high 4 bits 0)"
+    )]
+    ReservedClass { index: u64, offset: u64, byte: u8 },
+    /// The file ends cleanly after fewer records than the header's count.
+    #[error("the header announces {expected} entries but the file holds {found}")]
+    CountMismatch { expected: u64, found: u64 },
+    /// Bytes follow the last record the header announces.
+    #[error("{extra} bytes follow the last of the {entries} entries the header announces (from byte {offset})")]
+    TrailingBytes { entries: u64, offset: u64, extra: u64 },
+    /// A writer was given stored bytes of the wrong length for their class.
+    #[error("entry {index}: size class {class} stores {expected} bytes, got {got}")]
+    StoredLength { index: u64, class: &'static str, expected: usize, got: usize },
+    /// A writer was given more entries than its header announces, or
+    /// finished with fewer.
+    #[error("the header announces {expected} entries but {written} were written")]
+    WrittenCount { expected: u64, written: u64 },
+    /// The underlying writer failed.
+    #[error("cannot write the stream file")]
+    Write(#[source] std::io::Error),
+}

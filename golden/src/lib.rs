@@ -21,6 +21,7 @@
 //! | [`profiler`] | target ratio per allocation from size-class histograms | buddy-memory.md §6, Sec. III-B |
 //! | [`translation`] | PTE Buddy fields, GBBR, device/buddy/metadata addresses | buddy-memory.md §1-§2 |
 //! | [`bitstream`] | LSB-first stream packing, MSB-first code words | formats.md §1, bpc.md §3 |
+//! | [`stream_file`] | stream files: per entry the class and stored bytes the ports carry | docs/streams.md |
 
 pub mod bitstream;
 pub mod bpc;
@@ -34,13 +35,15 @@ pub mod offload_window;
 pub mod profiler;
 pub mod run_length;
 pub mod size_class;
+pub mod stream_file;
 pub mod translation;
 pub mod zvc;
 
 pub use bpc::Bpc;
 pub use codec::{Algorithm, Codec, CompressedEntry};
 pub use entry::{MemoryEntry, ENTRY_BYTES, ENTRY_WORDS};
-pub use error::DecodeError;
+pub use error::{DecodeError, StreamFileError};
 pub use mag_bdi::{Mag, MagBdi};
 pub use size_class::SizeClass;
+pub use stream_file::{read_stream_file, StreamHeader, StreamReader, StreamRecord, StreamWriter};
 pub use zvc::Zvc;

@@ -8,6 +8,11 @@
 //! (workloads) are summed up by [`Summary`]: the ratio per workload and
 //! algorithm with the geometric mean over workloads.
 //!
+//! The entries are compressed on every core (rayon): algorithms, snapshots,
+//! allocations and chunks of [`CHUNK_ENTRIES`] entries are tasks, and their
+//! results are put together in order, so a study is the same, entry for
+//! entry, as a serial one.
+//!
 //! Results serialize to JSON (serde). The per-entry results are kept in
 //! memory but left out of the JSON; [`CompressionStudy::entry_records`] lists
 //! them.
@@ -15,13 +20,14 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use buddy_golden::{Algorithm, MagBdi, SizeClass, ENTRY_BYTES};
+use buddy_golden::{Algorithm, Codec, MagBdi, MemoryEntry, SizeClass, ENTRY_BYTES};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
 use serde::ser::{SerializeMap, SerializeStruct};
 use serde::{Serialize, Serializer};
 
 use crate::mag_metrics::MagStats;
-use crate::workload::Workload;
+use crate::workload::{AllocationData, Workload};
 
 /// Entry counts per size class of a set of entries, from which the byte
 /// totals and the compression ratio follow; for MAG-BDI also the sums of the
@@ -239,7 +245,7 @@ impl CompressionStudy {
     /// codec of each of `algorithms`, advancing `progress` by one per entry
     /// and algorithm.
     pub fn run(workload: &Workload, algorithms: &[Algorithm], progress: &Progress) -> Self {
-        let algorithms = algorithms.iter().map(|&a| study_algorithm(workload, a, progress)).collect();
+        let algorithms = algorithms.par_iter().map(|&a| study_algorithm(workload, a, progress)).collect();
         CompressionStudy { workload: workload.manifest().workload.clone(), path: workload.path().display().to_string(), algorithms }
     }
 
@@ -267,8 +273,9 @@ impl CompressionStudy {
 /// How long studies run before [`Progress::stderr`] starts drawing.
 pub const PROGRESS_DELAY: Duration = Duration::from_secs(1);
 
-/// Entries between two progress updates within an allocation.
-const PROGRESS_STEP: u64 = 4096;
+/// Entries compressed by one parallel task (and between two progress
+/// updates): large enough that a task outweighs its scheduling.
+pub const CHUNK_ENTRIES: usize = 4096;
 
 /// Progress of one or more [`CompressionStudy::run`]s, counted in entries ×
 /// algorithms.
@@ -334,28 +341,14 @@ fn study_algorithm(workload: &Workload, algorithm: Algorithm, progress: &Progres
         Algorithm::MagBdi(mag) => Some(MagBdi::new(mag)),
         Algorithm::Bpc | Algorithm::Zvc => None,
     };
-    let snapshots: Vec<SnapshotResult> = workload
-        .snapshots()
+    let snapshots: Vec<_> = workload.snapshots().collect();
+    let snapshots: Vec<SnapshotResult> = snapshots
+        .into_par_iter()
         .map(|snapshot| {
-            let allocations: Vec<AllocationResult> = snapshot
-                .allocations()
-                .map(|alloc| {
-                    let mut stats = CompressionStats::for_algorithm(algorithm);
-                    let mut entries = Vec::with_capacity(alloc.entries().len());
-                    for entry in alloc.entries() {
-                        let c = codec.compress(&entry);
-                        stats.record(c.class);
-                        if let (Some(bdi), Some(mag)) = (&paper, stats.mag_mut()) {
-                            mag.record(bdi.stream_bits(&entry));
-                        }
-                        entries.push(EntryResult { stream_bits: c.stream_bits, class: c.class });
-                        if (entries.len() as u64).is_multiple_of(PROGRESS_STEP) {
-                            progress.advance(PROGRESS_STEP);
-                        }
-                    }
-                    progress.advance(entries.len() as u64 % PROGRESS_STEP);
-                    AllocationResult { name: alloc.info().name.clone(), first_entry: alloc.first_entry(), entries, stats }
-                })
+            let allocations: Vec<_> = snapshot.allocations().collect();
+            let allocations: Vec<AllocationResult> = allocations
+                .into_par_iter()
+                .map(|alloc| study_allocation(alloc, algorithm, codec.as_ref(), paper.as_ref(), progress))
                 .collect();
             let info = snapshot.info();
             SnapshotResult {
@@ -383,6 +376,45 @@ fn study_algorithm(workload: &Workload, algorithm: Algorithm, progress: &Progres
         }
     }
     AlgorithmResult { algorithm, total: sum(algorithm, snapshots.iter().map(|s| &s.total)), allocations, snapshots }
+}
+
+/// Compress every entry of `alloc` with `codec`, in chunks of
+/// [`CHUNK_ENTRIES`] on every core, each chunk writing its results in place
+/// (address order); the chunks' stats are summed in order.
+fn study_allocation(
+    alloc: AllocationData<'_>,
+    algorithm: Algorithm,
+    codec: &(dyn Codec + Send + Sync),
+    paper: Option<&MagBdi>,
+    progress: &Progress,
+) -> AllocationResult {
+    // `padded_size` is a multiple of 128 (validated), so nothing is left over.
+    let (raw_entries, _) = alloc.bytes().as_chunks::<ENTRY_BYTES>();
+    let mut entries = vec![EntryResult { stream_bits: 0, class: SizeClass::Zero }; raw_entries.len()];
+    let chunk_stats: Vec<CompressionStats> = raw_entries
+        .par_chunks(CHUNK_ENTRIES)
+        .zip(entries.par_chunks_mut(CHUNK_ENTRIES))
+        .map(|(chunk, results)| {
+            let mut stats = CompressionStats::for_algorithm(algorithm);
+            for (bytes, result) in chunk.iter().zip(results) {
+                let entry = MemoryEntry::from_bytes(bytes);
+                let c = codec.compress(&entry);
+                *result = EntryResult { stream_bits: c.stream_bits, class: c.class };
+                stats.record(result.class);
+                if let (Some(bdi), Some(mag)) = (paper, stats.mag_mut()) {
+                    mag.record(bdi.stream_bits(&entry));
+                }
+            }
+            progress.advance(chunk.len() as u64);
+            stats
+        })
+        .collect();
+    AllocationResult {
+        name: alloc.info().name.clone(),
+        first_entry: alloc.first_entry(),
+        entries,
+        stats: sum(algorithm, chunk_stats.iter()),
+    }
 }
 
 /// The sum of `stats`, all of `algorithm`.
@@ -773,6 +805,44 @@ mod tests {
     fn geomean_of_nothing_is_none() {
         assert_eq!(geomean([None, None].into_iter()), None);
         assert_eq!(geomean([Some(2.0), None, Some(8.0)].into_iter()), Some(4.0));
+    }
+
+    /// The parallel study gives every entry the result of compressing it
+    /// alone, in address order, over several chunks per allocation.
+    #[test]
+    fn parallel_study_equals_entry_by_entry_compression() {
+        let n = 3 * CHUNK_ENTRIES + 17;
+        let mut data = vec![0u8; n * ENTRY_BYTES];
+        let mut x: u64 = 0x1234_5678;
+        for (i, entry) in data.chunks_exact_mut(ENTRY_BYTES).enumerate() {
+            // Entries from all zero to all 32 words non-zero, so every class occurs.
+            for word in entry.chunks_exact_mut(4).take(i % 33) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                word.copy_from_slice(&((x as u32) >> (i % 29)).to_le_bytes());
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let workload = raw_workload(&dir, "mixed.bin", &data);
+        let algorithms = Algorithm::ALL;
+        let study = CompressionStudy::run(&workload, &algorithms, &Progress::hidden());
+        let entries = workload.all_entries();
+        for (alg, result) in algorithms.iter().zip(&study.algorithms) {
+            assert_eq!(result.algorithm, *alg);
+            let codec = alg.codec();
+            let expected: Vec<_> = entries.iter().map(|e| codec.compress(e)).map(|c| (c.stream_bits, c.class)).collect();
+            let got: Vec<_> = result.snapshots[0].allocations[0].entries.iter().map(|r| (r.stream_bits, r.class)).collect();
+            assert_eq!(got, expected, "{alg}");
+            let mut total = CompressionStats::for_algorithm(*alg);
+            for (e, &(_, class)) in entries.iter().zip(&expected) {
+                total.record(class);
+                if let (Algorithm::MagBdi(mag), Some(m)) = (alg, total.mag_mut()) {
+                    m.record(MagBdi::new(*mag).stream_bits(e));
+                }
+            }
+            assert_eq!(result.total, total, "{alg}");
+        }
     }
 
     /// One progress covers every workload × algorithm, in steps within

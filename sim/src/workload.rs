@@ -8,14 +8,20 @@
 //! - a **raw binary file**: a sequence of 128-byte memory-entries, taken as one
 //!   snapshot holding one allocation named after the file.
 //!
-//! [`Workload::open`] reads every snapshot file fully into memory (they are a
-//! few MB) and validates the layout, so that afterwards every 128-byte entry of
-//! every allocation can be handed out as a [`MemoryEntry`] without further
-//! checks.
+//! [`Workload::open`] maps every snapshot file into memory (read-only
+//! `mmap`, so opening a 100 MB file copies nothing; pages are read as the
+//! entries are used) and validates the layout, so that afterwards every
+//! 128-byte entry of every allocation can be handed out as a [`MemoryEntry`]
+//! without further checks. Only regular files are accepted: a device, a FIFO
+//! or a folder where a snapshot or raw file is expected is an error before
+//! anything is read (`/dev/zero` would otherwise be read until memory runs
+//! out).
 
 use std::fs;
 use std::io;
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use buddy_golden::{MemoryEntry, ENTRY_BYTES};
 use serde::Deserialize;
@@ -98,6 +104,10 @@ pub enum WorkloadError {
     /// The given path does not exist.
     #[error("{path}: no such file or folder", path = .path.display())]
     NotFound { path: PathBuf },
+    /// A path where a regular file is expected (a raw file, a snapshot file,
+    /// the manifest) is something else: a device, a FIFO, a socket or a folder.
+    #[error("{path} is {kind}, not a regular file", path = .path.display())]
+    NotAFile { path: PathBuf, kind: &'static str },
     /// A file exists but could not be read (includes a folder without
     /// `manifest.json`).
     #[error("cannot read {path}", path = .path.display())]
@@ -189,7 +199,84 @@ pub struct Workload {
     path: PathBuf,
     manifest: Manifest,
     /// Contents of each snapshot file, parallel to `manifest.snapshots`.
-    data: Vec<Vec<u8>>,
+    data: Vec<FileBytes>,
+}
+
+/// The read-only contents of a snapshot or raw file, mapped into memory
+/// (shared by clones of the [`Workload`]).
+#[derive(Debug, Clone)]
+enum FileBytes {
+    Mapped(Arc<memmap2::Mmap>),
+    /// An empty file, which cannot be mapped.
+    Empty,
+}
+
+impl Deref for FileBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            FileBytes::Mapped(map) => map,
+            FileBytes::Empty => &[],
+        }
+    }
+}
+
+/// A name for a file type that is not a regular file, for error messages.
+fn kind_of(file_type: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_char_device() {
+            return "a character device";
+        }
+        if file_type.is_block_device() {
+            return "a block device";
+        }
+        if file_type.is_fifo() {
+            return "a FIFO";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+    }
+    if file_type.is_dir() {
+        "a folder"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Check that `path` is a regular file (following symbolic links); `missing`
+/// is the error when it does not exist.
+fn check_regular(path: &Path, missing: impl FnOnce() -> WorkloadError) -> Result<(), WorkloadError> {
+    let metadata = fs::metadata(path).map_err(|source| match source.kind() {
+        io::ErrorKind::NotFound => missing(),
+        _ => WorkloadError::Read { path: path.to_path_buf(), source },
+    })?;
+    if !metadata.is_file() {
+        return Err(WorkloadError::NotAFile { path: path.to_path_buf(), kind: kind_of(metadata.file_type()) });
+    }
+    Ok(())
+}
+
+/// Map the regular file `path` into memory, read-only; `missing` is the
+/// error when it does not exist.
+fn map(path: &Path, missing: impl FnOnce() -> WorkloadError) -> Result<FileBytes, WorkloadError> {
+    let read_error = |source| WorkloadError::Read { path: path.to_path_buf(), source };
+    // Checked before opening: opening a FIFO would block until a writer comes.
+    check_regular(path, missing)?;
+    let file = fs::File::open(path).map_err(read_error)?;
+    // The length is taken from the opened file, which is what is mapped.
+    if file.metadata().map_err(read_error)?.len() == 0 {
+        return Ok(FileBytes::Empty);
+    }
+    // SAFETY: the map is read-only and private to this process. If another
+    // process rewrites the file while it is mapped, reads may see the new
+    // bytes, and a truncation can end the process (SIGBUS); workload files
+    // are inputs that nothing writes while a command runs (a file changed
+    // under a plain reader gives inconsistent data too).
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(read_error)?;
+    Ok(FileBytes::Mapped(Arc::new(map)))
 }
 
 impl Workload {
@@ -210,13 +297,15 @@ impl Workload {
         })?;
         if metadata.is_dir() {
             Self::open_folder(path)
-        } else {
+        } else if metadata.is_file() {
             Self::open_raw(path)
+        } else {
+            Err(WorkloadError::NotAFile { path: path.to_path_buf(), kind: kind_of(metadata.file_type()) })
         }
     }
 
     fn open_raw(path: &Path) -> Result<Self, WorkloadError> {
-        let data = read(path)?;
+        let data = map(path, || WorkloadError::NotFound { path: path.to_path_buf() })?;
         let size = data.len() as u64;
         if size == 0 {
             return Err(WorkloadError::EmptyRaw { path: path.to_path_buf() });
@@ -359,16 +448,15 @@ impl<'a> AllocationData<'a> {
     }
 }
 
+/// Read the whole regular file `path` (the manifest).
 fn read(path: &Path) -> Result<Vec<u8>, WorkloadError> {
+    check_regular(path, || WorkloadError::Read { path: path.to_path_buf(), source: io::ErrorKind::NotFound.into() })?;
     fs::read(path).map_err(|source| WorkloadError::Read { path: path.to_path_buf(), source })
 }
 
-fn read_snapshot(folder: &Path, snapshot: &SnapshotInfo) -> Result<Vec<u8>, WorkloadError> {
+fn read_snapshot(folder: &Path, snapshot: &SnapshotInfo) -> Result<FileBytes, WorkloadError> {
     let path = folder.join(&snapshot.file);
-    let data = fs::read(&path).map_err(|source| match source.kind() {
-        io::ErrorKind::NotFound => WorkloadError::SnapshotMissing { index: snapshot.index, path: path.clone() },
-        _ => WorkloadError::Read { path: path.clone(), source },
-    })?;
+    let data = map(&path, || WorkloadError::SnapshotMissing { index: snapshot.index, path: path.clone() })?;
     let actual = data.len() as u64;
     if actual != snapshot.file_size {
         return Err(WorkloadError::SnapshotSize { path, expected: snapshot.file_size, actual });
@@ -614,6 +702,36 @@ mod tests {
         let path = dir.path().join("empty.bin");
         fs::write(&path, []).unwrap();
         assert!(matches!(Workload::open(&path), Err(WorkloadError::EmptyRaw { .. })));
+    }
+
+    #[test]
+    fn devices_and_fifos_are_rejected_before_reading() {
+        let err = Workload::open("/dev/zero").unwrap_err();
+        assert!(matches!(err, WorkloadError::NotAFile { kind: "a character device", .. }), "{err:?}");
+        assert_eq!(err.to_string(), "/dev/zero is a character device, not a regular file");
+
+        // A FIFO without a writer would block an `open`: it must be rejected before.
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.bin");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+        assert!(made.success());
+        let err = Workload::open(&fifo).unwrap_err();
+        assert!(matches!(err, WorkloadError::NotAFile { kind: "a FIFO", .. }), "{err:?}");
+    }
+
+    #[test]
+    fn a_snapshot_or_manifest_that_is_not_a_file_is_rejected() {
+        let dir = write_folder(&valid_manifest());
+        fs::remove_file(dir.path().join("snap_03.bin")).unwrap();
+        fs::create_dir(dir.path().join("snap_03.bin")).unwrap();
+        let err = Workload::open(dir.path()).unwrap_err();
+        assert!(matches!(&err, WorkloadError::NotAFile { path, kind: "a folder" } if path.ends_with("snap_03.bin")), "{err:?}");
+
+        let dir = write_folder(&valid_manifest());
+        fs::remove_file(dir.path().join(MANIFEST_FILE)).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join(MANIFEST_FILE)).unwrap();
+        let err = Workload::open(dir.path()).unwrap_err();
+        assert!(matches!(&err, WorkloadError::NotAFile { path, .. } if path.ends_with(MANIFEST_FILE)), "{err:?}");
     }
 
     #[test]

@@ -377,6 +377,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     std::fs::write(args.out.join("sim.csv"), csv(&rows)?)?;
     std::fs::write(args.out.join("epochs.csv"), epochs_csv(&reports)?)?;
     let mut text = table(&reports);
+    if let (Some(from), Some(to)) = (args.vcd_from, args.vcd_to) {
+        // Which slices have a VCD: one idle through the window has none.
+        for r in &reports {
+            let idle = &r.vcd_idle_slices;
+            let list = |v: &[usize]| v.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ");
+            let written: Vec<usize> = (0..config.system.slices as usize).filter(|i| !idle.contains(i)).collect();
+            text += &format!(
+                "VCD {}: cycles {from}..={to} at the DRAM clock ({} MHz): slice{{{}}}.vcd in {}",
+                r.mode.name(),
+                config.hbm.clock_mhz,
+                list(&written),
+                args.out.join("vcd").join(r.mode.name()).display()
+            );
+            if !idle.is_empty() {
+                text += &format!("; slices {} idle in the window (no cycle simulated): no VCD written", list(idle));
+            }
+            text += "\n";
+        }
+    }
     let mut files = "sim.json, sim.csv, epochs.csv, summary.txt, config.toml";
     if args.engine == "rtl" && config.rtl_slice() == RtlSlice::Pipelined {
         // The fast engine does not model the pipelined slice's own timing

@@ -334,6 +334,29 @@ fn top(name: &str) -> (&str, Option<&str>) {
     }
 }
 
+/// A var name as (signal, struct field path): `$` then digits is an
+/// element of a signal array (`slot_len$3`, its own reg in the Verilog),
+/// `$` then a name is a struct field (`result$fault`, bits of one Verilog
+/// vector).
+fn signal(name: &str) -> (&str, Option<&str>) {
+    let mut end = name.len();
+    let mut at = 0;
+    while let Some(k) = name[at..].find('$') {
+        let (base, rest) = (at + k, &name[at + k + 1..]);
+        let component = rest.split('$').next().unwrap_or("");
+        if component.is_empty() || !component.bytes().all(|b| b.is_ascii_digit()) {
+            end = base;
+            break;
+        }
+        at = base + 1;
+    }
+    if end == name.len() {
+        (name, None)
+    } else {
+        (&name[..end], Some(&name[end + 1..]))
+    }
+}
+
 impl<W: Write> HeaderOut<'_, W> {
     fn items(&mut self, items: &[ScopeItem]) -> io::Result<()> {
         let mut vars: Vec<(String, &Var)> = Vec::new();
@@ -372,7 +395,7 @@ impl<W: Write> HeaderOut<'_, W> {
         let all = std::mem::take(vars);
         let mut i = 0;
         while i < all.len() {
-            let (name, rest) = top(&all[i].0);
+            let (name, rest) = signal(&all[i].0);
             if rest.is_none() {
                 self.pass(name, all[i].1)?;
                 i += 1;
@@ -381,7 +404,7 @@ impl<W: Write> HeaderOut<'_, W> {
             let mut j = i;
             let mut fields = Vec::new();
             while j < all.len() {
-                match top(&all[j].0) {
+                match signal(&all[j].0) {
                     (n, Some(rest)) if n == name => fields.push((rest.to_string(), all[j].1)),
                     _ => break,
                 }
@@ -456,6 +479,8 @@ $var wire 1 ! clock $end
 $var wire 32 \" in_payload$w0 $end
 $var wire 32 # in_payload$w1 $end
 $var wire 4 $ out_class $end
+$var wire 8 0 lens$0 $end
+$var wire 8 1 lens$1 $end
 $scope module s_entry $end
 $var wire 1 % clock $end
 $var wire 32 & d$entry$w0 $end
@@ -566,6 +591,9 @@ b10 #
         assert_eq!(c[1], (0, format!("{w1}{}", "1".repeat(32))));
         assert_eq!(c[2], (1000, format!("{w1}{}", "1".repeat(32))));
         assert_eq!(changes(&out, &["uut", "out_class"]).last().unwrap(), &(500, "0101".to_string()));
+        // A signal array is one var per element, as in the Verilog.
+        assert!(h.find_var(&["uut", "lens"]).is_none());
+        assert_eq!(h.find_var(&["uut", "lens$1"]).map(|v| v.size), Some(8));
     }
 
     #[test]
@@ -588,6 +616,15 @@ b10 #
     }
 
     #[test]
+    fn arrays_are_signals_and_fields_are_not() {
+        assert_eq!(super::signal("clock"), ("clock", None));
+        assert_eq!(super::signal("slot_len$3"), ("slot_len$3", None));
+        assert_eq!(super::signal("in_payload$w3"), ("in_payload", Some("w3")));
+        assert_eq!(super::signal("q$entry$w0"), ("q", Some("entry$w0")));
+        assert_eq!(super::signal("fifo$2$entry$w0"), ("fifo$2", Some("entry$w0")));
+    }
+
+    #[test]
     fn bad_input_is_an_error_not_a_panic() {
         let mut t = VcdTidy::new(Vec::new(), 1000.0);
         t.write_all(b"$timescale 1 ps $end\n$scope module uut $end\n$var wire 1 ! a $end\n$upscope $end\n$enddefinitions $end\n")
@@ -598,3 +635,4 @@ b10 #
         assert!(e.to_string().contains("value 'q'"), "{e}");
     }
 }
+

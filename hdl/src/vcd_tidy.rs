@@ -152,6 +152,8 @@ struct Merged {
     code: IdCode,
     /// Bit `i` at index `i`.
     bits: Vec<Value>,
+    /// In `Inner::dirty`.
+    dirty: bool,
 }
 
 struct Inner<W: Write> {
@@ -164,7 +166,7 @@ struct Inner<W: Write> {
     header: Option<Vec<u8>>,
     routes: HashMap<IdCode, Route>,
     merged: Vec<Merged>,
-    /// Merged vars changed since their last output (at most once each).
+    /// Merged vars changed since their last output (each once).
     dirty: Vec<usize>,
     /// The first error, kept for `finish`.
     error: Option<(io::ErrorKind, String)>,
@@ -258,7 +260,8 @@ impl<W: Write> Inner<W> {
             for i in 0..width as usize {
                 bits[offset as usize + i] = bit(i);
             }
-            if !self.dirty.contains(&m) {
+            if !self.merged[m].dirty {
+                self.merged[m].dirty = true;
                 self.dirty.push(m);
             }
         }
@@ -268,6 +271,7 @@ impl<W: Write> Inner<W> {
     /// Write the merged vectors changed since the last time.
     fn flush_merged(&mut self) -> io::Result<()> {
         for m in std::mem::take(&mut self.dirty) {
+            self.merged[m].dirty = false;
             let merged = &self.merged[m];
             if merged.bits.len() == 1 {
                 self.out.change_scalar(merged.code, merged.bits[0])?;
@@ -430,7 +434,7 @@ impl<W: Write> HeaderOut<'_, W> {
         if vectors {
             let code = self.w.add_var(VarType::Wire, width, name, range(width))?;
             let m = self.merged.len();
-            self.merged.push(Merged { code, bits: vec![Value::X; width as usize] });
+            self.merged.push(Merged { code, bits: vec![Value::X; width as usize], dirty: false });
             let mut offset = 0;
             for (_, v) in fields {
                 self.routes.entry(v.code).or_default().parts.push((m, offset, v.size));

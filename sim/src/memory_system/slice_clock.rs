@@ -37,6 +37,16 @@ struct SliceVcd {
     failed: bool,
 }
 
+impl Drop for SliceVcd {
+    /// A run stopped by an error (no [`SliceClock::finish_vcd`]) still
+    /// completes its VCD as far as it got; a write error is then lost
+    /// behind the run's own error.
+    fn drop(&mut self) {
+        self.probe = None;
+        self.tidy.finish().ok();
+    }
+}
+
 /// One slice's clock: its cycle (in slice-clock cycles, one per DRAM
 /// cycle), the cycles simulated rather than jumped over, and the
 /// recordings.

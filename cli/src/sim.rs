@@ -381,17 +381,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         // Which slices have a VCD: one idle through the window has none.
         for r in &reports {
             let idle = &r.vcd_idle_slices;
-            let list = |v: &[usize]| v.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ");
-            let written: Vec<usize> = (0..config.system.slices as usize).filter(|i| !idle.contains(i)).collect();
-            text += &format!(
-                "VCD {}: cycles {from}..={to} at the DRAM clock ({} MHz): slice{{{}}}.vcd in {}",
-                r.mode.name(),
-                config.hbm.clock_mhz,
-                list(&written),
-                args.out.join("vcd").join(r.mode.name()).display()
-            );
+            let dir = args.out.join("vcd").join(r.mode.name());
+            let written: Vec<String> =
+                (0..config.system.slices as usize).filter(|i| !idle.contains(i)).map(|i| format!("slice{i}.vcd")).collect();
+            text += &format!("VCD {} (cycles {from}..={to}, DRAM clock {} MHz): ", r.mode.name(), config.hbm.clock_mhz);
+            if !written.is_empty() {
+                text += &format!("{} in {}", written.join(", "), dir.display());
+            }
             if !idle.is_empty() {
-                text += &format!("; slices {} idle in the window (no cycle simulated): no VCD written", list(idle));
+                let idle: Vec<String> = idle.iter().map(|i| i.to_string()).collect();
+                let sep = if written.is_empty() { "" } else { "; " };
+                text += &format!("{sep}slices {} idle in the window (no cycle simulated): no VCD written", idle.join(", "));
             }
             text += "\n";
         }

@@ -33,8 +33,6 @@ struct SliceVcd {
     probe: Option<VCDProbe<VcdTidy<Box<dyn Write + Send>>>>,
     from: u64,
     to: u64,
-    /// The probe failed to write (the tidier holds the error).
-    failed: bool,
 }
 
 impl Drop for SliceVcd {
@@ -101,27 +99,24 @@ impl SliceClock {
 
     fn sample<H: ClockedHardware>(&mut self, hw: &H, half: u64) {
         let Some(v) = &mut self.vcd else { return };
-        if self.cycle < v.from || self.cycle > v.to || v.failed {
+        if self.cycle < v.from || self.cycle > v.to {
             return;
         }
         let hw = hw as &dyn Block;
-        let time = RAW_UNITS_PER_CYCLE * self.cycle + half;
-        let probe = match v.probe.take() {
-            Some(mut p) => p.timestamp(time).is_ok().then(|| write_vcd_change(p, hw)),
-            None => {
-                let mut p = write_vcd_header(v.tidy.clone(), hw);
-                p.timestamp(time).is_ok().then(|| write_vcd_dump(p, hw))
-            }
+        let (mut p, first) = match v.probe.take() {
+            Some(p) => (p, false),
+            None => (write_vcd_header(v.tidy.clone(), hw), true),
         };
-        v.failed = probe.is_none();
-        v.probe = probe;
+        // A write error waits in the tidier for `finish_vcd`.
+        p.timestamp(RAW_UNITS_PER_CYCLE * self.cycle + half).ok();
+        v.probe = Some(if first { write_vcd_dump(p, hw) } else { write_vcd_change(p, hw) });
     }
 
     /// Write a VCD of cycles `from..=to` of the slice into `w`, for a
     /// clock of `period_ps` picoseconds (the DRAM clock: one slice cycle
     /// per DRAM cycle); see [`SliceClock::finish_vcd`].
     pub fn record_vcd(&mut self, w: Box<dyn Write + Send>, period_ps: f64, from: u64, to: u64) {
-        self.vcd = Some(SliceVcd { tidy: VcdTidy::new(w, period_ps), probe: None, from, to, failed: false });
+        self.vcd = Some(SliceVcd { tidy: VcdTidy::new(w, period_ps), probe: None, from, to });
     }
 
     /// End the VCD: `Ok(None)` if none was asked for, `Ok(Some(false))` if

@@ -389,6 +389,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     write(&dir.join("sim.csv"), csv(&rows)?)?;
     write(&dir.join("epochs.csv"), epochs_csv(&reports)?)?;
     let mut text = table(&reports);
+    if let (Some(from), Some(to)) = (args.vcd_from, args.vcd_to) {
+        // Which slices have a VCD: one idle through the window has none.
+        for r in &reports {
+            let idle = &r.vcd_idle_slices;
+            let dir = args.out.join("vcd").join(r.mode.name());
+            let written: Vec<String> =
+                (0..config.system.slices as usize).filter(|i| !idle.contains(i)).map(|i| format!("slice{i}.vcd")).collect();
+            text += &format!("VCD {} (cycles {from}..={to}, DRAM clock {} MHz): ", r.mode.name(), config.hbm.clock_mhz);
+            if !written.is_empty() {
+                text += &format!("{} in {}", written.join(", "), dir.display());
+            }
+            if !idle.is_empty() {
+                let idle: Vec<String> = idle.iter().map(|i| i.to_string()).collect();
+                let sep = if written.is_empty() { "" } else { "; " };
+                text += &format!("{sep}slices {} idle in the window (no cycle simulated): no VCD written", idle.join(", "));
+            }
+            text += "\n";
+        }
+    }
     let mut files = "sim.json, sim.csv, epochs.csv, summary.txt, config.toml";
     if args.engine == "rtl" && config.rtl_slice() == RtlSlice::Pipelined {
         // The fast engine does not model the pipelined slice's own timing

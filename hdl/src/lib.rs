@@ -73,6 +73,7 @@ pub mod sector_gather;
 pub mod sector_lanes;
 pub mod tag_fifo;
 pub mod timing;
+pub mod vcd_tidy;
 pub mod verilog;
 pub mod write_planner;
 pub mod zvc_compressor;

@@ -87,7 +87,7 @@ pub struct RtlSetup {
     pub record: usize,
     /// Simulate the cycles a slice only waits for memory (default: jump).
     pub no_skip: bool,
-    /// Write a VCD of the whole run here.
+    /// Write a VCD of the whole run here (at 1 GHz, as [`crate::stream::VcdTrace`]).
     pub vcd: Option<Box<dyn std::io::Write + Send>>,
 }
 
@@ -144,7 +144,7 @@ pub fn run_scenario_timed(
                 slice.record_lines(setup.record);
             }
             if let Some(w) = setup.vcd {
-                slice.record_vcd(w, 0, u64::MAX);
+                slice.record_vcd(w, buddy_hdl::vcd_tidy::DEFAULT_PERIOD_PS, 0, u64::MAX);
             }
         });
     }
@@ -191,6 +191,9 @@ pub fn run_scenario_timed(
     let end_ps = ctl.flush_metadata(t).map_err(|e| e.to_string())?;
     done_ps.push(end_ps);
     let lines = if is_rtl { ctl.with_rtl_slices(|all| all[0].take_lines()) } else { Vec::new() };
+    if is_rtl {
+        ctl.with_rtl_slices(|all| all[0].finish_vcd()).map_err(|e| format!("VCD: {e}"))?;
+    }
     let final_entries = (0..n).map(|i| ctl.peek(address(i)).map_err(|e| e.to_string())).collect::<Result<Vec<_>, _>>()?;
     if let Some(i) = (0..n).find(|&i| final_entries[i] != shadow[&address(i)]) {
         return Err(format!("entry {:#x} reads back as {} after the run", address(i), final_entries[i].to_hex()));

@@ -202,8 +202,8 @@ fn request_fields<R: Rng>(op: CacheOp, rng: &mut R) -> (MetadataNibble, u8) {
 }
 
 /// Run `ops` through the hardware cache under `traffic`, with a memory
-/// that starts as [`initial_sector`], optionally writing a VCD (10 time
-/// units per cycle). Stops when every request has been answered or after
+/// that starts as [`initial_sector`], optionally writing a VCD (a
+/// [`crate::stream::VcdTrace`]: 1 GHz). Stops when every request has been answered or after
 /// `max_cycles`.
 pub fn run_cache<R: Rng>(
     dut: &mut MetadataCache,

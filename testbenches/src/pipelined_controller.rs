@@ -277,7 +277,7 @@ pub fn lockstep_lines(
 }
 
 /// As [`run`] (40% writes, memory answering within 30 cycles), writing a
-/// VCD of every scope of the slice into `w` (5 time units per half cycle).
+/// VCD of every scope of the slice into `w` (1 GHz, see `VcdTrace`).
 ///
 /// # Errors
 /// As [`run`], or the VCD cannot be written.

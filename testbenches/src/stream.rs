@@ -2,6 +2,7 @@
 //! simulator, without threads (3-4x faster than `Simulation`).
 
 use rand::Rng;
+use buddy_hdl::vcd_tidy::{VcdTidy, DEFAULT_PERIOD_PS, RAW_UNITS_PER_CYCLE};
 use rust_hdl::core::vcd_probe::VCDProbe;
 use rust_hdl::prelude::*;
 use std::io::Write;
@@ -148,16 +149,22 @@ pub fn settle<B: Block>(dut: &mut B) {
 }
 
 /// An optional VCD being written while a testbench steps a circuit by hand:
-/// every scope of the hierarchy, 5 time units per half cycle.
+/// every scope of the hierarchy, tidied by [`buddy_hdl::vcd_tidy`] (whole
+/// buses as in the Verilog, registers under their own names) at a clock of
+/// [`DEFAULT_PERIOD_PS`] (1 GHz: these modules have no configured clock).
+/// Each [`VcdTrace::sample`] is half a cycle.
 pub struct VcdTrace<'a> {
-    probe: Option<VCDProbe<&'a mut dyn Write>>,
+    probe: Option<VCDProbe<VcdTidy<&'a mut dyn Write>>>,
+    tidy: Option<VcdTidy<&'a mut dyn Write>>,
     time: u64,
 }
 
 impl<'a> VcdTrace<'a> {
     /// Write the header and initial values of `dut` into `w`, if given.
     pub fn new(w: Option<&'a mut dyn Write>, dut: &dyn Block) -> Self {
-        VcdTrace { probe: w.map(|w| write_vcd_dump(write_vcd_header(w, dut), dut)), time: 0 }
+        let tidy = w.map(|w| VcdTidy::new(w, DEFAULT_PERIOD_PS));
+        let probe = tidy.clone().map(|t| write_vcd_dump(write_vcd_header(t, dut), dut));
+        VcdTrace { probe, tidy, time: 0 }
     }
 
     /// Record the changes of `dut` at the current time and advance half a cycle.
@@ -169,7 +176,32 @@ impl<'a> VcdTrace<'a> {
             p.timestamp(self.time).expect("VCD write");
             self.probe = Some(write_vcd_change(p, dut));
         }
-        self.time += 5;
+        self.time += RAW_UNITS_PER_CYCLE / 2;
+    }
+
+    /// Write the last changes and flush the VCD (also done on drop).
+    ///
+    /// # Errors
+    /// The VCD cannot be written.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.probe = None;
+        self.tidy.take().map_or(Ok(()), |t| t.finish())
+    }
+}
+
+impl Drop for VcdTrace<'_> {
+    /// # Panics
+    /// The VCD cannot be written (as [`VcdTrace::sample`]), unless the
+    /// thread is already panicking.
+    fn drop(&mut self) {
+        self.probe = None;
+        if let Some(t) = self.tidy.take() {
+            if let Err(e) = t.finish() {
+                if !std::thread::panicking() {
+                    panic!("VCD write: {e}");
+                }
+            }
+        }
     }
 }
 
@@ -178,7 +210,8 @@ impl<'a> VcdTrace<'a> {
 /// The source keeps an offered input (valid and data) stable until it is
 /// accepted, as valid/ready streams require. Stops when every input has come
 /// out, or after `max_cycles` (then `outputs` is short and the caller's
-/// comparison fails). Time in the VCD: 10 units per cycle.
+/// comparison fails). The VCD is a [`VcdTrace`]: a 1 GHz clock (1,000 ps
+/// per cycle, rising edges at whole nanoseconds from 0, reset included).
 pub fn run_stream<D: StreamDut, R: Rng>(
     dut: &mut D,
     inputs: &[D::Input],

@@ -189,10 +189,10 @@ fn vcd_of_a_short_run_holds_the_outputs() {
             _ => {}
         }
     }
-    // Rising edges every 10 units, the first entry accepted on the edge at
-    // 20: with latency 5 it is valid from 60 (the ZVC's latency 2 gives 30 on
-    // the same testbench).
-    assert_eq!(rose, Some(60));
+    // Rising edges every 1,000 ps (1 GHz), the first entry accepted on the
+    // edge at 2,000: with latency 5 it is valid from 6,000 (the ZVC's
+    // latency 2 gives 3,000 on the same testbench).
+    assert_eq!(rose, Some(6000));
     let code = class_then.iter().fold(0u8, |acc, v| (acc << 1) | (*v == Value::V1) as u8);
     assert_eq!(code, Bpc.compress(&entries[1]).class.code());
 }
@@ -291,6 +291,12 @@ fn vcd_of_the_decompressor_shows_the_error_flag() {
     let valid = header.find_var(&["uut", "out_valid"]).expect("out_valid in VCD").code;
     let error = header.find_var(&["uut", "out_error"]).expect("out_error in VCD").code;
     assert!(header.find_var(&["uut", "p3", "state_out$planes_left"]).is_some(), "parse stage 3 is a scope of its own");
+    // The stage's state port as in the Verilog (`[2133:0] state_out`), its
+    // fields beside it, its stage register (`s_state$2`) under its own name.
+    assert_eq!(header.find_var(&["uut", "p3", "state_out"]).map(|v| v.size), Some(2134));
+    assert_eq!(header.find_var(&["uut", "p3", "state_out$window"]).map(|v| v.size), Some(1024));
+    assert_eq!(header.find_var(&["uut", "s_state$2"]).map(|v| v.size), Some(2134));
+    assert!(header.find_scope(&["uut", "s_state$2"]).is_none());
     // Changes are read per timestamp before deciding what held at it.
     let (mut time, mut changes) = (0u64, Vec::new());
     for cmd in parser {
@@ -303,8 +309,8 @@ fn vcd_of_the_decompressor_shows_the_error_flag() {
     }
     let rose = changes.iter().find(|&&(_, s, v)| s == 0 && v == Value::V1).map(|&(t, _, _)| t);
     let error_then = rose.and_then(|r| changes.iter().rfind(|&&(t, s, _)| s == 1 && t <= r).map(|&(_, _, v)| v));
-    // Same testbench as the compressor (valid from 60 with latency 5):
-    // latency 7 gives 80.
-    assert_eq!(rose, Some(80));
+    // Same testbench as the compressor (valid from 6,000 ps with latency
+    // 5): latency 7 gives 8,000.
+    assert_eq!(rose, Some(8000));
     assert_eq!(error_then, Some(Value::V1));
 }

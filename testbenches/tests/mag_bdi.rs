@@ -167,7 +167,7 @@ fn initiation_interval_one_latency_two_and_one() {
     }
 }
 
-/// A VCD of the MAG 32 compressor shows `out_valid` rising at t = 30 (as
+/// A VCD of the MAG 32 compressor shows `out_valid` rising at 3,000 ps (as
 /// for ZVC: latency 2) with the paper's encoding of the first entry on
 /// `out_encoding` (k = 2: a delta needs 7..14 bits) and its class B64 on
 /// `out_class`.
@@ -203,6 +203,6 @@ fn vcd_of_the_compressor_holds_encoding_and_class() {
     }
     let value_at = |code: vcd::IdCode, t: u64| changes.iter().rfind(|&&(ct, c, _)| c == code && ct <= t).map(|&(_, _, v)| v);
     let rose = changes.iter().find(|&&(_, c, v)| c == valid && v == 1).map(|&(t, _, _)| t);
-    assert_eq!(rose, Some(30));
-    assert_eq!((value_at(encoding, 30), value_at(class, 30)), (Some(2), Some(SizeClass::B64.code() as u64)));
+    assert_eq!(rose, Some(3000));
+    assert_eq!((value_at(encoding, 3000), value_at(class, 3000)), (Some(2), Some(SizeClass::B64.code() as u64)));
 }

@@ -149,10 +149,10 @@ fn vcd_of_a_short_run_holds_the_outputs() {
             _ => {}
         }
     }
-    // 10 time units per cycle, rising edges at 0, 10 (reset), 20, 30, ...:
-    // the first entry is accepted on the edge at 20 and, with latency 2, is
-    // valid from the edge at 30.
-    assert_eq!(valid_rose_at, Some(30));
+    // 1 GHz, rising edges at 0, 1,000 (reset), 2,000, 3,000 ps...: the
+    // first entry is accepted on the edge at 2,000 and, with latency 2, is
+    // valid from the edge at 3,000.
+    assert_eq!(valid_rose_at, Some(3000));
     let class_bits: Vec<Value> = class_when_valid.unwrap();
     let code = class_bits.iter().fold(0u8, |acc, v| (acc << 1) | (*v == Value::V1) as u8);
     assert_eq!(code, SizeClass::B8.code(), "first entry has one non-zero word");
@@ -186,10 +186,72 @@ fn vcd_of_the_decompressor_shows_the_error_flag() {
     }
     let value_at = |signal: u64, t: u64| changes.iter().rfind(|&&(ct, s, _)| s == signal && ct <= t).map(|&(_, _, v)| v);
     let valid_rose = changes.iter().find(|&&(_, s, v)| s == 0 && v == Value::V1).map(|&(t, _, _)| t);
-    // Valid from the edge at 30 (as for the compressor) with the error flag
-    // of the reserved code; the next entry, one cycle later, is clean.
+    // Valid from the edge at 3,000 ps (as for the compressor) with the error
+    // flag of the reserved code; the next entry, one cycle later, is clean.
     // (While out_valid is low, out_error is data and means nothing.)
-    assert_eq!(valid_rose, Some(30));
-    assert_eq!(value_at(1, 30), Some(Value::V1), "{changes:?}");
-    assert_eq!((value_at(0, 40), value_at(1, 40)), (Some(Value::V1), Some(Value::V0)), "{changes:?}");
+    assert_eq!(valid_rose, Some(3000));
+    assert_eq!(value_at(1, 3000), Some(Value::V1), "{changes:?}");
+    assert_eq!((value_at(0, 4000), value_at(1, 4000)), (Some(Value::V1), Some(Value::V0)), "{changes:?}");
+}
+
+/// Issue #23 item 5: the VCD a hardware engineer expects. Today's rust-hdl
+/// VCD said 10 ps per cycle (100 GHz), split `in_payload` into
+/// `in_payload$w0..$w31` and put each register in a scope of its own with a
+/// `q`. Now: `$timescale 1 ps` and a 1,000 ps clock (1 GHz, the stated
+/// default of the testbenches), `in_payload [1023:0]` as in the Verilog port
+/// holding each fed payload (word `i` at bits `[32i +: 32]`) at the cycle
+/// it is accepted, and the stage register `s1_payload` as one var holding
+/// it from that edge on.
+#[test]
+fn vcd_has_the_clock_whole_buses_and_named_registers() {
+    use vcd::{Command, ReferenceIndex, TimescaleUnit, Value};
+    let entries: Vec<MemoryEntry> = (0..4u32)
+        .map(|k| MemoryEntry::from_words(std::array::from_fn(|i| if (i as u32) < 3 + 9 * k { 0x8000_0001u32.rotate_left(k + i as u32) } else { 0 })))
+        .collect();
+    let inputs: Vec<StoredEntry> = entries.iter().map(stored).collect();
+    let dir = std::env::temp_dir().join(format!("buddy-vcd-tidy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("zvc_decompressor.vcd");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let run = run_stream(&mut ZvcDecompressor::default(), &inputs, Traffic::RANDOM, &mut ChaCha8Rng::seed_from_u64(5), 200, Some(&mut file));
+    drop(file);
+    assert_eq!(run.outputs.iter().map(|o| o.entry).collect::<Vec<_>>(), entries);
+
+    let mut parser = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+    let header = parser.parse_header().unwrap();
+    assert_eq!(header.timescale, Some((1, TimescaleUnit::PS)));
+    let payload = header.find_var(&["uut", "in_payload"]).expect("in_payload as one var");
+    assert_eq!((payload.size, payload.index), (1024, Some(ReferenceIndex::Range(1023, 0))));
+    assert!(header.find_var(&["uut", "in_payload$w0"]).is_none(), "no word vars");
+    let reg = header.find_var(&["uut", "s1_payload"]).expect("register s1_payload under its own name");
+    assert_eq!(reg.size, 1024);
+    assert!(header.find_scope(&["uut", "s1_payload"]).is_none(), "no scope per register");
+    let clock = header.find_var(&["uut", "clock"]).unwrap().code;
+    let (payload, reg) = (payload.code, reg.code);
+
+    let (mut time, mut edges, mut values) = (0u64, Vec::new(), Vec::new());
+    for cmd in parser {
+        match cmd.unwrap() {
+            Command::Timestamp(t) => time = t,
+            Command::ChangeScalar(c, v) if c == clock => edges.push((time, v)),
+            Command::ChangeVector(c, v) if c == payload || c == reg => values.push((time, c, v.iter().collect::<Vec<Value>>())),
+            _ => {}
+        }
+    }
+    // The clock: high at every whole nanosecond, low half way.
+    let rising: Vec<u64> = edges.iter().filter(|e| e.1 == Value::V1).map(|e| e.0).collect();
+    assert!(rising.len() > 6 && rising.windows(2).all(|w| w[1] - w[0] == 1000), "{rising:?}");
+    assert!(edges.iter().filter(|e| e.1 == Value::V0 && e.0 > 0).all(|e| e.0 % 1000 == 500), "{edges:?}");
+    // A 1024-bit value as the stored payload's bytes (bit 32i + b is bit b of word i).
+    let bytes = |v: &[Value]| -> Vec<u8> {
+        assert_eq!(v.len(), 1024);
+        (0..128).map(|byte| (0..8).fold(0u8, |acc, b| acc | ((v[1023 - (8 * byte + b)] == Value::V1) as u8) << b)).collect()
+    };
+    let value_at = |code, t: u64| values.iter().rfind(|&&(vt, c, _)| c == code && vt <= t).map(|(_, _, v)| bytes(v));
+    for (k, &cycle) in run.accept_cycles.iter().enumerate() {
+        // Cycle c after the 2 reset cycles rises at (2 + c) ns.
+        let t = 1000 * (2 + cycle);
+        assert_eq!(value_at(payload, t).as_deref(), Some(&inputs[k].payload[..]), "in_payload of input {k} at {t} ps");
+        assert_eq!(value_at(reg, t).as_deref(), Some(&inputs[k].payload[..]), "s1_payload of input {k} at {t} ps");
+    }
 }

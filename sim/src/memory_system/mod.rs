@@ -141,7 +141,10 @@ pub struct SimInput<'a> {
 #[derive(Debug, Clone, Default)]
 pub struct RtlOptions {
     /// Write `slice<N>.vcd` into this folder for every slice, with the
-    /// cycles `from..=to` of that slice's clock.
+    /// cycles `from..=to` of that slice's clock, in time at the DRAM clock
+    /// (`hbm.clock_mhz`; see `buddy_hdl::vcd_tidy`). A slice that
+    /// simulates no cycle in the window (idle, jumped over) gets no file:
+    /// it is listed in [`SimReport::vcd_idle_slices`].
     pub vcd: Option<(std::path::PathBuf, u64, u64)>,
     /// Simulate every cycle, also those in which a slice only waits for
     /// memory (a check of the default jump over them, which is exact).
@@ -230,6 +233,10 @@ pub struct SimReport {
     /// simulated cycle of that slice (not serialized).
     #[serde(skip)]
     pub lockstep_lines: Vec<String>,
+    /// RTL mode with [`RtlOptions::vcd`]: the slices that simulated no
+    /// cycle in the window, so no VCD was written for them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub vcd_idle_slices: Vec<usize>,
 }
 
 /// One traced allocation: where it is, what it holds now, what stores write.
@@ -344,7 +351,7 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
             }
             if let Some((_, from, to)) = &rtl.vcd {
                 for (slice, f) in files.drain(..).enumerate() {
-                    p.record_vcd(slice, Box::new(std::io::BufWriter::new(f)), *from, *to);
+                    p.record_vcd(slice, Box::new(std::io::BufWriter::new(f)), config.cycle_ps(), *from, *to);
                 }
             }
         }
@@ -355,7 +362,7 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
             }
             if let Some((_, from, to)) = &rtl.vcd {
                 for (slice, f) in all.iter_mut().zip(files) {
-                    slice.record_vcd(Box::new(std::io::BufWriter::new(f)), *from, *to);
+                    slice.record_vcd(Box::new(std::io::BufWriter::new(f)), config.cycle_ps(), *from, *to);
                 }
             }
         });
@@ -430,6 +437,10 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
         (Some((slice, _)), None) => ctl.with_rtl_slices(|all| all[slice].take_lines()),
         (None, _) => Vec::new(),
     };
+    let vcd_idle_slices = match &input.rtl {
+        Some(RtlOptions { vcd: Some((dir, _, _)), .. }) => finish_vcds(&mut ctl, dir, config.system.slices as usize)?,
+        _ => Vec::new(),
+    };
     let md = ctl.metadata_stats();
     let mut lat = state.latencies.clone();
     lat.sort_unstable();
@@ -485,7 +496,30 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
         rtl_cycles_per_second: rtl_cycles.map(|c| c as f64 / wall.max(1e-9)),
         pipelined_slice: ctl.pipelined_rtl().map(|p| p.stats()),
         lockstep_lines,
+        vcd_idle_slices,
     })
+}
+
+/// Complete every slice's VCD in `dir`; remove the (empty) files of the
+/// slices that simulated no cycle in the window and return their numbers.
+fn finish_vcds(ctl: &mut Controllers, dir: &std::path::Path, slices: usize) -> Result<Vec<usize>, SimError> {
+    let outcomes: Vec<std::io::Result<Option<bool>>> = match ctl.pipelined_rtl() {
+        Some(p) => (0..slices).map(|i| p.finish_vcd(i)).collect(),
+        None => ctl.with_rtl_slices(|all| all.iter_mut().map(|s| s.finish_vcd()).collect()),
+    };
+    let mut idle = Vec::new();
+    for (i, outcome) in outcomes.into_iter().enumerate() {
+        let path = dir.join(format!("slice{i}.vcd"));
+        match outcome {
+            Ok(Some(false)) => {
+                std::fs::remove_file(&path).map_err(|e| SimError::Config(format!("{}: {e}", path.display())))?;
+                idle.push(i);
+            }
+            Ok(_) => {}
+            Err(e) => return Err(SimError::Config(format!("cannot write {}: {e}", path.display()))),
+        }
+    }
+    Ok(idle)
 }
 
 fn mismatch(va: u64, what: &'static str, t: u64, cycle_ps: f64, expected: &MemoryEntry, got: &MemoryEntry) -> SimError {

@@ -604,7 +604,8 @@ trait SliceDriver {
     fn simulated_cycles(&self) -> u64;
     fn stats(&self) -> PipelinedStats;
     fn set_skip_idle(&mut self, skip: bool);
-    fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64);
+    fn record_vcd(&mut self, w: Box<dyn Write + Send>, period_ps: f64, from: u64, to: u64);
+    fn finish_vcd(&mut self) -> std::io::Result<Option<bool>>;
     fn record_lines(&mut self, max: usize);
     fn take_lines(&mut self) -> Vec<String>;
 }
@@ -634,8 +635,11 @@ impl<H: PipelinedHardware> SliceDriver for Driver<H> {
     fn set_skip_idle(&mut self, skip: bool) {
         self.skip_idle = skip;
     }
-    fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64) {
-        self.clock.record_vcd(self.hw.as_ref(), w, from, to);
+    fn record_vcd(&mut self, w: Box<dyn Write + Send>, period_ps: f64, from: u64, to: u64) {
+        self.clock.record_vcd(w, period_ps, from, to);
+    }
+    fn finish_vcd(&mut self) -> std::io::Result<Option<bool>> {
+        self.clock.finish_vcd()
     }
     fn record_lines(&mut self, max: usize) {
         Driver::record_lines(self, max)
@@ -724,9 +728,18 @@ impl PipelinedSlices {
         self.slices.iter().for_each(|s| s.borrow_mut().driver.set_skip_idle(skip));
     }
 
-    /// Write a VCD of cycles `from..=to` of slice `slice` into `w`.
-    pub fn record_vcd(&self, slice: usize, w: Box<dyn Write + Send>, from: u64, to: u64) {
-        self.slices[slice].borrow_mut().driver.record_vcd(w, from, to);
+    /// Write a VCD of cycles `from..=to` of slice `slice` into `w`, for a
+    /// clock of `period_ps` picoseconds (see [`SliceClock::record_vcd`]).
+    pub fn record_vcd(&self, slice: usize, w: Box<dyn Write + Send>, period_ps: f64, from: u64, to: u64) {
+        self.slices[slice].borrow_mut().driver.record_vcd(w, period_ps, from, to);
+    }
+
+    /// End slice `slice`'s VCD (see [`SliceClock::finish_vcd`]).
+    ///
+    /// # Errors
+    /// The VCD could not be written.
+    pub fn finish_vcd(&self, slice: usize) -> std::io::Result<Option<bool>> {
+        self.slices[slice].borrow_mut().driver.finish_vcd()
     }
 
     /// Record at most `max` lock-step lines of slice `slice`

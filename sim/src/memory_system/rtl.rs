@@ -428,9 +428,18 @@ impl<H: SliceHardware> RtlSlice<H> {
         self.clock.take_lines()
     }
 
-    /// Write a VCD of cycles `from..=to` of this slice into `w`.
-    pub fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64) {
-        self.clock.record_vcd(self.hw.as_ref(), w, from, to);
+    /// Write a VCD of cycles `from..=to` of this slice into `w`, for a
+    /// clock of `period_ps` picoseconds (see [`SliceClock::record_vcd`]).
+    pub fn record_vcd(&mut self, w: Box<dyn Write + Send>, period_ps: f64, from: u64, to: u64) {
+        self.clock.record_vcd(w, period_ps, from, to);
+    }
+
+    /// End the VCD (see [`SliceClock::finish_vcd`]).
+    ///
+    /// # Errors
+    /// The VCD could not be written.
+    pub fn finish_vcd(&mut self) -> std::io::Result<Option<bool>> {
+        self.clock.finish_vcd()
     }
 
     /// Cycles simulated (not jumped over).
@@ -587,7 +596,8 @@ pub trait Slice: Send {
     /// Serve `r` (see [`RtlSlice::request`]); the future owns the slice
     /// while it runs and gives it back.
     fn serve(self: Box<Self>, r: SliceRequest, issue: u64, env: RtlEnv) -> Pin<Box<dyn Future<Output = Served>>>;
-    fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64);
+    fn record_vcd(&mut self, w: Box<dyn Write + Send>, period_ps: f64, from: u64, to: u64);
+    fn finish_vcd(&mut self) -> std::io::Result<Option<bool>>;
     fn simulated_cycles(&self) -> u64;
     fn set_skip_waits(&mut self, skip: bool);
     /// See [`RtlSlice::record_lines`]: resets the slice.
@@ -602,8 +612,11 @@ impl<H: SliceHardware + Send + 'static> Slice for RtlSlice<H> {
             (self as Box<dyn Slice>, result)
         })
     }
-    fn record_vcd(&mut self, w: Box<dyn Write + Send>, from: u64, to: u64) {
-        RtlSlice::record_vcd(self, w, from, to)
+    fn record_vcd(&mut self, w: Box<dyn Write + Send>, period_ps: f64, from: u64, to: u64) {
+        RtlSlice::record_vcd(self, w, period_ps, from, to)
+    }
+    fn finish_vcd(&mut self) -> std::io::Result<Option<bool>> {
+        RtlSlice::finish_vcd(self)
     }
     fn simulated_cycles(&self) -> u64 {
         RtlSlice::simulated_cycles(self)

@@ -5,6 +5,7 @@
 
 use std::io::Write;
 
+use buddy_hdl::vcd_tidy::{VcdTidy, RAW_UNITS_PER_CYCLE};
 use rust_hdl::core::vcd_probe::VCDProbe;
 use rust_hdl::prelude::*;
 
@@ -23,11 +24,25 @@ pub trait ClockedHardware: Block {
     fn port_line(&self) -> String;
 }
 
-/// A VCD of one slice over a cycle window.
+/// A VCD of one slice over a cycle window, tidied by
+/// [`buddy_hdl::vcd_tidy`] at the slice's clock. Its header and first
+/// values are written at the first cycle simulated in the window, so a
+/// slice idle (jumped over) through the whole window writes nothing.
 struct SliceVcd {
-    probe: Option<VCDProbe<Box<dyn Write + Send>>>,
+    tidy: VcdTidy<Box<dyn Write + Send>>,
+    probe: Option<VCDProbe<VcdTidy<Box<dyn Write + Send>>>>,
     from: u64,
     to: u64,
+}
+
+impl Drop for SliceVcd {
+    /// A run stopped by an error (no [`SliceClock::finish_vcd`]) still
+    /// completes its VCD as far as it got; a write error is then lost
+    /// behind the run's own error.
+    fn drop(&mut self) {
+        self.probe = None;
+        self.tidy.finish().ok();
+    }
 }
 
 /// One slice's clock: its cycle (in slice-clock cycles, one per DRAM
@@ -83,21 +98,39 @@ impl SliceClock {
     }
 
     fn sample<H: ClockedHardware>(&mut self, hw: &H, half: u64) {
-        if let Some(v) = &mut self.vcd {
-            if self.cycle >= v.from && self.cycle <= v.to {
-                if let Some(mut p) = v.probe.take() {
-                    let ok = p.timestamp(10 * self.cycle + half).is_ok();
-                    let p = write_vcd_change(p, hw as &dyn Block);
-                    v.probe = ok.then_some(p);
-                }
-            }
+        let Some(v) = &mut self.vcd else { return };
+        if self.cycle < v.from || self.cycle > v.to {
+            return;
         }
+        let hw = hw as &dyn Block;
+        let (mut p, first) = match v.probe.take() {
+            Some(p) => (p, false),
+            None => (write_vcd_header(v.tidy.clone(), hw), true),
+        };
+        // A write error waits in the tidier for `finish_vcd`.
+        p.timestamp(RAW_UNITS_PER_CYCLE * self.cycle + half).ok();
+        v.probe = Some(if first { write_vcd_dump(p, hw) } else { write_vcd_change(p, hw) });
     }
 
-    /// Write a VCD of cycles `from..=to` of `hw` into `w`.
-    pub fn record_vcd<H: ClockedHardware>(&mut self, hw: &H, w: Box<dyn Write + Send>, from: u64, to: u64) {
-        let hw = hw as &dyn Block;
-        self.vcd = Some(SliceVcd { probe: Some(write_vcd_dump(write_vcd_header(w, hw), hw)), from, to });
+    /// Write a VCD of cycles `from..=to` of the slice into `w`, for a
+    /// clock of `period_ps` picoseconds (the DRAM clock: one slice cycle
+    /// per DRAM cycle); see [`SliceClock::finish_vcd`].
+    pub fn record_vcd(&mut self, w: Box<dyn Write + Send>, period_ps: f64, from: u64, to: u64) {
+        self.vcd = Some(SliceVcd { tidy: VcdTidy::new(w, period_ps), probe: None, from, to });
+    }
+
+    /// End the VCD: `Ok(None)` if none was asked for, `Ok(Some(false))` if
+    /// the slice simulated no cycle in the window (nothing was written),
+    /// else `Ok(Some(true))` once the VCD is complete and flushed.
+    ///
+    /// # Errors
+    /// The VCD could not be written.
+    pub fn finish_vcd(&mut self) -> std::io::Result<Option<bool>> {
+        let Some(mut v) = self.vcd.take() else { return Ok(None) };
+        v.probe = None;
+        let started = v.tidy.started();
+        v.tidy.finish()?;
+        Ok(Some(started))
     }
 
     /// Record a lock-step line per simulated cycle from now on, at most `max`.

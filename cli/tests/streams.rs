@@ -278,14 +278,14 @@ fn streams_take_one_algorithm_and_one_workload() {
 fn outputs_are_not_overwritten_without_force() {
     let (dir, streams, golden, _) = golden_bpc();
     let err = failure(&buddy(&["compress", "--streams", text(&streams)]));
-    assert!(err.contains("exists (use --force to overwrite it)"), "{err}");
+    assert!(err.contains("exists; pass --force to replace it"), "{err}");
     stdout(&buddy(&["compress", "--algo", "zvc", "--streams", text(&streams), "--force"]));
     assert_ne!(fs::read(&streams).unwrap(), golden);
 
     let out = dir.path().join("entries.bin");
     fs::write(&out, b"keep").unwrap();
     let err = failure(&buddy(&["decompress", text(&streams), "--out", text(&out)]));
-    assert!(err.contains("exists (use --force to overwrite it)"), "{err}");
+    assert!(err.contains("exists; pass --force to replace it"), "{err}");
     assert_eq!(fs::read(&out).unwrap(), b"keep");
     stdout(&buddy(&["decompress", text(&streams), "--out", text(&out), "--force"]));
     assert_eq!(fs::read(&out).unwrap().len(), 6594 * 128);

@@ -43,7 +43,7 @@ build:
 	$(CARGO) build --release --workspace
 
 run: deps build
-	$(BUDDY) run $(WORKLOAD) --out $(OUT)
+	$(BUDDY) run $(WORKLOAD) --out $(OUT) --force
 
 # Simulation-heavy tests run optimized (rust-hdl simulates 10-40x slower in debug).
 # The last line sums every test binary's result (cargo's own last line is
@@ -59,7 +59,7 @@ study: build
 	@workloads=""; for w in $(SHARED_DATA)/*/; do [ -f "$$w/manifest.json" ] && workloads="$$workloads $${w%/}"; done; \
 	if [ -z "$$workloads" ]; then echo "no workloads in $(SHARED_DATA); using the bundled data/minife-small"; workloads=data/minife-small; fi; \
 	echo "buddy study all$$workloads --out $(STUDY_OUT)"; \
-	$(BUDDY) study all $$workloads --out $(STUDY_OUT)
+	$(BUDDY) study all $$workloads --out $(STUDY_OUT) --force
 
 verilog: build
 	$(BUDDY) verilog

@@ -146,3 +146,21 @@ fn inputs_that_are_not_regular_files_are_refused() {
     let err = failure(&buddy(&["study", "bandwidth-sweep", "--link-gbps", "0", "--out", out]));
     assert!(err.contains("--link-gbps 0") && err.contains("nvlink.gbps"), "{err}");
 }
+
+/// Progress bars draw when stderr is a terminal (`script` gives the command
+/// one; it is in Debian's essential `bsdutils`).
+#[test]
+fn long_commands_draw_progress_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("v");
+    let raw = dir.path().join("e.bin");
+    fs::write(&raw, &fs::read(bundled().join("snap_00.bin")).unwrap()[..128 * 16]).unwrap();
+    let command = format!("{} vectors {} --random 10 --boundary 10 --out {}", env!("CARGO_BIN_EXE_buddy"), raw.display(), out.display());
+    let run = Command::new("script").args(["-qc", &command, "/dev/null"]).output().expect("script (bsdutils)");
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{text}");
+    assert!(text.contains("golden vectors") && text.contains("modules ("), "{text}");
+    // Without a terminal nothing is drawn.
+    let quiet = buddy(&["vectors", raw.to_str().unwrap(), "--random", "10", "--boundary", "10", "--out", out.to_str().unwrap()]);
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("modules ("));
+}

@@ -44,6 +44,8 @@ fn output_paths_are_checked_before_the_work() {
     fs::write(dir.path().join("notes.txt"), "mine").unwrap();
     let err = failure(&buddy(&["sim", "--mode", "uncompressed", "--out", dir.path().to_str().unwrap()]));
     assert!(err.contains("--force"), "{err}");
+    let err = failure(&buddy(&["verilog", "--out", dir.path().to_str().unwrap()]));
+    assert!(err.contains("--force"), "{err}");
     let ann = dir.path().join("notes.txt");
     let err = failure(&buddy(&["profile", "--out", ann.to_str().unwrap()]));
     assert!(err.contains("exists; pass --force"), "{err}");

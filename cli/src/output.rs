@@ -42,6 +42,14 @@ macro_rules! outln {
 }
 pub(crate) use {out, outln};
 
+/// Write an output file, naming it in the error.
+///
+/// # Errors
+/// The file cannot be written.
+pub fn write_file(path: &Path, contents: impl AsRef<[u8]>) -> anyhow::Result<()> {
+    std::fs::write(path, contents).with_context(|| format!("cannot write {}", path.display()))
+}
+
 /// Whether everything in `dir` was written by `buddy`.
 fn written_by_buddy(dir: &Path) -> bool {
     if dir.join(MARKER).is_file() {

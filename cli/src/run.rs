@@ -7,7 +7,7 @@ use buddy_golden::Algorithm;
 use buddy_testbenches::stream::Traffic;
 use std::path::PathBuf;
 
-use crate::output::{out, outln, OutputDir};
+use crate::output::{out, outln, write_file, OutputDir};
 use crate::revision::git_revision;
 
 /// Arguments of `buddy run`.
@@ -46,12 +46,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     eprintln!("[2/4] checking the rust-hdl modules against the golden model on {}", path.display());
     let vcd_dir = out.join("vcd");
     let results = crate::equiv::check_workload(&workload, Traffic::RANDOM, Some((&vcd_dir, 16)))?;
-    write(&out.join("equivalence.json"), serde_json::to_string_pretty(&results)? + "\n")?;
+    write_file(&out.join("equivalence.json"), serde_json::to_string_pretty(&results)? + "\n")?;
 
     eprintln!("[3/4] compression study (every algorithm)");
     let (text, json) = crate::compress::reports(&workload, &Algorithm::ALL)?;
-    write(&out.join("compression.txt"), text.clone())?;
-    write(&out.join("compression.json"), json)?;
+    write_file(&out.join("compression.txt"), &text)?;
+    write_file(&out.join("compression.json"), json)?;
 
     // The whole memory system on the workload's trace (a snapshot sweep
     // when it has none).
@@ -63,10 +63,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map(|&m| crate::sim::simulate(&prepared, m, Algorithm::Bpc, &config, None))
             .collect::<anyhow::Result<Vec<_>>>()?;
         std::fs::create_dir_all(out.join("sim")).context("cannot create sim/")?;
-        write(&out.join("sim/sim.json"), serde_json::to_string_pretty(&reports)? + "\n")?;
-        write(&out.join("sim/config.toml"), config.to_toml())?;
+        write_file(&out.join("sim/sim.json"), serde_json::to_string_pretty(&reports)? + "\n")?;
+        write_file(&out.join("sim/config.toml"), config.to_toml())?;
         let rows: Vec<_> = reports.iter().map(|r| (config.nvlink.gbps, r)).collect();
-        write(&out.join("sim/sim.csv"), crate::sim::csv(&rows)?)?;
+        write_file(&out.join("sim/sim.csv"), crate::sim::csv(&rows)?)?;
         crate::sim::table(&reports)
     };
 
@@ -78,14 +78,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         text,
         sim_text
     );
-    write(&out.join("REPORT.md"), report)?;
+    write_file(&out.join("REPORT.md"), report)?;
     let out = staging.commit()?;
     out!("{}", crate::equiv::table(&results))?;
     outln!("report: {}", out.join("REPORT.md").display())?;
     Ok(())
-}
-
-/// Write an output file, naming it in the error.
-fn write(path: &std::path::Path, text: String) -> anyhow::Result<()> {
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }

@@ -15,7 +15,7 @@ use buddy_sim::trace::{Trace, TraceSource};
 use buddy_sim::Workload;
 use serde::Serialize;
 
-use crate::output::{out, outln, OutputDir};
+use crate::output::{out, outln, write_file, OutputDir};
 use crate::profile::parse_algorithm;
 
 /// Arguments of `buddy sim`.
@@ -383,11 +383,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         reports.push(simulate(&prepared, m, args.algo, &config, rtl)?);
     }
     let dir = out.path();
-    write(&dir.join("config.toml"), config.to_toml())?;
-    write(&dir.join("sim.json"), serde_json::to_string_pretty(&reports)? + "\n")?;
+    write_file(&dir.join("config.toml"), config.to_toml())?;
+    write_file(&dir.join("sim.json"), serde_json::to_string_pretty(&reports)? + "\n")?;
     let rows: Vec<(f64, &SimReport)> = reports.iter().map(|r| (config.nvlink.gbps, r)).collect();
-    write(&dir.join("sim.csv"), csv(&rows)?)?;
-    write(&dir.join("epochs.csv"), epochs_csv(&reports)?)?;
+    write_file(&dir.join("sim.csv"), csv(&rows)?)?;
+    write_file(&dir.join("epochs.csv"), epochs_csv(&reports)?)?;
     let mut text = table(&reports);
     if let (Some(from), Some(to)) = (args.vcd_from, args.vcd_to) {
         // Which slices have a VCD: one idle through the window has none.
@@ -419,7 +419,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let fast = simulate(&prepared, r.mode, args.algo, &paper, None)?;
             rows.push(PaperComparison::of(r, &fast));
         }
-        write(&dir.join("paper_timing.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
+        write_file(&dir.join("paper_timing.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
         text += &paper_table(&rows);
         text += &pipelined_table(&reports);
         files = "sim.json, sim.csv, epochs.csv, summary.txt, paper_timing.json, config.toml";
@@ -432,11 +432,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let fast = simulate(&prepared, r.mode, args.algo, &timed, None)?;
             rows.push(Agreement::of(r, &fast));
         }
-        write(&dir.join("agreement.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
+        write_file(&dir.join("agreement.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
         text += &agreement_table(&rows);
         files = "sim.json, sim.csv, epochs.csv, summary.txt, agreement.json, config.toml";
     }
-    write(&dir.join("summary.txt"), text.clone())?;
+    write_file(&dir.join("summary.txt"), &text)?;
     let out = out.commit()?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&reports)?)?;
@@ -445,11 +445,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         outln!("results: {} ({files})", out.display())?;
     }
     Ok(())
-}
-
-/// Write an output file, naming it in the error.
-fn write(path: &Path, text: String) -> anyhow::Result<()> {
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// An RTL run against the fast mode with `system.slice_timing = "hardware"`.

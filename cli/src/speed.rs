@@ -19,7 +19,7 @@ use buddy_testbenches::cosim::{build_verilator_with, time_verilated};
 use buddy_testbenches::modules::HwModule;
 use serde::Serialize;
 
-use crate::output::{out, outln, OutputDir};
+use crate::output::{out, outln, write_file, OutputDir};
 use crate::revision::git_revision;
 
 /// Arguments of `buddy speed`.
@@ -202,8 +202,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         verilator_build_seconds,
         verilator_over_rtl: verilator_cycles_per_second / rtl_cycles_per_second.max(1e-9),
     };
-    let json = staging.path().join("speed.json");
-    std::fs::write(&json, serde_json::to_string_pretty(&report)? + "\n").with_context(|| format!("cannot write {}", json.display()))?;
+    write_file(&staging.path().join("speed.json"), serde_json::to_string_pretty(&report)? + "\n")?;
     let out = staging.commit()?;
     out!("{}", table(&report))?;
     outln!("results: {}", out.join("speed.json").display())?;

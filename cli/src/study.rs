@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::output::{out, outln, OutputDir};
+use crate::output::{out, outln, write_file, OutputDir};
 
 use anyhow::{bail, Context};
 use buddy_golden::profiler::{profile, Granularity, ProfilerConfig, DEFAULT_THRESHOLD, MAX_OVERALL_RATIO};
@@ -808,10 +808,8 @@ fn run_one(study: StudyName, ctx: &Ctx) -> anyhow::Result<Output> {
 
 fn write_files(o: &Output, out: &Path) -> anyhow::Result<()> {
     let stem = o.study.file_stem();
-    let json = out.join(format!("{stem}.json"));
-    std::fs::write(&json, serde_json::to_string_pretty(&o.json)? + "\n").with_context(|| format!("cannot write {}", json.display()))?;
-    let csv = out.join(format!("{stem}.csv"));
-    std::fs::write(&csv, &o.csv).with_context(|| format!("cannot write {}", csv.display()))?;
+    write_file(&out.join(format!("{stem}.json")), serde_json::to_string_pretty(&o.json)? + "\n")?;
+    write_file(&out.join(format!("{stem}.csv")), &o.csv)?;
     Ok(())
 }
 
@@ -974,8 +972,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         outputs.push(o);
     }
     if args.study == StudyName::All {
-        let md = staging.path().join("report.md");
-        std::fs::write(&md, report_md(&outputs, &cps, &args)).with_context(|| format!("cannot write {}", md.display()))?;
+        write_file(&staging.path().join("report.md"), report_md(&outputs, &cps, &args))?;
     }
     let out = staging.commit()?;
     // The plots as the user will find them.

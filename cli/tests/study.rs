@@ -262,3 +262,48 @@ fn cdma_ratios_skips_a_workload_without_activations_and_studies_one_with() {
     assert!((summary[1]["average"].as_f64().unwrap() - 128.0 / 68.0).abs() < 1e-12, "{summary}");
     assert!(dir.join("cdma-ratios.png").is_file() && dir.join("cdma-ratios.csv").is_file());
 }
+
+#[test]
+fn cdma_offload_and_performance_skip_a_workload_without_activations_and_time_one_with() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("s");
+    for study in ["cdma-offload", "cdma-performance"] {
+        let text = stdout(&buddy(&["study", study, "--out", dir.to_str().unwrap(), "--force"]));
+        assert!(text.contains("minife") && text.contains("skipped"), "{text}");
+        assert!(!dir.join(format!("{study}.png")).exists());
+    }
+    // Two layers of one 8 KB map each, every other word zero: vDNN offloads
+    // layer 0's map (the last layer's is used at once by the backward pass).
+    let w = out.path().join("w");
+    fs::create_dir(&w).unwrap();
+    let map = |name: &str, offset: u64| {
+        serde_json::json!({"name": name, "offset": offset, "size": 8192, "padded_size": 8192, "dtype": "f32",
+            "count": 2048, "description": "activation", "role": "activation", "shape": [4, 512], "full_size": 8192})
+    };
+    let manifest = serde_json::json!({
+        "workload": "toy", "description": "test", "program": "none", "entry_bytes": 128, "byte_order": "little",
+        "snapshots": [{"index": 0, "file": "snap_00.bin", "file_size": 16384, "label": "step 0",
+            "allocations": [map("act.layer0.out", 0), map("act.layer1.out", 8192)]}]
+    });
+    fs::write(w.join("manifest.json"), manifest.to_string()).unwrap();
+    let bytes: Vec<u8> = (0..4096u32).flat_map(|i| if i % 2 == 0 { 0 } else { i }.to_le_bytes()).collect();
+    fs::write(w.join("snap_00.bin"), bytes).unwrap();
+    let run = |study: &str| -> serde_json::Value {
+        serde_json::from_str(&stdout(&buddy(&["study", study, w.to_str().unwrap(), "--json", "--out", dir.to_str().unwrap(), "--force"])))
+            .unwrap()
+    };
+    let offload = run("cdma-offload");
+    let policies = &offload["workloads"][0]["policies"];
+    assert_eq!(policies[0]["policy"], "vdnn");
+    assert_eq!(policies[0]["offloaded_bytes"], 8192);
+    // ZVC: per 128 B line a 4 B mask and 16 of 32 words.
+    assert_eq!(policies[2]["policy"], "cdma-zvc");
+    assert_eq!(policies[2]["normalized"].as_f64().unwrap(), 68.0 / 128.0);
+    assert!(dir.join("cdma-offload.png").is_file() && dir.join("cdma-offload.csv").is_file());
+    let performance = run("cdma-performance");
+    let p = &performance["workloads"][0]["policies"];
+    assert_eq!(p[0]["performance"].as_f64().unwrap(), 1.0, "the oracle");
+    let (vdnn, zvc) = (p[1]["performance"].as_f64().unwrap(), p[3]["performance"].as_f64().unwrap());
+    assert!(vdnn < zvc && zvc < 1.0, "{p}");
+    assert!(dir.join("cdma-performance.png").is_file());
+}

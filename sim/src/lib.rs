@@ -15,6 +15,7 @@
 //! | [`study`] | the paper's compressibility and target-ratio studies (Fig. 3, 7, 8, 9, 10) |
 
 pub mod annotation;
+pub mod cdma;
 pub mod class_profile;
 pub mod compression_study;
 pub mod input_file;

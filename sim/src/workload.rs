@@ -89,12 +89,29 @@ pub struct Allocation {
     /// DL workloads only: `weight`, `gradient`, `optimizer`, `activation`, ...
     #[serde(default)]
     pub role: Option<String>,
+    /// DL workloads only: the shape of the whole tensor (elements per
+    /// dimension, outermost first), of which the snapshot may hold a slice.
+    #[serde(default)]
+    pub shape: Option<Vec<u64>>,
+    /// DL workloads only: bytes of the whole tensor when the snapshot holds
+    /// a slice of it (`size` is then the slice's bytes).
+    #[serde(default)]
+    pub full_size: Option<u64>,
+    /// DL workloads only: where the stored slice starts in the tensor, bytes.
+    #[serde(default)]
+    pub source_offset: Option<u64>,
 }
 
 impl Allocation {
     /// Number of 128-byte entries (`padded_size / 128`).
     pub fn entry_count(&self) -> u64 {
         self.padded_size / ENTRY_BYTES_U64
+    }
+
+    /// Bytes of the whole tensor: `full_size` when the manifest gives it,
+    /// else `size` (the snapshot holds all of it).
+    pub fn tensor_bytes(&self) -> u64 {
+        self.full_size.unwrap_or(self.size)
     }
 }
 
@@ -165,6 +182,13 @@ pub enum WorkloadError {
         path = .path.display()
     )]
     PastEnd { path: PathBuf, name: String, offset: u64, end: u128, file_size: u64 },
+    /// An allocation's `full_size` (the whole tensor) is smaller than the
+    /// slice the snapshot holds.
+    #[error(
+        "{path}, allocation '{name}': full_size {full_size} is smaller than its stored size {size}",
+        path = .path.display()
+    )]
+    FullSize { path: PathBuf, name: String, full_size: u64, size: u64 },
     /// An allocation starts before the previous one ends.
     #[error(
         "{path}, allocation '{name}': offset {offset} is inside the previous allocation '{previous}' (which ends at {previous_end})",
@@ -324,6 +348,9 @@ impl Workload {
             count: size,
             description: "the whole raw file".to_string(),
             role: None,
+            shape: None,
+            full_size: None,
+            source_offset: None,
         };
         let manifest = Manifest {
             workload: name.clone(),
@@ -516,6 +543,9 @@ fn validate_layout(snapshot: &SnapshotInfo, path: &Path) -> Result<(), WorkloadE
                 padded_size: a.padded_size,
                 expected,
             });
+        }
+        if let Some(full_size) = a.full_size.filter(|&f| f < a.size) {
+            return Err(WorkloadError::FullSize { path: path.to_path_buf(), name: a.name.clone(), full_size, size: a.size });
         }
         // u128: offset + padded_size cannot overflow.
         let end = u128::from(a.offset) + u128::from(a.padded_size);
@@ -815,6 +845,12 @@ mod tests {
             matches!(&err, WorkloadError::PaddedSize { name, size: 200, padded_size: 200, expected: 256, .. } if name == "a"),
             "{err:?}"
         );
+    }
+
+    #[test]
+    fn a_full_size_below_the_stored_size_is_rejected() {
+        let err = open_with(|m| m["snapshots"][0]["allocations"][1]["full_size"] = json!(64));
+        assert!(matches!(&err, WorkloadError::FullSize { full_size: 64, .. }), "{err:?}");
     }
 
     #[test]

@@ -18,6 +18,8 @@ pub struct SimConfig {
     pub metadata_cache: MetadataCacheParams,
     pub l2: L2Params,
     pub energy: EnergyConfig,
+    /// The compressing DMA engine and vDNN's GPU (`buddy study cdma-*`).
+    pub cdma: crate::cdma::config::CdmaConfig,
 }
 
 /// Most memory-controller slices a configuration may ask for.
@@ -543,7 +545,7 @@ impl SimConfig {
         ] {
             non_negative(key, v)?;
         }
-        Ok(())
+        self.cdma.validate()
     }
 
     /// Check that the `BuddyController` hardware can honour this config,

@@ -15,8 +15,7 @@ use serde::Serialize;
 
 use crate::workload::Workload;
 
-/// The manifest `role` of an activation map.
-pub const ACTIVATION_ROLE: &str = "activation";
+pub use crate::cdma::network::ACTIVATION_ROLE;
 
 /// One layer's activation map in one snapshot.
 #[derive(Debug, Clone, PartialEq, Serialize)]

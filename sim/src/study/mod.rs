@@ -12,8 +12,12 @@
 //! | [`buddy_over_time`] | Fig. 9 | buddy-access fraction per snapshot for fixed targets |
 //! | [`memory_modes`] | Fig. 12, 13 | speedup and DRAM energy against the buddy link's bandwidth, from fast-mode runs |
 //! | [`cdma_ratios`] | cDMA Fig. 11 | per-layer activation compression ratios of ZVC, RL and zlib over 4 KB windows |
+//! | [`cdma_offload`] | cDMA Fig. 12 | bytes offloaded to host memory by cDMA, normalized to vDNN |
+//! | [`cdma_performance`] | cDMA Fig. 13 | training step performance of vDNN and cDMA, normalized to the oracle |
 
 pub mod buddy_over_time;
+pub mod cdma_offload;
+pub mod cdma_performance;
 pub mod cdma_ratios;
 pub mod designs;
 pub mod heatmap;

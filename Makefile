@@ -38,6 +38,13 @@ deps:
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || { echo "error: apt-get could not install$$missing" >&2; exit 1; }; \
 	fi
 	@for t in $(DEBIAN_TOOLS); do command -v $$t >/dev/null 2>&1 || { echo "error: $$t still missing after install" >&2; exit 1; }; done
+	@# A test runs FuseSoC (from PyPI) in a virtual environment: Debian's python3-venv.
+	@if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then \
+	  echo "installing missing Debian package: python3-venv"; \
+	  SUDO=""; if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null \
+	    || { echo "error: apt-get could not install python3-venv" >&2; exit 1; }; \
+	fi
 
 build:
 	$(CARGO) build --release --workspace

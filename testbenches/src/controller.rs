@@ -19,7 +19,7 @@ use buddy_sim::memory_system::config::SimConfig;
 use buddy_sim::memory_system::controller::{ControllerStats, Controllers};
 use buddy_sim::memory_system::hbm::HbmStats;
 use buddy_sim::memory_system::pages::PageTable;
-use buddy_sim::memory_system::rtl::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
+pub use buddy_sim::memory_system::rtl::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
 use buddy_sim::memory_system::Mode;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

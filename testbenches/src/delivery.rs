@@ -1,7 +1,53 @@
 //! Everything `verilog-out/` holds, generated in one place: `make verilog`
 //! writes it, and a test fails when the committed files differ.
+//!
+//! The delivery runs on its own: `vectors/` holds a small golden vector set
+//! per module ([`delivery_vectors`]) and every testbench reads it when no
+//! plusargs name other files, so `vvp` (or a Verilator binary, or a FuseSoC
+//! `sim_<module>` target) run from `verilog-out/` checks the module with
+//! nothing else installed; any failure exits non-zero (`$fatal`).
 
-use crate::modules::HwModule;
+use crate::cosim::SHIPPED_DIR;
+use crate::modules::{HwModule, VectorFile};
+
+/// Real entries of the bundled workload in the shipped vector set.
+pub const DELIVERY_REAL_ENTRIES: usize = 256;
+/// MAG-BDI boundary entries and random entries (each word zero with a
+/// per-entry probability) added to it, and malformed decompressor inputs.
+pub const DELIVERY_CORNER_ENTRIES: usize = 32;
+/// Seed of the shipped vector set's generated entries.
+const DELIVERY_SEED: u64 = 0xDE11;
+
+/// The shipped vector files of every module: the first
+/// [`DELIVERY_REAL_ENTRIES`] entries of the bundled workload, then
+/// [`DELIVERY_CORNER_ENTRIES`] MAG-BDI boundary and as many random entries
+/// (decompressors: their golden streams and as many malformed inputs);
+/// lock-step modules a run of about as many cycles, the controllers 20
+/// requests.
+///
+/// # Errors
+/// The bundled workload cannot be read, or a module produced no vectors
+/// (its generating run failed).
+pub fn delivery_vectors() -> Result<Vec<(HwModule, Vec<VectorFile>)>, String> {
+    use crate::entries::{bundled_workload, mag_boundary_entry, random_entries, sample, snapshot_entries};
+    let mut entries: Vec<_> = snapshot_entries(&bundled_workload()).into_iter().take(DELIVERY_REAL_ENTRIES).collect();
+    if entries.len() < DELIVERY_REAL_ENTRIES {
+        return Err(format!("the bundled workload has {} entries, fewer than {DELIVERY_REAL_ENTRIES}", entries.len()));
+    }
+    entries.extend(sample(&mag_boundary_entry(), DELIVERY_CORNER_ENTRIES, DELIVERY_SEED));
+    entries.extend(random_entries(DELIVERY_CORNER_ENTRIES, DELIVERY_SEED));
+    let malformed = crate::decompress::random_stored(DELIVERY_CORNER_ENTRIES, DELIVERY_SEED);
+    HwModule::ALL
+        .iter()
+        .map(|&m| {
+            let files = m.vector_files(&entries, &malformed);
+            match files.iter().find(|f| f.lines.is_empty() && f.plusargs.0 == "vectors") {
+                Some(f) => Err(format!("{}: no vectors for {}", m.name(), f.file)),
+                None => Ok((m, files)),
+            }
+        })
+        .collect()
+}
 
 /// One generated file: path relative to `verilog-out/`, and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,9 +62,17 @@ pub struct Artifact {
 /// A structural check of rust-hdl failed for a module.
 pub fn artifacts(revision: &str) -> Result<Vec<Artifact>, String> {
     let mut out = Vec::new();
-    for m in HwModule::ALL {
+    let vectors = delivery_vectors()?;
+    let mut vector_paths = Vec::new();
+    for (m, files) in &vectors {
+        let counts: Vec<usize> = files.iter().map(|f| f.lines.len()).collect();
         out.push(Artifact { path: format!("{}.v", m.name()), text: m.verilog(revision)? });
-        out.push(Artifact { path: format!("tb/{}_tb.v", m.name()), text: m.testbench() });
+        out.push(Artifact { path: format!("tb/{}_tb.v", m.name()), text: m.shipped_testbench(&counts) });
+        for f in files {
+            let path = format!("{SHIPPED_DIR}/{}", f.file);
+            out.push(Artifact { path: path.clone(), text: f.lines.join("\n") + "\n" });
+            vector_paths.push((m.name(), path));
+        }
     }
     let files: Vec<String> = HwModule::ALL.iter().map(|m| format!("{}.v", m.name())).collect();
     out.push(Artifact {
@@ -34,18 +88,35 @@ pub fn artifacts(revision: &str) -> Result<Vec<Artifact>, String> {
              name: buddy-hw:buddy:buddy_hdl:{version}\n\
              description: Buddy Compression hardware - ZVC and MAG-BDI compressors, address translator, metadata cache (rust-hdl generated Verilog)\n\
              \n\
-             filesets:\n  rtl:\n    file_type: verilogSource\n    files:\n{rtl}\n  tb:\n    file_type: verilogSource\n    files:\n{tbs}\n\
+             filesets:\n  rtl:\n    file_type: verilogSource\n    files:\n{rtl}\n  waivers:\n    files:\n      - verilator.vlt: {{file_type: vlt}}\n  tb:\n    file_type: verilogSource\n    files:\n{tbs}\n{vector_sets}\
              \n\
-             targets:\n  default:\n    filesets: [rtl]\n  lint:\n    default_tool: verilator\n    filesets: [rtl]\n    tools:\n      verilator:\n        mode: lint-only\n        verilator_options: [-Wall, verilator.vlt]\n    toplevel: {first}\n\
-             {sims}",
+             targets:\n  default:\n    filesets: [rtl]\n{lints}{sims}",
             version = env!("CARGO_PKG_VERSION"),
             rtl = files.iter().map(|f| format!("      - {f}")).collect::<Vec<_>>().join("\n"),
             tbs = tbs.join("\n"),
-            first = HwModule::ALL[0].name(),
+            // One vector fileset per module, copied to `vectors/` of the work folder where the testbench looks.
+            vector_sets = HwModule::ALL
+                .iter()
+                .map(|m| {
+                    let files: String = vector_paths
+                        .iter()
+                        .filter(|(name, _)| *name == m.name())
+                        .map(|(_, p)| format!("      - {p}: {{copyto: {p}}}\n"))
+                        .collect();
+                    format!("  vectors_{m}:\n    file_type: user\n    files:\n{files}", m = m.name())
+                })
+                .collect::<String>(),
+            lints = HwModule::ALL
+                .iter()
+                .map(|m| format!(
+                    "  lint_{m}:\n    default_tool: verilator\n    filesets: [rtl, waivers]\n    tools:\n      verilator:\n        mode: lint-only\n        verilator_options: [-Wall]\n    toplevel: {m}\n",
+                    m = m.name()
+                ))
+                .collect::<String>(),
             sims = HwModule::ALL
                 .iter()
                 .map(|m| format!(
-                    "  sim_{m}:\n    default_tool: icarus\n    filesets: [rtl, tb]\n    toplevel: {m}_tb\n",
+                    "  sim_{m}:\n    default_tool: icarus\n    filesets: [rtl, tb, vectors_{m}]\n    toplevel: {m}_tb\n",
                     m = m.name()
                 ))
                 .collect::<String>(),

@@ -144,27 +144,31 @@ impl HwModule {
 
     /// The self-checking Verilog testbench `<name>_tb`.
     pub fn testbench(self) -> String {
+        self.shipped_testbench(&[])
+    }
+
+    /// [`Self::testbench`] that reads the shipped vector files
+    /// (`vectors/<file>` of [`Self::vector_files`], `shipped[i]` lines in
+    /// file `i`) when no plusargs name files; `&[]`: none shipped.
+    pub fn shipped_testbench(self, shipped: &[usize]) -> String {
+        let one = shipped.first().copied();
+        let lockstep = |inputs, outputs| crate::cosim::lockstep_testbench_shipped(self.name(), inputs, outputs, one);
         match self {
-            HwModule::MetadataCache => metadata_cache::testbench(false),
-            HwModule::PipelinedMetadataCache => metadata_cache::testbench(true),
-            HwModule::RequestContexts => {
-                crate::cosim::lockstep_testbench(self.name(), request_contexts::LOCKSTEP_INPUTS, request_contexts::LOCKSTEP_OUTPUTS)
+            HwModule::MetadataCache | HwModule::PipelinedMetadataCache => {
+                let both = match shipped {
+                    [ops, memory, ..] => Some((*ops, *memory)),
+                    _ => None,
+                };
+                metadata_cache::shipped_testbench(self == HwModule::PipelinedMetadataCache, both)
             }
-            HwModule::SectorGather => {
-                crate::cosim::lockstep_testbench(self.name(), sector_gather::LOCKSTEP_INPUTS, sector_gather::LOCKSTEP_OUTPUTS)
-            }
-            HwModule::ReadPlanner => {
-                crate::cosim::lockstep_testbench(self.name(), read_planner::LOCKSTEP_INPUTS, read_planner::LOCKSTEP_OUTPUTS)
-            }
-            HwModule::WritePlanner => {
-                crate::cosim::lockstep_testbench(self.name(), write_planner::LOCKSTEP_INPUTS, write_planner::LOCKSTEP_OUTPUTS)
-            }
-            HwModule::MemoryPort => {
-                crate::cosim::lockstep_testbench(self.name(), memory_port::LOCKSTEP_INPUTS, memory_port::LOCKSTEP_OUTPUTS)
-            }
-            HwModule::BuddyController(_) => controller::lockstep_testbench(self.name()),
-            HwModule::PipelinedController(_) => pipelined_controller::lockstep_testbench(self.name()),
-            _ => self.ports().testbench(),
+            HwModule::RequestContexts => lockstep(request_contexts::LOCKSTEP_INPUTS, request_contexts::LOCKSTEP_OUTPUTS),
+            HwModule::SectorGather => lockstep(sector_gather::LOCKSTEP_INPUTS, sector_gather::LOCKSTEP_OUTPUTS),
+            HwModule::ReadPlanner => lockstep(read_planner::LOCKSTEP_INPUTS, read_planner::LOCKSTEP_OUTPUTS),
+            HwModule::WritePlanner => lockstep(write_planner::LOCKSTEP_INPUTS, write_planner::LOCKSTEP_OUTPUTS),
+            HwModule::MemoryPort => lockstep(memory_port::LOCKSTEP_INPUTS, memory_port::LOCKSTEP_OUTPUTS),
+            HwModule::BuddyController(_) => lockstep(controller::LOCKSTEP_INPUTS, controller::LOCKSTEP_OUTPUTS),
+            HwModule::PipelinedController(_) => lockstep(pipelined_controller::LOCKSTEP_INPUTS, pipelined_controller::LOCKSTEP_OUTPUTS),
+            _ => self.ports().shipped_testbench(one),
         }
     }
 
@@ -299,13 +303,13 @@ impl HwModule {
                 let mixed = controller::mixed_entries(entries, VECTOR_SEED);
                 // A scenario that fails is a bug the equivalence tests report; no vectors then.
                 vec![vectors(
-                    controller::lockstep_lines(algorithm, &mixed, (entries.len() / 10).clamp(50, 400), 100_000).unwrap_or_default(),
+                    controller::lockstep_lines(algorithm, &mixed, (entries.len() / 16).clamp(20, 400), 100_000).unwrap_or_default(),
                 )]
             }
             HwModule::PipelinedController(algorithm) => {
                 // Lock-step lines of a random run with its own scenario pages
                 // (a failing run is reported by `check`).
-                let requests = (entries.len() / 10).clamp(50, 400);
+                let requests = (entries.len() / 16).clamp(20, 400);
                 vec![vectors(
                     pipelined_controller::lockstep_lines(algorithm, VECTOR_SEED, requests, 0.4, 20).map(|(_, l)| l).unwrap_or_default(),
                 )]

@@ -521,3 +521,88 @@ fn synthesis_report_is_current() {
         );
     }
 }
+
+/// Compile `module`'s shipped testbench with its Verilog from `dir` (a
+/// `verilog-out/` or a copy) and run `vvp` there with no plusargs: the
+/// testbench reads `vectors/`. Returns (exit success, log).
+fn run_shipped(dir: &Path, module: &str, work: &Path) -> (bool, String) {
+    let exe = work.join(format!("{module}.vvp"));
+    let out = Command::new(tool("iverilog"))
+        .current_dir(dir)
+        .args(["-g2005", "-o"])
+        .arg(&exe)
+        .args([format!("tb/{module}_tb.v"), format!("{module}.v")])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "iverilog {module}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(tool("vvp")).current_dir(dir).arg("-n").arg(&exe).output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
+}
+
+/// The delivery runs on its own: every module's testbench, run from
+/// `verilog-out/` with no arguments, replays the shipped vectors and passes.
+#[test]
+fn every_shipped_testbench_passes_from_verilog_out_alone() {
+    let work = work_dir("shipped");
+    for m in HwModule::ALL {
+        let (ok, log) = run_shipped(&verilog_out_dir(), m.name(), &work);
+        let line = format!("{}: ", m.name());
+        let result = log.lines().find(|l| l.starts_with(&line) && l.ends_with(" failed")).unwrap_or_else(|| panic!("{log}"));
+        assert!(ok && result.ends_with(" 0 failed") && !result.starts_with(&format!("{line}0 passed")), "{}:\n{log}", m.name());
+    }
+    std::fs::remove_dir_all(work).ok();
+}
+
+/// A wrong expectation in a shipped vector makes the testbench exit non-zero
+/// (`$fatal`), so scripts and FuseSoC see the failure.
+#[test]
+fn a_failing_shipped_vector_exits_non_zero() {
+    let work = work_dir("shipped-fail");
+    let copy = work.join("delivery");
+    std::fs::create_dir_all(copy.join("tb")).unwrap();
+    std::fs::create_dir_all(copy.join("vectors")).unwrap();
+    let m = "zvc_compressor";
+    for f in [format!("{m}.v"), format!("tb/{m}_tb.v")] {
+        std::fs::copy(verilog_out_dir().join(&f), copy.join(&f)).unwrap();
+    }
+    let vectors = std::fs::read_to_string(verilog_out_dir().join(format!("vectors/{m}.hex"))).unwrap();
+    // The last hex digit of the first line is part of the expected stream length.
+    let mut lines: Vec<String> = vectors.lines().map(String::from).collect();
+    let last = lines[0].pop().unwrap();
+    lines[0].push(if last == '0' { '1' } else { '0' });
+    std::fs::write(copy.join(format!("vectors/{m}.hex")), lines.join("\n") + "\n").unwrap();
+    let (ok, log) = run_shipped(&copy, m, &work);
+    assert!(!ok && log.contains(&format!("{m}: {} passed, 1 failed", lines.len() - 1)), "{log}");
+    std::fs::remove_dir_all(work).ok();
+}
+
+/// `fusesoc` from PyPI (pinned, in a virtual environment under `target/`)
+/// runs the core's lint and Icarus targets of one module.
+#[test]
+fn fusesoc_runs_the_core_lint_and_sim_targets() {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/fusesoc-venv");
+    let fusesoc = venv.join("bin/fusesoc");
+    if !fusesoc.exists() {
+        let python = tool("python3");
+        let made = Command::new(&python).args(["-m", "venv"]).arg(&venv).output().unwrap();
+        assert!(made.status.success(), "python3 -m venv (Debian python3-venv, `make deps`): {}", String::from_utf8_lossy(&made.stderr));
+        let pip = Command::new(venv.join("bin/pip")).args(["install", "-q", "fusesoc==2.4.7"]).output().unwrap();
+        assert!(pip.status.success(), "pip install fusesoc: {}", String::from_utf8_lossy(&pip.stderr));
+    }
+    let work = work_dir("fusesoc");
+    for target in ["lint_zvc_compressor", "sim_zvc_compressor", "sim_read_planner"] {
+        let out = Command::new(&fusesoc)
+            .current_dir(&work)
+            .arg("--cores-root")
+            .arg(verilog_out_dir())
+            .args(["run", "--target", target, "buddy-hw:buddy:buddy_hdl"])
+            .output()
+            .unwrap();
+        let log = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "fusesoc {target}:\n{log}");
+        if let Some(m) = target.strip_prefix("sim_") {
+            assert!(log.contains(&format!("{m}: ")) && log.contains(" 0 failed"), "fusesoc {target}:\n{log}");
+        }
+    }
+    std::fs::remove_dir_all(work).ok();
+}

@@ -1,5 +1,5 @@
 //! `buddy profile`: choose a target ratio per allocation from every snapshot
-//! of a workload (buddy-memory.md §6, Buddy Compression Sec. III-B) and
+//! of a workload (docs/formats.md#profiler, Buddy Compression Sec. III-B) and
 //! write the annotation file the studies and the simulator read.
 
 use std::fmt::Write as _;

@@ -1,9 +1,9 @@
 //! Bit-level writer and reader for compressed streams, packed LSB-first into
-//! bytes (formats.md §1: stream bit `j` is bit `j mod 8` of byte `j div 8`).
+//! bytes (docs/formats.md#stream-packing: stream bit `j` is bit `j mod 8` of byte `j div 8`).
 //!
 //! Fields are written and read either LSB-first (the field's bit 0 enters the
 //! stream first: ZVC, MAG-BDI) or MSB-first (the field's top bit enters
-//! first: BPC code words and payloads, bpc.md §3).
+//! first: BPC code words and payloads, docs/formats.md#stream-packing).
 
 /// Largest stream the writer holds, in 64-bit words (1152 bits: more than
 /// BPC's 1089-bit worst case).
@@ -197,7 +197,7 @@ impl MsbFirstWriter {
     }
 
     /// Copy the first `out.len()` bytes of the stream, packed LSB-first
-    /// (formats.md §1), into `out`; zero past the written bits.
+    /// (docs/formats.md#stream-packing), into `out`; zero past the written bits.
     pub fn copy_bytes(&self, out: &mut [u8]) {
         let tail = if self.used == 0 { 0 } else { self.acc << (64 - self.used) };
         let mut chunks = out.chunks_mut(8);
@@ -271,7 +271,7 @@ mod tests {
         assert_eq!(w.len(), 10);
         let mut out = [0u8; 2];
         w.copy_bytes(&mut out);
-        assert_eq!(out, [0xf0, 0x03]); // bpc.md E1
+        assert_eq!(out, [0xf0, 0x03]); // BPC test vector E1, docs/formats.md#bpc-test-vectors
         let mut r = BitReader::new(&out);
         assert_eq!(r.get_msb_first(3), Ok(0));
         assert_eq!(r.get_msb_first(2), Ok(1));

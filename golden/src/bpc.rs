@@ -1,16 +1,16 @@
 //! Bit-Plane Compression (BPC) of one 128-byte memory-entry, exactly as
-//! `shared/spec/bpc.md` (Kim et al., ISCA 2016; the Buddy Compression
+//! docs/formats.md#bpc describes it (Kim et al., ISCA 2016; the Buddy Compression
 //! paper's algorithm of choice, Sec. IV-A).
 //!
-//! Transform (bpc.md §2): `base = w[0]`; 31 signed 33-bit deltas
+//! Transform (docs/formats.md#bpc-transform): `base = w[0]`; 31 signed 33-bit deltas
 //! `D[k] = s(w[k+1]) - s(w[k])`; 33 delta bit-planes `DBP[b]` (31 bits, bit
 //! `k` = bit `b` of `D[k]`); `DBX[32] = DBP[32]`, `DBX[b] = DBP[b] ^ DBP[b+1]`.
 //!
-//! Stream (bpc.md §3-§7): the base symbol, then one symbol per plane from
+//! Stream (docs/formats.md#bpc-symbols): the base symbol, then one symbol per plane from
 //! `b = 32` down to 0 with maximal zero runs merged. Code words and payloads
 //! are emitted most-significant bit first into the project's LSB-first byte
 //! packing. Size 10..=1089 bits; above 768 bits the entry is stored RAW
-//! (bpc.md §10, formats.md §2).
+//! (docs/formats.md#size-classes).
 
 use crate::bitstream::{MsbFirstReader, MsbFirstWriter, OutOfInput};
 use crate::codec::{Algorithm, Codec, STREAM_BUFFER_BYTES};
@@ -27,7 +27,7 @@ pub const ALL1: u32 = 0x7FFF_FFFF;
 /// Number of bit-planes (33-bit deltas).
 pub const PLANES: usize = 33;
 
-/// One BPC symbol (bpc.md §4-§5), with its payload.
+/// One BPC symbol (docs/formats.md#bpc-symbols), with its payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Symbol {
     /// Base word zero: `000`.
@@ -82,7 +82,7 @@ impl Symbol {
     }
 }
 
-/// The base-word symbol of `w0` (bpc.md §4, first matching row).
+/// The base-word symbol of `w0` (docs/formats.md#bpc-symbols, first matching row).
 #[inline]
 pub fn base_symbol(w0: u32) -> Symbol {
     let v = w0 as i32;
@@ -99,7 +99,7 @@ pub fn base_symbol(w0: u32) -> Symbol {
     }
 }
 
-/// The symbol of a non-zero plane, by the mandatory priority of bpc.md §5:
+/// The symbol of a non-zero plane, by the mandatory priority of docs/formats.md#bpc-symbols:
 /// ALL1, DBP0, TWO1, ONE1, RAW.
 #[inline]
 pub fn plane_symbol(dbx: u32, dbp: u32) -> Symbol {
@@ -169,7 +169,7 @@ fn swap_row_blocks<const J: usize>(p: &mut [u64; 16], m: u32) {
     }
 }
 
-/// The 33 delta bit-planes `DBP[0..33]` of an entry (bpc.md §2.3), each 31
+/// The 33 delta bit-planes `DBP[0..33]` of an entry (docs/formats.md#bpc-transform), each 31
 /// bits (bit `k` belongs to delta `k`).
 pub fn delta_bit_planes(w: &[u32; ENTRY_WORDS]) -> [u32; PLANES] {
     // Bits 0..31 of D[k] are the wrapping 32-bit difference; bit 32 (the
@@ -187,7 +187,7 @@ pub fn delta_bit_planes(w: &[u32; ENTRY_WORDS]) -> [u32; PLANES] {
     dbp
 }
 
-/// Visit the symbols of an entry in emission order (bpc.md §7).
+/// Visit the symbols of an entry in emission order (docs/formats.md#bpc-symbols).
 #[inline]
 fn for_each_symbol(entry: &MemoryEntry, mut f: impl FnMut(Symbol)) {
     let w = entry.words();
@@ -243,11 +243,11 @@ fn put_symbol(w: &mut MsbFirstWriter, s: Symbol) {
     w.put(code, n);
 }
 
-/// Decode a BPC stream (bpc.md §8) from `bytes`; returns the entry and the
+/// Decode a BPC stream (docs/formats.md#bpc-decoding) from `bytes`; returns the entry and the
 /// number of bits consumed (the compressed size).
 ///
 /// # Errors
-/// The mandatory error conditions of bpc.md §8, each with the bit offset of
+/// The mandatory error conditions of docs/formats.md#bpc-decoding, each with the bit offset of
 /// the symbol that breaks it: [`DecodeError::BpcOutOfInput`],
 /// [`DecodeError::BpcZeroRunTooLong`], [`DecodeError::BpcTwo1Position`],
 /// [`DecodeError::BpcOne1Position`].

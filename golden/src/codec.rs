@@ -1,5 +1,5 @@
 //! The interface every golden compressor implements, and the rules of
-//! formats.md §2 that are the same for all of them (zero detection, raw
+//! docs/formats.md#size-classes that are the same for all of them (zero detection, raw
 //! fallback, stored length).
 
 use crate::bpc::Bpc;
@@ -10,7 +10,7 @@ use crate::size_class::{SizeClass, MAX_COMPRESSED_BITS};
 use crate::zvc::Zvc;
 
 /// Bytes of stream buffer a codec writes into: streams longer than 768 bits
-/// (96 bytes) are never stored (formats.md §2).
+/// (96 bytes) are never stored (docs/formats.md#size-classes).
 pub const STREAM_BUFFER_BYTES: usize = MAX_COMPRESSED_BITS / 8;
 
 /// One compressed memory-entry: what is stored in memory plus its 4-bit size
@@ -25,7 +25,7 @@ pub struct CompressedEntry {
     pub stream_bits: usize,
     /// Stored bytes, zero-padded to 128. The first `class.bytes()` bytes are
     /// what memory holds: the stream packed LSB-first (stream bit `j` at bit
-    /// `j mod 8` of byte `j div 8`, formats.md §1), or the original entry for
+    /// `j mod 8` of byte `j div 8`, docs/formats.md#stream-packing), or the original entry for
     /// RAW. In hardware this is the 1024-bit payload vector `C`.
     pub payload: [u8; ENTRY_BYTES],
 }
@@ -47,7 +47,7 @@ impl CompressedEntry {
 ///
 /// Implementors provide the stream encoder and decoder for non-zero entries;
 /// the provided [`Codec::compress`] and [`Codec::decompress`] apply the rules
-/// common to every algorithm (formats.md §2).
+/// common to every algorithm (docs/formats.md#size-classes).
 pub trait Codec {
     /// Which algorithm this is.
     fn algorithm(&self) -> Algorithm;
@@ -111,10 +111,10 @@ pub trait Codec {
 /// The compression algorithms this crate models, by the names the CLI accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Algorithm {
-    /// Bit-Plane Compression (Kim et al., ISCA 2016; bpc.md).
+    /// Bit-Plane Compression (Kim et al., ISCA 2016; docs/formats.md#bpc).
     Bpc,
     /// MAG-aware Base-Delta-Immediate with the given memory access
-    /// granularity (formats.md §4).
+    /// granularity (docs/formats.md#mag-bdi).
     MagBdi(Mag),
     /// Zero-Value Compression (cDMA).
     Zvc,

@@ -1,6 +1,7 @@
 //! One Buddy Compression memory-controller slice without timing: what a
 //! request reads and writes, and the values it answers with
-//! (buddy-memory.md §1-§4; Buddy Compression Sec. III, Fig. 4; seed 001
+//! (docs/formats.md#translation, docs/formats.md#sectors, docs/controller.md;
+//! Buddy Compression Sec. III, Fig. 4; seed 001
 //! Sec. 3.4).
 //!
 //! This is the behaviour model of the slice. The memory system's fast

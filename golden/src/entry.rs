@@ -1,4 +1,4 @@
-//! The 128-byte memory-entry (formats.md §1).
+//! The 128-byte memory-entry (docs/formats.md#memory-entry).
 
 /// Bytes in one memory-entry: the GPU cache-line size (Buddy Compression, Sec. III).
 pub const ENTRY_BYTES: usize = 128;
@@ -54,7 +54,7 @@ impl MemoryEntry {
         out
     }
 
-    /// True when all 32 words are zero (size class ZERO, formats.md §2).
+    /// True when all 32 words are zero (size class ZERO, docs/formats.md#size-classes).
     pub fn is_zero(&self) -> bool {
         self.words.iter().all(|&w| w == 0)
     }

@@ -7,7 +7,7 @@ use thiserror::Error;
 /// Every decompressor returns one of these for malformed input; none panics.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum DecodeError {
-    /// The 4-bit size metadata holds a reserved code (8-15, formats.md §2).
+    /// The 4-bit size metadata holds a reserved code (8-15, docs/formats.md#size-classes).
     #[error("reserved size code {code} (valid codes are 0-7)")]
     ReservedSizeCode { code: u8 },
     /// The stored bytes are not as many as the size class holds.
@@ -20,17 +20,17 @@ pub enum DecodeError {
     /// class bytes must be `k * MAG`, `1 <= k < 128 / MAG`).
     #[error("size class {class} is not a {algorithm} encoding for a {mag_bytes}-byte MAG")]
     ClassNotAnEncoding { class: &'static str, algorithm: &'static str, mag_bytes: usize },
-    /// BPC: a field needs bits past the end of the stored bytes (bpc.md §8);
+    /// BPC: a field needs bits past the end of the stored bytes (docs/formats.md#bpc-decoding);
     /// `offset` is the bit offset of that field.
     #[error("BPC stream out of input at bit offset {offset}")]
     BpcOutOfInput { offset: usize },
-    /// BPC: a zero run longer than the planes left (bpc.md §8).
+    /// BPC: a zero run longer than the planes left (docs/formats.md#bpc-decoding).
     #[error("BPC zero run of {run} planes at bit offset {offset}, but only {planes_left} planes are left")]
     BpcZeroRunTooLong { offset: usize, run: u32, planes_left: u32 },
-    /// BPC: a TWO1 position above 29 (bpc.md §8).
+    /// BPC: a TWO1 position above 29 (docs/formats.md#bpc-decoding).
     #[error("BPC TWO1 position {position} > 29 at bit offset {offset}")]
     BpcTwo1Position { offset: usize, position: u32 },
-    /// BPC: a ONE1 position above 30 (bpc.md §8).
+    /// BPC: a ONE1 position above 30 (docs/formats.md#bpc-decoding).
     #[error("BPC ONE1 position {position} > 30 at bit offset {offset}")]
     BpcOne1Position { offset: usize, position: u32 },
 }

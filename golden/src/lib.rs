@@ -3,24 +3,24 @@
 //! This crate is the source of truth that the rust-hdl modules (`buddy-hdl`) and
 //! the emitted Verilog are checked against. It depends on no HDL crate.
 //!
-//! Contract: `shared/spec/formats.md` (entry layout, stream packing, size classes)
-//! and the papers cited per module.
+//! Contract: `docs/formats.md` (every bit-level format, with worked examples
+//! that `tests/formats_doc.rs` recomputes) and the papers cited per module.
 //!
 //! | module | what | source |
 //! |---|---|---|
-//! | [`entry`] | the 128-byte memory-entry and its 32 little-endian words | formats.md §1 |
-//! | [`size_class`] | the 4-bit size metadata and the class of a stream | formats.md §2 |
-//! | [`codec`] | the compressor interface shared by all algorithms | formats.md §2 |
-//! | [`bpc`] | Bit-Plane Compression | Kim et al. ISCA 2016, bpc.md |
-//! | [`mag_bdi`] | MAG-aware Base-Delta-Immediate | seed 002 Sec. IV, formats.md §4 |
-//! | [`zvc`] | Zero-Value Compression | cDMA (seed 003) Sec. V-A, formats.md §3 |
+//! | [`entry`] | the 128-byte memory-entry and its 32 little-endian words | docs/formats.md#memory-entry |
+//! | [`size_class`] | the 4-bit size metadata and the class of a stream | docs/formats.md#size-classes |
+//! | [`codec`] | the compressor interface shared by all algorithms | docs/formats.md#size-classes |
+//! | [`bpc`] | Bit-Plane Compression | Kim et al. ISCA 2016, docs/formats.md#bpc |
+//! | [`mag_bdi`] | MAG-aware Base-Delta-Immediate | seed 002 Sec. IV, docs/formats.md#mag-bdi |
+//! | [`zvc`] | Zero-Value Compression | cDMA (seed 003) Sec. V-A, docs/formats.md#zvc |
 //! | [`run_length`] | run-length encoding (PackBits over 32-bit words), cDMA's RL baseline | seed 003 Sec. V-A |
 //! | [`offload_window`] | ZVC, RL and zlib over cDMA's 4 KB offload windows | seed 003 Sec. V-A, VII-A |
-//! | [`controller_slice`] | one controller slice's behaviour: what a request reads, writes and answers | buddy-memory.md §1-§4, Sec. III |
-//! | [`metadata_cache`] | sectored, true-LRU, write-back metadata cache | buddy-memory.md §3 |
-//! | [`profiler`] | target ratio per allocation from size-class histograms | buddy-memory.md §6, Sec. III-B |
-//! | [`translation`] | PTE Buddy fields, GBBR, device/buddy/metadata addresses | buddy-memory.md §1-§2 |
-//! | [`bitstream`] | LSB-first stream packing, MSB-first code words | formats.md §1, bpc.md §3 |
+//! | [`controller_slice`] | one controller slice's behaviour: what a request reads, writes and answers | docs/formats.md#sectors, docs/controller.md, Sec. III |
+//! | [`metadata_cache`] | sectored, true-LRU, write-back metadata cache | docs/formats.md#metadata-cache |
+//! | [`profiler`] | target ratio per allocation from size-class histograms | docs/formats.md#profiler, Sec. III-B |
+//! | [`translation`] | PTE Buddy fields, GBBR, device/buddy/metadata addresses | docs/formats.md#translation |
+//! | [`bitstream`] | LSB-first stream packing, MSB-first code words | docs/formats.md#stream-packing |
 //! | [`stream_file`] | stream files: per entry the class and stored bytes the ports carry | docs/streams.md |
 
 pub mod bitstream;

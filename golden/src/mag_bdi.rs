@@ -2,10 +2,10 @@
 //!
 //! Source: MAG-aware BDI (seed `002_*`), Sec. IV-D/E, Table III, Eq. 1,
 //! Fig. 9 (compressor unit), Fig. 10 (decompressor) and Sec. VI-G (MAG 16/64);
-//! bit layout fixed by formats.md §4.
+//! bit layout fixed by docs/formats.md#mag-bdi.
 //!
 //! One 4-byte non-zero base `B`, the implicit zero base, a 32-bit base mask and
-//! 32 signed deltas of one width `d` per entry. Stream (LSB-first, formats.md §1):
+//! 32 signed deltas of one width `d` per entry. Stream (LSB-first, docs/formats.md#stream-packing):
 //!
 //! ```text
 //!  bit 0      32           64          64+d              64+31d      64+32d
@@ -24,7 +24,7 @@
 //! `8*k*MAG - 64`, so `64 + 32*d_k = 8*k*MAG`: the deltas fill the stream to its
 //! last bit and there are **no padding bits**.
 //!
-//! | MAG | k | d (bits) | stream bytes | Buddy class (formats.md §2) |
+//! | MAG | k | d (bits) | stream bytes | Buddy class (docs/formats.md#size-classes) |
 //! |---|---|---|---|---|
 //! | 16 | 1 | 2 | 16 | B16 |
 //! | 16 | 2 | 6 | 32 | B32 |
@@ -94,7 +94,7 @@
 //! as compressed to 112 bytes.
 //!
 //! The MAG-BDI paper has no ZERO class; Buddy's zero detection runs first
-//! (formats.md §2), so [`Codec::compress`] stores an all-zero entry as ZERO,
+//! (docs/formats.md#size-classes), so [`Codec::compress`] stores an all-zero entry as ZERO,
 //! while [`MagBdi::stream_bits`] reports the paper's `8*MAG` bits for it.
 
 use crate::codec::{Algorithm, Codec, STREAM_BUFFER_BYTES};
@@ -306,7 +306,7 @@ fn unit_impl(words: &[u32; ENTRY_WORDS], d: u32) -> Option<Unit> {
     ok.then_some(Unit { base, mask })
 }
 
-/// One compressor unit of delta width `d` bits (Fig. 9, formats.md §4 steps
+/// One compressor unit of delta width `d` bits (Fig. 9, docs/formats.md#mag-bdi steps
 /// 1-3): `Some` with the base and mask when every word fits `d` signed bits
 /// relative to its base, `None` when the unit cannot compress the entry.
 ///
@@ -557,7 +557,7 @@ mod tests {
         (0..n).fold(0u64, |v, b| v | (((bytes[(p + b) / 8] >> ((p + b) % 8)) & 1) as u64) << b)
     }
 
-    // ---------- reference model: formats.md §4 written out plainly ----------
+    // ---------- reference model: docs/formats.md#mag-bdi written out plainly ----------
 
     /// Unit of width `d` with i64 arithmetic: (B, mask, signed deltas).
     fn ref_unit(w: &[u32; 32], d: u32) -> Option<(u32, u32, [i64; 32])> {

@@ -1,4 +1,4 @@
-//! The metadata cache of one memory-controller slice (buddy-memory.md §3;
+//! The metadata cache of one memory-controller slice (docs/formats.md#metadata-cache;
 //! Buddy Compression Sec. III and Fig. 6b): set-associative, lines split
 //! into sectors with a valid and a dirty bit each, true LRU within a set,
 //! write-back, write-allocate. It caches the 4-bit size metadata; a miss

@@ -1,4 +1,4 @@
-//! The target-ratio profiler (buddy-memory.md §6; Buddy Compression Sec. III-B).
+//! The target-ratio profiler (docs/formats.md#profiler; Buddy Compression Sec. III-B).
 //!
 //! Input: per allocation, the size-class histogram of its memory-entries in
 //! every snapshot of a profiling run. Output: a target ratio per allocation

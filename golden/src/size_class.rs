@@ -1,10 +1,10 @@
-//! Size classes and the 4-bit size metadata (formats.md §2).
+//! Size classes and the 4-bit size metadata (docs/formats.md#size-classes).
 
 use crate::error::DecodeError;
 use serde::Serialize;
 
 /// Largest compressed stream stored compressed, in bits (96 bytes). A longer
-/// stream is stored raw (formats.md §2).
+/// stream is stored raw (docs/formats.md#size-classes).
 pub const MAX_COMPRESSED_BITS: usize = 768;
 
 /// The stored size of one memory-entry, kept as 4 bits of metadata per entry

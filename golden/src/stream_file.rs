@@ -19,7 +19,7 @@
 //! then per entry one class byte (the size code 0-7 in bits 3..0, bits 7..4
 //! zero) followed by exactly [`SizeClass::bytes`] stored bytes: byte `j`
 //! holds payload bits `8j..8j+7`, payload bit `8j+i` in bit `i`
-//! (formats.md §1's LSB-first packing, the same bit order as the
+//! (the LSB-first packing of docs/formats.md#stream-packing, the same bit order as the
 //! `out_payload` / `in_payload` ports).
 
 use std::io::Write;

@@ -1,6 +1,6 @@
 //! Buddy address translation: PTE Buddy fields, the GBBR/MD_BASE/HEAP_BASE
 //! registers, and where each byte, sector and metadata nibble of a memory-entry
-//! lives (buddy-memory.md §1-§2; Buddy Compression Sec. III, Fig. 4).
+//! lives (docs/formats.md#translation; Buddy Compression Sec. III, Fig. 4).
 //!
 //! A compressed page keeps `device_bytes` of each 128B entry in its device
 //! frame and the rest in the entry's fixed buddy slot of `buddy_stride` bytes
@@ -15,7 +15,7 @@ use thiserror::Error;
 /// Bytes in one DRAM sector.
 pub const SECTOR_BYTES: u64 = 32;
 
-/// Page sizes (buddy-memory.md §2).
+/// Page sizes (docs/formats.md#pte-fields-and-registers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PageSize {
     /// 2 MiB (default).
@@ -34,7 +34,7 @@ impl PageSize {
     }
 }
 
-/// The target compression ratio of a page: its 3-bit PTE code (buddy-memory.md §1).
+/// The target compression ratio of a page: its 3-bit PTE code (docs/formats.md#target-ratios).
 ///
 /// | code | ratio | device bytes / entry | buddy stride / entry |
 /// |---|---|---|---|
@@ -158,7 +158,7 @@ impl std::str::FromStr for TargetRatio {
     }
 }
 
-/// The Buddy fields of a GPU PTE (27 spare bits, buddy-memory.md §2), with
+/// The Buddy fields of a GPU PTE (27 spare bits, docs/formats.md#pte-fields-and-registers), with
 /// the page's device frame.
 ///
 /// Packed as 27 bits (**decision**, LSB first): bit 0 `compressed`, bits
@@ -279,7 +279,7 @@ fn buddy_slot(regs: &BuddyRegisters, page: PageSize, pte: &Pte, target: TargetRa
 }
 
 /// Translate an access to the entry holding `va`, whose size class is
-/// `class` (buddy-memory.md §2).
+/// `class` (docs/formats.md#addresses).
 ///
 /// # Errors
 /// A [`TranslationFault`] for a reserved target code, `va < HEAP_BASE` on a
@@ -322,7 +322,7 @@ pub enum Place {
 
 /// The place of byte `o = va mod 128` of the stored image of the entry at
 /// `va`: device part for `o < device_bytes`, else the buddy slot
-/// (buddy-memory.md §2).
+/// (docs/formats.md#addresses).
 ///
 /// # Errors
 /// As [`translate_entry`].

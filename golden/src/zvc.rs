@@ -1,9 +1,9 @@
 //! Zero-Value Compression (ZVC).
 //!
-//! Source: cDMA (seed `003_*`), Sec. V-A and Fig. 10; bit layout fixed by
-//! formats.md §3.
+//! Source: cDMA (seed `003_*`), Sec. V-A and Fig. 8 (the engine is Fig. 10);
+//! bit layout fixed by docs/formats.md#zvc.
 //!
-//! Stream (LSB-first, formats.md §1):
+//! Stream (LSB-first, docs/formats.md#stream-packing):
 //!
 //! ```text
 //!  bit 0        32            64                 32+32n
@@ -102,7 +102,7 @@ mod tests {
         assert_eq!(Zvc.decompress(SizeClass::Zero, &[]), Ok(MemoryEntry::ZERO));
     }
 
-    /// formats.md §3: one non-zero word → 64 bits → B8, with the exact bytes.
+    /// docs/formats.md#zvc: one non-zero word → 64 bits → B8, with the exact bytes.
     #[test]
     fn worked_example_one_word_is_b8() {
         let e = entry_with(&[(5, 0xdead_beef)]);
@@ -113,7 +113,7 @@ mod tests {
         assert_eq!(Zvc.decompress(c.class, c.stored()), Ok(e));
     }
 
-    /// formats.md §3: 7 non-zero words → 256 bits → B32.
+    /// docs/formats.md#zvc: 7 non-zero words → 256 bits → B32.
     #[test]
     fn worked_example_seven_words_is_b32() {
         let e = entry_with(&[(0, 1), (3, 2), (4, 3), (10, 4), (20, 5), (30, 6), (31, 7)]);
@@ -129,7 +129,7 @@ mod tests {
         assert_eq!(Zvc.decompress(c.class, c.stored()), Ok(e));
     }
 
-    /// formats.md §3: 24 non-zero words → 800 bits > 768 → RAW; 23 → 768 → B96.
+    /// docs/formats.md#zvc: 24 non-zero words → 800 bits > 768 → RAW; 23 → 768 → B96.
     #[test]
     fn worked_example_raw_boundary() {
         let e24 = MemoryEntry::from_words(std::array::from_fn(|i| if i < 24 { i as u32 + 1 } else { 0 }));

@@ -1,4 +1,4 @@
-//! Every worked example of bpc.md §11 (E1-E13): bit count, symbol sequence,
+//! Every worked example of docs/formats.md#bpc-test-vectors (E1-E13): bit count, symbol sequence,
 //! stored bytes, and the decode back to the block.
 
 use buddy_golden::bpc::{self, transpose32, Symbol, Symbol::*};

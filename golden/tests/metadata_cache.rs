@@ -1,6 +1,6 @@
 //! The golden metadata cache against a flat array of nibbles: any sequence
 //! of reads and writes returns the last value written, and after a flush
-//! memory equals the flat array (buddy-memory.md §3).
+//! memory equals the flat array (docs/formats.md#metadata-cache).
 
 use buddy_golden::metadata_cache::{MetadataCache, MetadataCacheConfig, Outcome};
 use buddy_golden::translation::MetadataNibble;

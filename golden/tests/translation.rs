@@ -1,4 +1,4 @@
-//! Property tests of the golden Buddy translation (buddy-memory.md §2).
+//! Property tests of the golden Buddy translation (docs/formats.md#addresses).
 
 use buddy_golden::translation::*;
 use buddy_golden::SizeClass;

@@ -31,7 +31,7 @@ pub struct Translation {
     pub metadata_high: Bit,
 }
 
-/// Buddy address translation (buddy-memory.md §1-§2; Buddy Compression
+/// Buddy address translation (docs/formats.md#translation; Buddy Compression
 /// Sec. III, Fig. 4): for the entry holding `va`, on a page described by
 /// its PTE, and the entry's size class, where its device part, its buddy
 /// slot and its 4-bit size metadata live. Mirrors
@@ -57,7 +57,7 @@ pub struct Translation {
 /// | `in_frame` | 64 | in | physical byte address of the page's device frame |
 /// | `in_pte` | 27 | in | PTE Buddy bits: `[0]` compressed, `[3:1]` target code, `[26:4]` buddy offset in units of page/4 |
 /// | `in_page_64k` | 1 | in | 1: 64 KiB page, 0: 2 MiB page |
-/// | `in_class` | 4 | in | the entry's size class code (formats.md §2) |
+/// | `in_class` | 4 | in | the entry's size class code (docs/formats.md#size-classes) |
 /// | `out_valid`, `out_ready` | 1, 1 | out, in | result handshake |
 /// | `out_fault` | 3 | out | 0 none, else a [`fault`] code; every other output is 0 then |
 /// | `out_device_address`, `out_device_bytes` | 64, 8 | out | device bytes the class needs: `min(class, device part)` from the entry's device slot |

@@ -1,5 +1,5 @@
 //! Bit-Plane Compression of one 128-byte memory-entry per cycle
-//! (`shared/spec/bpc.md`; Kim et al. ISCA 2016; the Buddy Compression
+//! (docs/formats.md#bpc; Kim et al. ISCA 2016; the Buddy Compression
 //! paper's algorithm, Sec. IV-A).
 
 use crate::bpc_symbol_packer::{PackerLeaves, PackerRoot};
@@ -15,10 +15,10 @@ use rust_hdl::prelude::*;
 /// `[1038:1028]`).
 #[derive(Clone, Copy, Debug, PartialEq, Default, LogicStruct)]
 pub struct BpcCompressed {
-    /// Stored bytes as the vector `C` of formats.md §1: the stream, zero
+    /// Stored bytes as the vector `C` of docs/formats.md#stream-packing: the stream, zero
     /// past its end; the original entry for class RAW; zero for ZERO.
     pub payload: EntryBits,
-    /// 4-bit size class code (formats.md §2): 0 ZERO .. 7 RAW.
+    /// 4-bit size class code (docs/formats.md#size-classes): 0 ZERO .. 7 RAW.
     pub class: Bits<4>,
     /// The stream's exact length in bits (10..=1089; 0 for ZERO; above 768
     /// for RAW, the length the stream would have had).
@@ -32,7 +32,7 @@ seq_macro::seq!(J in 0..35 {
 pub const LATENCY: u64 = 5;
 
 /// BPC compressor: one memory-entry per cycle, exactly as the golden
-/// `buddy_golden::Bpc` (bpc.md §2-§7, §10).
+/// `buddy_golden::Bpc` (docs/formats.md#bpc, docs/formats.md#size-classes).
 ///
 /// ```text
 ///  s1 input ─▶ transform ─▶ s2: 35 slots ─▶ zero runs ─▶ s3: 35 slots ─▶ packer leaves ─▶ s4: 5 partial ─▶ packer root, ─▶ slice ─▶ out_*
@@ -55,7 +55,7 @@ pub const LATENCY: u64 = 5;
 /// | `in_valid`, `in_ready` | 1, 1 | in, out | input handshake |
 /// | `in_entry` | 1024 | in | the entry, `w[i]` at `[32i +: 32]` |
 /// | `out_valid`, `out_ready` | 1, 1 | out, in | output handshake |
-/// | `out_payload` | 1024 | out | stored bytes, formats.md §1 packing |
+/// | `out_payload` | 1024 | out | stored bytes, packed as docs/formats.md#stream-packing |
 /// | `out_class` | 4 | out | size class code 0..7 |
 /// | `out_stream_bits` | 11 | out | see [`BpcCompressed::stream_bits`] |
 ///
@@ -241,7 +241,7 @@ impl Logic for BpcCompressor {
             self.s4_part_len[4].d.next = self.leaves.part_len4.val();
         }
 
-        // Stage 4: packing, tree levels 4-6, and the size class (bpc.md §10).
+        // Stage 4: packing, tree levels 4-6, and the size class (docs/formats.md#size-classes).
         self.root.part0.next = self.s4_part[0].q.val();
         self.root.part1.next = self.s4_part[1].q.val();
         self.root.part2.next = self.s4_part[2].q.val();

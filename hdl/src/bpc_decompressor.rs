@@ -1,5 +1,5 @@
 //! Bit-Plane Compression decompressor: one 128-byte memory-entry per cycle
-//! (`shared/spec/bpc.md` §8; Kim et al. ISCA 2016; the Buddy Compression
+//! (docs/formats.md#bpc-decoding; Kim et al. ISCA 2016; the Buddy Compression
 //! paper's algorithm, Sec. IV-A, which assumes 11 cycles for it).
 
 use crate::bpc_parse_stage::{BpcParseStage, ParseState};
@@ -15,8 +15,8 @@ use rust_hdl::prelude::*;
 pub const LATENCY: u64 = 7;
 
 /// BPC decompressor: one stored entry per cycle, exactly as the golden
-/// `buddy_golden::bpc::decode` (bpc.md §8) behind the size classes of
-/// formats.md §2.
+/// `buddy_golden::bpc::decode` (docs/formats.md#bpc-decoding) behind the size classes of
+/// docs/formats.md#size-classes.
 ///
 /// ```text
 /// in_class ──▶ p1: class, base, ──▶ s1 ─▶ p2: 6 planes ─▶ s2 ─▶ ... ─▶ p6: 3 planes ─▶ s6 ─▶ rebuild: transpose, ─▶ slice ─▶ out_*
@@ -43,7 +43,7 @@ pub const LATENCY: u64 = 7;
 /// | `in_payload` | 1024 | in | stored bytes as vector `C` (bits past the class size are ignored) |
 /// | `out_valid`, `out_ready` | 1, 1 | out, in | output handshake |
 /// | `out_entry` | 1024 | out | the entry, `w[i]` at `[32i +: 32]`; 0 on error |
-/// | `out_error` | 1 | out | malformed input: a reserved class code 8..15, or one of the mandatory errors of bpc.md §8 — the stream runs past the class's bytes, a zero run longer than the planes left, a TWO1 position above 29, a ONE1 position above 30 |
+/// | `out_error` | 1 | out | malformed input: a reserved class code 8..15, or one of the mandatory errors of docs/formats.md#bpc-decoding — the stream runs past the class's bytes, a zero run longer than the planes left, a TWO1 position above 29, a ONE1 position above 30 |
 ///
 /// Timing: initiation interval 1; latency 7 cycles (accepted on edge `t`,
 /// `out_valid` after edge `t + 7`), against the 11 the Buddy paper assumes.

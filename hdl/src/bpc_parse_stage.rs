@@ -1,6 +1,6 @@
 //! One symbol-parsing stage of [`crate::BpcDecompressor`]: up to six BPC
 //! plane symbols (and, in stage 1, the size class and the base-word symbol)
-//! decoded from the front of the unread stream (bpc.md §4, §5, §8).
+//! decoded from the front of the unread stream (docs/formats.md#bpc-symbols, docs/formats.md#bpc-decoding).
 //!
 //! The parse is sequential by nature: a symbol's position is the sum of the
 //! lengths before it. Each stage therefore chains six decode steps on a
@@ -41,7 +41,7 @@ pub const STEPS: usize = 6;
 /// `error`; 2,134 bits).
 #[derive(Clone, Copy, Debug, PartialEq, Default, LogicStruct)]
 pub struct ParseState {
-    /// The unread stream, LSB-first: its next bit at bit 0 (formats.md §1
+    /// The unread stream, LSB-first: its next bit at bit 0 (docs/formats.md#stream-packing
     /// order). Before stage 1: the stored payload.
     pub window: EntryBits,
     /// `DBP[b]` of every decoded plane `b` (0..31) in bits 30..0 of word `b`
@@ -49,15 +49,15 @@ pub struct ParseState {
     pub planes: EntryBits,
     /// `DBP` of the plane decoded last (31 bits; bit 31 is 0).
     pub prev: Bits<32>,
-    /// The base word `w[0]` (bpc.md §4).
+    /// The base word `w[0]` (docs/formats.md#bpc-symbols).
     pub base: Bits<32>,
     /// Stream bits of the class not read yet (0..=768).
     pub bits_left: Bits<11>,
     /// Planes not decoded yet (0..=33); 0 ends the parse.
     pub planes_left: Bits<6>,
-    /// The 4-bit size class code (formats.md §2).
+    /// The 4-bit size class code (docs/formats.md#size-classes).
     pub class: Bits<4>,
-    /// A mandatory error of bpc.md §8 (or a reserved class code) was seen.
+    /// A mandatory error of docs/formats.md#bpc-decoding (or a reserved class code) was seen.
     pub error: Bit,
 }
 
@@ -104,7 +104,7 @@ impl Window {
     }
 
     /// `n` bits from stream bit `at`, the first one most significant
-    /// (bpc.md §3).
+    /// (docs/formats.md#stream-packing).
     fn field(&self, at: usize, n: usize) -> u32 {
         (0..n).fold(0, |v, j| v << 1 | self.bit(at + j))
     }
@@ -166,7 +166,7 @@ impl State {
         }
     }
 
-    /// Stage 1's prologue: the class and the base-word symbol (bpc.md §4).
+    /// Stage 1's prologue: the class and the base-word symbol (docs/formats.md#bpc-symbols).
     fn start(&mut self) {
         let payload = self.window;
         let class = self.class;
@@ -199,7 +199,7 @@ impl State {
         }
     }
 
-    /// One plane symbol from the front of the window (bpc.md §5, §8); no
+    /// One plane symbol from the front of the window (docs/formats.md#bpc-symbols, docs/formats.md#bpc-decoding); no
     /// change once every plane is decoded.
     fn step(&mut self) {
         let left = self.planes_left;

@@ -1,5 +1,5 @@
 //! The last stage of [`crate::BpcDecompressor`]: the words of a memory-entry
-//! from its base word and its delta bit-planes (bpc.md §8, end).
+//! from its base word and its delta bit-planes (docs/formats.md#bpc-transform, "Undoing it").
 //!
 //! `D[k]` (mod 2^32) is bit `k` of the planes `DBP[0..31]` (a transpose:
 //! wiring); the words are the prefix sums `w[0] = base`,

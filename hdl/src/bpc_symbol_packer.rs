@@ -1,5 +1,5 @@
 //! Concatenation of the 35 BPC symbol slots of one memory-entry into its
-//! stream (bpc.md §3, §6; formats.md §1): stages 3 and 4 of
+//! stream (docs/formats.md#bpc-symbols, docs/formats.md#stream-packing): stages 3 and 4 of
 //! [`crate::BpcCompressor`].
 //!
 //! Each slot holds a code word with its payload as one value `code` of
@@ -13,7 +13,7 @@
 //! leaves, cut by a pipeline register after level 3: [`PackerLeaves`] turns
 //! the 35 slots into 5 partial streams (slots 8k..8k+8), [`PackerRoot`]
 //! joins them. Every node is exactly as wide as its inputs together (at
-//! most 768 bits: a longer stream is stored RAW, bpc.md §10, and only its
+//! most 768 bits: a longer stream is stored RAW, docs/formats.md#size-classes, and only its
 //! length matters then) and every length exactly as wide as its largest
 //! value, so each shifter has only the stages its shift amount needs.
 //! `#[hdl_gen]` cannot write widths that change per tree level, so, like

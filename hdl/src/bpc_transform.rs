@@ -1,6 +1,6 @@
 //! Stage 1 of [`crate::BpcCompressor`]: the DBX transform of one
 //! memory-entry and the symbol of every bit-plane and of the base word
-//! (bpc.md §2, §4, §5), as 35 symbol slots in emission order.
+//! (docs/formats.md#bpc-transform, docs/formats.md#bpc-symbols), as 35 symbol slots in emission order.
 
 use crate::default_array;
 use crate::entry_bits::EntryBits;
@@ -172,7 +172,7 @@ impl Logic for BpcTransform {
                 self.plen[b].next = 5.into();
             }
         }
-        // Base word (bpc.md §4): -8 <= v <= 7 iff v + 8 < 16, and so on.
+        // Base word (docs/formats.md#bpc-symbols): -8 <= v <= 7 iff v + 8 < 16, and so on.
         self.base_sums[0].next = self.w[0].val() + bits::<32>(8);
         self.base_sums[1].next = self.w[0].val() + bits::<32>(128);
         self.base_sums[2].next = self.w[0].val() + bits::<32>(32768);

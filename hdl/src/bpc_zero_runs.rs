@@ -1,5 +1,5 @@
 //! Stage 2 of [`crate::BpcCompressor`]: merging the zero planes into maximal
-//! runs (bpc.md §5, §7): the first plane of a run carries ZERO1 (`001`) or
+//! runs (docs/formats.md#bpc-symbols): the first plane of a run carries ZERO1 (`001`) or
 //! ZRUN (`01` + `n - 2` in 5 bits), the others become empty slots.
 
 use crate::default_array;

@@ -326,7 +326,7 @@ impl Logic for $name {
         self.decomp.clock.next = self.clock.val();
         self.decomp.reset.next = self.reset.val();
 
-        // Bytes of the class (formats.md §2; reserved codes: none), the
+        // Bytes of the class (docs/formats.md#size-classes; reserved codes: none), the
         // part of them in the device slot and in the buddy slot, and the
         // sectors each spans. A 16x device part (8 bytes) sits at byte
         // 0, 8, 16 or 24 of its sector.
@@ -758,7 +758,7 @@ impl Logic for $name {
 }
 
 buddy_controller!(
-    /// One Buddy Compression memory-controller slice (buddy-memory.md §1-§4;
+    /// One Buddy Compression memory-controller slice (docs/formats.md#translation, docs/formats.md#sectors, docs/controller.md;
     /// Buddy Compression Sec. III, Fig. 4; seed 001 Sec. 3.4), here with
     /// the BPC compressor and decompressor (the default; [`BuddyControllerZvc`]
     /// and [`BuddyControllerMagBdi`] are the same slice with ZVC or MAG-BDI,
@@ -774,7 +774,7 @@ buddy_controller!(
     ///                                                   └──▶ merge (partial write) ──▶ compressor ──▶ sector lanes ──▶ dev_req, buddy_req; nibble ──▶ metadata cache
     /// ```
     ///
-    /// The mode (buddy-memory.md §4) comes with each access's PTE, as in the
+    /// The mode (docs/formats.md#modes) comes with each access's PTE, as in the
     /// paper: an uncompressed page (`compressed` = 0) has no metadata, no
     /// compression and 128-byte slots (mode `uncompressed`); a compressed
     /// page at target 1x is mode `bandwidth-only`; other targets are mode
@@ -797,7 +797,7 @@ buddy_controller!(
     /// | port | width | dir | meaning |
     /// |---|---|---|---|
     /// | `clock`, `reset` | 1, 1 | in | rising edge; synchronous active-high reset (the metadata cache then needs 8 cycles) |
-    /// | `gbbr`, `carve_out_bytes`, `md_base`, `heap_base` | 64 each | in | the Buddy registers (buddy-memory.md §2), bytes |
+    /// | `gbbr`, `carve_out_bytes`, `md_base`, `heap_base` | 64 each | in | the Buddy registers (docs/formats.md#pte-fields-and-registers), bytes |
     /// | `req_valid`, `req_ready` | 1, 1 | in, out | L2-side request handshake |
     /// | `req_write`, `req_mask` | 1, 4 | in | 0 read, 1 write; written sectors (bit `s`: bytes `32s..32s+32`) |
     /// | `req_flush` | 1 | in | 1: write back every dirty metadata sector and invalidate the cache (other fields ignored) |

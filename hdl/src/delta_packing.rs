@@ -1,7 +1,7 @@
 //! Packing and unpacking of the 32 fixed-width deltas of a MAG-BDI stream
-//! (formats.md §4): pure wiring, one block per delta width.
+//! (docs/formats.md#mag-bdi): pure wiring, one block per delta width.
 //!
-//! Stream layout (vector `C` of formats.md §1, `d` = delta width in bits):
+//! Stream layout (vector `C` of docs/formats.md#stream-packing, `d` = delta width in bits):
 //!
 //! ```text
 //!  bit 0      32           64          64+d              64+31d      64+32d

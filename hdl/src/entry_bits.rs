@@ -1,4 +1,4 @@
-//! The 128-byte memory-entry as a hardware value (formats.md §1).
+//! The 128-byte memory-entry as a hardware value (docs/formats.md#memory-entry).
 
 use rust_hdl::prelude::*;
 
@@ -7,7 +7,7 @@ seq_macro::seq!(N in 0..32 {
     /// 32-bit words.
     ///
     /// In Verilog this is a single `[1023:0]` vector with word `wN` at bits
-    /// `[32N +: 32]`, i.e. `E[32i +: 32] = w[i]` of formats.md §1. Words are
+    /// `[32N +: 32]`, i.e. `E[32i +: 32] = w[i]` of docs/formats.md#memory-entry. Words are
     /// kept at 32 bits because rust-hdl simulates wider `Bits` about 20x slower.
     #[derive(Clone, Copy, Debug, PartialEq, Default, LogicStruct)]
     pub struct EntryBits {

@@ -14,10 +14,10 @@ use rust_hdl::prelude::*;
 /// `[1038:1028]`, `encoding` `[1041:1039]`).
 #[derive(Clone, Copy, Debug, PartialEq, Default, LogicStruct)]
 pub struct MagBdiCompressed {
-    /// Stored bytes as the vector `C` of formats.md §1, zero past the
+    /// Stored bytes as the vector `C` of docs/formats.md#stream-packing, zero past the
     /// stream; the original entry for class RAW; all zero for class ZERO.
     pub payload: EntryBits,
-    /// 4-bit size class code (formats.md §2): 0 ZERO .. 7 RAW.
+    /// 4-bit size class code (docs/formats.md#size-classes): 0 ZERO .. 7 RAW.
     pub class: Bits<4>,
     /// Buddy's stream length in bits, as the golden `Codec::encode_stream`:
     /// `8*k*MAG` of the stored encoding; 0 for ZERO; for RAW 1024, or 896
@@ -35,7 +35,7 @@ pub struct MagBdiCompressed {
 pub const LATENCY: u64 = 2;
 
 /// MAG-aware Base-Delta-Immediate compression of one 128-byte memory-entry
-/// per cycle (seed `002_*`, Sec. IV-E, Fig. 8-9; bits as formats.md §4).
+/// per cycle (seed `002_*`, Sec. IV-E, Fig. 8-9; bits as docs/formats.md#mag-bdi).
 ///
 /// One [`MagBdiUnit`] per encoding runs in parallel (MAG 16: 7 units of
 /// `d` = 2, 6, 10, 14, 18, 22, 26 bits; MAG 32: 3 units of 6, 14, 22; MAG 64:
@@ -57,7 +57,7 @@ pub const LATENCY: u64 = 2;
 /// | `in_valid`, `in_ready` | 1, 1 | in, out | input handshake |
 /// | `in_entry` | 1024 | in | the entry, `w[i]` at `[32i +: 32]` |
 /// | `out_valid`, `out_ready` | 1, 1 | out, in | output handshake |
-/// | `out_payload` | 1024 | out | stored bytes, formats.md §1 packing |
+/// | `out_payload` | 1024 | out | stored bytes, packed as docs/formats.md#stream-packing |
 /// | `out_class` | 4 | out | size class code 0..7 |
 /// | `out_stream_bits` | 11 | out | see [`MagBdiCompressed::stream_bits`] |
 /// | `out_encoding` | 3 | out | see [`MagBdiCompressed::encoding`] |
@@ -186,7 +186,7 @@ impl Logic for MagBdiCompressor {
             self.units[u].s1_entry.next = self.s1_entry.q.val();
         }
 
-        // Buddy's zero detection runs before the algorithm (formats.md §2).
+        // Buddy's zero detection runs before the algorithm (docs/formats.md#size-classes).
         self.nonzero.next = false;
         #(
             if self.s1_entry.q.val().w~J.any() {

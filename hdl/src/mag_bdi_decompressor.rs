@@ -15,7 +15,7 @@ pub const LATENCY: u64 = 1;
 
 /// MAG-aware Base-Delta-Immediate decompression of one 128-byte
 /// memory-entry per cycle (seed `002_*`, Sec. IV-E, Fig. 10; bits as
-/// formats.md §4): a parallel masked vector add,
+/// docs/formats.md#mag-bdi): a parallel masked vector add,
 /// `w[i] = sext_d(delta_i) + (mask[i] ? B : 0)`.
 ///
 /// ```text

@@ -1,5 +1,5 @@
 //! The MAG-BDI encodings a hardware variant is built with, derived from the
-//! golden model's `Mag` and Buddy's size classes (formats.md §2, §4).
+//! golden model's `Mag` and Buddy's size classes (docs/formats.md#size-classes, docs/formats.md#mag-bdi).
 
 use buddy_golden::{Mag, SizeClass};
 

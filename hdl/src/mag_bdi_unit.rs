@@ -4,7 +4,7 @@
 use crate::entry_bits::EntryBits;
 use rust_hdl::prelude::*;
 
-/// The compressor unit for `d`-bit deltas (formats.md §4, steps 1-3).
+/// The compressor unit for `d`-bit deltas (docs/formats.md#mag-bdi, steps 1-3).
 ///
 /// ```text
 ///  stage A (before the stage register)        stage B (after it)

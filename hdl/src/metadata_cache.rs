@@ -52,7 +52,7 @@ pub const AFTER_FILL_CYCLES: u64 = 2;
 /// Sectors per line.
 pub const SECTORS_PER_LINE: u64 = 4;
 
-/// The metadata cache of one memory-controller slice (buddy-memory.md §3;
+/// The metadata cache of one memory-controller slice (docs/formats.md#metadata-cache;
 /// Buddy Compression Sec. III, Fig. 6b), mirroring
 /// `buddy_golden::metadata_cache::MetadataCache` with its default geometry:
 /// 4 KiB, 4 ways x 8 sets of 128-byte lines, four 32-byte sectors per line

@@ -4,12 +4,12 @@
 use rust_hdl::prelude::*;
 
 /// Combinational: how many bytes of an entry's stored payload lie in its
-/// device part and in its buddy slot (buddy-memory.md §2; golden's
+/// device part and in its buddy slot (docs/formats.md#addresses; golden's
 /// `translate_entry`: `min(class, part)` and `class - part`).
 ///
 /// | port | width | dir | meaning |
 /// |---|---|---|---|
-/// | `size_class` | 3 | in | size class code (`class` is a SystemVerilog keyword) 0-7 (formats.md §2: 0, 8, 16, 32, 64, 80, 96, 128 bytes) |
+/// | `size_class` | 3 | in | size class code (`class` is a SystemVerilog keyword) 0-7 (docs/formats.md#size-classes: 0, 8, 16, 32, 64, 80, 96, 128 bytes) |
 /// | `compressed` | 1 | in | the page's PTE `compressed` bit (0: the whole 128-byte slot, no buddy part) |
 /// | `part_bytes` | 8 | in | the device part: 128, 96, 64, 32 or 8 bytes |
 /// | `device_bytes` | 9 | out | `min(class bytes, part)`; 128 on an uncompressed page |

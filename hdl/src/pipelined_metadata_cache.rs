@@ -49,7 +49,7 @@ enum EvictState {
 }
 
 /// The metadata cache of one pipelined memory-controller slice
-/// (buddy-memory.md §3; Buddy Compression Sec. III, Fig. 6b), with the
+/// (docs/formats.md#metadata-cache; Buddy Compression Sec. III, Fig. 6b), with the
 /// geometry and replacement of [`crate::MetadataCache`] and of
 /// `buddy_golden::metadata_cache::MetadataCache` (4 KiB, 4 ways x 8 sets
 /// of 128-byte lines, four 32-byte sectors per line with a valid and a

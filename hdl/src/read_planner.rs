@@ -20,8 +20,8 @@ pub mod kind {
     pub const FINISH: u64 = 2;
 }
 
-/// Plans one read per job (Buddy Compression Sec. III-B; buddy-memory.md
-/// §2; mirrors which sectors `buddy_golden::controller_slice` reads): from
+/// Plans one read per job (Buddy Compression Sec. III-B;
+/// docs/formats.md#sectors; mirrors which sectors `buddy_golden::controller_slice` reads): from
 /// the read's translation (device slot start and device part bytes, buddy
 /// slot start) and its size class, the device bytes `min(class, part)`
 /// from the slot start and the buddy bytes `class - part` from the buddy
@@ -38,7 +38,7 @@ pub mod kind {
 /// | `in_valid`, `in_ready` | 1, 1 | in, out | a job; `in_ready` is high when the current job's last transfers go this cycle |
 /// | `in_id` | 7 | in | the read's context |
 /// | `in_kind` | 2 | in | [`kind`]: 0 full read, 1 device slot (metadata miss), 2 finish after a slot |
-/// | `in_class` | 3 | in | size class code 0-7 (formats.md §2: 0, 8, 16, 32, 64, 80, 96, 128 bytes) |
+/// | `in_class` | 3 | in | size class code 0-7 (docs/formats.md#size-classes: 0, 8, 16, 32, 64, 80, 96, 128 bytes) |
 /// | `in_compressed` | 1 | in | the page's PTE `compressed` bit (0: the 128-byte slot, class ignored) |
 /// | `in_device_address` | 64 | in | the entry's device slot start, byte address (8-byte aligned, as page frames are) |
 /// | `in_device_part_bytes` | 8 | in | the device part: 128, 96, 64, 32 or 8 bytes (128 uncompressed) |

@@ -37,7 +37,7 @@ pub mod timing {
 /// (Buddy Compression Sec. III-B: an entry's device part and buddy part
 /// are read in parallel; `docs/controller.md`, "Stages of a read").
 ///
-/// **Payload layout** (the golden model's stored bytes, formats.md §1):
+/// **Payload layout** (the golden model's stored bytes, docs/formats.md#stream-packing):
 /// payload word `i` (32 bits, word `i` of [`EntryBits`]) is device-part
 /// word `i` for `i < words`, and buddy-part word `i - words` above, where
 /// `words` is the device part's length in 32-bit words as planned. A part

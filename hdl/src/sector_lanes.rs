@@ -1,5 +1,5 @@
 //! The [`crate::BuddyController`]'s data lanes between 32-byte memory
-//! sectors and the 128-byte entry or payload buffer (buddy-memory.md §1-§2).
+//! sectors and the 128-byte entry or payload buffer (docs/formats.md#sectors).
 //!
 //! A device part or buddy slot maps onto the payload in whole 32-bit words:
 //! device sector `i` holds payload words `8i..8i+8` (device parts of 32, 64,

@@ -16,7 +16,7 @@
 //! - **buses**: the fields of a rust-hdl struct (`name$field`, recursively)
 //!   become one vector `name [W-1:0]`, the Verilog's port or wire: fields in
 //!   declaration order from bit 0, so `EntryBits`' word `wN` is at bits
-//!   `[32N +: 32]` (formats.md §1) and `in_payload$w0..$w31` is
+//!   `[32N +: 32]` (docs/formats.md#memory-entry) and `in_payload$w0..$w31` is
 //!   `in_payload [1023:0]`. A struct whose fields are not all words
 //!   (`ParseState`: `window`, `planes`, `prev`...) also keeps each field as
 //!   `name$field` (itself merged when it is a bus), since the Verilog has no

@@ -11,8 +11,8 @@ use rust_hdl::prelude::*;
 /// Sectors a part may span: 128 bytes starting up to 28 bytes into a sector.
 pub const PART_SECTORS: usize = 5;
 
-/// Stores one write per job (Buddy Compression Sec. III-B; buddy-memory.md
-/// §2; the writes `buddy_golden::controller_slice` makes): from the
+/// Stores one write per job (Buddy Compression Sec. III-B;
+/// docs/formats.md#addresses; the writes `buddy_golden::controller_slice` makes): from the
 /// write's translation (device slot start and device part bytes, buddy
 /// slot start), its size class and its payload, the device bytes
 /// `min(class, part)` of the payload from the slot start and the buddy
@@ -30,7 +30,7 @@ pub const PART_SECTORS: usize = 5;
 /// | `clock`, `reset` | 1, 1 | in | rising-edge clock; synchronous active-high reset (drops the job) |
 /// | `in_valid`, `in_ready` | 1, 1 | in, out | a job; accepted when no job is held or the held one's `done` is taken |
 /// | `in_id` | 7 | in | the write's context |
-/// | `in_class` | 3 | in | size class code 0-7 (formats.md §2: 0, 8, 16, 32, 64, 80, 96, 128 bytes) |
+/// | `in_class` | 3 | in | size class code 0-7 (docs/formats.md#size-classes: 0, 8, 16, 32, 64, 80, 96, 128 bytes) |
 /// | `in_compressed` | 1 | in | the page's PTE `compressed` bit (0: the masked sectors of the 128-byte slot, class ignored) |
 /// | `in_mask` | 4 | in | uncompressed page: bit `s` writes sector `s` (bytes `32s..32s+32`); ignored otherwise |
 /// | `in_device_address` | 64 | in | the entry's device slot start, byte address (8-byte aligned; an uncompressed page's 32-byte aligned, as page frames are) |

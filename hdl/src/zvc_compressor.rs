@@ -10,10 +10,10 @@ use rust_hdl::prelude::*;
 /// `[1038:1028]`).
 #[derive(Clone, Copy, Debug, PartialEq, Default, LogicStruct)]
 pub struct ZvcCompressed {
-    /// Stored bytes as the vector `C` of formats.md §1, zero past the stream;
+    /// Stored bytes as the vector `C` of docs/formats.md#stream-packing, zero past the stream;
     /// the original entry for class RAW; all zero for class ZERO.
     pub payload: EntryBits,
-    /// 4-bit size class code (formats.md §2): 0 ZERO .. 7 RAW.
+    /// 4-bit size class code (docs/formats.md#size-classes): 0 ZERO .. 7 RAW.
     pub class: Bits<4>,
     /// ZVC stream length in bits, `32 + 32 n` for `n` non-zero words
     /// (up to 1056 even when the class is RAW); 0 for ZERO.
@@ -26,7 +26,7 @@ pub struct ZvcCompressed {
 pub const LATENCY: u64 = 2;
 
 /// Zero-Value Compression of one 128-byte memory-entry per cycle
-/// (cDMA, seed `003_*`, Sec. V-A and Fig. 10; bits as formats.md §3).
+/// (cDMA, seed `003_*`, Sec. V-A and Fig. 10; bits as docs/formats.md#zvc).
 ///
 /// ```text
 ///             stage 1 (register)        compaction logic        register slice
@@ -46,7 +46,7 @@ pub const LATENCY: u64 = 2;
 /// | `in_valid`, `in_ready` | 1, 1 | in, out | input handshake |
 /// | `in_entry` | 1024 | in | the entry, `w[i]` at `[32i +: 32]` |
 /// | `out_valid`, `out_ready` | 1, 1 | out, in | output handshake |
-/// | `out_payload` | 1024 | out | stored bytes, formats.md §1 packing |
+/// | `out_payload` | 1024 | out | stored bytes, packed as docs/formats.md#stream-packing |
 /// | `out_class` | 4 | out | size class code 0..7 |
 /// | `out_stream_bits` | 11 | out | ZVC stream length in bits |
 ///

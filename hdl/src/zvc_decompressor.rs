@@ -12,7 +12,7 @@ use rust_hdl::prelude::*;
 pub const LATENCY: u64 = 2;
 
 /// Zero-Value decompression of one 128-byte memory-entry per cycle
-/// (cDMA, seed `003_*`, Sec. V-A; bits as formats.md §3).
+/// (cDMA, seed `003_*`, Sec. V-A; bits as docs/formats.md#zvc).
 ///
 /// ```text
 ///              stage 1 (register)         expansion logic            register slice
@@ -31,7 +31,7 @@ pub const LATENCY: u64 = 2;
 /// | `in_payload` | 1024 | in | stored bytes as vector `C` (bits past the class size are ignored) |
 /// | `out_valid`, `out_ready` | 1, 1 | out, in | output handshake |
 /// | `out_entry` | 1024 | out | the entry, `w[i]` at `[32i +: 32]`; 0 on error |
-/// | `out_error` | 1 | out | malformed input (a reserved class code 8..15, or a mask with more non-zero words than the class stores, formats.md §2-§3) |
+/// | `out_error` | 1 | out | malformed input (a reserved class code 8..15, or a mask with more non-zero words than the class stores, docs/formats.md#size-classes, docs/formats.md#zvc) |
 ///
 /// Timing: initiation interval 1; latency 2 cycles. `in_ready` depends only
 /// on flip-flops; every output comes from a flip-flop.

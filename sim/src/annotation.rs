@@ -1,4 +1,4 @@
-//! Target-ratio annotation files: which target ratio (buddy-memory.md §1)
+//! Target-ratio annotation files: which target ratio (docs/formats.md#target-ratios)
 //! each allocation of a workload gets. `buddy profile` writes them; the
 //! studies (and the memory-system simulator) read them.
 //!

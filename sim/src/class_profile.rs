@@ -1,5 +1,5 @@
 //! A workload's memory-entries as size classes, per snapshot and allocation:
-//! the input of the target-ratio profiler (buddy-memory.md §6) and of the
+//! the input of the target-ratio profiler (docs/formats.md#profiler) and of the
 //! paper's compressibility studies (Buddy Compression Sec. II-C, III-B).
 //!
 //! Built from one algorithm's [`AlgorithmResult`] of a

@@ -1,4 +1,4 @@
-//! The sectored L2 of the trace driver (buddy-memory.md §7): turns
+//! The sectored L2 of the trace driver (docs/formats.md#trace-driver): turns
 //! processor-level accesses into the memory-entry requests a memory
 //! controller sees.
 
@@ -24,7 +24,7 @@ pub struct MemRequest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct L2Config {
     /// Capacity in bytes (the paper's GPU: 4 MiB; default here 64 KiB for
-    /// megabyte-sized workloads, **decision** of buddy-memory.md §7).
+    /// megabyte-sized workloads, **decision** of docs/formats.md#trace-driver).
     pub bytes: u64,
     pub ways: usize,
 }
@@ -57,7 +57,7 @@ struct Line {
 }
 
 /// A sectored, true-LRU, write-back, write-allocate L2 without data
-/// (buddy-memory.md §7).
+/// (docs/formats.md#trace-driver).
 ///
 /// A miss (read or write) reads the whole memory-entry and fills the line,
 /// all four sectors valid (**decision**: the controller returns the whole

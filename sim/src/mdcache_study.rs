@@ -1,5 +1,5 @@
 //! Metadata cache hit rate against cache size on a real access trace
-//! (Buddy Compression Fig. 6b; buddy-memory.md §3, §7).
+//! (Buddy Compression Fig. 6b; docs/formats.md#metadata-cache, docs/formats.md#trace-driver).
 //!
 //! The trace's accesses go through the sectored L2 ([`crate::l2_cache`]);
 //! every L2 request is one metadata access in the memory-controller slice

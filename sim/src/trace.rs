@@ -1,6 +1,6 @@
 //! Memory access traces (`trace.bin` + `trace_meta.json`, format in
 //! `shared/data/README.md`) and the virtual-address layout they are replayed
-//! in (buddy-memory.md §7).
+//! in (docs/formats.md#trace-driver).
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -199,7 +199,7 @@ pub fn parse_records(bytes: &[u8], meta: &TraceMeta, path: &Path) -> Result<Vec<
 }
 
 /// Where each trace allocation sits in the virtual address space
-/// (buddy-memory.md §7, **decision**): the allocations of the snapshots'
+/// (docs/formats.md#trace-driver, **decision**): the allocations of the snapshots'
 /// manifest first, in manifest order, then the allocations only the trace
 /// knows (temporaries), in `trace_meta.json` order; each starts on a page
 /// boundary, the first at `heap_base`.

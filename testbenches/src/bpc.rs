@@ -55,7 +55,7 @@ fn plane_kind() -> impl Strategy<Value = PlaneKind> {
     ]
 }
 
-/// A base word of each class of bpc.md §4, with the class boundaries.
+/// A base word of each class of docs/formats.md#bpc-symbols, with the class boundaries.
 fn base_word() -> impl Strategy<Value = u32> {
     prop_oneof![
         Just(0u32),
@@ -66,7 +66,7 @@ fn base_word() -> impl Strategy<Value = u32> {
     ]
 }
 
-/// Entries built plane by plane (bpc.md §2 backwards): a base word of any
+/// Entries built plane by plane (docs/formats.md#bpc-transform backwards): a base word of any
 /// class, a DBX per plane of a chosen symbol kind, and one zero run of
 /// a chosen length 1..=33 at a chosen place, so that every symbol kind and
 /// every run length occurs. Words are rebuilt from the planes; the encoder
@@ -135,11 +135,11 @@ fn any_base_symbol() -> impl Strategy<Value = (u64, u32)> {
     ]
 }
 
-/// Decompressor inputs made of arbitrary symbol sequences (bpc.md §4-§5
+/// Decompressor inputs made of arbitrary symbol sequences (docs/formats.md#bpc-symbols
 /// code words with any payload: TWO1/ONE1 positions up to 31, zero runs up
-/// to 33 wherever they fall, 1 to 40 plane symbols), packed as formats.md
-/// §1 stores a stream, under any class B8..B96, with random bytes past the
-/// stream. They reach every mandatory error of bpc.md §8 (running out of
+/// to 33 wherever they fall, 1 to 40 plane symbols), packed as
+/// docs/formats.md#stream-packing stores a stream, under any class B8..B96, with random bytes past the
+/// stream. They reach every mandatory error of docs/formats.md#bpc-decoding (running out of
 /// input, a zero run longer than the planes left, TWO1 above 29, ONE1
 /// above 30) as well as well-formed streams, including ones with bits left
 /// over.

@@ -76,7 +76,7 @@ pub fn random_entries(n: usize, seed: u64) -> Vec<MemoryEntry> {
         .collect()
 }
 
-/// The MAG-BDI delta widths of every MAG (formats.md §4).
+/// The MAG-BDI delta widths of every MAG (docs/formats.md#mag-bdi).
 pub const MAG_DELTA_WIDTHS: [u32; 7] = [2, 6, 10, 14, 18, 22, 26];
 
 /// Entries concentrated on MAG-BDI's delta-width boundaries.

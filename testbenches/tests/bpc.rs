@@ -1,5 +1,5 @@
 //! BPC hardware == golden model, for the compressor and the decompressor:
-//! every worked example of bpc.md §11, entries built plane by plane (every
+//! every worked example of docs/formats.md#bpc-test-vectors, entries built plane by plane (every
 //! symbol kind, every zero-run length) and, for the decompressor, arbitrary
 //! symbol sequences reaching every mandatory error of §8, under random
 //! stalls and backpressure; the real snapshot, latency/II, and VCDs.
@@ -20,7 +20,7 @@ fn entry(f: impl Fn(usize) -> u32) -> MemoryEntry {
     MemoryEntry::from_words(std::array::from_fn(f))
 }
 
-/// The blocks of bpc.md §11, E1-E13.
+/// The blocks of docs/formats.md#bpc-test-vectors, E1-E13.
 fn worked_examples() -> Vec<MemoryEntry> {
     let e4: [u32; 32] = [
         0x6AA79987, 0xBB91433A, 0x029A7245, 0xD1F6F86C, 0xD340BBCD, 0xCD8778E7, 0x4C73A942, 0xDAEA58BA, 0x5E503A67, 0xEE897110, 0x3193CA54,
@@ -56,7 +56,7 @@ fn worked_examples() -> Vec<MemoryEntry> {
 fn worked_examples_equal_golden() {
     let examples = worked_examples();
     let bits: Vec<usize> = examples.iter().map(bpc::stream_bits).collect();
-    assert_eq!(bits, vec![10, 40, 15, 1089, 14, 20, 25, 23, 20, 18, 14, 40, 105], "the blocks of bpc.md §11");
+    assert_eq!(bits, vec![10, 40, 15, 1089, 14, 20, 25, 23, 20, 18, 14, 40, 105], "the blocks of docs/formats.md#bpc-test-vectors");
     let expected: Vec<_> = examples.iter().map(|e| Bpc.compress(e)).collect();
     assert_eq!(expected[0].class, SizeClass::Zero);
     assert_eq!(expected[3].class, SizeClass::Raw);
@@ -197,7 +197,7 @@ fn vcd_of_a_short_run_holds_the_outputs() {
     assert_eq!(code, Bpc.compress(&entries[1]).class.code());
 }
 
-/// The worked examples of bpc.md §11 decompress to themselves; E4 is
+/// The worked examples of docs/formats.md#bpc-test-vectors decompress to themselves; E4 is
 /// stored RAW, E1 as ZERO.
 #[test]
 fn decompressor_decodes_the_worked_examples() {
@@ -211,7 +211,7 @@ fn decompressor_decodes_the_worked_examples() {
 
 /// The input strategy is not vacuous: over 4,000 samples the golden decoder
 /// accepts streams of every class B8..B96 and reports each mandatory error
-/// of bpc.md §8 and reserved codes, each at least 25 times.
+/// of docs/formats.md#bpc-decoding and reserved codes, each at least 25 times.
 #[test]
 fn decompressor_inputs_reach_every_error() {
     let mut counts = std::collections::BTreeMap::new();

@@ -72,7 +72,7 @@ fn random_accesses_reach_every_case() {
     assert!(at_end > 0, "no slot ends exactly at the carve-out's end");
 }
 
-/// Worked example of buddy-memory.md §2 through the hardware: entry 3 of a
+/// Worked example `translation-2x` of docs/formats.md#addresses through the hardware: entry 3 of a
 /// 2x page, class B96: 64 device bytes, 32 buddy bytes, odd entry.
 #[test]
 fn worked_example_through_the_hardware() {

@@ -114,7 +114,7 @@ fn icarus_runs_bpc_compressor_verilog_like_golden() {
 
 /// 22,594 inputs: the 16,594 entries of the compressor's co-simulation as
 /// stored, then 6,000 built to be malformed or arbitrary (symbol sequences
-/// reaching every mandatory error of bpc.md §8, streams one class too
+/// reaching every mandatory error of docs/formats.md#bpc-decoding, streams one class too
 /// small, random bytes under every code).
 #[test]
 fn icarus_runs_bpc_decompressor_verilog_like_golden() {

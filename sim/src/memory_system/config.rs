@@ -1,4 +1,4 @@
-//! The memory system's parameters (buddy-memory.md §5, the Buddy paper's
+//! The memory system's parameters (docs/formats.md#timing-defaults, the Buddy paper's
 //! Table I), read from a TOML file whose every key is optional; unknown keys
 //! and impossible values are errors that name the key.
 
@@ -167,7 +167,7 @@ pub struct NvlinkConfig {
 }
 
 /// (De)compression latencies, DRAM cycles; unset means the paper's figure
-/// for the algorithm (BPC 11/11, MAG-BDI 1/1, ZVC 6/2; buddy-memory.md §5).
+/// for the algorithm (BPC 11/11, MAG-BDI 1/1, ZVC 6/2; docs/formats.md#timing-defaults).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct CodecConfig {
@@ -185,7 +185,7 @@ pub struct MetadataCacheParams {
     pub hit_cycles: f64,
 }
 
-/// The trace driver's L2 (buddy-memory.md §7: 64 KiB, 16 ways).
+/// The trace driver's L2 (docs/formats.md#trace-driver: 64 KiB, 16 ways).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct L2Params {

@@ -1,7 +1,7 @@
 //! The GPU's HBM2 device memory in the memory system: every channel's
 //! JEDEC controller ([`super::dram::channel`]), the address mapping of a
 //! slice's device addresses onto its channels, sector bursts as tickets,
-//! and the counters and energy (buddy-memory.md §5; Buddy paper Table I,
+//! and the counters and energy (docs/formats.md#timing-defaults; Buddy paper Table I,
 //! Sec. IV-B).
 //!
 //! Address mapping (`hbm.address_mapping`, slice-local, 32-byte sectors):

@@ -2,7 +2,8 @@
 //! **fast mode**: the golden models (translation, metadata caches,
 //! compressors) stand in for the controller hardware, between the trace
 //! driver's L2 and timing models of the HBM2 channels and the NVLink buddy
-//! link (buddy-memory.md §1-§5, §7; Buddy paper Sec. III-IV).
+//! link (docs/formats.md#translation, docs/formats.md#outside-the-bit-formats;
+//! Buddy paper Sec. III-IV).
 //!
 //! | module | what |
 //! |---|---|
@@ -53,7 +54,7 @@ use hbm::HbmStats;
 use nvlink::LinkStats;
 use pages::PageTable;
 
-/// How the controllers treat memory (buddy-memory.md §4).
+/// How the controllers treat memory (docs/formats.md#modes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {

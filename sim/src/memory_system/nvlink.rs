@@ -1,4 +1,4 @@
-//! The NVLink buddy link (buddy-memory.md §5): one link per direction,
+//! The NVLink buddy link (docs/formats.md#timing-defaults): one link per direction,
 //! `gbps` each, packets of a 32-byte control header plus the sectors, and a
 //! buddy access latency of `latency_factor` x the HBM2 latency. Times are
 //! picoseconds; packets are served first come, first served.

@@ -1,5 +1,5 @@
 //! Where the allocations live physically: device frames, buddy slots and
-//! the metadata region (buddy-memory.md §1-§2), and the byte contents of
+//! the metadata region (docs/formats.md#translation), and the byte contents of
 //! device and buddy memory.
 //!
 //! Layout (**decision**): device frames from physical address 0, one per

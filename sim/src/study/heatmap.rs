@@ -1,7 +1,7 @@
 //! Spatial compressibility (Buddy Compression Fig. 8): the size class of
 //! every memory-entry of each snapshot, `columns` entries per row, in
 //! virtual-address order (allocations in manifest order, back to back; the
-//! page-alignment gaps of buddy-memory.md §7 hold no data and are left out).
+//! page-alignment gaps of docs/formats.md#trace-driver hold no data and are left out).
 
 use serde::Serialize;
 

@@ -23,3 +23,13 @@ buddy_controller_mag_bdi32.v
 pipelined_controller.v
 pipelined_controller_zvc.v
 pipelined_controller_mag_bdi32.v
+bpc_compressor_axis.v
+bpc_decompressor_axis.v
+zvc_compressor_axis.v
+zvc_decompressor_axis.v
+mag_bdi32_compressor_axis.v
+mag_bdi32_decompressor_axis.v
+mag_bdi16_compressor_axis.v
+mag_bdi16_decompressor_axis.v
+mag_bdi64_compressor_axis.v
+mag_bdi64_decompressor_axis.v

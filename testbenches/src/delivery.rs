@@ -74,12 +74,26 @@ pub fn artifacts(revision: &str) -> Result<Vec<Artifact>, String> {
             vector_paths.push((m.name(), path));
         }
     }
-    let files: Vec<String> = HwModule::ALL.iter().map(|m| format!("{}.v", m.name())).collect();
+    // The AXI4-Stream wrappers of the codecs, checked on the codec's vectors.
+    let mut wrappers = Vec::new();
+    for (m, files) in &vectors {
+        if crate::axis::wrapped().contains(m) {
+            let w = crate::axis::name(m.name());
+            out.push(Artifact { path: format!("{w}.v"), text: crate::axis::wrapper(&m.ports(), revision)? });
+            let shipped = files.first().map(|f| f.lines.len());
+            out.push(Artifact { path: format!("tb/{w}_tb.v"), text: crate::axis::testbench(&m.ports(), shipped)? });
+            wrappers.push((m.name(), w));
+        }
+    }
+    let tops: Vec<String> = HwModule::ALL.iter().map(|m| m.name().to_string()).chain(wrappers.iter().map(|(_, w)| w.clone())).collect();
+    let files: Vec<String> = tops.iter().map(|t| format!("{t}.v")).collect();
     out.push(Artifact {
         path: "buddy_hdl.f".into(),
         text: format!("// Verilog sources of buddy-hdl, one per top module.\n{}\n", files.join("\n")),
     });
-    let tbs: Vec<String> = HwModule::ALL.iter().map(|m| format!("      - tb/{}_tb.v", m.name())).collect();
+    let tbs: Vec<String> = tops.iter().map(|t| format!("      - tb/{t}_tb.v")).collect();
+    // The vector set each top's testbench reads: its own, a wrapper its codec's.
+    let vector_set = |top: &str| wrappers.iter().find(|(_, w)| w == top).map_or(top, |(m, _)| *m).to_string();
     out.push(Artifact {
         path: "buddy_hdl.core".into(),
         text: format!(
@@ -106,18 +120,17 @@ pub fn artifacts(revision: &str) -> Result<Vec<Artifact>, String> {
                     format!("  vectors_{m}:\n    file_type: user\n    files:\n{files}", m = m.name())
                 })
                 .collect::<String>(),
-            lints = HwModule::ALL
+            lints = tops
                 .iter()
                 .map(|m| format!(
-                    "  lint_{m}:\n    default_tool: verilator\n    filesets: [rtl, waivers]\n    tools:\n      verilator:\n        mode: lint-only\n        verilator_options: [-Wall]\n    toplevel: {m}\n",
-                    m = m.name()
+                    "  lint_{m}:\n    default_tool: verilator\n    filesets: [rtl, waivers]\n    tools:\n      verilator:\n        mode: lint-only\n        verilator_options: [-Wall]\n    toplevel: {m}\n"
                 ))
                 .collect::<String>(),
-            sims = HwModule::ALL
+            sims = tops
                 .iter()
                 .map(|m| format!(
-                    "  sim_{m}:\n    default_tool: icarus\n    filesets: [rtl, tb, vectors_{m}]\n    toplevel: {m}_tb\n",
-                    m = m.name()
+                    "  sim_{m}:\n    default_tool: icarus\n    filesets: [rtl, tb, vectors_{v}]\n    toplevel: {m}_tb\n",
+                    v = vector_set(m)
                 ))
                 .collect::<String>(),
         ),

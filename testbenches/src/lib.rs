@@ -3,6 +3,7 @@
 //! golden-model adapters (scoreboards) and the co-simulation of the emitted
 //! Verilog.
 
+pub mod axis;
 pub mod bpc;
 pub mod controller;
 pub mod cosim;

@@ -66,7 +66,7 @@ pub fn artifacts(revision: &str) -> Result<Vec<Artifact>, String> {
     let mut vector_paths = Vec::new();
     for (m, files) in &vectors {
         let counts: Vec<usize> = files.iter().map(|f| f.lines.len()).collect();
-        out.push(Artifact { path: format!("{}.v", m.name()), text: m.verilog(revision)? });
+        out.push(Artifact { path: format!("{}.v", m.name()), text: crate::interface::with_header(*m, &m.verilog(revision)?) });
         out.push(Artifact { path: format!("tb/{}_tb.v", m.name()), text: m.shipped_testbench(&counts) });
         for f in files {
             let path = format!("{SHIPPED_DIR}/{}", f.file);
@@ -173,9 +173,11 @@ pub fn verilog_out_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../verilog-out")
 }
 
-/// SHA-256 (hex) of a generated Verilog file's text without its revision,
+/// SHA-256 (hex) of a generated Verilog file's text without its comment
+/// lines (the revision, the interface block: nothing synthesis reads),
 /// recorded in the synthesis report so that a stale report can be detected.
 pub fn verilog_hash(text: &str) -> String {
     use sha2::{Digest, Sha256};
-    Sha256::digest(without_revision(text).as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    let logic: Vec<&str> = text.lines().filter(|l| !l.trim_start().starts_with("//")).collect();
+    Sha256::digest(logic.join("\n").as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }

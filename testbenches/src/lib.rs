@@ -10,6 +10,7 @@ pub mod cosim;
 pub mod decompress;
 pub mod delivery;
 pub mod entries;
+pub mod interface;
 pub mod mag_bdi;
 pub mod memory_port;
 pub mod metadata_cache;

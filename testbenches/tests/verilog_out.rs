@@ -643,3 +643,25 @@ fn axi4_stream_wrappers_lint_and_cosimulate() {
     }
     std::fs::remove_dir_all(work).ok();
 }
+
+/// Every delivered module's file opens with its interface: every port with
+/// its direction and width, latency or handshake notes, reset and the
+/// pointer to the bit formats.
+#[test]
+fn every_verilog_file_documents_its_interface() {
+    let dir = verilog_out_dir();
+    for m in HwModule::ALL {
+        let text = std::fs::read_to_string(dir.join(format!("{}.v", m.name()))).unwrap();
+        let header: String = text.lines().take_while(|l| l.starts_with("//")).map(|l| format!("{l}\n")).collect();
+        let ports = buddy_testbenches::interface::ports(&text, m.name());
+        assert!(ports.len() >= 4, "{}: {ports:?}", m.name());
+        for (dir, bits, name) in &ports {
+            assert!(
+                header.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["//", name, dir, &bits.to_string()]),
+                "{}: port {name} missing from the header:\n{header}",
+                m.name()
+            );
+        }
+        assert!(header.contains("Reset: synchronous, active high") && header.contains("docs/formats.md"), "{}", m.name());
+    }
+}

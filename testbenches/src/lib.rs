@@ -4,6 +4,7 @@
 //! Verilog.
 
 pub mod bpc;
+pub mod cdma_zvc;
 pub mod controller;
 pub mod cosim;
 pub mod decompress;

@@ -335,54 +335,73 @@ fn cdma_lockstep_lines(entries: &[MemoryEntry]) -> [(&'static str, Vec<String>);
     [("cdma_zvc_compressor", c), ("cdma_zvc_decompressor", d)]
 }
 
+/// `lines` with the last digit of the middle line flipped: an output
+/// compared on every cycle (`out_stream_bits`, `out_last`).
+fn one_wrong_expectation(lines: &[String]) -> Vec<String> {
+    let mut wrong = lines.to_vec();
+    let k = lines.len() / 2;
+    let last = wrong[k].pop().unwrap();
+    wrong[k].push(if last == '0' { '1' } else { '0' });
+    wrong
+}
+
+/// Replay `lines` (and, when `check_failure`, the same with one wrong
+/// expectation, which must fail) through `module`'s Verilog in Icarus, and
+/// in Verilator when `verilator`.
+fn cdma_replays(module: &str, lines: &[String], verilator: bool, check_failure: bool) {
+    let work = work_dir(&format!("cosim-{module}-{}", if verilator { "verilator" } else { "icarus" }));
+    let file = work.join("lines.hex");
+    let dir = verilog_out_dir();
+    let (verilog, tb) = (dir.join(format!("{module}.v")), dir.join(format!("tb/{module}_tb.v")));
+    let plusargs = [format!("+vectors={}", file.display()), format!("+count={}", lines.len())];
+    let exe = verilator.then(|| build_verilator(module, &verilog, &tb, &work).unwrap());
+    let run = |text: &[String]| {
+        std::fs::write(&file, text.join("\n") + "\n").unwrap();
+        match &exe {
+            Some(exe) => run_verilated(module, exe, &plusargs).unwrap(),
+            None => run_icarus_with(module, &verilog, &tb, &plusargs, &work).unwrap(),
+        }
+    };
+    let report = run(lines);
+    assert_eq!((report.passed, report.failed), (lines.len(), 0), "{}", report.log);
+    eprintln!("{}: {module} in lock step for {} cycles", if verilator { "Verilator" } else { "Icarus" }, lines.len());
+    if check_failure {
+        let report = run(&one_wrong_expectation(lines));
+        assert_eq!((report.passed, report.failed), (lines.len() - 1, 1), "{}", report.log);
+    }
+    std::fs::remove_dir_all(work).ok();
+}
+
 /// cDMA's engines' Verilog replays, port by port and cycle by cycle, a
 /// rust-hdl run of 300 random and up to 300 activation lines in Icarus
-/// (`make test`'s smoke run; `make cosim` runs 5,000 of each in both
-/// simulators); a wrong expectation must fail.
+/// (`make cosim`: 5,000 of each); a wrong expectation must fail.
 #[test]
 fn icarus_runs_cdma_zvc_engines_in_lock_step() {
     tool("iverilog");
     for (module, lines) in cdma_lockstep_lines(&cdma_cosim_lines(300)) {
-        let work = work_dir(&format!("icarus-{module}"));
-        let tb = verilog_out_dir().join(format!("tb/{module}_tb.v"));
-        let vectors = work.join("lines.hex");
-        // The last digit is an output compared on every cycle
-        // (`out_stream_bits`, `out_last`).
-        let mut wrong = lines.clone();
-        let k = lines.len() / 2;
-        let last = wrong[k].pop().unwrap();
-        wrong[k].push(if last == '0' { '1' } else { '0' });
-        std::fs::write(&vectors, wrong.join("\n") + "\n").unwrap();
-        let plusargs = [format!("+vectors={}", vectors.display()), format!("+count={}", lines.len())];
-        let report = run_icarus_with(module, &verilog_out_dir().join(format!("{module}.v")), &tb, &plusargs, &work).unwrap();
-        assert_eq!((report.passed, report.failed), (lines.len() - 1, 1), "{}", report.log);
-        eprintln!("Icarus: {module} in lock step for {} cycles", lines.len());
-        icarus_replays(module, &tb, &lines, &work);
+        cdma_replays(module, &lines, false, true);
     }
 }
 
-/// The same in Verilator, and 5,000 random and 5,000 activation lines in
-/// both simulators (`make cosim`).
+/// The same run in Verilator (a build of each engine takes about 15 s).
 #[test]
-#[ignore = "make cosim: Verilator builds of both engines and 10,000 lines each"]
 fn verilator_runs_cdma_zvc_engines_in_lock_step() {
     tool("verilator");
+    for (module, lines) in cdma_lockstep_lines(&cdma_cosim_lines(300)) {
+        cdma_replays(module, &lines, true, true);
+    }
+}
+
+/// 5,000 random and 5,000 activation lines through both engines in both
+/// simulators (`make cosim`).
+#[test]
+#[ignore = "make cosim: 10,000 lines through both engines in Icarus and Verilator"]
+fn cdma_zvc_engines_run_10_000_lines_in_lock_step() {
     tool("iverilog");
+    tool("verilator");
     for (module, lines) in cdma_lockstep_lines(&cdma_cosim_lines(5_000)) {
-        let work = work_dir(&format!("verilator-{module}"));
-        let file = work.join("lines.hex");
-        std::fs::write(&file, lines.join("\n") + "\n").unwrap();
-        let dir = verilog_out_dir();
-        let (verilog, tb) = (dir.join(format!("{module}.v")), dir.join(format!("tb/{module}_tb.v")));
-        let exe = build_verilator(module, &verilog, &tb, &work).unwrap();
-        let plusargs = [format!("+vectors={}", file.display()), format!("+count={}", lines.len())];
-        let report = run_verilated(module, &exe, &plusargs).unwrap();
-        assert_eq!((report.passed, report.failed), (lines.len(), 0), "{}", report.log);
-        eprintln!("Verilator: {module} in lock step for {} cycles", lines.len());
-        let report = run_icarus_with(module, &verilog, &tb, &plusargs, &work).unwrap();
-        assert_eq!((report.passed, report.failed), (lines.len(), 0), "{}", report.log);
-        eprintln!("Icarus: {module} in lock step for {} cycles", lines.len());
-        std::fs::remove_dir_all(work).ok();
+        cdma_replays(module, &lines, false, false);
+        cdma_replays(module, &lines, true, false);
     }
 }
 

@@ -79,7 +79,8 @@ lint: deps
 
 # Icarus co-simulation of every module, and the controller slices in lock
 # step in Icarus and Verilator with 300 requests each (make test: 60 for
-# the ZVC and MAG-BDI slices, and those two in Icarus only).
+# the ZVC and MAG-BDI slices, and those two in Icarus only); cDMA's ZVC
+# engines over 10,000 lines in both (make test: 600).
 cosim: deps
 	BUDDY_COSIM_REQUESTS=300 $(CARGO) test --release -p buddy-testbenches --test verilog_out -- --include-ignored icarus lock_step
 
@@ -89,6 +90,7 @@ cosim: deps
 soak: deps
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test bpc -- equals_golden
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test zvc -- equals_golden
+	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test cdma_zvc -- equals_golden
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test mag_bdi -- equals_golden
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test translation -- equals_golden
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test metadata_cache -- equals_golden

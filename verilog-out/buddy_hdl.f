@@ -3,6 +3,8 @@ bpc_compressor.v
 bpc_decompressor.v
 zvc_compressor.v
 zvc_decompressor.v
+cdma_zvc_compressor.v
+cdma_zvc_decompressor.v
 mag_bdi32_compressor.v
 mag_bdi32_decompressor.v
 mag_bdi16_compressor.v

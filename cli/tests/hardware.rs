@@ -5,11 +5,13 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 /// Every delivered module, as `buddy` names them.
-const MODULES: [&str; 24] = [
+const MODULES: [&str; 26] = [
     "bpc_compressor",
     "bpc_decompressor",
     "zvc_compressor",
     "zvc_decompressor",
+    "cdma_zvc_compressor",
+    "cdma_zvc_decompressor",
     "mag_bdi32_compressor",
     "mag_bdi32_decompressor",
     "mag_bdi16_compressor",
@@ -129,6 +131,19 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
             let digits: usize =
                 LOCKSTEP_INPUTS.iter().map(|p| p.1.div_ceil(4)).sum::<usize>() + LOCKSTEP_OUTPUTS.iter().map(|p| p.1.div_ceil(4)).sum::<usize>();
             assert!(text.lines().count() > 100 && text.lines().all(|l| l.len() == digits), "{m}");
+            continue;
+        }
+        if m.starts_with("cdma_zvc") {
+            // Lock-step lines of the 65 entries (4 sectors each), one per cycle from reset, every port's hex digits.
+            use buddy_testbenches::cdma_zvc::*;
+            let (inputs, outputs) = if m == "cdma_zvc_compressor" {
+                (COMPRESSOR_LOCKSTEP_INPUTS, COMPRESSOR_LOCKSTEP_OUTPUTS)
+            } else {
+                (DECOMPRESSOR_LOCKSTEP_INPUTS, DECOMPRESSOR_LOCKSTEP_OUTPUTS)
+            };
+            let digits: usize =
+                inputs.iter().map(|p| p.1.div_ceil(4)).sum::<usize>() + outputs.iter().map(|p| p.1.div_ceil(4)).sum::<usize>();
+            assert!(text.lines().count() > 4 * 65 && text.lines().all(|l| l.len() == digits), "{m}");
             continue;
         }
         if m == "memory_port" {

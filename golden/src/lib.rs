@@ -13,7 +13,7 @@
 //! | [`codec`] | the compressor interface shared by all algorithms | docs/formats.md#size-classes |
 //! | [`bpc`] | Bit-Plane Compression | Kim et al. ISCA 2016, docs/formats.md#bpc |
 //! | [`mag_bdi`] | MAG-aware Base-Delta-Immediate | seed 002 Sec. IV, docs/formats.md#mag-bdi |
-//! | [`zvc`] | Zero-Value Compression | cDMA (seed 003) Sec. V-A, docs/formats.md#zvc |
+//! | [`zvc`] | Zero-Value Compression; the sector-wise line stream of cDMA's 32 B-per-cycle engines | cDMA (seed 003) Sec. V-A, V-B, docs/formats.md#zvc |
 //! | [`run_length`] | run-length encoding (PackBits over 32-bit words), cDMA's RL baseline | seed 003 Sec. V-A |
 //! | [`offload_window`] | ZVC, RL and zlib over cDMA's 4 KB offload windows | seed 003 Sec. V-A, VII-A |
 //! | [`controller_slice`] | one controller slice's behaviour: what a request reads, writes and answers | docs/formats.md#sectors, docs/controller.md, Sec. III |

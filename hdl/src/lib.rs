@@ -9,6 +9,8 @@
 //! | [`bpc_decompressor`] | [`BpcDecompressor`] | `buddy_golden::bpc` |
 //! | [`zvc_compressor`] | [`ZvcCompressor`] | `buddy_golden::zvc` |
 //! | [`zvc_decompressor`] | [`ZvcDecompressor`] | `buddy_golden::zvc` |
+//! | [`cdma_zvc_compressor`] | [`CdmaZvcCompressor`] (cDMA's engine: one 32-byte sector per cycle) | `buddy_golden::zvc::LineStream` |
+//! | [`cdma_zvc_decompressor`] | [`CdmaZvcDecompressor`] (cDMA's engine: one 32-byte sector per cycle) | `buddy_golden::zvc::LineStream` |
 //! | [`mag_bdi_compressor`] | [`MagBdiCompressor`] (MAG 16, 32, 64) | `buddy_golden::mag_bdi` |
 //! | [`mag_bdi_decompressor`] | [`MagBdiDecompressor`] (MAG 16, 32, 64) | `buddy_golden::mag_bdi` |
 //! | [`address_translator`] | [`AddressTranslator`] | `buddy_golden::translation` |
@@ -17,6 +19,7 @@
 //! | [`buddy_controller`] | [`BuddyController`] (BPC; also ZVC, MAG-BDI): one controller slice | `buddy_golden::controller_slice` |
 //!
 //! Shared blocks: [`entry_bits::EntryBits`] (the 1024-bit entry),
+//! [`sector_bits::SectorBits`] (the 256-bit sector),
 //! [`decompressed_entry::DecompressedEntry`] (every decompressor's output),
 //! [`register_slice::RegisterSlice`] (valid/ready skid buffer),
 //! [`request_contexts::RequestContexts`] (the pipelined slice's 128 request
@@ -29,6 +32,7 @@
 //! tree), [`sector_gather::SectorGather`] (the pipelined slice's payloads of the
 //! reads in flight, gathered from device and buddy sectors),
 //! [`compaction`] (log-depth compaction and expansion networks),
+//! [`sector_compaction`] (their 8-word counterparts in cDMA's engines),
 //! [`mag_bdi_unit`] (one MAG-BDI compressor unit), [`delta_packing`]
 //! (MAG-BDI stream wiring), [`mag_bdi_encodings`] (the encodings per MAG),
 //! [`bpc_transform`], [`bpc_zero_runs`], [`bpc_symbol_packer`] (the BPC
@@ -51,6 +55,8 @@ pub mod bpc_symbol_packer;
 pub mod bpc_transform;
 pub mod bpc_zero_runs;
 pub mod buddy_controller;
+pub mod cdma_zvc_compressor;
+pub mod cdma_zvc_decompressor;
 pub mod compaction;
 pub mod decompressed_entry;
 pub mod delta_packing;
@@ -69,6 +75,8 @@ pub mod pipelined_metadata_cache;
 pub mod read_planner;
 pub mod register_slice;
 pub mod request_contexts;
+pub mod sector_bits;
+pub mod sector_compaction;
 pub mod sector_gather;
 pub mod sector_lanes;
 pub mod tag_fifo;
@@ -83,6 +91,8 @@ pub use address_translator::{AddressTranslator, Translation};
 pub use bpc_compressor::{BpcCompressed, BpcCompressor};
 pub use bpc_decompressor::BpcDecompressor;
 pub use buddy_controller::{BuddyController, BuddyControllerMagBdi, BuddyControllerZvc};
+pub use cdma_zvc_compressor::CdmaZvcCompressor;
+pub use cdma_zvc_decompressor::{CdmaZvcDecompressor, DecompressedSector};
 pub use decompressed_entry::DecompressedEntry;
 pub use entry_bits::EntryBits;
 pub use mag_bdi_compressor::{MagBdiCompressed, MagBdiCompressor};
@@ -93,6 +103,7 @@ pub use pipelined_controller::{PipelinedController, PipelinedControllerMagBdi, P
 pub use pipelined_metadata_cache::PipelinedMetadataCache;
 pub use read_planner::ReadPlanner;
 pub use request_contexts::RequestContexts;
+pub use sector_bits::SectorBits;
 pub use sector_gather::SectorGather;
 pub use write_planner::WritePlanner;
 pub use zvc_compressor::{ZvcCompressed, ZvcCompressor};

@@ -1,5 +1,5 @@
 //! The hardware's timing facts in one place, clock cycles: each codec's
-//! latency (its module's `LATENCY`), the metadata cache's
+//! latency (its module's `LATENCY`), cDMA's sector-wise engines', the metadata cache's
 //! ([`crate::metadata_cache`]) and the controller slice's
 //! ([`crate::buddy_controller::timing`]). The testbenches measure every
 //! figure on the hardware; the memory system's hardware timing is built
@@ -32,3 +32,32 @@ pub const fn codec_latency(algorithm: Algorithm) -> CodecLatency {
 /// Cycles the metadata cache spends invalidating its sets after reset
 /// (one set per cycle) before the slice takes its first request.
 pub const INIT_CYCLES: u64 = SETS as u64;
+
+/// One of cDMA's sector-wise ZVC engines (seed `003_*`, Sec. V-B), clock
+/// cycles. They are not part of the controller slice; a DMA engine model
+/// reads them here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CdmaEngineTiming {
+    /// Compressor: from a line's first sector in to the line out;
+    /// decompressor: from the line in to its first sector out.
+    pub latency: u64,
+    /// From a line's first transfer in to its last transfer out.
+    pub line_latency: u64,
+    /// Cycles per 128-byte line at full rate (one 32-byte sector a cycle).
+    pub cycles_per_line: u64,
+}
+
+/// [`crate::cdma_zvc_compressor::CdmaZvcCompressor`]: 6 cycles, a line every 4.
+pub const CDMA_COMPRESSOR: CdmaEngineTiming = CdmaEngineTiming {
+    latency: crate::cdma_zvc_compressor::LATENCY,
+    line_latency: crate::cdma_zvc_compressor::LATENCY,
+    cycles_per_line: crate::cdma_zvc_compressor::CYCLES_PER_LINE,
+};
+
+/// [`crate::cdma_zvc_decompressor::CdmaZvcDecompressor`]: 2 cycles to the
+/// first sector, 5 to the last, a line every 4.
+pub const CDMA_DECOMPRESSOR: CdmaEngineTiming = CdmaEngineTiming {
+    latency: crate::cdma_zvc_decompressor::LATENCY,
+    line_latency: crate::cdma_zvc_decompressor::LINE_LATENCY,
+    cycles_per_line: crate::cdma_zvc_decompressor::CYCLES_PER_LINE,
+};

@@ -82,6 +82,27 @@ fn notes(m: HwModule) -> Vec<String> {
         | HwModule::ZvcDecompressor
         | HwModule::MagBdiCompressor(_)
         | HwModule::MagBdiDecompressor(_) => codec_notes(m),
+        HwModule::CdmaZvcCompressor => vec![
+            STREAM.to_string(),
+            format!(
+                "cDMA's ZVC compression engine: one 32-byte sector (in_sector, word 0 at [31:0]) per transfer, four per \
+                 128-byte line in order; a line's stream (out_mask: bit i set when word i is not zero; out_words: the \
+                 non-zero words from word 0, zero after; out_stream_bits = 32 + 32 x non-zero words) is on out_* {} cycles \
+                 after its first sector is taken; a line every {} cycles (docs/formats.md#zvc, docs/cdma.md).",
+                buddy_hdl::cdma_zvc_compressor::LATENCY,
+                buddy_hdl::cdma_zvc_compressor::CYCLES_PER_LINE
+            ),
+        ],
+        HwModule::CdmaZvcDecompressor => vec![
+            STREAM.to_string(),
+            format!(
+                "cDMA's ZVC decompression engine: one line's stream (in_mask, in_words) per transfer; its four 32-byte \
+                 sectors leave on out_sector one per cycle, the first {} cycles after the line is taken, out_last with the \
+                 fourth; a line every {} cycles. Every input is valid: words past the mask's count are ignored.",
+                buddy_hdl::cdma_zvc_decompressor::LATENCY,
+                buddy_hdl::cdma_zvc_decompressor::CYCLES_PER_LINE
+            ),
+        ],
         HwModule::AddressTranslator => vec![
             STREAM.to_string(),
             "Initiation interval 1. The GBBR, carve-out, metadata base and heap base inputs are registers the host sets \

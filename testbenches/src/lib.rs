@@ -5,6 +5,7 @@
 
 pub mod axis;
 pub mod bpc;
+pub mod cdma_zvc;
 pub mod controller;
 pub mod cosim;
 pub mod decompress;

@@ -7,16 +7,16 @@
 
 use crate::cosim::CosimPorts;
 use crate::decompress::{self, StoredEntry};
-use crate::stream::{run_stream, StreamDut, Traffic};
+use crate::stream::{run_stream, run_stream_with, StreamDut, Traffic};
 use crate::{
-    bpc, controller, mag_bdi, memory_port, metadata_cache, pipelined_controller, read_planner, request_contexts, sector_gather,
+    bpc, cdma_zvc, controller, mag_bdi, memory_port, metadata_cache, pipelined_controller, read_planner, request_contexts, sector_gather,
     translation, write_planner, zvc,
 };
 use buddy_golden::{Algorithm, Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
 use buddy_hdl::{
-    AddressTranslator, BpcCompressor, BpcDecompressor, BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, MagBdiCompressor,
-    MagBdiDecompressor, MemoryPort, MetadataCache, PipelinedMetadataCache, ReadPlanner, RequestContexts, SectorGather, WritePlanner,
-    ZvcCompressor, ZvcDecompressor,
+    AddressTranslator, BpcCompressor, BpcDecompressor, BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, CdmaZvcCompressor,
+    CdmaZvcDecompressor, MagBdiCompressor, MagBdiDecompressor, MemoryPort, MetadataCache, PipelinedMetadataCache, ReadPlanner,
+    RequestContexts, SectorGather, WritePlanner, ZvcCompressor, ZvcDecompressor,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -30,6 +30,10 @@ pub enum HwModule {
     BpcDecompressor,
     ZvcCompressor,
     ZvcDecompressor,
+    /// cDMA's ZVC compression engine: one 32-byte sector per cycle.
+    CdmaZvcCompressor,
+    /// cDMA's ZVC decompression engine: one 32-byte sector per cycle.
+    CdmaZvcDecompressor,
     MagBdiCompressor(Mag),
     MagBdiDecompressor(Mag),
     AddressTranslator,
@@ -70,6 +74,10 @@ pub struct VectorFile {
 /// The seed of the random accesses and operations of [`HwModule::vector_files`].
 const VECTOR_SEED: u64 = 0xB0DD;
 
+/// Lines (memory-entries) in the lock-step files of cDMA's engines: about
+/// 7 cycles each under random traffic, within the testbench's 200,000.
+const CDMA_LOCKSTEP_LINES: usize = 4_000;
+
 /// What an equivalence run of one module observed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EquivRun {
@@ -83,11 +91,13 @@ pub struct EquivRun {
 
 impl HwModule {
     /// Every delivered module, in `verilog-out/` order.
-    pub const ALL: [HwModule; 24] = [
+    pub const ALL: [HwModule; 26] = [
         HwModule::BpcCompressor,
         HwModule::BpcDecompressor,
         HwModule::ZvcCompressor,
         HwModule::ZvcDecompressor,
+        HwModule::CdmaZvcCompressor,
+        HwModule::CdmaZvcDecompressor,
         HwModule::MagBdiCompressor(Mag::B32),
         HwModule::MagBdiDecompressor(Mag::B32),
         HwModule::MagBdiCompressor(Mag::B16),
@@ -117,6 +127,8 @@ impl HwModule {
             HwModule::BpcDecompressor => bpc::DECOMPRESSOR_PORTS,
             HwModule::ZvcCompressor => zvc::COMPRESSOR_PORTS,
             HwModule::ZvcDecompressor => zvc::DECOMPRESSOR_PORTS,
+            HwModule::CdmaZvcCompressor => cdma_zvc::COMPRESSOR_PORTS,
+            HwModule::CdmaZvcDecompressor => cdma_zvc::DECOMPRESSOR_PORTS,
             HwModule::MagBdiCompressor(mag) => mag_bdi::compressor_ports(mag),
             HwModule::MagBdiDecompressor(mag) => mag_bdi::decompressor_ports(mag),
             HwModule::AddressTranslator => translation::PORTS,
@@ -161,6 +173,8 @@ impl HwModule {
                 };
                 metadata_cache::shipped_testbench(self == HwModule::PipelinedMetadataCache, both)
             }
+            HwModule::CdmaZvcCompressor => lockstep(cdma_zvc::COMPRESSOR_LOCKSTEP_INPUTS, cdma_zvc::COMPRESSOR_LOCKSTEP_OUTPUTS),
+            HwModule::CdmaZvcDecompressor => lockstep(cdma_zvc::DECOMPRESSOR_LOCKSTEP_INPUTS, cdma_zvc::DECOMPRESSOR_LOCKSTEP_OUTPUTS),
             HwModule::RequestContexts => lockstep(request_contexts::LOCKSTEP_INPUTS, request_contexts::LOCKSTEP_OUTPUTS),
             HwModule::SectorGather => lockstep(sector_gather::LOCKSTEP_INPUTS, sector_gather::LOCKSTEP_OUTPUTS),
             HwModule::ReadPlanner => lockstep(read_planner::LOCKSTEP_INPUTS, read_planner::LOCKSTEP_OUTPUTS),
@@ -188,7 +202,10 @@ impl HwModule {
             HwModule::BpcCompressor | HwModule::BpcDecompressor => Some(Box::new(Bpc)),
             HwModule::ZvcCompressor | HwModule::ZvcDecompressor => Some(Box::new(Zvc)),
             HwModule::MagBdiCompressor(mag) | HwModule::MagBdiDecompressor(mag) => Some(Box::new(MagBdi::new(mag))),
-            HwModule::AddressTranslator
+            // cDMA's engines mirror `zvc::LineStream`, not a size-class codec.
+            HwModule::CdmaZvcCompressor
+            | HwModule::CdmaZvcDecompressor
+            | HwModule::AddressTranslator
             | HwModule::MetadataCache
             | HwModule::PipelinedMetadataCache
             | HwModule::RequestContexts
@@ -216,6 +233,8 @@ impl HwModule {
             HwModule::BpcDecompressor => emit(BpcDecompressor::default(), name, revision),
             HwModule::ZvcCompressor => emit(ZvcCompressor::default(), name, revision),
             HwModule::ZvcDecompressor => emit(ZvcDecompressor::default(), name, revision),
+            HwModule::CdmaZvcCompressor => emit(CdmaZvcCompressor::default(), name, revision),
+            HwModule::CdmaZvcDecompressor => emit(CdmaZvcDecompressor::default(), name, revision),
             HwModule::MagBdiCompressor(mag) => emit(MagBdiCompressor::new(mag), name, revision),
             HwModule::MagBdiDecompressor(mag) => emit(MagBdiDecompressor::new(mag), name, revision),
             HwModule::AddressTranslator => emit(AddressTranslator::default(), name, revision),
@@ -258,6 +277,25 @@ impl HwModule {
                 vec![vectors(
                     self.stored_inputs(entries, malformed).iter().map(|i| decompress::decompressor_vector(codec.as_ref(), i)).collect(),
                 )]
+            }
+            HwModule::CdmaZvcCompressor => {
+                // Lock-step lines of a random run over the first entries (a failing run is reported by `check`).
+                let mut lines = Vec::new();
+                let _ = cdma_zvc::run_compressor(
+                    &entries[..entries.len().min(CDMA_LOCKSTEP_LINES)],
+                    Traffic::RANDOM,
+                    &mut rng,
+                    Some(&mut lines),
+                    None,
+                );
+                vec![vectors(lines)]
+            }
+            HwModule::CdmaZvcDecompressor => {
+                // Lock-step lines of a random run over the first entries (a failing run is reported by `check`).
+                let mut lines = Vec::new();
+                let streams = cdma_zvc::line_streams(&entries[..entries.len().min(CDMA_LOCKSTEP_LINES)]);
+                let _ = cdma_zvc::run_decompressor(&streams, Traffic::RANDOM, &mut rng, Some(&mut lines), None);
+                vec![vectors(lines)]
             }
             HwModule::AddressTranslator => {
                 vec![vectors(translation::random_accesses(entries.len(), &mut rng).iter().map(translation::vector).collect())]
@@ -347,6 +385,17 @@ impl HwModule {
             HwModule::BpcDecompressor => self.check_decompressor(BpcDecompressor::default(), entries, malformed, traffic, seed),
             HwModule::ZvcDecompressor => self.check_decompressor(ZvcDecompressor::default(), entries, malformed, traffic, seed),
             HwModule::MagBdiDecompressor(mag) => self.check_decompressor(MagBdiDecompressor::new(mag), entries, malformed, traffic, seed),
+            HwModule::CdmaZvcCompressor => {
+                let start = std::time::Instant::now();
+                let run = cdma_zvc::run_compressor(entries, traffic, &mut ChaCha8Rng::seed_from_u64(seed), None, None)?;
+                Ok(EquivRun { inputs: entries.len(), cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
+            }
+            HwModule::CdmaZvcDecompressor => {
+                let streams = cdma_zvc::line_streams(entries);
+                let start = std::time::Instant::now();
+                let run = cdma_zvc::run_decompressor(&streams, traffic, &mut ChaCha8Rng::seed_from_u64(seed), None, None)?;
+                Ok(EquivRun { inputs: entries.len(), cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
+            }
             HwModule::AddressTranslator => {
                 let accesses = translation::random_accesses(entries.len(), &mut ChaCha8Rng::seed_from_u64(seed));
                 let expected: Vec<_> = accesses.iter().map(translation::expected_translation).collect();
@@ -506,6 +555,12 @@ impl HwModule {
             HwModule::MagBdiDecompressor(mag) => {
                 run_stream(&mut MagBdiDecompressor::new(mag), &stored, Traffic::RANDOM, &mut rng, max, Some(&mut w));
             }
+            HwModule::CdmaZvcCompressor => {
+                cdma_zvc::run_compressor(entries, Traffic::RANDOM, &mut rng, None, Some(&mut w))?;
+            }
+            HwModule::CdmaZvcDecompressor => {
+                cdma_zvc::run_decompressor(&cdma_zvc::line_streams(entries), Traffic::RANDOM, &mut rng, None, Some(&mut w))?;
+            }
             HwModule::AddressTranslator => {
                 let accesses = translation::random_accesses(entries.len(), &mut rng);
                 run_stream(&mut AddressTranslator::default(), &accesses, Traffic::RANDOM, &mut rng, max, Some(&mut w));
@@ -553,7 +608,8 @@ fn compare<D: StreamDut>(
 ) -> Result<EquivRun, String> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let start = std::time::Instant::now();
-    let run = run_stream(&mut dut, inputs, traffic, &mut rng, 50 * inputs.len() as u64 + 100, None);
+    let max = 50 * (inputs.len() + expected.len()) as u64 + 100;
+    let run = run_stream_with(&mut dut, inputs, expected.len(), traffic, &mut rng, max, None, None);
     let seconds = start.elapsed().as_secs_f64();
     if run.outputs.len() != expected.len() {
         return Err(format!("{name}: {} outputs for {} inputs", run.outputs.len(), expected.len()));

@@ -220,6 +220,25 @@ pub fn run_stream<D: StreamDut, R: Rng>(
     max_cycles: u64,
     vcd: Option<&mut dyn Write>,
 ) -> RunResult<D::Output> {
+    run_stream_with(dut, inputs, inputs.len(), traffic, rng, max_cycles, vcd, None)
+}
+
+/// [`run_stream`] for a module whose outputs are not one per input (cDMA's
+/// engines: four sectors in per line out, or one line in per four sectors
+/// out): stops when `outputs` outputs have come out. `on_cycle` sees the
+/// settled module before every rising edge, the two reset cycles
+/// included, e.g. to write lock-step lines.
+#[allow(clippy::too_many_arguments)]
+pub fn run_stream_with<D: StreamDut, R: Rng>(
+    dut: &mut D,
+    inputs: &[D::Input],
+    outputs: usize,
+    traffic: Traffic,
+    rng: &mut R,
+    max_cycles: u64,
+    vcd: Option<&mut dyn Write>,
+    mut on_cycle: Option<&mut dyn FnMut(&D)>,
+) -> RunResult<D::Output> {
     dut.connect_all();
     let mut trace = VcdTrace::new(vcd, dut as &dyn Block);
     let mut step = |dut: &mut D| trace.sample(dut as &dyn Block);
@@ -229,6 +248,9 @@ pub fn run_stream<D: StreamDut, R: Rng>(
     dut.drive_reset(true);
     for _ in 0..2 {
         settle(dut);
+        if let Some(f) = on_cycle.as_deref_mut() {
+            f(dut);
+        }
         dut.drive_clock(true);
         settle(dut);
         step(dut);
@@ -241,7 +263,7 @@ pub fn run_stream<D: StreamDut, R: Rng>(
     let mut result = RunResult { outputs: Vec::new(), cycles: 0, accept_cycles: Vec::new(), deliver_cycles: Vec::new() };
     let mut next = 0usize;
     let mut offering = false;
-    while result.outputs.len() < inputs.len() && result.cycles < max_cycles {
+    while result.outputs.len() < outputs && result.cycles < max_cycles {
         if next < inputs.len() && !offering {
             offering = rng.gen_bool(traffic.p_valid);
         }
@@ -252,6 +274,9 @@ pub fn run_stream<D: StreamDut, R: Rng>(
         settle(dut);
         let accepted = offering && next < inputs.len() && dut.in_ready();
         let delivered = if ready { dut.output() } else { None };
+        if let Some(f) = on_cycle.as_deref_mut() {
+            f(dut);
+        }
         dut.drive_clock(true);
         settle(dut);
         step(dut);
@@ -275,6 +300,7 @@ pub fn run_stream<D: StreamDut, R: Rng>(
 /// Drive `dut` with `inputs` under every crossing of [`Traffic::CROSSED`] and
 /// return the first mismatch against `expected` (same order, nothing lost,
 /// nothing duplicated), as a message naming the traffic and the index.
+/// The run ends after `expected.len()` outputs (one per input, or not).
 pub fn check_against<D: StreamDut, R: Rng>(
     make: impl Fn() -> D,
     inputs: &[D::Input],
@@ -283,8 +309,8 @@ pub fn check_against<D: StreamDut, R: Rng>(
 ) -> Result<(), String> {
     for traffic in Traffic::CROSSED {
         let mut dut = make();
-        let max = 20 * inputs.len() as u64 + 100;
-        let run = run_stream(&mut dut, inputs, traffic, rng, max, None);
+        let max = 20 * (inputs.len() + expected.len()) as u64 + 100;
+        let run = run_stream_with(&mut dut, inputs, expected.len(), traffic, rng, max, None, None);
         if run.outputs.len() != expected.len() {
             return Err(format!("{traffic:?}: {} outputs for {} inputs", run.outputs.len(), expected.len()));
         }

@@ -9,7 +9,8 @@ use buddy_testbenches::decompress::{self, random_stored, StoredEntry};
 use buddy_testbenches::delivery::{artifacts, verilog_out_dir, without_revision};
 use buddy_testbenches::entries::{bundled_workload, random_entries, snapshot_entries};
 use buddy_testbenches::modules::HwModule;
-use buddy_testbenches::{bpc, controller, mag_bdi, metadata_cache, translation, zvc};
+use buddy_testbenches::stream::Traffic;
+use buddy_testbenches::{bpc, cdma_zvc, controller, mag_bdi, metadata_cache, translation, zvc};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::path::{Path, PathBuf};
@@ -313,6 +314,95 @@ fn icarus_runs_memory_port_in_lock_step() {
     assert!(run.fills > 100 && run.fills_out_of_order > 10 && run.reads > 100, "{run:?}");
     let tb = verilog_out_dir().join("tb/memory_port_tb.v");
     icarus_replays("memory_port", &tb, &lines, &work_dir("cosim-memory-port"));
+}
+
+/// Lines for co-simulating cDMA's engines: `n` random lines (each with
+/// its own share of zero words, all-zero and no-zero lines included) and
+/// up to `n` activation lines of the shared workloads.
+fn cdma_cosim_lines(n: usize) -> Vec<MemoryEntry> {
+    let mut lines = random_entries(n, 31);
+    lines.extend(cdma_zvc::activation_lines(&cdma_zvc::shared_data()).0.into_iter().step_by(7).take(n));
+    lines
+}
+
+/// Lock-step lines of both engines on `entries` under random bubbles and
+/// backpressure (each run checked against golden first).
+fn cdma_lockstep_lines(entries: &[MemoryEntry]) -> [(&'static str, Vec<String>); 2] {
+    let mut rng = ChaCha8Rng::seed_from_u64(32);
+    let (mut c, mut d) = (Vec::new(), Vec::new());
+    cdma_zvc::run_compressor(entries, Traffic::RANDOM, &mut rng, Some(&mut c), None).unwrap();
+    cdma_zvc::run_decompressor(&cdma_zvc::line_streams(entries), Traffic::RANDOM, &mut rng, Some(&mut d), None).unwrap();
+    [("cdma_zvc_compressor", c), ("cdma_zvc_decompressor", d)]
+}
+
+/// `lines` with the last digit of the middle line flipped: an output
+/// compared on every cycle (`out_stream_bits`, `out_last`).
+fn one_wrong_expectation(lines: &[String]) -> Vec<String> {
+    let mut wrong = lines.to_vec();
+    let k = lines.len() / 2;
+    let last = wrong[k].pop().unwrap();
+    wrong[k].push(if last == '0' { '1' } else { '0' });
+    wrong
+}
+
+/// Replay `lines` (and, when `check_failure`, the same with one wrong
+/// expectation, which must fail) through `module`'s Verilog in Icarus, and
+/// in Verilator when `verilator`.
+fn cdma_replays(module: &str, lines: &[String], verilator: bool, check_failure: bool) {
+    let work = work_dir(&format!("cosim-{module}-{}", if verilator { "verilator" } else { "icarus" }));
+    let file = work.join("lines.hex");
+    let dir = verilog_out_dir();
+    let (verilog, tb) = (dir.join(format!("{module}.v")), dir.join(format!("tb/{module}_tb.v")));
+    let plusargs = [format!("+vectors={}", file.display()), format!("+count={}", lines.len())];
+    let exe = verilator.then(|| build_verilator(module, &verilog, &tb, &work).unwrap());
+    let run = |text: &[String]| {
+        std::fs::write(&file, text.join("\n") + "\n").unwrap();
+        match &exe {
+            Some(exe) => run_verilated(module, exe, &plusargs).unwrap(),
+            None => run_icarus_with(module, &verilog, &tb, &plusargs, &work).unwrap(),
+        }
+    };
+    let report = run(lines);
+    assert_eq!((report.passed, report.failed), (lines.len(), 0), "{}", report.log);
+    eprintln!("{}: {module} in lock step for {} cycles", if verilator { "Verilator" } else { "Icarus" }, lines.len());
+    if check_failure {
+        let report = run(&one_wrong_expectation(lines));
+        assert_eq!((report.passed, report.failed), (lines.len() - 1, 1), "{}", report.log);
+    }
+    std::fs::remove_dir_all(work).ok();
+}
+
+/// cDMA's engines' Verilog replays, port by port and cycle by cycle, a
+/// rust-hdl run of 300 random and up to 300 activation lines in Icarus
+/// (`make cosim`: 5,000 of each); a wrong expectation must fail.
+#[test]
+fn icarus_runs_cdma_zvc_engines_in_lock_step() {
+    tool("iverilog");
+    for (module, lines) in cdma_lockstep_lines(&cdma_cosim_lines(300)) {
+        cdma_replays(module, &lines, false, true);
+    }
+}
+
+/// The same run in Verilator (a build of each engine takes about 15 s).
+#[test]
+fn verilator_runs_cdma_zvc_engines_in_lock_step() {
+    tool("verilator");
+    for (module, lines) in cdma_lockstep_lines(&cdma_cosim_lines(300)) {
+        cdma_replays(module, &lines, true, true);
+    }
+}
+
+/// 5,000 random and 5,000 activation lines through both engines in both
+/// simulators (`make cosim`).
+#[test]
+#[ignore = "make cosim: 10,000 lines through both engines in Icarus and Verilator"]
+fn cdma_zvc_engines_run_10_000_lines_in_lock_step() {
+    tool("iverilog");
+    tool("verilator");
+    for (module, lines) in cdma_lockstep_lines(&cdma_cosim_lines(5_000)) {
+        cdma_replays(module, &lines, false, false);
+        cdma_replays(module, &lines, true, false);
+    }
 }
 
 /// Lock-step lines of the pipelined slice built with `algorithm`:

@@ -121,12 +121,12 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
         // Compressors and the translator: 48 + 7 + 10 entries (accesses);
         // decompressors add 10 / 5 malformed inputs; the cache adds a flush.
         if m.starts_with("buddy_controller") {
-            // Lock-step lines, one per simulated cycle of two scenarios, 945 hex digits each.
-            assert!(text.lines().count() > 1000 && text.lines().all(|l| l.len() == 945), "{m}");
+            // Lock-step lines, one per simulated cycle of two scenarios (20 and 6 requests), 945 hex digits each.
+            assert!(text.lines().count() > 500 && text.lines().all(|l| l.len() == 945), "{m}: {} lines", text.lines().count());
             continue;
         }
         if m.starts_with("pipelined_controller") {
-            // Lock-step lines of 50 requests and a flush, one per cycle from reset, every port's hex digits.
+            // Lock-step lines of 20 requests and a flush, one per cycle from reset, every port's hex digits.
             use buddy_testbenches::pipelined_controller::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
             let digits: usize =
                 LOCKSTEP_INPUTS.iter().map(|p| p.1.div_ceil(4)).sum::<usize>() + LOCKSTEP_OUTPUTS.iter().map(|p| p.1.div_ceil(4)).sum::<usize>();

@@ -225,9 +225,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
          (an upper bound on logic levels). I/O buffers are counted in cells.\n\
          Memory bits = bits of the memories Yosys infers after `proc` (RAM arrays, and `case` tables\n\
          that `proc_rom` turns into ROMs); RAM cells = the RAM primitives\n\
-         they map to (RAM32M/RAM64M LUT-RAM, RAMB18E1/RAMB36E1 block RAM).\n\n\
-         | module | cells | LUTs | flip-flops | CARRY4 | MUXF7/F8 | memory bits | RAM cells | longest path (cells) | yosys time (s) |\n\
-         |---|---|---|---|---|---|---|---|---|---|\n",
+         they map to (RAM32M/RAM64M LUT-RAM, RAMB18E1/RAMB36E1 block RAM).\n\
+         Latency (cycles) and II of the stream modules are their hardware constants, which the testbenches measure;\n\
+         `-`: timing that depends on the traffic (caches, planners, controller slices: docs/controller.md).\n\n\
+         | module | latency (cycles) | II | cells | LUTs | flip-flops | CARRY4 | MUXF7/F8 | memory bits | RAM cells | longest path (cells) | yosys time (s) |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let row = |r: &ModuleSynth| {
         format!(
@@ -245,7 +247,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )
     };
     for r in results.iter().filter(|r| !r.module.contains('$')) {
-        md += &row(r);
+        let (latency, ii) = module_of(&r.module).and_then(HwModule::stream_timing).unwrap_or(("-".into(), "-".into()));
+        md += &format!("| {} | {latency} | {ii} |{}", r.module, row(r).split_once(" |").map_or("", |(_, rest)| rest));
     }
     if results.iter().any(|r| r.module.contains('$')) {
         md += "\nPipeline stages: the combinational block between two stage registers, synthesized on its own \

@@ -154,6 +154,30 @@ impl HwModule {
         }
     }
 
+    /// Latency and initiation interval, as text for reports, from the
+    /// module's own constants; `None` for modules whose timing depends on
+    /// their traffic (caches, planners, controller slices: docs/controller.md).
+    pub fn stream_timing(self) -> Option<(String, String)> {
+        let entry = |latency: u64| Some((latency.to_string(), "1 entry".to_string()));
+        match self {
+            HwModule::BpcCompressor => entry(buddy_hdl::bpc_compressor::LATENCY),
+            HwModule::BpcDecompressor => entry(buddy_hdl::bpc_decompressor::LATENCY),
+            HwModule::ZvcCompressor => entry(buddy_hdl::zvc_compressor::LATENCY),
+            HwModule::ZvcDecompressor => entry(buddy_hdl::zvc_decompressor::LATENCY),
+            HwModule::MagBdiCompressor(_) => entry(buddy_hdl::mag_bdi_compressor::LATENCY),
+            HwModule::MagBdiDecompressor(_) => entry(buddy_hdl::mag_bdi_decompressor::LATENCY),
+            HwModule::CdmaZvcCompressor => Some((
+                format!("{} from a line's first sector", buddy_hdl::cdma_zvc_compressor::LATENCY),
+                format!("1 sector, a line per {}", buddy_hdl::cdma_zvc_compressor::CYCLES_PER_LINE),
+            )),
+            HwModule::CdmaZvcDecompressor => Some((
+                format!("{} to a line's first sector", buddy_hdl::cdma_zvc_decompressor::LATENCY),
+                format!("1 sector, a line per {}", buddy_hdl::cdma_zvc_decompressor::CYCLES_PER_LINE),
+            )),
+            _ => None,
+        }
+    }
+
     /// The self-checking Verilog testbench `<name>_tb`.
     pub fn testbench(self) -> String {
         self.shipped_testbench(&[])

@@ -798,7 +798,7 @@ fn every_cited_anchor_exists() {
 /// Print every example block and table row as the document should have
 /// them (`-- --ignored --nocapture`).
 #[test]
-#[ignore]
+#[ignore = "a tool, not a check: prints the blocks for updating docs/formats.md (cargo test -p buddy-golden --test formats_doc -- --ignored --nocapture)"]
 fn print_expected_blocks_and_rows() {
     for id in EXAMPLE_IDS {
         println!("```text\n{}\n```\n", render_example(id).join("\n"));

@@ -42,14 +42,9 @@ const STREAM: &str = "Handshake: valid/ready streams (in_*, out_*); a transfer h
 with valid && ready; a source keeps valid and its data until taken.";
 
 fn codec_notes(m: HwModule) -> Vec<String> {
-    let (latency, compressor) = match m {
-        HwModule::BpcCompressor => (buddy_hdl::bpc_compressor::LATENCY, true),
-        HwModule::ZvcCompressor => (buddy_hdl::zvc_compressor::LATENCY, true),
-        HwModule::MagBdiCompressor(_) => (buddy_hdl::mag_bdi_compressor::LATENCY, true),
-        HwModule::BpcDecompressor => (buddy_hdl::bpc_decompressor::LATENCY, false),
-        HwModule::ZvcDecompressor => (buddy_hdl::zvc_decompressor::LATENCY, false),
-        _ => (buddy_hdl::mag_bdi_decompressor::LATENCY, false),
-    };
+    // The latency is the module's own constant, as the synthesis report shows it.
+    let latency = m.stream_timing().map_or_else(|| "?".to_string(), |(latency, _)| latency);
+    let compressor = matches!(m, HwModule::BpcCompressor | HwModule::ZvcCompressor | HwModule::MagBdiCompressor(_));
     let mut notes = vec![
         STREAM.to_string(),
         format!(

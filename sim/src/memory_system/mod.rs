@@ -46,7 +46,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 use crate::l2_cache::{L2Cache, L2Config, L2Stats, MemRequest};
-use crate::trace::{AddressLayout, Trace, TraceSource, DEFAULT_HEAP_BASE};
+use crate::trace::{Access, AddressLayout, Trace, TraceSource, DEFAULT_HEAP_BASE};
 use crate::workload::Workload;
 use config::SimConfig;
 use controller::{Controllers, Outcome};
@@ -269,134 +269,186 @@ pub fn check_trace(workload: &Workload, trace: &Trace) -> Result<(), SimError> {
 /// allocation the manifest lacks, a missing snapshot), or a data mismatch,
 /// fault or undecodable entry during it.
 pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
-    let started = std::time::Instant::now();
-    let config = input.config;
-    config.validate().map_err(|e| SimError::Config(e.to_string()))?;
-    if input.rtl.is_some() || config.slice_timing() == config::SliceTiming::Hardware {
-        config.validate_for_hardware().map_err(|e| SimError::Config(e.to_string()))?;
-    }
-    let snapshots: Vec<_> = input.workload.snapshots().collect();
-    let snap = *snapshots.get(input.snapshot).ok_or(SimError::Snapshot { position: input.snapshot, count: snapshots.len() })?;
-    let next = snapshots.get(input.snapshot + 1).copied();
-    let manifest: Vec<_> = snap.allocations().collect();
-    let by_name: HashMap<&str, usize> = manifest.iter().enumerate().map(|(i, a)| (a.info().name.as_str(), i)).collect();
-    let meta = &input.trace.meta;
-    check_trace(input.workload, input.trace)?;
-    let page = if config.page_bytes() == 64 << 10 { PageSize::Small64K } else { PageSize::Huge2M };
-    let order: Vec<(String, u64)> = manifest.iter().map(|a| (a.info().name.clone(), a.info().size)).collect();
-    let layout = AddressLayout::new(meta, &order, DEFAULT_HEAP_BASE, page.bytes());
-
-    // Every traced allocation: bytes, target, data for stores.
-    let mut traced = Vec::with_capacity(meta.allocations.len());
-    let mut mapping = Vec::new();
-    for (id, a) in meta.allocations.iter().enumerate() {
-        let m = by_name.get(a.name.as_str()).copied();
-        let size = a.size.max(m.map_or(0, |i| manifest[i].info().size)).div_ceil(ENTRY_BYTES as u64) * ENTRY_BYTES as u64;
-        let mut view = Vec::new();
-        view.try_reserve_exact(size as usize).map_err(|_| SimError::OutOfMemory { name: a.name.clone(), bytes: size })?;
-        view.resize(size as usize, 0u8);
-        let mut next_bytes = None;
-        if let Some(i) = m {
-            let bytes = manifest[i].bytes();
-            view[..bytes.len()].copy_from_slice(bytes);
-            if let Some(n) = next {
-                let nb = n.allocations().nth(i).expect("same allocations in every snapshot").bytes();
-                next_bytes = Some(nb.to_vec());
-            }
-        }
-        let target = match (&input.targets, m) {
-            (Some(t), Some(i)) => t[i],
-            _ => TargetRatio::X2,
-        };
-        mapping.push((layout.base[id], size, target));
-        traced.push(TracedAllocation { base: layout.base[id], view, next: next_bytes });
-    }
-    let pages = PageTable::new(mapping.clone(), layout.heap_base, page, input.mode);
-    let mut ctl = Controllers::new(config, input.mode, input.algorithm, pages);
-
-    // Initial contents and the shadow copy.
-    let mut shadow: HashMap<u64, MemoryEntry> = HashMap::new();
-    let (mut raw_bytes, mut device_bytes) = (0u64, 0u64);
-    for (t, (_, size, target)) in traced.iter().zip(&mapping) {
-        let entries = size / ENTRY_BYTES as u64;
-        raw_bytes += entries * ENTRY_BYTES as u64;
-        device_bytes += entries * if input.mode == Mode::Buddy { target.device_bytes() } else { ENTRY_BYTES as u64 };
-        for (e, chunk) in t.view.chunks_exact(ENTRY_BYTES).enumerate() {
-            let va = t.base + (e * ENTRY_BYTES) as u64;
-            let entry = MemoryEntry::from_slice(chunk).expect("128 bytes");
-            ctl.preload(va, &entry)?;
-            shadow.insert(va, entry);
-        }
-    }
-
-    if let Some(rtl) = &input.rtl {
-        ctl.use_rtl(input.algorithm, config.rtl_slice());
-        let slices = config.system.slices as usize;
-        if let Some((slice, _)) = rtl.lockstep {
-            if slice >= slices {
-                return Err(SimError::Config(format!("no slice {slice} to record (the system has {slices})")));
-            }
-        }
-        let mut files = Vec::new();
-        if let Some((dir, _, _)) = &rtl.vcd {
-            std::fs::create_dir_all(dir).map_err(|e| SimError::Config(format!("{}: {e}", dir.display())))?;
-            for i in 0..slices {
-                let path = dir.join(format!("slice{i}.vcd"));
-                files.push(std::fs::File::create(&path).map_err(|e| SimError::Config(format!("{}: {e}", path.display())))?);
-            }
-        }
-        if let Some(p) = ctl.pipelined_rtl() {
-            p.set_skip_idle(!rtl.no_skip);
-            if let Some((slice, max)) = rtl.lockstep {
-                p.record_lines(slice, max);
-            }
-            if let Some((_, from, to)) = &rtl.vcd {
-                for (slice, f) in files.drain(..).enumerate() {
-                    p.record_vcd(slice, Box::new(std::io::BufWriter::new(f)), config.cycle_ps(), *from, *to);
-                }
-            }
-        }
-        ctl.with_rtl_slices(|all| {
-            all.iter_mut().for_each(|s| s.set_skip_waits(!rtl.no_skip));
-            if let Some((slice, max)) = rtl.lockstep.filter(|_| !all.is_empty()) {
-                all[slice].record_lines(max);
-            }
-            if let Some((_, from, to)) = &rtl.vcd {
-                for (slice, f) in all.iter_mut().zip(files) {
-                    slice.record_vcd(Box::new(std::io::BufWriter::new(f)), config.cycle_ps(), *from, *to);
-                }
-            }
-        });
-    }
-    if input.corrupt_first_entry {
-        if let Some(t) = traced.iter().find(|t| !t.view.is_empty()) {
-            ctl.corrupt(t.base)?;
-        }
-    }
-    let cycle_ps = config.cycle_ps();
-    let mut l2 = L2Cache::new(L2Config { bytes: config.l2.bytes, ways: config.l2.ways }).map_err(|e| SimError::Config(e.to_string()))?;
-    let mut state = IssueState {
-        outstanding: Vec::new(),
-        max: config.system.max_outstanding as usize,
-        last_issue: 0,
-        end: 0,
-        latencies: Vec::new(),
-        buddy_requests: 0,
-        checked: 0,
-        epoch_size: config.system.epoch_requests,
-        epochs: Vec::new(),
-        epoch_base: (0, 0, 0),
-        issued: 0,
-        cycle_ps,
-    };
-    let mut out: Vec<MemRequest> = Vec::new();
+    let mut session = Session::open(input)?;
     for (n, a) in input.trace.accesses.iter().enumerate() {
         if let Some(report) = input.progress {
             if n % 65_536 == 0 {
                 report(n as u64);
             }
         }
-        let t = &mut traced[a.alloc_id as usize];
+        for r in session.access(a) {
+            session.issue_in_order(r)?;
+        }
+    }
+    session.finish()
+}
+
+/// One run between its set-up and its report: memory preloaded, the L2,
+/// the requests in flight and the shadow copy. [`run`] replays the trace
+/// in order through it; `crate::oversubscription` replays it as
+/// concurrent streams behind a paging model, with the same memory system.
+pub(crate) struct Session<'a> {
+    input: &'a SimInput<'a>,
+    started: std::time::Instant,
+    pub(crate) ctl: Controllers,
+    traced: Vec<TracedAllocation>,
+    shadow: HashMap<u64, MemoryEntry>,
+    layout: AddressLayout,
+    l2: L2Cache,
+    state: IssueState,
+    out: Vec<MemRequest>,
+    raw_bytes: u64,
+    device_bytes: u64,
+    snap_index: usize,
+}
+
+impl<'a> Session<'a> {
+    /// Check the input, lay out and preload memory, set up the engine.
+    ///
+    /// # Errors
+    /// As [`run`], for what is found before the first access.
+    pub(crate) fn open(input: &'a SimInput<'a>) -> Result<Session<'a>, SimError> {
+        let started = std::time::Instant::now();
+        let config = input.config;
+        config.validate().map_err(|e| SimError::Config(e.to_string()))?;
+        if input.rtl.is_some() || config.slice_timing() == config::SliceTiming::Hardware {
+            config.validate_for_hardware().map_err(|e| SimError::Config(e.to_string()))?;
+        }
+        let snapshots: Vec<_> = input.workload.snapshots().collect();
+        let snap = *snapshots.get(input.snapshot).ok_or(SimError::Snapshot { position: input.snapshot, count: snapshots.len() })?;
+        let next = snapshots.get(input.snapshot + 1).copied();
+        let manifest: Vec<_> = snap.allocations().collect();
+        let by_name: HashMap<&str, usize> = manifest.iter().enumerate().map(|(i, a)| (a.info().name.as_str(), i)).collect();
+        let meta = &input.trace.meta;
+        check_trace(input.workload, input.trace)?;
+        let page = if config.page_bytes() == 64 << 10 { PageSize::Small64K } else { PageSize::Huge2M };
+        let order: Vec<(String, u64)> = manifest.iter().map(|a| (a.info().name.clone(), a.info().size)).collect();
+        let layout = AddressLayout::new(meta, &order, DEFAULT_HEAP_BASE, page.bytes());
+
+        // Every traced allocation: bytes, target, data for stores.
+        let mut traced = Vec::with_capacity(meta.allocations.len());
+        let mut mapping = Vec::new();
+        for (id, a) in meta.allocations.iter().enumerate() {
+            let m = by_name.get(a.name.as_str()).copied();
+            let size = a.size.max(m.map_or(0, |i| manifest[i].info().size)).div_ceil(ENTRY_BYTES as u64) * ENTRY_BYTES as u64;
+            let mut view = Vec::new();
+            view.try_reserve_exact(size as usize).map_err(|_| SimError::OutOfMemory { name: a.name.clone(), bytes: size })?;
+            view.resize(size as usize, 0u8);
+            let mut next_bytes = None;
+            if let Some(i) = m {
+                let bytes = manifest[i].bytes();
+                view[..bytes.len()].copy_from_slice(bytes);
+                if let Some(n) = next {
+                    let nb = n.allocations().nth(i).expect("same allocations in every snapshot").bytes();
+                    next_bytes = Some(nb.to_vec());
+                }
+            }
+            let target = match (&input.targets, m) {
+                (Some(t), Some(i)) => t[i],
+                _ => TargetRatio::X2,
+            };
+            mapping.push((layout.base[id], size, target));
+            traced.push(TracedAllocation { base: layout.base[id], view, next: next_bytes });
+        }
+        let pages = PageTable::new(mapping.clone(), layout.heap_base, page, input.mode);
+        let mut ctl = Controllers::new(config, input.mode, input.algorithm, pages);
+
+        // Initial contents and the shadow copy.
+        let mut shadow: HashMap<u64, MemoryEntry> = HashMap::new();
+        let (mut raw_bytes, mut device_bytes) = (0u64, 0u64);
+        for (t, (_, size, target)) in traced.iter().zip(&mapping) {
+            let entries = size / ENTRY_BYTES as u64;
+            raw_bytes += entries * ENTRY_BYTES as u64;
+            device_bytes += entries * if input.mode == Mode::Buddy { target.device_bytes() } else { ENTRY_BYTES as u64 };
+            for (e, chunk) in t.view.chunks_exact(ENTRY_BYTES).enumerate() {
+                let va = t.base + (e * ENTRY_BYTES) as u64;
+                let entry = MemoryEntry::from_slice(chunk).expect("128 bytes");
+                ctl.preload(va, &entry)?;
+                shadow.insert(va, entry);
+            }
+        }
+
+        if let Some(rtl) = &input.rtl {
+            ctl.use_rtl(input.algorithm, config.rtl_slice());
+            let slices = config.system.slices as usize;
+            if let Some((slice, _)) = rtl.lockstep {
+                if slice >= slices {
+                    return Err(SimError::Config(format!("no slice {slice} to record (the system has {slices})")));
+                }
+            }
+            let mut files = Vec::new();
+            if let Some((dir, _, _)) = &rtl.vcd {
+                std::fs::create_dir_all(dir).map_err(|e| SimError::Config(format!("{}: {e}", dir.display())))?;
+                for i in 0..slices {
+                    let path = dir.join(format!("slice{i}.vcd"));
+                    files.push(std::fs::File::create(&path).map_err(|e| SimError::Config(format!("{}: {e}", path.display())))?);
+                }
+            }
+            if let Some(p) = ctl.pipelined_rtl() {
+                p.set_skip_idle(!rtl.no_skip);
+                if let Some((slice, max)) = rtl.lockstep {
+                    p.record_lines(slice, max);
+                }
+                if let Some((_, from, to)) = &rtl.vcd {
+                    for (slice, f) in files.drain(..).enumerate() {
+                        p.record_vcd(slice, Box::new(std::io::BufWriter::new(f)), config.cycle_ps(), *from, *to);
+                    }
+                }
+            }
+            ctl.with_rtl_slices(|all| {
+                all.iter_mut().for_each(|s| s.set_skip_waits(!rtl.no_skip));
+                if let Some((slice, max)) = rtl.lockstep.filter(|_| !all.is_empty()) {
+                    all[slice].record_lines(max);
+                }
+                if let Some((_, from, to)) = &rtl.vcd {
+                    for (slice, f) in all.iter_mut().zip(files) {
+                        slice.record_vcd(Box::new(std::io::BufWriter::new(f)), config.cycle_ps(), *from, *to);
+                    }
+                }
+            });
+        }
+        if input.corrupt_first_entry {
+            if let Some(t) = traced.iter().find(|t| !t.view.is_empty()) {
+                ctl.corrupt(t.base)?;
+            }
+        }
+        let cycle_ps = config.cycle_ps();
+        let l2 = L2Cache::new(L2Config { bytes: config.l2.bytes, ways: config.l2.ways }).map_err(|e| SimError::Config(e.to_string()))?;
+        let state = IssueState {
+            outstanding: Vec::new(),
+            max: config.system.max_outstanding as usize,
+            last_issue: 0,
+            end: 0,
+            latencies: Vec::new(),
+            buddy_requests: 0,
+            checked: 0,
+            epoch_size: config.system.epoch_requests,
+            epochs: Vec::new(),
+            epoch_base: (0, 0, 0),
+            issued: 0,
+            cycle_ps,
+        };
+        Ok(Session {
+            input,
+            started,
+            ctl,
+            traced,
+            shadow,
+            layout,
+            l2,
+            state,
+            out: Vec::new(),
+            raw_bytes,
+            device_bytes,
+            snap_index: snap.info().index,
+        })
+    }
+
+    /// The program's side of trace access `a`: a store's bytes become the
+    /// program's current bytes, and the access goes through the L2. Returns
+    /// the L2's requests to memory (misses, write-backs), in order.
+    pub(crate) fn access(&mut self, a: &Access) -> Vec<MemRequest> {
+        let t = &mut self.traced[a.alloc_id as usize];
         if a.write {
             let (o, n) = (a.offset as usize, a.size as usize);
             if let Some(next) = &t.next {
@@ -405,100 +457,144 @@ pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
                 }
             }
         }
-        l2.access(layout.va(a), a.size as u64, a.write, &mut out);
+        self.l2.access(self.layout.va(a), a.size as u64, a.write, &mut self.out);
+        std::mem::take(&mut self.out)
+    }
+
+    /// Issue `r` in trace order: when `system.max_outstanding` requests are
+    /// in flight, after the next one completes.
+    pub(crate) fn issue_in_order(&mut self, r: MemRequest) -> Result<(), SimError> {
+        self.state.issue(&mut self.ctl, &self.traced, &mut self.shadow, r, 0)
+    }
+
+    /// Issue `r` at time `at` ps (not before an earlier issue), whatever is
+    /// in flight; `tag` comes back from [`Session::wait`] when it completes.
+    pub(crate) fn issue_at(&mut self, r: MemRequest, at: u64, tag: usize) -> Result<(), SimError> {
+        self.state.last_issue = self.state.last_issue.max(at);
+        self.state.issue_now(&mut self.ctl, &self.traced, &mut self.shadow, r, tag)
+    }
+
+    /// Run memory until a request in flight completes or time reaches
+    /// `limit` ps; the tags of the completed requests.
+    pub(crate) fn wait(&mut self, limit: u64) -> Result<Vec<usize>, SimError> {
+        let sh = self.ctl.world.shared.clone();
+        let before = sh.finished_tasks();
+        if !self.state.outstanding.is_empty() {
+            self.ctl.world.run_until(limit, || sh.finished_tasks() > before)?;
+        } else if limit != u64::MAX {
+            self.ctl.world.advance_to(limit)?;
+        }
+        self.state.collect()
+    }
+
+    /// Now, ps.
+    pub(crate) fn now(&self) -> u64 {
+        self.ctl.world.now()
+    }
+
+    /// Requests in flight.
+    pub(crate) fn in_flight(&self) -> usize {
+        self.state.outstanding.len()
+    }
+
+    /// Write back the L2, finish every request, check every entry, report.
+    ///
+    /// # Errors
+    /// As [`run`].
+    pub(crate) fn finish(self) -> Result<SimReport, SimError> {
+        let Session { input, started, mut ctl, traced, mut shadow, layout: _, mut l2, mut state, mut out, raw_bytes, device_bytes, snap_index } = self;
+        let config = input.config;
+        let cycle_ps = config.cycle_ps();
+        l2.flush(&mut out);
         for r in out.drain(..) {
-            state.issue(&mut ctl, &traced, &mut shadow, r)?;
+            state.issue(&mut ctl, &traced, &mut shadow, r, 0)?;
         }
-    }
-    l2.flush(&mut out);
-    for r in out.drain(..) {
-        state.issue(&mut ctl, &traced, &mut shadow, r)?;
-    }
-    state.drain(&mut ctl)?;
-    let end = ctl.flush_metadata(state.end)?.max(state.end);
-    state.close_epoch(&ctl, true);
+        state.drain(&mut ctl)?;
+        let end = ctl.flush_metadata(state.end)?.max(state.end);
+        state.close_epoch(&ctl, true);
 
-    // Everything written is still there.
-    let mut vas: Vec<u64> = shadow.keys().copied().collect();
-    vas.sort_unstable();
-    for va in &vas {
-        let got = ctl.peek(*va)?;
-        if got != shadow[va] {
-            return Err(mismatch(*va, "final read-back", end, cycle_ps, &shadow[va], &got));
+        // Everything written is still there.
+        let mut vas: Vec<u64> = shadow.keys().copied().collect();
+        vas.sort_unstable();
+        for va in &vas {
+            let got = ctl.peek(*va)?;
+            if got != shadow[va] {
+                return Err(mismatch(*va, "final read-back", end, cycle_ps, &shadow[va], &got));
+            }
         }
-    }
 
-    let time_ps = end.max(1);
-    let rtl_cycles = input.rtl.as_ref().map(|_| match ctl.pipelined_rtl() {
-        Some(p) => p.simulated_cycles(),
-        None => ctl.with_rtl_slices(|all| all.iter().map(|s| s.simulated_cycles()).sum::<u64>()),
-    });
-    let lockstep_lines = match (input.rtl.as_ref().and_then(|r| r.lockstep), ctl.pipelined_rtl()) {
-        (Some((slice, _)), Some(p)) => p.take_lines(slice),
-        (Some((slice, _)), None) => ctl.with_rtl_slices(|all| all[slice].take_lines()),
-        (None, _) => Vec::new(),
-    };
-    let vcd_idle_slices = match &input.rtl {
-        Some(RtlOptions { vcd: Some((dir, _, _)), .. }) => finish_vcds(&mut ctl, dir, config.system.slices as usize)?,
-        _ => Vec::new(),
-    };
-    let md = ctl.metadata_stats();
-    let mut lat = state.latencies.clone();
-    lat.sort_unstable();
-    let p99 = lat.get(((lat.len() as f64 * 0.99).ceil() as usize).saturating_sub(1)).copied().unwrap_or(0);
-    let mean = if lat.is_empty() { 0.0 } else { lat.iter().sum::<u64>() as f64 / lat.len() as f64 };
-    let stats = ctl.controller_stats();
-    let requests = stats.reads + stats.writes;
-    let device = ctl.hbm_stats();
-    let link = ctl.link_stats();
-    let dram_pj = device.energy_pj(config);
-    let link_pj = link.energy_pj(config);
-    let wall = started.elapsed().as_secs_f64();
-    Ok(SimReport {
-        workload: input.workload.manifest().workload.clone(),
-        engine: if input.rtl.is_some() { "rtl" } else { "fast" },
-        slice_timing: match (&input.rtl, config.rtl_slice()) {
-            (Some(_), config::RtlSlice::Serial) => "hardware".into(),
-            (Some(_), config::RtlSlice::Pipelined) => "pipelined hardware".into(),
-            (None, _) => config.system.slice_timing.clone(),
-        },
-        mode: input.mode,
-        algorithm: input.algorithm.to_string(),
-        snapshot: snap.info().index,
-        trace_source: input.trace.source,
-        trace_accesses: input.trace.accesses.len() as u64,
-        l2: l2.stats(),
-        reads: stats.reads,
-        writes: stats.writes,
-        partial_writes: stats.partial_writes,
-        requests,
-        time_ns: time_ps as f64 / 1000.0,
-        dram_cycles: time_ps as f64 / cycle_ps,
-        device,
-        device_bytes: device.bytes(),
-        device_banks_used: ctl.banks_used(),
-        metadata: md,
-        metadata_hit_rate: md.hit_rate(),
-        buddy_requests: state.buddy_requests,
-        buddy_access_fraction: if requests == 0 { 0.0 } else { state.buddy_requests as f64 / requests as f64 },
-        link,
-        link_read_utilization: link.read_busy_ps as f64 / time_ps as f64,
-        link_write_utilization: link.write_busy_ps as f64 / time_ps as f64,
-        read_latency_mean_ns: mean / 1000.0,
-        read_latency_p99_ns: p99 as f64 / 1000.0,
-        compression_ratio: if device_bytes == 0 { 1.0 } else { raw_bytes as f64 / device_bytes as f64 },
-        energy: Energy { dram_pj, link_pj, total_pj: dram_pj + link_pj },
-        checked_reads: state.checked,
-        checked_entries: vas.len() as u64,
-        epochs: state.epochs,
-        wall_seconds: wall,
-        accesses_per_second: input.trace.accesses.len() as f64 / wall.max(1e-9),
-        rtl_simulated_cycles: rtl_cycles,
-        rtl_cycles_per_second: rtl_cycles.map(|c| c as f64 / wall.max(1e-9)),
-        pipelined_slice: ctl.pipelined_rtl().map(|p| p.stats()),
-        lockstep_lines,
-        vcd_idle_slices,
-    })
+        let time_ps = end.max(1);
+        let rtl_cycles = input.rtl.as_ref().map(|_| match ctl.pipelined_rtl() {
+            Some(p) => p.simulated_cycles(),
+            None => ctl.with_rtl_slices(|all| all.iter().map(|s| s.simulated_cycles()).sum::<u64>()),
+        });
+        let lockstep_lines = match (input.rtl.as_ref().and_then(|r| r.lockstep), ctl.pipelined_rtl()) {
+            (Some((slice, _)), Some(p)) => p.take_lines(slice),
+            (Some((slice, _)), None) => ctl.with_rtl_slices(|all| all[slice].take_lines()),
+            (None, _) => Vec::new(),
+        };
+        let vcd_idle_slices = match &input.rtl {
+            Some(RtlOptions { vcd: Some((dir, _, _)), .. }) => finish_vcds(&mut ctl, dir, config.system.slices as usize)?,
+            _ => Vec::new(),
+        };
+        let md = ctl.metadata_stats();
+        let mut lat = state.latencies.clone();
+        lat.sort_unstable();
+        let p99 = lat.get(((lat.len() as f64 * 0.99).ceil() as usize).saturating_sub(1)).copied().unwrap_or(0);
+        let mean = if lat.is_empty() { 0.0 } else { lat.iter().sum::<u64>() as f64 / lat.len() as f64 };
+        let stats = ctl.controller_stats();
+        let requests = stats.reads + stats.writes;
+        let device = ctl.hbm_stats();
+        let link = ctl.link_stats();
+        let dram_pj = device.energy_pj(config);
+        let link_pj = link.energy_pj(config);
+        let wall = started.elapsed().as_secs_f64();
+        Ok(SimReport {
+            workload: input.workload.manifest().workload.clone(),
+            engine: if input.rtl.is_some() { "rtl" } else { "fast" },
+            slice_timing: match (&input.rtl, config.rtl_slice()) {
+                (Some(_), config::RtlSlice::Serial) => "hardware".into(),
+                (Some(_), config::RtlSlice::Pipelined) => "pipelined hardware".into(),
+                (None, _) => config.system.slice_timing.clone(),
+            },
+            mode: input.mode,
+            algorithm: input.algorithm.to_string(),
+            snapshot: snap_index,
+            trace_source: input.trace.source,
+            trace_accesses: input.trace.accesses.len() as u64,
+            l2: l2.stats(),
+            reads: stats.reads,
+            writes: stats.writes,
+            partial_writes: stats.partial_writes,
+            requests,
+            time_ns: time_ps as f64 / 1000.0,
+            dram_cycles: time_ps as f64 / cycle_ps,
+            device,
+            device_bytes: device.bytes(),
+            device_banks_used: ctl.banks_used(),
+            metadata: md,
+            metadata_hit_rate: md.hit_rate(),
+            buddy_requests: state.buddy_requests,
+            buddy_access_fraction: if requests == 0 { 0.0 } else { state.buddy_requests as f64 / requests as f64 },
+            link,
+            link_read_utilization: link.read_busy_ps as f64 / time_ps as f64,
+            link_write_utilization: link.write_busy_ps as f64 / time_ps as f64,
+            read_latency_mean_ns: mean / 1000.0,
+            read_latency_p99_ns: p99 as f64 / 1000.0,
+            compression_ratio: if device_bytes == 0 { 1.0 } else { raw_bytes as f64 / device_bytes as f64 },
+            energy: Energy { dram_pj, link_pj, total_pj: dram_pj + link_pj },
+            checked_reads: state.checked,
+            checked_entries: vas.len() as u64,
+            epochs: state.epochs,
+            wall_seconds: wall,
+            accesses_per_second: input.trace.accesses.len() as f64 / wall.max(1e-9),
+            rtl_simulated_cycles: rtl_cycles,
+            rtl_cycles_per_second: rtl_cycles.map(|c| c as f64 / wall.max(1e-9)),
+            pipelined_slice: ctl.pipelined_rtl().map(|p| p.stats()),
+            lockstep_lines,
+            vcd_idle_slices,
+        })
+    }
 }
 
 /// Complete every slice's VCD in `dir`; remove the (empty) files of the
@@ -537,6 +633,8 @@ fn mismatch(va: u64, what: &'static str, t: u64, cycle_ps: f64, expected: &Memor
 /// A request in flight and what it must return.
 struct InFlight {
     outcome: Outcome,
+    /// The issuer's tag ([`Session::issue_at`]).
+    tag: usize,
     va: u64,
     issued: u64,
     read: bool,
@@ -561,8 +659,10 @@ struct IssueState {
 }
 
 impl IssueState {
-    /// Take the finished requests out of `outstanding` and check them.
-    fn collect(&mut self) -> Result<(), SimError> {
+    /// Take the finished requests out of `outstanding` and check them;
+    /// their tags.
+    fn collect(&mut self) -> Result<Vec<usize>, SimError> {
+        let mut tags = Vec::new();
         let mut i = 0;
         while i < self.outstanding.len() {
             if self.outstanding[i].outcome.borrow().is_none() {
@@ -570,6 +670,7 @@ impl IssueState {
                 continue;
             }
             let f = self.outstanding.swap_remove(i);
+            tags.push(f.tag);
             let done = f.outcome.borrow_mut().take().expect("finished")?;
             let what = if f.read { "read response" } else { "write (merged entry)" };
             // A write the engine does not answer with its entry is checked by the reads after it.
@@ -583,7 +684,7 @@ impl IssueState {
             self.buddy_requests += done.info.buddy as u64;
             self.end = self.end.max(done.info.done);
         }
-        Ok(())
+        Ok(tags)
     }
 
     /// Run until every request in flight has finished.
@@ -597,28 +698,42 @@ impl IssueState {
         Ok(())
     }
 
+    /// Issue `r` in order: when `max` requests are in flight, once an
+    /// earlier one has completed.
     fn issue(
         &mut self,
         ctl: &mut Controllers,
         traced: &[TracedAllocation],
         shadow: &mut HashMap<u64, MemoryEntry>,
         r: MemRequest,
+        tag: usize,
     ) -> Result<(), SimError> {
-        let mut t = self.last_issue;
         if self.outstanding.len() >= self.max {
             // A request issues when an earlier one completes.
             let sh = ctl.world.shared.clone();
             let before = sh.finished_tasks();
             ctl.world.run_until(u64::MAX, || sh.finished_tasks() > before)?;
-            t = t.max(ctl.world.now());
+            self.last_issue = self.last_issue.max(ctl.world.now());
             self.collect()?;
         }
-        self.last_issue = t;
+        self.issue_now(ctl, traced, shadow, r, tag)
+    }
+
+    /// Issue `r` at `last_issue`, whatever is in flight.
+    fn issue_now(
+        &mut self,
+        ctl: &mut Controllers,
+        traced: &[TracedAllocation],
+        shadow: &mut HashMap<u64, MemoryEntry>,
+        r: MemRequest,
+        tag: usize,
+    ) -> Result<(), SimError> {
+        let t = self.last_issue;
         let va = r.entry_va;
         let f = match r.write_mask {
             None => {
                 let expected = shadow.get(&va).copied().unwrap_or(MemoryEntry::ZERO);
-                InFlight { outcome: ctl.start_read(va, t)?, va, issued: t, read: true, expected }
+                InFlight { outcome: ctl.start_read(va, t)?, tag, va, issued: t, read: true, expected }
             }
             Some(mask) => {
                 let value = view_entry(traced, va);
@@ -631,7 +746,7 @@ impl IssueState {
                 }
                 let expected = MemoryEntry::from_bytes(&expected);
                 shadow.insert(va, expected);
-                InFlight { outcome: ctl.start_write(va, mask, &value, t)?, va, issued: t, read: false, expected }
+                InFlight { outcome: ctl.start_write(va, mask, &value, t)?, tag, va, issued: t, read: false, expected }
             }
         };
         self.outstanding.push(f);

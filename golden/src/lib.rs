@@ -40,7 +40,7 @@ pub mod translation;
 pub mod zvc;
 
 pub use bpc::Bpc;
-pub use codec::{Algorithm, Codec, CompressedEntry};
+pub use codec::{Algorithm, Codec, CompressedEntry, HardwareCodec, NoHardware};
 pub use entry::{MemoryEntry, ENTRY_BYTES, ENTRY_WORDS};
 pub use error::{DecodeError, StreamFileError};
 pub use mag_bdi::{Mag, MagBdi};

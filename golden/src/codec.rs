@@ -2,6 +2,7 @@
 //! docs/formats.md#size-classes that are the same for all of them (zero detection, raw
 //! fallback, stored length).
 
+use crate::bdi::Bdi;
 use crate::bpc::Bpc;
 use crate::entry::{MemoryEntry, ENTRY_BYTES};
 use crate::error::DecodeError;
@@ -128,6 +129,9 @@ pub enum Algorithm {
     MagBdi(Mag),
     /// Zero-Value Compression (cDMA).
     Zvc,
+    /// Base-Delta-Immediate as in the original paper (Pekhimenko et al.,
+    /// PACT 2012; docs/formats.md#bdi): golden model only, no hardware.
+    Bdi,
 }
 
 /// The algorithms that have rust-hdl hardware in `buddy-hdl`: a compressor,
@@ -188,9 +192,16 @@ pub struct NoHardware {
 }
 
 impl Algorithm {
-    /// Every algorithm, in the order studies print them.
-    pub const ALL: [Algorithm; 5] =
-        [Algorithm::Bpc, Algorithm::MagBdi(Mag::B32), Algorithm::MagBdi(Mag::B16), Algorithm::MagBdi(Mag::B64), Algorithm::Zvc];
+    /// Every algorithm, in the order studies print them (BDI beside its
+    /// MAG-aware variants).
+    pub const ALL: [Algorithm; 6] = [
+        Algorithm::Bpc,
+        Algorithm::Bdi,
+        Algorithm::MagBdi(Mag::B32),
+        Algorithm::MagBdi(Mag::B16),
+        Algorithm::MagBdi(Mag::B64),
+        Algorithm::Zvc,
+    ];
 
     /// The name the CLI accepts and prints.
     pub const fn name(self) -> &'static str {
@@ -200,6 +211,7 @@ impl Algorithm {
             Algorithm::MagBdi(Mag::B16) => "mag-bdi:16",
             Algorithm::MagBdi(Mag::B64) => "mag-bdi:64",
             Algorithm::Zvc => "zvc",
+            Algorithm::Bdi => "bdi",
         }
     }
 
@@ -209,6 +221,7 @@ impl Algorithm {
             Algorithm::Bpc => Box::new(Bpc),
             Algorithm::MagBdi(mag) => Box::new(MagBdi { mag }),
             Algorithm::Zvc => Box::new(Zvc),
+            Algorithm::Bdi => Box::new(Bdi),
         }
     }
 
@@ -220,6 +233,7 @@ impl Algorithm {
             Algorithm::Bpc => Some(HardwareCodec::Bpc),
             Algorithm::MagBdi(mag) => Some(HardwareCodec::MagBdi(mag)),
             Algorithm::Zvc => Some(HardwareCodec::Zvc),
+            Algorithm::Bdi => None,
         }
     }
 
@@ -252,11 +266,12 @@ impl Algorithm {
     /// memory-system engine's pipelined timing assumes unless configured
     /// (docs/formats.md#timing-defaults): BPC 11 / 11 (Buddy Compression
     /// Sec. IV-A), MAG-BDI 1 / 1 (seed 002 Sec. V-A), ZVC 6 / 2 (cDMA
-    /// Sec. V-B).
+    /// Sec. V-B), BDI 1 / 1 (the BΔI paper's one-cycle decompression; the
+    /// same for compression is this project's assumption).
     pub const fn default_codec_cycles(self) -> (f64, f64) {
         match self {
             Algorithm::Bpc => (11.0, 11.0),
-            Algorithm::MagBdi(_) => (1.0, 1.0),
+            Algorithm::MagBdi(_) | Algorithm::Bdi => (1.0, 1.0),
             Algorithm::Zvc => (6.0, 2.0),
         }
     }

@@ -44,11 +44,7 @@ impl CompressionStats {
     /// Empty stats for a study of `algorithm`: with empty [`MagStats`] when
     /// it is MAG-BDI, without otherwise (as [`CompressionStats::default`]).
     pub fn for_algorithm(algorithm: Algorithm) -> Self {
-        let mag = match algorithm {
-            Algorithm::MagBdi(mag) => Some(MagStats::new(mag)),
-            Algorithm::Bpc | Algorithm::Zvc => None,
-        };
-        CompressionStats { mag, ..Self::default() }
+        CompressionStats { mag: algorithm.mag().map(MagStats::new), ..Self::default() }
     }
 
     /// The MAG-BDI paper's sums (raw and effective ratios), for MAG-BDI only.
@@ -337,10 +333,7 @@ impl Progress {
 fn study_algorithm(workload: &Workload, algorithm: Algorithm, progress: &Progress) -> AlgorithmResult {
     let codec = algorithm.codec();
     // The MAG-BDI paper's stream lengths, for the raw and effective ratios.
-    let paper = match algorithm {
-        Algorithm::MagBdi(mag) => Some(MagBdi::new(mag)),
-        Algorithm::Bpc | Algorithm::Zvc => None,
-    };
+    let paper = algorithm.mag().map(MagBdi::new);
     let snapshots: Vec<_> = workload.snapshots().collect();
     let snapshots: Vec<SnapshotResult> = snapshots
         .into_par_iter()
@@ -540,7 +533,7 @@ impl Summary {
             self.algorithms
                 .iter()
                 .enumerate()
-                .filter(|(_, a)| !mag_only || matches!(a, Algorithm::MagBdi(_)))
+                .filter(|(_, a)| !mag_only || a.mag().is_some())
                 .map(|(i, a)| (a.name(), f(i)))
                 .collect(),
         )

@@ -1,8 +1,9 @@
 //! `buddy compress`: compress every entry of one or more workloads with the
 //! golden codecs and report size-class histograms and compression ratios
 //! (Buddy paper Fig. 5), with the MAG-BDI paper's raw and effective ratios
-//! (MAG paper Fig. 13) for MAG-BDI, and a summary over workloads and
-//! algorithms with the geometric mean over workloads.
+//! (MAG paper Fig. 13) for MAG-BDI, LCP's page ratio over BDI
+//! (docs/formats.md#lcp), and a summary over workloads and algorithms with
+//! the geometric mean over workloads.
 //!
 //! Everything is computed before anything is printed, so stdout holds either
 //! the complete report or nothing; the progress bar draws on stderr only.
@@ -20,7 +21,7 @@ use std::str::FromStr;
 use anyhow::{bail, Context};
 use buddy_golden::{Algorithm, Mag, MemoryEntry, SizeClass, StreamHeader, StreamWriter, ENTRY_BYTES};
 use buddy_sim::compression_study::{CompressionStats, CompressionStudy, Progress, Summary};
-use buddy_sim::{MagStats, Workload};
+use buddy_sim::{LcpStats, MagStats, Workload};
 use rayon::prelude::*;
 
 use crate::output::OutputFile;
@@ -242,7 +243,8 @@ fn optional_text(ratio: Option<f64>) -> String {
 
 /// Per algorithm: a table of the allocations over all snapshots with a TOTAL
 /// row, then one line per snapshot total. MAG-BDI tables have two more
-/// columns, the MAG-BDI paper's raw and effective ratios.
+/// columns, the MAG-BDI paper's raw and effective ratios; the BDI table has
+/// LCP's pages and page ratio.
 fn write_tables(out: &mut String, study: &CompressionStudy, workload: &Workload) -> fmt::Result {
     writeln!(
         out,
@@ -253,7 +255,8 @@ fn write_tables(out: &mut String, study: &CompressionStudy, workload: &Workload)
         workload.entry_count()
     )?;
     for alg in &study.algorithms {
-        let mag = matches!(alg.algorithm, Algorithm::MagBdi(_));
+        let mag = alg.algorithm.mag().is_some();
+        let lcp = alg.total.lcp().is_some();
         let width = alg.allocations.iter().map(|a| a.name.len()).chain(["allocation".len()]).max().unwrap_or_default();
         writeln!(out, "\nalgorithm {}, all snapshots:", alg.algorithm)?;
         write!(out, "{:<width$} {:>9} {:>8}", "allocation", "entries", "ratio")?;
@@ -262,6 +265,9 @@ fn write_tables(out: &mut String, study: &CompressionStudy, workload: &Workload)
         }
         if mag {
             write!(out, " {:>8} {:>8}", "mag_raw", "mag_eff")?;
+        }
+        if lcp {
+            write!(out, " {:>9} {:>9} {:>9}", "lcp_pages", "lcp_ratio", "lcp_data")?;
         }
         writeln!(out)?;
         let rows = alg.allocations.iter().map(|a| (a.name.as_str(), &a.stats));
@@ -273,6 +279,9 @@ fn write_tables(out: &mut String, study: &CompressionStudy, workload: &Workload)
             if let Some(m) = stats.mag() {
                 write!(out, " {:>8} {:>8}", optional_text(m.raw_ratio()), optional_text(m.effective_ratio()))?;
             }
+            if let Some(l) = stats.lcp() {
+                write!(out, " {:>9} {:>9} {:>9}", l.pages(), optional_text(l.ratio()), optional_text(stats.lcp_data_ratio()))?;
+            }
             writeln!(out)?;
         }
         writeln!(out, "\nalgorithm {}, per snapshot:", alg.algorithm)?;
@@ -280,9 +289,18 @@ fn write_tables(out: &mut String, study: &CompressionStudy, workload: &Workload)
             let mag_text = snap.total.mag().map_or_else(String::new, |m| {
                 format!("  mag_raw {}  mag_eff {}", optional_text(m.raw_ratio()), optional_text(m.effective_ratio()))
             });
+            let lcp_text = snap.total.lcp().map_or_else(String::new, |l| {
+                format!(
+                    "  lcp {} pages in {} B, ratio {} (data {})",
+                    l.pages(),
+                    l.physical_bytes(),
+                    optional_text(l.ratio()),
+                    optional_text(snap.total.lcp_data_ratio())
+                )
+            });
             writeln!(
                 out,
-                "snapshot {:>3}  {}  entries {}  uncompressed {} B  stored {} B  ratio {}{}{}",
+                "snapshot {:>3}  {}  entries {}  uncompressed {} B  stored {} B  ratio {}{}{}{}",
                 snap.index,
                 snap.file,
                 snap.total.entries(),
@@ -290,6 +308,7 @@ fn write_tables(out: &mut String, study: &CompressionStudy, workload: &Workload)
                 snap.total.stored_bytes(),
                 ratio_text(&snap.total),
                 mag_text,
+                lcp_text,
                 snap.label.as_deref().map(|l| format!("  ({l})")).unwrap_or_default()
             )?;
         }
@@ -300,7 +319,8 @@ fn write_tables(out: &mut String, study: &CompressionStudy, workload: &Workload)
 /// The summary tables: the compression ratio per workload and algorithm with
 /// a GEOMEAN row (workloads whose ratio is infinite are left out of the
 /// mean and named below the table), then, when MAG-BDI is studied, the
-/// MAG-BDI paper's raw and effective ratios per workload with their GEOMEAN.
+/// MAG-BDI paper's raw and effective ratios per workload with their GEOMEAN,
+/// and when BDI is, LCP's pages, page sizes and ratio per workload.
 fn write_summary(out: &mut String, summary: &Summary) -> fmt::Result {
     let width = summary.workloads().iter().map(|w| w.name.len()).chain(["workload".len(), "GEOMEAN".len()]).max().unwrap_or_default();
     let algorithms = summary.algorithms();
@@ -331,7 +351,8 @@ fn write_summary(out: &mut String, summary: &Summary) -> fmt::Result {
         }
     }
 
-    let mags: Vec<(usize, &Algorithm)> = algorithms.iter().enumerate().filter(|(_, a)| matches!(a, Algorithm::MagBdi(_))).collect();
+    write_lcp_summary(out, summary, width)?;
+    let mags: Vec<(usize, &Algorithm)> = algorithms.iter().enumerate().filter(|(_, a)| a.mag().is_some()).collect();
     if mags.is_empty() {
         return Ok(());
     }
@@ -362,16 +383,64 @@ fn write_summary(out: &mut String, summary: &Summary) -> fmt::Result {
     Ok(())
 }
 
+/// The LCP table of the summary (when BDI is studied): per workload the 4 KB
+/// pages, how many took 512 / 1024 / 2048 / 4096 bytes, the physical bytes,
+/// LCP's ratio (`4096 · pages / physical`) and the data's (`128 · entries /
+/// physical`, comparable with the per-entry ratios), then their GEOMEANs.
+fn write_lcp_summary(out: &mut String, summary: &Summary, width: usize) -> fmt::Result {
+    let Some(i) = summary.algorithms().iter().position(|&a| a == Algorithm::Bdi) else { return Ok(()) };
+    writeln!(
+        out,
+        "\nLCP over BDI per workload (each allocation in 4 KB pages of 512, 1024, 2048 or 4096 bytes; lcp = 4096 x pages / physical bytes, \
+         lcp_data = 128 x entries / physical bytes):"
+    )?;
+    writeln!(
+        out,
+        "{:<width$} {:>8} {:>6} {:>6} {:>6} {:>6} {:>12} {:>9} {:>9}",
+        "workload", "pages", "512", "1024", "2048", "4096", "physical_B", "lcp", "lcp_data"
+    )?;
+    for w in summary.workloads() {
+        let l = w.totals[i].lcp().copied().unwrap_or_default();
+        let [a, b, c, d] = l.per_size();
+        writeln!(
+            out,
+            "{:<width$} {:>8} {a:>6} {b:>6} {c:>6} {d:>6} {:>12} {:>9} {:>9}",
+            w.name,
+            l.pages(),
+            l.physical_bytes(),
+            optional_text(LcpStats::ratio(&l)),
+            optional_text(w.totals[i].lcp_data_ratio())
+        )?;
+    }
+    let data_geomean = buddy_sim::compression_study::geomean(summary.workloads().iter().map(|w| w.totals[i].lcp_data_ratio()));
+    writeln!(
+        out,
+        "{:<width$} {:>8} {:>6} {:>6} {:>6} {:>6} {:>12} {:>9} {:>9}",
+        "GEOMEAN",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        optional_text(summary.geomean_lcp(i)),
+        optional_text(data_geomean)
+    )?;
+    Ok(())
+}
+
 /// The `--csv` document: a header, then per workload and algorithm a row per
 /// (snapshot, allocation) with a `TOTAL` row per snapshot, then the same
 /// over all snapshots (snapshot `all`). `ratio` is `inf` when nothing is
 /// stored and empty without entries; the MAG-BDI columns are empty for other
-/// algorithms. Ratios are printed in full (shortest round-trip) precision.
+/// algorithms, the LCP columns (`lcp_pages`, `lcp_physical_bytes`,
+/// `lcp_ratio`, `lcp_data_ratio`) for all but BDI. Ratios are printed in full (shortest
+/// round-trip) precision.
 fn csv_report(studies: &[CompressionStudy]) -> anyhow::Result<String> {
     let mut csv = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["workload", "algorithm", "snapshot", "allocation", "entries", "uncompressed_bytes", "stored_bytes", "ratio"];
     header.extend(SizeClass::ALL.iter().map(|c| c.name()));
-    header.extend(["mag_raw_ratio", "mag_effective_ratio"]);
+    header.extend(["mag_raw_ratio", "mag_effective_ratio", "lcp_pages", "lcp_physical_bytes", "lcp_ratio", "lcp_data_ratio"]);
     csv.write_record(&header)?;
     for study in studies {
         for alg in &study.algorithms {
@@ -394,6 +463,13 @@ fn csv_report(studies: &[CompressionStudy]) -> anyhow::Result<String> {
                 ];
                 record.extend(SizeClass::ALL.iter().map(|&c| stats.count(c).to_string()));
                 record.extend([mag(MagStats::raw_ratio), mag(MagStats::effective_ratio)]);
+                let lcp = stats.lcp();
+                record.extend([
+                    lcp.map_or_else(String::new, |l| l.pages().to_string()),
+                    lcp.map_or_else(String::new, |l| l.physical_bytes().to_string()),
+                    lcp.and_then(LcpStats::ratio).map_or_else(String::new, |r| r.to_string()),
+                    stats.lcp_data_ratio().map_or_else(String::new, |r| r.to_string()),
+                ]);
                 csv.write_record(&record)
             };
             for snap in &alg.snapshots {

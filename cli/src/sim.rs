@@ -9,7 +9,7 @@ use anyhow::{bail, Context};
 use buddy_golden::translation::TargetRatio;
 use buddy_golden::Algorithm;
 use buddy_sim::annotation::AnnotationFile;
-use buddy_sim::memory_system::config::{RtlSlice, SimConfig};
+use buddy_sim::memory_system::config::{RtlSlice, SimConfig, SliceTiming};
 use buddy_sim::memory_system::{run as run_sim, Mode, RtlOptions, SimInput, SimReport};
 use buddy_sim::trace::{Trace, TraceSource};
 use buddy_sim::Workload;
@@ -368,6 +368,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if from > to {
             bail!("--vcd-from {from} is after --vcd-to {to}");
         }
+    }
+    if args.engine == "rtl" || config.slice_timing() == SliceTiming::Hardware {
+        // The RTL engine and the hardware timing are built from the algorithm's hardware.
+        let what = if args.engine == "rtl" { "--engine rtl" } else { "system.slice_timing = \"hardware\"" };
+        args.algo.require_hardware().with_context(|| format!("{what} with --algo {}", args.algo))?;
     }
     if args.engine == "rtl" {
         config.validate_for_hardware().context("--engine rtl")?;

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context};
-use buddy_golden::Algorithm;
+use buddy_golden::HardwareCodec;
 use buddy_sim::memory_system::config::RtlSlice;
 use buddy_sim::memory_system::{Mode, RtlOptions};
 use buddy_sim::Workload;
@@ -115,7 +115,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut config = buddy_sim::memory_system::config::SimConfig::default();
     config.system.rtl_slice = args.rtl_slice.clone();
     // Only the BPC slice is emitted as Verilog.
-    let algorithm = Algorithm::Bpc;
+    let hardware = HardwareCodec::Bpc;
+    let algorithm = hardware.algorithm();
 
     eprintln!("[1/4] fast mode");
     let (mut fast_runs, mut fast_seconds, mut accesses) = (0u32, 0.0, 0u64);
@@ -147,8 +148,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
 
     let module = match config.rtl_slice() {
-        RtlSlice::Serial => HwModule::BuddyController(algorithm),
-        RtlSlice::Pipelined => HwModule::PipelinedController(algorithm),
+        RtlSlice::Serial => HwModule::BuddyController(hardware),
+        RtlSlice::Pipelined => HwModule::PipelinedController(hardware),
     };
     let name = module.name();
     eprintln!("[4/4] Verilator {} on the emitted {name} Verilog ({} cycles)", args.opt, lines.len());

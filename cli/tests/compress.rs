@@ -81,6 +81,8 @@ fn row_after<'a>(text: &'a str, title: &str, row: &str) -> Vec<&'a str> {
 }
 
 const SUMMARY_TITLE: &str = "compression ratio per workload and algorithm (uncompressed / stored bytes):";
+const LCP_SUMMARY_TITLE: &str = "LCP over BDI per workload (each allocation in 4 KB pages of 512, 1024, 2048 or 4096 bytes; \
+     lcp = 4096 x pages / physical bytes, lcp_data = 128 x entries / physical bytes):";
 const MAG_SUMMARY_TITLE: &str = "MAG-BDI paper ratios per workload, all entries (raw: stream bytes; eff: bytes rounded up to the MAG):";
 
 #[test]
@@ -260,7 +262,7 @@ fn bad_algo(algo: &str) -> String {
 #[test]
 fn unknown_algorithm_exits_2_and_lists_valid_choices() {
     let stderr = bad_algo("foo");
-    assert!(stderr.contains("unknown algorithm 'foo' (valid: bpc, mag-bdi, mag-bdi:16, mag-bdi:64, zvc, all"), "{stderr}");
+    assert!(stderr.contains("unknown algorithm 'foo' (valid: bpc, bdi, mag-bdi, mag-bdi:16, mag-bdi:64, zvc, all"), "{stderr}");
 }
 
 #[test]
@@ -268,7 +270,7 @@ fn unknown_mag_lists_the_valid_choices() {
     let stderr = bad_algo("zvc,mag-bdi:48");
     assert!(
         stderr.contains(
-            "unknown algorithm 'mag-bdi:48' (valid: bpc, mag-bdi, mag-bdi:16, mag-bdi:64, zvc, all; \
+            "unknown algorithm 'mag-bdi:48' (valid: bpc, bdi, mag-bdi, mag-bdi:16, mag-bdi:64, zvc, all; \
              or a comma-separated list; the MAG of mag-bdi:MAG is one of 16, 32, 64 bytes)"
         ),
         "{stderr}"
@@ -394,7 +396,7 @@ fn geomean_leaves_out_workloads_with_nothing_stored() {
     assert!(text.contains("\nGEOMEAN of zvc leaves out (ratio inf or no entries): zero.bin\n"), "{text}");
 
     let csv = stdout(&buddy(&["compress", "--csv", "--algo", "zvc", &zero]));
-    assert!(csv.ends_with("\nzero.bin,zvc,all,TOTAL,2,256,0,inf,2,0,0,0,0,0,0,0,,\n"), "{csv}");
+    assert!(csv.ends_with("\nzero.bin,zvc,all,TOTAL,2,256,0,inf,2,0,0,0,0,0,0,0,,,,,,\n"), "{csv}");
 }
 
 /// Four entries whose MAG-BDI paper streams are known: two all-zero entries
@@ -494,12 +496,12 @@ fn csv_parses_and_matches_the_json_report() {
     let mut expected_header =
         vec!["workload", "algorithm", "snapshot", "allocation", "entries", "uncompressed_bytes", "stored_bytes", "ratio"];
     expected_header.extend(SIZE_CLASSES.map(|(name, _)| name));
-    expected_header.extend(["mag_raw_ratio", "mag_effective_ratio"]);
+    expected_header.extend(["mag_raw_ratio", "mag_effective_ratio", "lcp_pages", "lcp_physical_bytes", "lcp_ratio", "lcp_data_ratio"]);
     assert_eq!(reader.headers().unwrap().iter().collect::<Vec<_>>(), expected_header);
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
     // Per algorithm: minife (2 snapshots and `all`) × (9 allocations and
     // TOTAL), the raw file (1 snapshot and `all`) × (1 allocation and TOTAL).
-    assert_eq!(rows.len(), 5 * (3 * 10 + 2 * 2));
+    assert_eq!(rows.len(), 6 * (3 * 10 + 2 * 2));
 
     let workloads = report["workloads"].as_array().unwrap();
     for row in &rows {
@@ -525,7 +527,54 @@ fn csv_parses_and_matches_the_json_report() {
         } else {
             assert_eq!((&row[16], &row[17]), ("", ""), "{row:?}");
         }
+        if &row[1] == "bdi" {
+            // LCP: 4096 x pages / physical bytes, and the entries' bytes / physical bytes.
+            assert_eq!(number(18), stats["lcp_pages"], "{row:?}");
+            assert_eq!(number(19), stats["lcp_physical_bytes"], "{row:?}");
+            let pages = stats["lcp_pages"].as_f64().unwrap();
+            assert_eq!(row[20].parse::<f64>().unwrap(), 4096.0 * pages / stats["lcp_physical_bytes"].as_f64().unwrap(), "{row:?}");
+            assert_eq!(row[21].parse::<f64>().unwrap(), quotient("uncompressed_bytes", "lcp_physical_bytes"), "{row:?}");
+            let sizes = stats["lcp_page_sizes"].as_object().unwrap();
+            let (mut n, mut bytes) = (0.0, 0.0);
+            for (size, count) in sizes {
+                n += count.as_f64().unwrap();
+                bytes += count.as_f64().unwrap() * size.parse::<f64>().unwrap();
+            }
+            assert_eq!((n, bytes), (pages, stats["lcp_physical_bytes"].as_f64().unwrap()), "{row:?}");
+        } else {
+            assert_eq!((&row[18], &row[19], &row[20], &row[21]), ("", "", "", ""), "{row:?}");
+        }
     }
+}
+
+/// LCP over BDI in the text report: the BDI table's columns and the
+/// summary's LCP table, whose figures are those of the JSON report.
+#[test]
+fn bdi_reports_lcp_pages_and_ratios() {
+    let dir = tempfile::tempdir().unwrap();
+    // 33 entries: 32 zero (a 512-byte page) and one RAW entry alone in a
+    // zero-padded page (c* = 8 with one exception: 448 bytes, a 512-byte page).
+    let mut data = vec![0u8; 33 * 128];
+    for (i, b) in data[32 * 128..].iter_mut().enumerate() {
+        *b = (i as u8).wrapping_mul(97).wrapping_add(i as u8 >> 3);
+    }
+    let raw = raw_file(&dir, "lcp.bin", &data);
+    let report = json(&["--algo", "bdi", &raw]);
+    let total = &report["workloads"][0]["algorithms"][0]["total"];
+    assert_eq!((total["lcp_pages"].as_u64(), total["lcp_physical_bytes"].as_u64()), (Some(2), Some(1024)));
+    assert_eq!(total["lcp_ratio"].as_f64(), Some(8.0));
+    assert_eq!(total["lcp_data_ratio"].as_f64(), Some(33.0 * 128.0 / 1024.0));
+    assert_eq!(total["lcp_page_sizes"], json!({"512": 2, "1024": 0, "2048": 0, "4096": 0}));
+    let summary = &report["summary"];
+    assert_eq!(summary["workloads"][0]["lcp_ratios"], json!({"bdi": 8.0}));
+    assert!((summary["geomean_lcp"]["bdi"].as_f64().unwrap() - 8.0).abs() < 1e-12); // exp(ln 8)
+
+    let text = stdout(&buddy(&["compress", "--algo", "bdi,zvc", &raw]));
+    assert_eq!(row_after(&text, "algorithm bdi, all snapshots:", "TOTAL")[11..], ["2", "8.000", "4.125"]);
+    assert!(text.contains("ratio 33.000  lcp 2 pages in 1024 B, ratio 8.000 (data 4.125)"), "{text}");
+    assert_eq!(row_after(&text, LCP_SUMMARY_TITLE, "lcp.bin"), ["lcp.bin", "2", "2", "0", "0", "0", "1024", "8.000", "4.125"]);
+    // Without BDI there is no LCP table.
+    assert!(!stdout(&buddy(&["compress", "--algo", "zvc", &raw])).contains("LCP"));
 }
 
 #[test]

@@ -73,6 +73,12 @@ fn bad_inputs_are_reported_before_the_run() {
     assert!(err.contains("--slice-timing pipelined is for the fast engine"), "{err}");
     let err = failure(&buddy(&["sim", "--rtl-slice", "serial", "--out", o]));
     assert!(err.contains("--rtl-slice serial is for --engine rtl"), "{err}");
+    // BDI has no rust-hdl hardware: the RTL engine and the hardware timing refuse it by name.
+    let err = failure(&buddy(&["sim", "--engine", "rtl", "--algo", "bdi", "--out", o]));
+    assert!(err.contains("--engine rtl with --algo bdi") && err.contains("bdi has no rust-hdl hardware"), "{err}");
+    let err = failure(&buddy(&["sim", "--slice-timing", "hardware", "--algo", "bdi", "--out", o]));
+    assert!(err.contains("with --algo bdi") && err.contains("bdi has no rust-hdl hardware"), "{err}");
+    assert!(!out.exists(), "a refused run writes nothing");
     fs::write(&cfg, "[system]\nrtl_slice = \"fast\"\n").unwrap();
     let err = failure(&buddy(&["sim", "--config", cfg.to_str().unwrap(), "--out", o]));
     assert!(err.contains("system.rtl_slice"), "{err}");

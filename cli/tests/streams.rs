@@ -10,7 +10,7 @@ use serde_json::Value;
 mod common;
 use common::{buddy, bundled, failure, stdout};
 
-const ALGORITHMS: [&str; 5] = ["bpc", "mag-bdi", "mag-bdi:16", "mag-bdi:64", "zvc"];
+const ALGORITHMS: [&str; 6] = ["bpc", "bdi", "mag-bdi", "mag-bdi:16", "mag-bdi:64", "zvc"];
 
 /// Bytes of the stream-file header (docs/streams.md).
 const HEADER: usize = 36;

@@ -2,6 +2,7 @@
 //! docs/formats.md#size-classes that are the same for all of them (zero detection, raw
 //! fallback, stored length).
 
+use crate::bdi::Bdi;
 use crate::bpc::Bpc;
 use crate::entry::{MemoryEntry, ENTRY_BYTES};
 use crate::error::DecodeError;
@@ -109,6 +110,16 @@ pub trait Codec {
 }
 
 /// The compression algorithms this crate models, by the names the CLI accepts.
+///
+/// **The registry.** Everything the workspace needs to know about an
+/// algorithm is answered here, so that a new codec is one new file plus one
+/// registration in this enum: its variant, [`Algorithm::ALL`],
+/// [`Algorithm::name`], [`Algorithm::codec`], [`Algorithm::hardware`] (which
+/// rust-hdl hardware, if any, is built with it) and
+/// [`Algorithm::default_codec_cycles`] (the latencies the fast memory-system
+/// engine assumes). Code outside this crate matches on [`HardwareCodec`]
+/// (the algorithms that have hardware), never exhaustively on `Algorithm`,
+/// so an algorithm without hardware needs no change anywhere else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Algorithm {
     /// Bit-Plane Compression (Kim et al., ISCA 2016; docs/formats.md#bpc).
@@ -118,12 +129,79 @@ pub enum Algorithm {
     MagBdi(Mag),
     /// Zero-Value Compression (cDMA).
     Zvc,
+    /// Base-Delta-Immediate as in the original paper (Pekhimenko et al.,
+    /// PACT 2012; docs/formats.md#bdi): golden model only, no hardware.
+    Bdi,
+}
+
+/// The algorithms that have rust-hdl hardware in `buddy-hdl`: a compressor,
+/// a decompressor and the controller slices built with them. Hardware code
+/// (latencies, slice builders, Verilog module names) matches on this enum,
+/// and [`Algorithm::hardware`] is the only way from an algorithm to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HardwareCodec {
+    /// `bpc_compressor`, `bpc_decompressor`.
+    Bpc,
+    /// `mag_bdi<MAG>_compressor`, `mag_bdi<MAG>_decompressor`, at every MAG.
+    MagBdi(Mag),
+    /// `zvc_compressor`, `zvc_decompressor`.
+    Zvc,
+}
+
+impl HardwareCodec {
+    /// Every algorithm with hardware, in [`Algorithm::ALL`] order.
+    pub const ALL: [HardwareCodec; 5] = [
+        HardwareCodec::Bpc,
+        HardwareCodec::MagBdi(Mag::B32),
+        HardwareCodec::MagBdi(Mag::B16),
+        HardwareCodec::MagBdi(Mag::B64),
+        HardwareCodec::Zvc,
+    ];
+
+    /// The algorithm this hardware implements.
+    pub const fn algorithm(self) -> Algorithm {
+        match self {
+            HardwareCodec::Bpc => Algorithm::Bpc,
+            HardwareCodec::MagBdi(mag) => Algorithm::MagBdi(mag),
+            HardwareCodec::Zvc => Algorithm::Zvc,
+        }
+    }
+}
+
+impl From<HardwareCodec> for Algorithm {
+    fn from(h: HardwareCodec) -> Self {
+        h.algorithm()
+    }
+}
+
+impl std::fmt::Display for HardwareCodec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.algorithm().name())
+    }
+}
+
+/// A hardware path (RTL engine, hardware slice timing, Verilog, co-simulation)
+/// was asked for an algorithm that has no rust-hdl hardware.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{algorithm} has no rust-hdl hardware (no compressor, decompressor or controller slice is built with it); algorithms with hardware: {with}")]
+pub struct NoHardware {
+    /// The algorithm asked for.
+    pub algorithm: Algorithm,
+    /// The names of the algorithms that have hardware, comma-separated.
+    pub with: String,
 }
 
 impl Algorithm {
-    /// Every algorithm, in the order studies print them.
-    pub const ALL: [Algorithm; 5] =
-        [Algorithm::Bpc, Algorithm::MagBdi(Mag::B32), Algorithm::MagBdi(Mag::B16), Algorithm::MagBdi(Mag::B64), Algorithm::Zvc];
+    /// Every algorithm, in the order studies print them (BDI beside its
+    /// MAG-aware variants).
+    pub const ALL: [Algorithm; 6] = [
+        Algorithm::Bpc,
+        Algorithm::Bdi,
+        Algorithm::MagBdi(Mag::B32),
+        Algorithm::MagBdi(Mag::B16),
+        Algorithm::MagBdi(Mag::B64),
+        Algorithm::Zvc,
+    ];
 
     /// The name the CLI accepts and prints.
     pub const fn name(self) -> &'static str {
@@ -133,6 +211,7 @@ impl Algorithm {
             Algorithm::MagBdi(Mag::B16) => "mag-bdi:16",
             Algorithm::MagBdi(Mag::B64) => "mag-bdi:64",
             Algorithm::Zvc => "zvc",
+            Algorithm::Bdi => "bdi",
         }
     }
 
@@ -142,6 +221,58 @@ impl Algorithm {
             Algorithm::Bpc => Box::new(Bpc),
             Algorithm::MagBdi(mag) => Box::new(MagBdi { mag }),
             Algorithm::Zvc => Box::new(Zvc),
+            Algorithm::Bdi => Box::new(Bdi),
+        }
+    }
+
+    /// The rust-hdl hardware built with this algorithm's codecs, `None`
+    /// when it has none (it then runs in the golden models only: studies
+    /// and the fast memory-system engine).
+    pub const fn hardware(self) -> Option<HardwareCodec> {
+        match self {
+            Algorithm::Bpc => Some(HardwareCodec::Bpc),
+            Algorithm::MagBdi(mag) => Some(HardwareCodec::MagBdi(mag)),
+            Algorithm::Zvc => Some(HardwareCodec::Zvc),
+            Algorithm::Bdi => None,
+        }
+    }
+
+    /// True when [`Algorithm::hardware`] is `Some`.
+    pub const fn has_hardware(self) -> bool {
+        self.hardware().is_some()
+    }
+
+    /// [`Algorithm::hardware`] as a `Result`, for hardware paths.
+    ///
+    /// # Errors
+    /// [`NoHardware`] naming the algorithm and those that have hardware.
+    pub fn require_hardware(self) -> Result<HardwareCodec, NoHardware> {
+        self.hardware().ok_or_else(|| NoHardware {
+            algorithm: self,
+            with: HardwareCodec::ALL.iter().map(|h| h.algorithm().name()).collect::<Vec<_>>().join(", "),
+        })
+    }
+
+    /// The MAG of a MAG-BDI algorithm (whose studies also report the
+    /// MAG-BDI paper's raw and effective ratios), else `None`.
+    pub const fn mag(self) -> Option<Mag> {
+        match self {
+            Algorithm::MagBdi(mag) => Some(mag),
+            _ => None,
+        }
+    }
+
+    /// (compression, decompression) latency in DRAM cycles that the fast
+    /// memory-system engine's pipelined timing assumes unless configured
+    /// (docs/formats.md#timing-defaults): BPC 11 / 11 (Buddy Compression
+    /// Sec. IV-A), MAG-BDI 1 / 1 (seed 002 Sec. V-A), ZVC 6 / 2 (cDMA
+    /// Sec. V-B), BDI 1 / 1 (the BΔI paper's one-cycle decompression; the
+    /// same for compression is this project's assumption).
+    pub const fn default_codec_cycles(self) -> (f64, f64) {
+        match self {
+            Algorithm::Bpc => (11.0, 11.0),
+            Algorithm::MagBdi(_) | Algorithm::Bdi => (1.0, 1.0),
+            Algorithm::Zvc => (6.0, 2.0),
         }
     }
 
@@ -174,5 +305,35 @@ impl std::str::FromStr for Algorithm {
             .copied()
             .find(|a| a.name() == s || (s == "mag-bdi:32" && *a == Algorithm::MagBdi(Mag::B32)))
             .ok_or_else(|| UnknownAlgorithm { given: s.to_string(), valid: Self::valid_names() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The registry is consistent: names are unique and parse back, every
+    /// hardware codec is an algorithm of `ALL` whose `hardware()` is it,
+    /// and every algorithm's codec says which algorithm it is.
+    #[test]
+    fn the_registry_is_consistent() {
+        let mut names = std::collections::HashSet::new();
+        for a in Algorithm::ALL {
+            assert!(names.insert(a.name()), "{a} twice");
+            assert_eq!(a.name().parse::<Algorithm>(), Ok(a));
+            assert_eq!(a.codec().algorithm(), a);
+            match a.hardware() {
+                Some(h) => assert_eq!(h.algorithm(), a),
+                None => assert!(a.require_hardware().unwrap_err().to_string().starts_with(a.name())),
+            }
+            assert_eq!(a.has_hardware(), a.require_hardware().is_ok());
+        }
+        for h in HardwareCodec::ALL {
+            assert!(Algorithm::ALL.contains(&h.algorithm()));
+            assert_eq!(h.algorithm().hardware(), Some(h));
+            assert_eq!(Algorithm::from(h).to_string(), h.to_string());
+        }
+        let with_hardware: Vec<Algorithm> = Algorithm::ALL.into_iter().filter(|a| a.has_hardware()).collect();
+        assert_eq!(with_hardware, HardwareCodec::ALL.map(HardwareCodec::algorithm).to_vec());
     }
 }

@@ -20,6 +20,14 @@ pub enum DecodeError {
     /// class bytes must be `k * MAG`, `1 <= k < 128 / MAG`).
     #[error("size class {class} is not a {algorithm} encoding for a {mag_bytes}-byte MAG")]
     ClassNotAnEncoding { class: &'static str, algorithm: &'static str, mag_bytes: usize },
+    /// The stream's leading encoding code is reserved (BDI: codes 8-15,
+    /// docs/formats.md#bdi).
+    #[error("{algorithm} encoding code {code} is reserved")]
+    ReservedEncoding { algorithm: &'static str, code: u8 },
+    /// A stream decoder was given the ZERO or RAW class, which store no
+    /// stream (`Codec::decompress` handles them without the algorithm).
+    #[error("size class {class} stores no stream")]
+    NotAStreamClass { class: &'static str },
     /// BPC: a field needs bits past the end of the stored bytes (docs/formats.md#bpc-decoding);
     /// `offset` is the bit offset of that field.
     #[error("BPC stream out of input at bit offset {offset}")]

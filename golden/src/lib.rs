@@ -12,7 +12,9 @@
 //! | [`size_class`] | the 4-bit size metadata and the class of a stream | docs/formats.md#size-classes |
 //! | [`codec`] | the compressor interface shared by all algorithms | docs/formats.md#size-classes |
 //! | [`bpc`] | Bit-Plane Compression | Kim et al. ISCA 2016, docs/formats.md#bpc |
+//! | [`bdi`] | Base-Delta-Immediate as in the original paper | Pekhimenko et al. PACT 2012, docs/formats.md#bdi |
 //! | [`mag_bdi`] | MAG-aware Base-Delta-Immediate | seed 002 Sec. IV, docs/formats.md#mag-bdi |
+//! | [`lcp`] | Linearly Compressed Pages over BDI: 4 KB pages in 512 B-4 KB | Pekhimenko et al. MICRO 2013, ETC (seed 004) Sec. 4.4, docs/formats.md#lcp |
 //! | [`zvc`] | Zero-Value Compression; the sector-wise line stream of cDMA's 32 B-per-cycle engines | cDMA (seed 003) Sec. V-A, V-B, docs/formats.md#zvc |
 //! | [`run_length`] | run-length encoding (PackBits over 32-bit words), cDMA's RL baseline | seed 003 Sec. V-A |
 //! | [`offload_window`] | ZVC, RL and zlib over cDMA's 4 KB offload windows | seed 003 Sec. V-A, VII-A |
@@ -23,12 +25,14 @@
 //! | [`bitstream`] | LSB-first stream packing, MSB-first code words | docs/formats.md#stream-packing |
 //! | [`stream_file`] | stream files: per entry the class and stored bytes the ports carry | docs/streams.md |
 
+pub mod bdi;
 pub mod bitstream;
 pub mod bpc;
 pub mod codec;
 pub mod controller_slice;
 pub mod entry;
 pub mod error;
+pub mod lcp;
 pub mod mag_bdi;
 pub mod metadata_cache;
 pub mod offload_window;
@@ -39,8 +43,9 @@ pub mod stream_file;
 pub mod translation;
 pub mod zvc;
 
+pub use bdi::Bdi;
 pub use bpc::Bpc;
-pub use codec::{Algorithm, Codec, CompressedEntry};
+pub use codec::{Algorithm, Codec, CompressedEntry, HardwareCodec, NoHardware};
 pub use entry::{MemoryEntry, ENTRY_BYTES, ENTRY_WORDS};
 pub use error::{DecodeError, StreamFileError};
 pub use mag_bdi::{Mag, MagBdi};

@@ -17,7 +17,9 @@
 //! `cargo test -p buddy-golden --test formats_doc -- --ignored --nocapture`
 //! and paste them into the document.
 
+use buddy_golden::bdi::{self, Bdi};
 use buddy_golden::bitstream::BitWriter;
+use buddy_golden::lcp::{self, Layout, LcpPage};
 use buddy_golden::bpc::{self, Symbol};
 use buddy_golden::metadata_cache::{MetadataCache, MetadataCacheConfig};
 use buddy_golden::translation::{locate_byte, translate_entry, BuddyRegisters, PageSize, Place, Pte, TargetRatio, SECTOR_BYTES};
@@ -179,6 +181,8 @@ fn example_words(id: &str) -> Option<(Algorithm, [u32; 32])> {
             }),
         ),
         "bpc-e4" => (Algorithm::Bpc, E4),
+        "bdi" => (Algorithm::Bdi, BDI_BASE8),
+        "bdi-base4" => (Algorithm::Bdi, BDI_BASE4),
         _ => return None,
     })
 }
@@ -189,8 +193,33 @@ const E4: [u32; 32] = [
     0x2CA1C789, 0x9C9CEA0C, 0x8D9FE5B9, 0x2FD2B7A4, 0x5ADAD121, 0xBCF74D7A, 0xF543BBCF, 0xBB9D58E4, 0x175F0CD2, 0x87F26AEE,
 ];
 
+/// The 32 words of sixteen 8-byte values: `v[0] = B = 0x00007f3a12345000`,
+/// `v[1] = B + 8`, `v[2] = 5`, `v[3] = B - 16`, `v[4] = -2`, the rest 0.
+const BDI_BASE8: [u32; 32] = {
+    let v: [u64; 5] = [0x7f3a_1234_5000, 0x7f3a_1234_5008, 5, 0x7f3a_1234_4ff0, 0xffff_ffff_ffff_fffe];
+    let mut w = [0u32; 32];
+    let mut i = 0;
+    while i < v.len() {
+        w[2 * i] = v[i] as u32;
+        w[2 * i + 1] = (v[i] >> 32) as u32;
+        i += 1;
+    }
+    w
+};
+
+/// `w[i] = 1000 + i` for `i < 8`, the rest 0: 32-bit counters.
+const BDI_BASE4: [u32; 32] = {
+    let mut w = [0u32; 32];
+    let mut i = 0;
+    while i < 8 {
+        w[i] = 1000 + i as u32;
+        i += 1;
+    }
+    w
+};
+
 /// Every example id the document must contain.
-const EXAMPLE_IDS: [&str; 15] = [
+const EXAMPLE_IDS: [&str; 18] = [
     "entry",
     "packing",
     "zvc",
@@ -201,6 +230,9 @@ const EXAMPLE_IDS: [&str; 15] = [
     "mag-bdi-16-k3",
     "bpc",
     "bpc-e4",
+    "bdi",
+    "bdi-base4",
+    "lcp",
     "metadata-address",
     "metadata-nibbles",
     "translation-2x",
@@ -241,6 +273,28 @@ fn codec_example(id: &str, alg: Algorithm, w: [u32; 32]) -> Vec<String> {
                 })
                 .collect();
             out.push(format!("deltas: {}, all others 0", deltas.join(" ")));
+        }
+        Algorithm::Bdi => {
+            let enc = Bdi.encoding(&e).expect("the BDI examples compress");
+            out.push(format!("encoding: {enc} (code {})", enc.code()));
+            let s = c.stored();
+            assert_eq!(field(s, 0, 4), enc.code() as u64);
+            if let Some((k, d)) = enc.base_delta_bytes() {
+                let n = 128 / k;
+                out.push(format!("values: {n} of {k} bytes, deltas of {d} byte{}", if d == 1 { "" } else { "s" }));
+                out.push(format!("base B: 0x{:0w$x}", field(s, 4, 8 * k), w = 2 * k));
+                let mask = field(s, 4 + 8 * k, n);
+                out.push(format!("mask: 0x{mask:0w$x}", w = n / 4));
+                let deltas: Vec<String> = (0..n)
+                    .filter_map(|i| {
+                        let bits = 8 * d;
+                        let raw = field(s, 4 + 8 * k + n + bits * i, bits) as i64;
+                        let v = if raw >> (bits - 1) == 1 { raw - (1 << bits) } else { raw };
+                        (v != 0).then(|| format!("delta[{i}]={}{}", signed(v), if mask >> i & 1 == 1 { "" } else { " (immediate)" }))
+                    })
+                    .collect();
+                out.push(format!("deltas: {}, all others 0", deltas.join(" ")));
+            }
         }
         Algorithm::Bpc => {
             let deltas: Vec<String> = (0..31)
@@ -407,6 +461,7 @@ fn render_example(id: &str) -> Vec<String> {
                 format!("stored: {}", hex_bytes(&bytes)),
             ]
         }
+        "lcp" => lcp_example(id),
         "metadata-address" => {
             let va = REGS.heap_base + 0x12345;
             let pte = Pte { frame: 0, compressed: true, target_code: 2, buddy_offset: 0 };
@@ -476,6 +531,66 @@ fn render_example(id: &str) -> Vec<String> {
         }
         _ => panic!("no renderer for example {id}"),
     }
+}
+
+/// The lines of the LCP example page: line 0 the `bdi` example entry, line 1
+/// the `bdi-base4` one, line 2 BPC's E4 (32 unrelated words), line 5 every
+/// 8-byte value 0x0123456789abcdef, the others zero.
+fn lcp_lines() -> [MemoryEntry; 32] {
+    let mut lines = [MemoryEntry::ZERO; 32];
+    lines[0] = MemoryEntry::from_words(BDI_BASE8);
+    lines[1] = MemoryEntry::from_words(BDI_BASE4);
+    lines[2] = MemoryEntry::from_words(E4);
+    lines[5] = MemoryEntry::from_words(std::array::from_fn(|i| if i % 2 == 0 { 0x89ab_cdef } else { 0x0123_4567 }));
+    lines
+}
+
+fn lcp_example(id: &str) -> Vec<String> {
+    let lines = lcp_lines();
+    let classes: Vec<SizeClass> = lines.iter().map(|e| Bdi.compress(e).class).collect();
+    let named: Vec<String> =
+        classes.iter().enumerate().filter(|(_, c)| **c != SizeClass::Zero).map(|(i, c)| format!("line {i} {c}")).collect();
+    let sizes: [usize; 32] = std::array::from_fn(|i| classes[i].bytes());
+    let candidates: Vec<String> = lcp::TARGETS
+        .iter()
+        .map(|t| {
+            let c = t.bytes();
+            let e = sizes.iter().filter(|&&b| b > c).count();
+            let used = 64 + 32 * c + 128 * e;
+            let page = lcp::PHYSICAL_SIZES[..3].iter().find(|&&p| used <= p).map_or("over 2048".to_string(), |p| format!("page {p}"));
+            format!("c*={c}: {e} exception{}, {used} bytes, {page}", if e == 1 { "" } else { "s" })
+        })
+        .collect();
+    let page = LcpPage::compress(&lines);
+    let layout: Layout = page.layout();
+    let target = page.target().expect("the example page compresses");
+    let c = target.bytes();
+    let b = page.bytes();
+    let exceptions: Vec<String> = (0..32).filter(|i| layout.exceptions >> i & 1 == 1).map(|i| i.to_string()).collect();
+    assert_eq!(LcpPage::decompress(b), Ok(lines));
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(page.line(i), Ok(*line));
+    }
+    let slot5 = 64 + 5 * c;
+    let first_exception = 64 + 32 * c;
+    vec![
+        format!("example: {id}"),
+        "lines: 0 = the entry of example bdi, 1 = the entry of example bdi-base4, 2 = the entry of example bpc-e4, 5 = every 8-byte value 0x0123456789abcdef, all others 0".to_string(),
+        format!("BDI classes: {}, all other lines ZERO", named.join(", ")),
+        format!("candidates: {}", candidates.join("; ")),
+        format!(
+            "chosen: c*={c} (code {}), exceptions: lines {} in slots 0-{}, {} bytes used",
+            target.code(),
+            exceptions.join(" "),
+            exceptions.len() - 1,
+            layout.used_bytes
+        ),
+        format!("physical size: {} bytes (ratio {})", page.physical_size(), 4096 / page.physical_size()),
+        format!("metadata bytes 0-7: {}", hex_bytes(&b[..8])),
+        format!("metadata bytes 32-33: {}", hex_bytes(&b[32..34])),
+        format!("line 5: slot at byte {slot5}: {}", hex_bytes(&b[slot5..slot5 + c])),
+        format!("line 2: exception slot 2 at byte {}: {} ...", first_exception + 2 * 128, hex_bytes(&b[first_exception + 256..first_exception + 264])),
+    ]
 }
 
 // ---------------------------------------------------------------- tables
@@ -605,6 +720,33 @@ fn table_rows() -> Vec<String> {
         };
         let class = Bpc.compress(&e).class;
         rows.push(format!("| {id} | {what} | {bits} | {symbols} | `{stream}` | {class} |"));
+    }
+
+    // BDI encodings.
+    for enc in bdi::Encoding::ALL {
+        let bits = enc.stream_bits();
+        let (k, d, n) = match enc.base_delta_bytes() {
+            Some((k, d)) => (k.to_string(), d.to_string(), (128 / k).to_string()),
+            None if enc == bdi::Encoding::Repeated => ("8".into(), "-".into(), "16".into()),
+            None => ("-".into(), "-".into(), "-".into()),
+        };
+        let class = if enc == bdi::Encoding::Zeros {
+            "(never stored: an all-zero entry is ZERO)".to_string()
+        } else {
+            SizeClass::for_stream_bits(bits).to_string()
+        };
+        rows.push(format!("| {} | {} | {k} | {d} | {n} | {bits} | {class} |", enc.code(), enc.name()));
+    }
+
+    // LCP physical sizes: the layouts with the most exceptions per c* and page size.
+    for target in lcp::TARGETS {
+        let c = target.bytes();
+        let max_e = |page: usize| (page as i64 - 64 - 32 * c as i64).div_euclid(128).clamp(-1, 32);
+        let cell = |page: usize| match max_e(page) {
+            -1 => "-".to_string(),
+            e => e.to_string(),
+        };
+        rows.push(format!("| {c} | {} | {} | {} | {} |", 64 + 32 * c, cell(512), cell(1024), cell(2048)));
     }
 
     // Target ratios.

@@ -5,7 +5,7 @@
 //! figure on the hardware; the memory system's hardware timing is built
 //! from them, so a change to the hardware reaches the fast engine here.
 
-use buddy_golden::Algorithm;
+use buddy_golden::HardwareCodec;
 
 pub use crate::buddy_controller::timing::*;
 pub use crate::metadata_cache::{AFTER_FILL_CYCLES, HIT_CYCLES, SECTORS_PER_LINE, SECTOR_FILL_CYCLES, SETS};
@@ -18,12 +18,14 @@ pub struct CodecLatency {
 }
 
 /// The latencies of the compressor and decompressor the slice is built
-/// with for `algorithm` (BPC 5 / 7, ZVC 2 / 2, MAG-BDI 2 / 1 at every MAG).
-pub const fn codec_latency(algorithm: Algorithm) -> CodecLatency {
-    match algorithm {
-        Algorithm::Bpc => CodecLatency { compress: crate::bpc_compressor::LATENCY, decompress: crate::bpc_decompressor::LATENCY },
-        Algorithm::Zvc => CodecLatency { compress: crate::zvc_compressor::LATENCY, decompress: crate::zvc_decompressor::LATENCY },
-        Algorithm::MagBdi(_) => {
+/// with for `hardware` (BPC 5 / 7, ZVC 2 / 2, MAG-BDI 2 / 1 at every MAG).
+/// An algorithm without hardware has no latency here:
+/// `Algorithm::hardware` is `None` for it.
+pub const fn codec_latency(hardware: HardwareCodec) -> CodecLatency {
+    match hardware {
+        HardwareCodec::Bpc => CodecLatency { compress: crate::bpc_compressor::LATENCY, decompress: crate::bpc_decompressor::LATENCY },
+        HardwareCodec::Zvc => CodecLatency { compress: crate::zvc_compressor::LATENCY, decompress: crate::zvc_decompressor::LATENCY },
+        HardwareCodec::MagBdi(_) => {
             CodecLatency { compress: crate::mag_bdi_compressor::LATENCY, decompress: crate::mag_bdi_decompressor::LATENCY }
         }
     }

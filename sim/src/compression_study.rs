@@ -4,7 +4,9 @@
 //! allocation over all snapshots, and for the whole workload.
 //!
 //! For MAG-BDI, every set of entries also carries the MAG-BDI paper's raw
-//! and effective compression ratios ([`MagStats`]). Several studies
+//! and effective compression ratios ([`MagStats`]); for BDI, the page-level
+//! ratio of LCP over BDI ([`LcpStats`]: each allocation cut into 4 KB pages
+//! from its start, docs/formats.md#lcp). Several studies
 //! (workloads) are summed up by [`Summary`]: the ratio per workload and
 //! algorithm with the geometric mean over workloads.
 //!
@@ -26,29 +28,50 @@ use rayon::prelude::*;
 use serde::ser::{SerializeMap, SerializeStruct};
 use serde::{Serialize, Serializer};
 
+use crate::lcp_metrics::LcpStats;
 use crate::mag_metrics::MagStats;
 use crate::workload::{AllocationData, Workload};
 
 /// Entry counts per size class of a set of entries, from which the byte
 /// totals and the compression ratio follow; for MAG-BDI also the sums of the
-/// MAG-BDI paper's ratios.
+/// MAG-BDI paper's ratios, for BDI the sums of LCP's pages.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CompressionStats {
     /// Entries per class, indexed by [`SizeClass::code`].
     counts: [u64; SizeClass::ALL.len()],
     /// The MAG-BDI paper's sums, for MAG-BDI studies only.
     mag: Option<MagStats>,
+    /// LCP's page sums, for BDI studies only.
+    lcp: Option<LcpStats>,
 }
 
 impl CompressionStats {
     /// Empty stats for a study of `algorithm`: with empty [`MagStats`] when
-    /// it is MAG-BDI, without otherwise (as [`CompressionStats::default`]).
+    /// it is MAG-BDI, with empty [`LcpStats`] when it is BDI (LCP's
+    /// compressor), without otherwise (as [`CompressionStats::default`]).
     pub fn for_algorithm(algorithm: Algorithm) -> Self {
-        let mag = match algorithm {
-            Algorithm::MagBdi(mag) => Some(MagStats::new(mag)),
-            Algorithm::Bpc | Algorithm::Zvc => None,
-        };
-        CompressionStats { mag, ..Self::default() }
+        let lcp = (algorithm == Algorithm::Bdi).then(LcpStats::default);
+        CompressionStats { mag: algorithm.mag().map(MagStats::new), lcp, ..Self::default() }
+    }
+
+    /// LCP's page sums, for BDI only.
+    pub fn lcp(&self) -> Option<&LcpStats> {
+        self.lcp.as_ref()
+    }
+
+    /// Mutable access to LCP's page sums, for BDI only.
+    pub fn lcp_mut(&mut self) -> Option<&mut LcpStats> {
+        self.lcp.as_mut()
+    }
+
+    /// The entries' bytes over LCP's physical bytes, `128 · entries /
+    /// physical bytes`: unlike [`LcpStats::ratio`] (`4096 · pages /
+    /// physical`) it does not count the zero padding of each allocation's
+    /// last page as data, so it compares with [`CompressionStats::ratio`].
+    /// `None` unless BDI with pages.
+    pub fn lcp_data_ratio(&self) -> Option<f64> {
+        let lcp = self.lcp.as_ref()?;
+        (lcp.physical_bytes() > 0).then(|| self.uncompressed_bytes() as f64 / lcp.physical_bytes() as f64)
     }
 
     /// The MAG-BDI paper's sums (raw and effective ratios), for MAG-BDI only.
@@ -74,6 +97,11 @@ impl CompressionStats {
         match (&mut self.mag, &other.mag) {
             (Some(mine), Some(theirs)) => mine.merge(theirs),
             (None, Some(theirs)) => self.mag = Some(*theirs),
+            (_, None) => {}
+        }
+        match (&mut self.lcp, &other.lcp) {
+            (Some(mine), Some(theirs)) => mine.merge(theirs),
+            (None, Some(theirs)) => self.lcp = Some(*theirs),
             (_, None) => {}
         }
     }
@@ -112,10 +140,14 @@ impl CompressionStats {
 /// (null when nothing is stored) and `histogram` (`{"ZERO": n, ..., "RAW": n}`);
 /// for MAG-BDI also `mag_stream_bits` (Σ paper stream bits),
 /// `mag_fetched_bytes` (Σ bytes rounded up to the MAG), `mag_raw_ratio` and
-/// `mag_effective_ratio` (null without entries), see [`MagStats`].
+/// `mag_effective_ratio` (null without entries), see [`MagStats`]; for BDI
+/// also `lcp_pages`, `lcp_physical_bytes`, `lcp_ratio` (`4096 · pages /
+/// physical bytes`, null without pages), `lcp_data_ratio` (`128 · entries /
+/// physical bytes`) and `lcp_page_sizes` (`{"512": n, "1024": n, "2048": n, "4096": n}`),
+/// see [`LcpStats`].
 impl Serialize for CompressionStats {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("CompressionStats", 9)?;
+        let mut s = serializer.serialize_struct("CompressionStats", 14)?;
         s.serialize_field("entries", &self.entries())?;
         s.serialize_field("uncompressed_bytes", &self.uncompressed_bytes())?;
         s.serialize_field("stored_bytes", &self.stored_bytes())?;
@@ -126,6 +158,15 @@ impl Serialize for CompressionStats {
             s.serialize_field("mag_fetched_bytes", &mag.fetched_bytes())?;
             s.serialize_field("mag_raw_ratio", &mag.raw_ratio())?;
             s.serialize_field("mag_effective_ratio", &mag.effective_ratio())?;
+        }
+        if let Some(lcp) = &self.lcp {
+            s.serialize_field("lcp_pages", &lcp.pages())?;
+            s.serialize_field("lcp_physical_bytes", &lcp.physical_bytes())?;
+            s.serialize_field("lcp_ratio", &lcp.ratio())?;
+            s.serialize_field("lcp_data_ratio", &self.lcp_data_ratio())?;
+            let sizes: std::collections::BTreeMap<usize, u64> =
+                buddy_golden::lcp::PHYSICAL_SIZES.iter().copied().zip(lcp.per_size()).collect();
+            s.serialize_field("lcp_page_sizes", &sizes)?;
         }
         s.end()
     }
@@ -337,10 +378,7 @@ impl Progress {
 fn study_algorithm(workload: &Workload, algorithm: Algorithm, progress: &Progress) -> AlgorithmResult {
     let codec = algorithm.codec();
     // The MAG-BDI paper's stream lengths, for the raw and effective ratios.
-    let paper = match algorithm {
-        Algorithm::MagBdi(mag) => Some(MagBdi::new(mag)),
-        Algorithm::Bpc | Algorithm::Zvc => None,
-    };
+    let paper = algorithm.mag().map(MagBdi::new);
     let snapshots: Vec<_> = workload.snapshots().collect();
     let snapshots: Vec<SnapshotResult> = snapshots
         .into_par_iter()
@@ -396,7 +434,7 @@ fn study_allocation(
         .zip(entries.par_chunks_mut(CHUNK_ENTRIES))
         .map(|(chunk, results)| {
             let mut stats = CompressionStats::for_algorithm(algorithm);
-            for (bytes, result) in chunk.iter().zip(results) {
+            for (bytes, result) in chunk.iter().zip(results.iter_mut()) {
                 let entry = MemoryEntry::from_bytes(bytes);
                 let c = codec.compress(&entry);
                 *result = EntryResult { stream_bits: c.stream_bits, class: c.class };
@@ -404,6 +442,11 @@ fn study_allocation(
                 if let (Some(bdi), Some(mag)) = (paper, stats.mag_mut()) {
                     mag.record(bdi.stream_bits(&entry));
                 }
+            }
+            // CHUNK_ENTRIES is a multiple of 32, so every chunk starts on a
+            // 4 KB page of the allocation; only the last one can end inside one.
+            if let Some(lcp) = stats.lcp_mut() {
+                lcp.record_classes(results.iter().map(|r| r.class));
             }
             progress.advance(chunk.len() as u64);
             stats
@@ -435,10 +478,12 @@ fn sum<'a>(algorithm: Algorithm, stats: impl Iterator<Item = &'a CompressionStat
 /// names the workloads left out. The mean is `None` when none remains.
 ///
 /// JSON: `algorithms` (names); `workloads`, each `{name, path, ratios,
-/// mag_raw_ratios, mag_effective_ratios}`; `geomean`, `geomean_excluded`,
-/// `geomean_mag_raw` and `geomean_mag_effective`. Every ratio set is a map
-/// from algorithm name to ratio (null when infinite or undefined), in
-/// algorithm order; the `mag_*` maps hold the MAG-BDI algorithms only.
+/// mag_raw_ratios, mag_effective_ratios, lcp_ratios}`; `geomean`,
+/// `geomean_excluded`, `geomean_mag_raw`, `geomean_mag_effective` and
+/// `geomean_lcp`. Every ratio set is a map from algorithm name to ratio
+/// (null when infinite or undefined), in algorithm order; the `mag_*` maps
+/// hold the MAG-BDI algorithms only, the `lcp` maps BDI only (LCP's page
+/// ratio over it).
 #[derive(Debug, Clone)]
 pub struct Summary {
     algorithms: Vec<Algorithm>,
@@ -474,6 +519,12 @@ impl WorkloadSummary {
     /// `None` unless it is MAG-BDI and the workload has entries.
     pub fn mag_effective_ratio(&self, i: usize) -> Option<f64> {
         self.totals[i].mag().and_then(MagStats::effective_ratio)
+    }
+
+    /// LCP's page ratio over the `i`-th algorithm; `None` unless it is BDI
+    /// and the workload has entries.
+    pub fn lcp_ratio(&self, i: usize) -> Option<f64> {
+        self.totals[i].lcp().and_then(LcpStats::ratio)
     }
 }
 
@@ -533,17 +584,16 @@ impl Summary {
         geomean(self.workloads.iter().map(|w| w.mag_effective_ratio(i)))
     }
 
-    /// `(algorithm name, f(i))` for every algorithm `i` (only the MAG-BDI
-    /// ones when `mag_only`), for serializing as a map.
-    fn by_algorithm<T>(&self, mag_only: bool, f: impl Fn(usize) -> T) -> OrderedMap<T> {
-        OrderedMap(
-            self.algorithms
-                .iter()
-                .enumerate()
-                .filter(|(_, a)| !mag_only || matches!(a, Algorithm::MagBdi(_)))
-                .map(|(i, a)| (a.name(), f(i)))
-                .collect(),
-        )
+    /// Geometric mean over workloads of LCP's page ratio over the `i`-th
+    /// algorithm (workloads without entries left out); `None` unless it is BDI.
+    pub fn geomean_lcp(&self, i: usize) -> Option<f64> {
+        geomean(self.workloads.iter().map(|w| w.lcp_ratio(i)))
+    }
+
+    /// `(algorithm name, f(i))` for every algorithm `i` that `keep`s, for
+    /// serializing as a map.
+    fn by_algorithm<T>(&self, keep: impl Fn(Algorithm) -> bool, f: impl Fn(usize) -> T) -> OrderedMap<T> {
+        OrderedMap(self.algorithms.iter().enumerate().filter(|(_, a)| keep(**a)).map(|(i, a)| (a.name(), f(i))).collect())
     }
 }
 
@@ -573,26 +623,38 @@ impl Serialize for Summary {
         impl Serialize for Row<'_> {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 let Row(summary, w) = self;
-                let mut s = serializer.serialize_struct("WorkloadSummary", 5)?;
+                let mut s = serializer.serialize_struct("WorkloadSummary", 6)?;
                 s.serialize_field("name", &w.name)?;
                 s.serialize_field("path", &w.path)?;
-                s.serialize_field("ratios", &summary.by_algorithm(false, |i| w.ratio(i)))?;
-                s.serialize_field("mag_raw_ratios", &summary.by_algorithm(true, |i| w.mag_raw_ratio(i)))?;
-                s.serialize_field("mag_effective_ratios", &summary.by_algorithm(true, |i| w.mag_effective_ratio(i)))?;
+                s.serialize_field("ratios", &summary.by_algorithm(|_| true, |i| w.ratio(i)))?;
+                s.serialize_field("mag_raw_ratios", &summary.by_algorithm(is_mag, |i| w.mag_raw_ratio(i)))?;
+                s.serialize_field("mag_effective_ratios", &summary.by_algorithm(is_mag, |i| w.mag_effective_ratio(i)))?;
+                s.serialize_field("lcp_ratios", &summary.by_algorithm(is_lcp, |i| w.lcp_ratio(i)))?;
                 s.end()
             }
         }
         let names: Vec<&str> = self.algorithms.iter().map(|a| a.name()).collect();
         let rows: Vec<Row<'_>> = self.workloads.iter().map(|w| Row(self, w)).collect();
-        let mut s = serializer.serialize_struct("Summary", 6)?;
+        let mut s = serializer.serialize_struct("Summary", 7)?;
         s.serialize_field("algorithms", &names)?;
         s.serialize_field("workloads", &rows)?;
-        s.serialize_field("geomean", &self.by_algorithm(false, |i| self.geomean(i)))?;
-        s.serialize_field("geomean_excluded", &self.by_algorithm(false, |i| self.excluded(i)))?;
-        s.serialize_field("geomean_mag_raw", &self.by_algorithm(true, |i| self.geomean_mag_raw(i)))?;
-        s.serialize_field("geomean_mag_effective", &self.by_algorithm(true, |i| self.geomean_mag_effective(i)))?;
+        s.serialize_field("geomean", &self.by_algorithm(|_| true, |i| self.geomean(i)))?;
+        s.serialize_field("geomean_excluded", &self.by_algorithm(|_| true, |i| self.excluded(i)))?;
+        s.serialize_field("geomean_mag_raw", &self.by_algorithm(is_mag, |i| self.geomean_mag_raw(i)))?;
+        s.serialize_field("geomean_mag_effective", &self.by_algorithm(is_mag, |i| self.geomean_mag_effective(i)))?;
+        s.serialize_field("geomean_lcp", &self.by_algorithm(is_lcp, |i| self.geomean_lcp(i)))?;
         s.end()
     }
+}
+
+/// MAG-BDI algorithms carry the MAG-BDI paper's ratios.
+fn is_mag(a: Algorithm) -> bool {
+    a.mag().is_some()
+}
+
+/// BDI carries LCP's page ratio.
+fn is_lcp(a: Algorithm) -> bool {
+    a == Algorithm::Bdi
 }
 
 fn serialize_display<S: Serializer>(value: &impl std::fmt::Display, serializer: S) -> Result<S::Ok, S::Error> {
@@ -840,6 +902,12 @@ mod tests {
                 if let (Algorithm::MagBdi(mag), Some(m)) = (alg, total.mag_mut()) {
                     m.record(MagBdi::new(*mag).stream_bits(e));
                 }
+            }
+            if let Some(lcp) = total.lcp_mut() {
+                lcp.record_classes(expected.iter().map(|&(_, class)| class));
+                // The same pages through the golden LCP compressor.
+                let raw = workload.snapshots().next().unwrap().allocations().next().unwrap().bytes();
+                assert_eq!(lcp.physical_bytes(), buddy_golden::lcp::physical_bytes_of(raw));
             }
             assert_eq!(result.total, total, "{alg}");
         }

@@ -4,6 +4,7 @@
 //! |---|---|
 //! | [`workload`] | loading and validating snapshot workloads (`shared/data/README.md`) |
 //! | [`compression_study`] | every entry through the golden codecs: size-class histograms, stored bytes, compression ratios, summary over workloads |
+//! | [`lcp_metrics`] | LCP's page-level compression ratio over BDI (4 KB pages in 512-4096 bytes) |
 //! | [`mag_metrics`] | the MAG-BDI paper's raw and effective compression ratios over sets of entries |
 //! | [`trace`] | access traces (`trace.bin`, `trace_meta.json`) and their virtual-address layout |
 //! | [`l2_cache`] | the trace driver's sectored L2: accesses to memory-entry requests |
@@ -20,6 +21,7 @@ pub mod class_profile;
 pub mod compression_study;
 pub mod input_file;
 pub mod l2_cache;
+pub mod lcp_metrics;
 pub mod mag_metrics;
 pub mod mdcache_study;
 pub mod memory_system;
@@ -28,5 +30,6 @@ pub mod trace;
 pub mod workload;
 
 pub use compression_study::{CompressionStudy, Progress, Summary};
+pub use lcp_metrics::LcpStats;
 pub use mag_metrics::MagStats;
 pub use workload::{Workload, WorkloadError};

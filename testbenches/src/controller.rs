@@ -14,7 +14,7 @@
 
 use buddy_golden::metadata_cache::CacheStats;
 use buddy_golden::translation::{PageSize, TargetRatio};
-use buddy_golden::{Algorithm, MemoryEntry, ENTRY_BYTES};
+use buddy_golden::{HardwareCodec, MemoryEntry, ENTRY_BYTES};
 use buddy_sim::memory_system::config::SimConfig;
 use buddy_sim::memory_system::controller::{ControllerStats, Controllers};
 use buddy_sim::memory_system::hbm::HbmStats;
@@ -62,22 +62,22 @@ fn address(i: usize) -> u64 {
     HEAP_BASE + (i * ENTRY_BYTES) as u64
 }
 
-/// Run `requests` random requests over `entries` in `mode` with
-/// `algorithm`, in RTL mode when `rtl`, recording at most `record` lock-step
+/// Run `requests` random requests over `entries` in `mode` with the
+/// algorithm of `hardware`, in RTL mode when `rtl`, recording at most `record` lock-step
 /// lines.
 ///
 /// # Errors
 /// A read differs from the last value written, or the controllers fail.
 pub fn run_scenario(
     mode: Mode,
-    algorithm: Algorithm,
+    hardware: HardwareCodec,
     entries: &[MemoryEntry],
     requests: usize,
     seed: u64,
     rtl: bool,
     record: usize,
 ) -> Result<ScenarioRun, String> {
-    run_scenario_with(mode, algorithm, entries, requests, seed, rtl.then_some(RtlSetup { record, ..RtlSetup::default() }))
+    run_scenario_with(mode, hardware, entries, requests, seed, rtl.then_some(RtlSetup { record, ..RtlSetup::default() }))
 }
 
 /// How the RTL slice of a scenario runs.
@@ -97,13 +97,13 @@ pub struct RtlSetup {
 /// As [`run_scenario`].
 pub fn run_scenario_with(
     mode: Mode,
-    algorithm: Algorithm,
+    hardware: HardwareCodec,
     entries: &[MemoryEntry],
     requests: usize,
     seed: u64,
     rtl: Option<RtlSetup>,
 ) -> Result<ScenarioRun, String> {
-    run_scenario_timed(mode, algorithm, entries, requests, seed, rtl, "pipelined")
+    run_scenario_timed(mode, hardware, entries, requests, seed, rtl, "pipelined")
 }
 
 /// [`run_scenario_with`] with the fast mode's `system.slice_timing`
@@ -113,7 +113,7 @@ pub fn run_scenario_with(
 /// As [`run_scenario`].
 pub fn run_scenario_timed(
     mode: Mode,
-    algorithm: Algorithm,
+    hardware: HardwareCodec,
     entries: &[MemoryEntry],
     requests: usize,
     seed: u64,
@@ -126,7 +126,7 @@ pub fn run_scenario_timed(
     config.system.page = "64K".into();
     let allocations = TARGETS.iter().enumerate().map(|(i, &t)| (HEAP_BASE + i as u64 * PAGE, PAGE, t)).collect();
     let pages = PageTable::new(allocations, HEAP_BASE, PageSize::Small64K, mode);
-    let mut ctl = Controllers::new(&config, mode, algorithm, pages);
+    let mut ctl = Controllers::new(&config, mode, hardware.algorithm(), pages).map_err(|e| e.to_string())?;
     let n = TARGETS.len() * (PAGE as usize / ENTRY_BYTES);
     let mut shadow: HashMap<u64, MemoryEntry> = HashMap::new();
     for i in 0..n {
@@ -136,7 +136,7 @@ pub fn run_scenario_timed(
     }
     let is_rtl = rtl.is_some();
     if let Some(setup) = rtl {
-        ctl.use_rtl(algorithm, buddy_sim::memory_system::config::RtlSlice::Serial);
+        ctl.use_rtl(hardware, buddy_sim::memory_system::config::RtlSlice::Serial);
         ctl.with_rtl_slices(|all| {
             let slice = &mut all[0];
             slice.set_skip_waits(!setup.no_skip);
@@ -222,13 +222,13 @@ pub fn run_scenario_timed(
 /// A run fails, or the first difference.
 pub fn compare_engines(
     mode: Mode,
-    algorithm: Algorithm,
+    hardware: HardwareCodec,
     entries: &[MemoryEntry],
     requests: usize,
     seed: u64,
 ) -> Result<(ScenarioRun, ScenarioRun), String> {
-    let fast = run_scenario(mode, algorithm, entries, requests, seed, false, 0).map_err(|e| format!("fast: {e}"))?;
-    let rtl = run_scenario(mode, algorithm, entries, requests, seed, true, 0).map_err(|e| format!("rtl: {e}"))?;
+    let fast = run_scenario(mode, hardware, entries, requests, seed, false, 0).map_err(|e| format!("fast: {e}"))?;
+    let rtl = run_scenario(mode, hardware, entries, requests, seed, true, 0).map_err(|e| format!("rtl: {e}"))?;
     let (f, r) = (&fast.observed, &rtl.observed);
     if let Some(k) = (0..requests).find(|&k| f.responses[k] != r.responses[k]) {
         return Err(format!("{mode:?}: request {k} differs:\n  fast: {:?}\n  rtl:  {:?}", f.responses[k], r.responses[k]));
@@ -247,7 +247,7 @@ pub fn compare_engines(
     }
     // Fast mode with the hardware's timing: the same observations, and
     // every request (and the final flush) done on the RTL's cycle.
-    let timed = run_scenario_timed(mode, algorithm, entries, requests, seed, None, "hardware")
+    let timed = run_scenario_timed(mode, hardware, entries, requests, seed, None, "hardware")
         .map_err(|e| format!("fast, hardware timing: {e}"))?;
     if timed.observed != rtl.observed {
         return Err(format!(
@@ -264,16 +264,16 @@ pub fn compare_engines(
     Ok((fast, rtl))
 }
 
-/// The Verilog module name of the slice built with `algorithm`:
+/// The Verilog module name of the slice built with `hardware`:
 /// `buddy_controller` (BPC, the default), `buddy_controller_zvc`,
 /// `buddy_controller_mag_bdi16` / `32` / `64`.
-pub const fn module(algorithm: Algorithm) -> &'static str {
-    match algorithm {
-        Algorithm::Bpc => "buddy_controller",
-        Algorithm::Zvc => "buddy_controller_zvc",
-        Algorithm::MagBdi(buddy_golden::Mag::B16) => "buddy_controller_mag_bdi16",
-        Algorithm::MagBdi(buddy_golden::Mag::B32) => "buddy_controller_mag_bdi32",
-        Algorithm::MagBdi(buddy_golden::Mag::B64) => "buddy_controller_mag_bdi64",
+pub const fn module(hardware: HardwareCodec) -> &'static str {
+    match hardware {
+        HardwareCodec::Bpc => "buddy_controller",
+        HardwareCodec::Zvc => "buddy_controller_zvc",
+        HardwareCodec::MagBdi(buddy_golden::Mag::B16) => "buddy_controller_mag_bdi16",
+        HardwareCodec::MagBdi(buddy_golden::Mag::B32) => "buddy_controller_mag_bdi32",
+        HardwareCodec::MagBdi(buddy_golden::Mag::B64) => "buddy_controller_mag_bdi64",
     }
 }
 
@@ -303,20 +303,20 @@ const OUTPUTS: &[(&str, usize)] = &[
     ("buddy_resp_ready", 1),
 ];
 
-/// The slice's ports (the lock-step order) for the variant built with `algorithm`.
-pub const fn ports(algorithm: Algorithm) -> crate::cosim::CosimPorts {
-    crate::cosim::CosimPorts { module: module(algorithm), inputs: LOCKSTEP_INPUTS, outputs: OUTPUTS }
+/// The slice's ports (the lock-step order) for the variant built with `hardware`.
+pub const fn ports(hardware: HardwareCodec) -> crate::cosim::CosimPorts {
+    crate::cosim::CosimPorts { module: module(hardware), inputs: LOCKSTEP_INPUTS, outputs: OUTPUTS }
 }
 
-/// Lock-step lines of the slice built with `algorithm` on a buddy-mode scenario over
+/// Lock-step lines of the slice built with `hardware` on a buddy-mode scenario over
 /// `entries` (`requests` requests) then an uncompressed one (a quarter as
 /// many), each from reset.
 ///
 /// # Errors
 /// A scenario fails.
-pub fn lockstep_lines(algorithm: Algorithm, entries: &[MemoryEntry], requests: usize, max_lines: usize) -> Result<Vec<String>, String> {
-    let mut lines = run_scenario(Mode::Buddy, algorithm, entries, requests, 41, true, max_lines)?.lines;
-    lines.extend(run_scenario(Mode::Uncompressed, algorithm, entries, requests / 4 + 1, 42, true, max_lines)?.lines);
+pub fn lockstep_lines(hardware: HardwareCodec, entries: &[MemoryEntry], requests: usize, max_lines: usize) -> Result<Vec<String>, String> {
+    let mut lines = run_scenario(Mode::Buddy, hardware, entries, requests, 41, true, max_lines)?.lines;
+    lines.extend(run_scenario(Mode::Uncompressed, hardware, entries, requests / 4 + 1, 42, true, max_lines)?.lines);
     Ok(lines)
 }
 

@@ -5,7 +5,7 @@
 //! Only comments: the synthesis report's hash ignores them
 //! ([`crate::delivery::verilog_hash`]).
 
-use buddy_golden::Algorithm;
+use buddy_golden::HardwareCodec;
 use buddy_hdl::{address_translator::fault, buddy_controller::error, metadata_cache::outcome};
 
 use crate::modules::HwModule;
@@ -138,12 +138,12 @@ fn notes(m: HwModule) -> Vec<String> {
              behaviour are described in docs/controller.md of the buddy-hw repository."
                 .into(),
         ],
-        HwModule::BuddyController(algorithm) | HwModule::PipelinedController(algorithm) => {
-            let latency = buddy_hdl::timing::codec_latency(algorithm);
-            let codec = match algorithm {
-                Algorithm::Bpc => "BPC",
-                Algorithm::Zvc => "ZVC",
-                Algorithm::MagBdi(_) => "MAG-BDI",
+        HwModule::BuddyController(hardware) | HwModule::PipelinedController(hardware) => {
+            let latency = buddy_hdl::timing::codec_latency(hardware);
+            let codec = match hardware {
+                HardwareCodec::Bpc => "BPC",
+                HardwareCodec::Zvc => "ZVC",
+                HardwareCodec::MagBdi(_) => "MAG-BDI",
             };
             let serial = matches!(m, HwModule::BuddyController(_));
             let kind = if serial {

@@ -12,7 +12,7 @@ use crate::{
     bpc, cdma_zvc, controller, mag_bdi, memory_port, metadata_cache, pipelined_controller, read_planner, request_contexts, sector_gather,
     translation, write_planner, zvc,
 };
-use buddy_golden::{Algorithm, Bpc, Codec, Mag, MagBdi, MemoryEntry, Zvc};
+use buddy_golden::{Bpc, Codec, HardwareCodec, Mag, MagBdi, MemoryEntry, Zvc};
 use buddy_hdl::{
     AddressTranslator, BpcCompressor, BpcDecompressor, BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, CdmaZvcCompressor,
     CdmaZvcDecompressor, MagBdiCompressor, MagBdiDecompressor, MemoryPort, MetadataCache, PipelinedMetadataCache, ReadPlanner,
@@ -52,12 +52,12 @@ pub enum HwModule {
     /// The pipelined slice's memory port: requests merged, answers routed.
     MemoryPort,
     /// One memory-controller slice, built with the codecs of an algorithm
-    /// (delivered: BPC, ZVC and MAG-BDI at MAG 32).
-    BuddyController(Algorithm),
+    /// that has hardware (delivered: BPC, ZVC and MAG-BDI at MAG 32).
+    BuddyController(HardwareCodec),
     /// One pipelined memory-controller slice (up to 128 requests in
     /// flight, tagged responses), built with the codecs of an algorithm
-    /// (delivered: BPC, ZVC and MAG-BDI at MAG 32).
-    PipelinedController(Algorithm),
+    /// that has hardware (delivered: BPC, ZVC and MAG-BDI at MAG 32).
+    PipelinedController(HardwareCodec),
 }
 
 /// One `$readmemh` file of a module's testbench.
@@ -112,12 +112,12 @@ impl HwModule {
         HwModule::ReadPlanner,
         HwModule::WritePlanner,
         HwModule::MemoryPort,
-        HwModule::BuddyController(Algorithm::Bpc),
-        HwModule::BuddyController(Algorithm::Zvc),
-        HwModule::BuddyController(Algorithm::MagBdi(Mag::B32)),
-        HwModule::PipelinedController(Algorithm::Bpc),
-        HwModule::PipelinedController(Algorithm::Zvc),
-        HwModule::PipelinedController(Algorithm::MagBdi(Mag::B32)),
+        HwModule::BuddyController(HardwareCodec::Bpc),
+        HwModule::BuddyController(HardwareCodec::Zvc),
+        HwModule::BuddyController(HardwareCodec::MagBdi(Mag::B32)),
+        HwModule::PipelinedController(HardwareCodec::Bpc),
+        HwModule::PipelinedController(HardwareCodec::Zvc),
+        HwModule::PipelinedController(HardwareCodec::MagBdi(Mag::B32)),
     ];
 
     /// The co-simulation ports; `ports().module` is the Verilog module name.
@@ -139,8 +139,8 @@ impl HwModule {
             HwModule::ReadPlanner => read_planner::PORTS,
             HwModule::WritePlanner => write_planner::PORTS,
             HwModule::MemoryPort => memory_port::PORTS,
-            HwModule::BuddyController(algorithm) => controller::ports(algorithm),
-            HwModule::PipelinedController(algorithm) => pipelined_controller::ports(algorithm),
+            HwModule::BuddyController(hardware) => controller::ports(hardware),
+            HwModule::PipelinedController(hardware) => pipelined_controller::ports(hardware),
         }
     }
 
@@ -269,11 +269,11 @@ impl HwModule {
             HwModule::ReadPlanner => emit(ReadPlanner::default(), name, revision),
             HwModule::WritePlanner => emit(WritePlanner::default(), name, revision),
             HwModule::MemoryPort => emit(MemoryPort::default(), name, revision),
-            HwModule::BuddyController(Algorithm::Bpc) => emit(BuddyController::default(), name, revision),
-            HwModule::BuddyController(Algorithm::Zvc) => emit(BuddyControllerZvc::default(), name, revision),
-            HwModule::BuddyController(Algorithm::MagBdi(mag)) => emit(BuddyControllerMagBdi::new(mag), name, revision),
+            HwModule::BuddyController(HardwareCodec::Bpc) => emit(BuddyController::default(), name, revision),
+            HwModule::BuddyController(HardwareCodec::Zvc) => emit(BuddyControllerZvc::default(), name, revision),
+            HwModule::BuddyController(HardwareCodec::MagBdi(mag)) => emit(BuddyControllerMagBdi::new(mag), name, revision),
             // Built on a thread with room for it (several megabytes).
-            HwModule::PipelinedController(algorithm) => pipelined_controller::verilog(algorithm, name, revision),
+            HwModule::PipelinedController(hardware) => pipelined_controller::verilog(hardware, name, revision),
         }
     }
 
@@ -361,19 +361,19 @@ impl HwModule {
                 let _ = memory_port::run(VECTOR_SEED, entries.len().max(300), 0.4, 0.7, Some(&mut lines), None);
                 vec![vectors(lines)]
             }
-            HwModule::BuddyController(algorithm) => {
+            HwModule::BuddyController(hardware) => {
                 let mixed = controller::mixed_entries(entries, VECTOR_SEED);
                 // A scenario that fails is a bug the equivalence tests report; no vectors then.
                 vec![vectors(
-                    controller::lockstep_lines(algorithm, &mixed, (entries.len() / 16).clamp(20, 400), 100_000).unwrap_or_default(),
+                    controller::lockstep_lines(hardware, &mixed, (entries.len() / 16).clamp(20, 400), 100_000).unwrap_or_default(),
                 )]
             }
-            HwModule::PipelinedController(algorithm) => {
+            HwModule::PipelinedController(hardware) => {
                 // Lock-step lines of a random run with its own scenario pages
                 // (a failing run is reported by `check`).
                 let requests = (entries.len() / 16).clamp(20, 400);
                 vec![vectors(
-                    pipelined_controller::lockstep_lines(algorithm, VECTOR_SEED, requests, 0.4, 20).map(|(_, l)| l).unwrap_or_default(),
+                    pipelined_controller::lockstep_lines(hardware, VECTOR_SEED, requests, 0.4, 20).map(|(_, l)| l).unwrap_or_default(),
                 )]
             }
         }
@@ -464,7 +464,7 @@ impl HwModule {
                 let requests = run.fills + run.write_backs + run.writes + run.reads;
                 Ok(EquivRun { inputs: requests, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
             }
-            HwModule::BuddyController(algorithm) => {
+            HwModule::BuddyController(hardware) => {
                 // The slice is driven by its memory models, not by random traffic.
                 let mixed = controller::mixed_entries(entries, seed);
                 let requests = (entries.len() / 4).clamp(100, 2000);
@@ -472,16 +472,16 @@ impl HwModule {
                 let cycle_ps = buddy_sim::memory_system::config::SimConfig::default().cycle_ps();
                 let mut cycles = 0;
                 for mode in buddy_sim::memory_system::Mode::ALL {
-                    let (_, rtl) = controller::compare_engines(mode, algorithm, &mixed, requests, seed)?;
+                    let (_, rtl) = controller::compare_engines(mode, hardware, &mixed, requests, seed)?;
                     cycles += (rtl.end_ps as f64 / cycle_ps) as u64;
                 }
                 Ok(EquivRun { inputs: 3 * requests, cycles, seconds: start.elapsed().as_secs_f64() })
             }
-            HwModule::PipelinedController(algorithm) => {
+            HwModule::PipelinedController(hardware) => {
                 // Random reads and writes over the slice's own scenario pages, memory answering out of order.
                 let requests = (entries.len() / 4).clamp(100, 2000);
                 let start = std::time::Instant::now();
-                let run = pipelined_controller::run(algorithm, seed, requests, 0.4, traffic.p_valid, traffic.p_ready, 30)
+                let run = pipelined_controller::run(hardware, seed, requests, 0.4, traffic.p_valid, traffic.p_ready, 30)
                     .map_err(|e| format!("{}: {e}", self.name()))?;
                 Ok(EquivRun { inputs: requests, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
             }
@@ -547,15 +547,15 @@ impl HwModule {
     pub fn write_vcd(self, entries: &[MemoryEntry], path: &Path) -> Result<(), String> {
         let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         let mut w = std::io::BufWriter::new(file);
-        if let HwModule::PipelinedController(algorithm) = self {
-            pipelined_controller::write_vcd(algorithm, 2, 100, Box::new(w))?;
+        if let HwModule::PipelinedController(hardware) = self {
+            pipelined_controller::write_vcd(hardware, 2, 100, Box::new(w))?;
             return Ok(());
         }
-        if let HwModule::BuddyController(algorithm) = self {
+        if let HwModule::BuddyController(hardware) = self {
             let setup = controller::RtlSetup { vcd: Some(Box::new(w)), ..Default::default() };
             let mixed = controller::mixed_entries(entries, 2);
             let mode = buddy_sim::memory_system::Mode::Buddy;
-            return controller::run_scenario_with(mode, algorithm, &mixed, 50, 2, Some(setup)).map(|_| ());
+            return controller::run_scenario_with(mode, hardware, &mixed, 50, 2, Some(setup)).map(|_| ());
         }
         let stored = self.stored_inputs(entries, &[]);
         let mut rng = ChaCha8Rng::seed_from_u64(2);

@@ -14,7 +14,7 @@ use crate::stream::{sector_bits, settle, VcdTrace};
 use buddy_golden::controller_slice::{write_nibble_in_memory, ControllerSlice, SliceConfig, SliceError, SliceMemory};
 use buddy_golden::metadata_cache::{MetadataCacheConfig, Outcome, SectorMemory};
 use buddy_golden::translation::{translate_entry, BuddyRegisters, PageSize, Pte, TranslationFault};
-use buddy_golden::{Algorithm, Mag, SizeClass};
+use buddy_golden::{Algorithm, HardwareCodec, Mag, SizeClass};
 use buddy_hdl::address_translator::fault;
 use buddy_hdl::metadata_cache::outcome as md_outcome;
 use buddy_hdl::{PipelinedController, PipelinedControllerMagBdi, PipelinedControllerZvc};
@@ -205,7 +205,7 @@ fn fault_code(f: &TranslationFault) -> u64 {
 /// # Errors
 /// The first difference, or a run that does not finish.
 pub fn run(
-    algorithm: Algorithm,
+    hardware: HardwareCodec,
     seed: u64,
     requests: usize,
     p_write: f64,
@@ -213,7 +213,7 @@ pub fn run(
     p_ready: f64,
     max_latency: u64,
 ) -> Result<PipelinedRun, String> {
-    on_big_stack(move || run_slice(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, false, None, false)).map(|(r, _)| r)
+    on_big_stack(move || run_slice(hardware, seed, requests, p_write, p_request, p_ready, max_latency, false, None, false)).map(|(r, _)| r)
 }
 
 /// As [`run`] over the `spread` scenario: metadata line misses, dirty
@@ -222,7 +222,7 @@ pub fn run(
 /// # Errors
 /// As [`run`].
 pub fn run_spread(
-    algorithm: Algorithm,
+    hardware: HardwareCodec,
     seed: u64,
     requests: usize,
     p_write: f64,
@@ -230,13 +230,13 @@ pub fn run_spread(
     p_ready: f64,
     max_latency: u64,
 ) -> Result<PipelinedRun, String> {
-    on_big_stack(move || run_slice(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, false, None, true)).map(|(r, _)| r)
+    on_big_stack(move || run_slice(hardware, seed, requests, p_write, p_request, p_ready, max_latency, false, None, true)).map(|(r, _)| r)
 }
 
 /// The slice of `algorithm` (MAG-BDI at any MAG), run by its driver.
 #[allow(clippy::too_many_arguments)]
 fn run_slice(
-    algorithm: Algorithm,
+    hardware: HardwareCodec,
     seed: u64,
     requests: usize,
     p_write: f64,
@@ -247,16 +247,16 @@ fn run_slice(
     vcd: Option<Box<dyn Write + Send>>,
     spread: bool,
 ) -> Result<(PipelinedRun, Vec<String>), String> {
-    match algorithm {
-        Algorithm::Bpc => run_bpc(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd, spread),
-        Algorithm::Zvc => run_zvc(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd, spread),
-        Algorithm::MagBdi(_) => run_mag_bdi(algorithm, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd, spread),
+    match hardware {
+        HardwareCodec::Bpc => run_bpc(hardware, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd, spread),
+        HardwareCodec::Zvc => run_zvc(hardware, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd, spread),
+        HardwareCodec::MagBdi(_) => run_mag_bdi(hardware, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd, spread),
     }
 }
 
-fn mag_of(algorithm: Algorithm) -> Mag {
-    match algorithm {
-        Algorithm::MagBdi(mag) => mag,
+fn mag_of(hardware: HardwareCodec) -> Mag {
+    match hardware {
+        HardwareCodec::MagBdi(mag) => mag,
         _ => Mag::B32,
     }
 }
@@ -267,13 +267,13 @@ fn mag_of(algorithm: Algorithm) -> Mag {
 /// # Errors
 /// As [`run`].
 pub fn lockstep_lines(
-    algorithm: Algorithm,
+    hardware: HardwareCodec,
     seed: u64,
     requests: usize,
     p_write: f64,
     max_latency: u64,
 ) -> Result<(PipelinedRun, Vec<String>), String> {
-    on_big_stack(move || run_slice(algorithm, seed, requests, p_write, 0.7, 0.7, max_latency, true, None, false))
+    on_big_stack(move || run_slice(hardware, seed, requests, p_write, 0.7, 0.7, max_latency, true, None, false))
 }
 
 /// As [`run`] (40% writes, memory answering within 30 cycles), writing a
@@ -281,8 +281,8 @@ pub fn lockstep_lines(
 ///
 /// # Errors
 /// As [`run`], or the VCD cannot be written.
-pub fn write_vcd(algorithm: Algorithm, seed: u64, requests: usize, w: Box<dyn Write + Send>) -> Result<PipelinedRun, String> {
-    on_big_stack(move || run_slice(algorithm, seed, requests, 0.4, 0.7, 0.7, 30, false, Some(w), false)).map(|(r, _)| r)
+pub fn write_vcd(hardware: HardwareCodec, seed: u64, requests: usize, w: Box<dyn Write + Send>) -> Result<PipelinedRun, String> {
+    on_big_stack(move || run_slice(hardware, seed, requests, 0.4, 0.7, 0.7, 30, false, Some(w), false)).map(|(r, _)| r)
 }
 
 /// Run `f` on a thread with room for the slice's model (several
@@ -299,39 +299,39 @@ pub fn on_big_stack<T: Send + 'static>(f: impl FnOnce() -> Result<T, String> + S
         .map_err(|_| "the simulation thread panicked".to_string())?
 }
 
-/// The emitted Verilog of the slice of `algorithm`, as module `name`.
+/// The emitted Verilog of the slice built with `hardware`, as module `name`.
 ///
 /// # Errors
 /// A structural check of rust-hdl failed.
-pub fn verilog(algorithm: Algorithm, name: &'static str, revision: &str) -> Result<String, String> {
+pub fn verilog(hardware: HardwareCodec, name: &'static str, revision: &str) -> Result<String, String> {
     fn emit<U: Block>(mut uut: Box<U>, name: &str, revision: &str) -> Result<String, String> {
         uut.connect_all();
         buddy_hdl::verilog::emit(&*uut, name, revision)
     }
     let revision = revision.to_string();
-    on_big_stack(move || match algorithm {
-        Algorithm::Bpc => emit(Box::new(PipelinedController::default()), name, &revision),
-        Algorithm::Zvc => emit(Box::new(PipelinedControllerZvc::default()), name, &revision),
-        Algorithm::MagBdi(mag) => emit(Box::new(PipelinedControllerMagBdi::new(mag)), name, &revision),
+    on_big_stack(move || match hardware {
+        HardwareCodec::Bpc => emit(Box::new(PipelinedController::default()), name, &revision),
+        HardwareCodec::Zvc => emit(Box::new(PipelinedControllerZvc::default()), name, &revision),
+        HardwareCodec::MagBdi(mag) => emit(Box::new(PipelinedControllerMagBdi::new(mag)), name, &revision),
     })
 }
 
-/// The Verilog module name of the pipelined slice built with `algorithm`:
+/// The Verilog module name of the pipelined slice built with `hardware`:
 /// `pipelined_controller` (BPC), `pipelined_controller_zvc`,
 /// `pipelined_controller_mag_bdi16` / `32` / `64`.
-pub const fn module(algorithm: Algorithm) -> &'static str {
-    match algorithm {
-        Algorithm::Bpc => "pipelined_controller",
-        Algorithm::Zvc => "pipelined_controller_zvc",
-        Algorithm::MagBdi(Mag::B16) => "pipelined_controller_mag_bdi16",
-        Algorithm::MagBdi(Mag::B32) => "pipelined_controller_mag_bdi32",
-        Algorithm::MagBdi(Mag::B64) => "pipelined_controller_mag_bdi64",
+pub const fn module(hardware: HardwareCodec) -> &'static str {
+    match hardware {
+        HardwareCodec::Bpc => "pipelined_controller",
+        HardwareCodec::Zvc => "pipelined_controller_zvc",
+        HardwareCodec::MagBdi(Mag::B16) => "pipelined_controller_mag_bdi16",
+        HardwareCodec::MagBdi(Mag::B32) => "pipelined_controller_mag_bdi32",
+        HardwareCodec::MagBdi(Mag::B64) => "pipelined_controller_mag_bdi64",
     }
 }
 
-/// The slice's ports (the lock-step order) for the variant built with `algorithm`.
-pub const fn ports(algorithm: Algorithm) -> crate::cosim::CosimPorts {
-    crate::cosim::CosimPorts { module: module(algorithm), inputs: LOCKSTEP_INPUTS, outputs: OUTPUTS }
+/// The slice's ports (the lock-step order) for the variant built with `hardware`.
+pub const fn ports(hardware: HardwareCodec) -> crate::cosim::CosimPorts {
+    crate::cosim::CosimPorts { module: module(hardware), inputs: LOCKSTEP_INPUTS, outputs: OUTPUTS }
 }
 
 /// The lock-step testbench of `module` (a pipelined slice variant): see
@@ -378,7 +378,7 @@ macro_rules! slice_driver {
     ($run:ident, $dut:ty, $make:expr) => {
         #[allow(clippy::too_many_arguments)]
         fn $run(
-            algorithm: Algorithm,
+            hardware: HardwareCodec,
             seed: u64,
             requests: usize,
             p_write: f64,
@@ -389,6 +389,7 @@ macro_rules! slice_driver {
             mut vcd: Option<Box<dyn Write + Send>>,
             spread: bool,
         ) -> Result<(PipelinedRun, Vec<String>), String> {
+            let algorithm = hardware.algorithm();
             let mut lines = Vec::new();
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             let (regs, mut memory, requests) = scenario(algorithm, &mut rng, requests, p_write, spread);
@@ -429,7 +430,7 @@ macro_rules! slice_driver {
             let mut lookups: HashMap<u64, u64> = HashMap::new();
             golden.flush(&mut memory);
 
-            let mut boxed = Box::new($make(algorithm));
+            let mut boxed = Box::new($make(hardware));
             let dut: &mut $dut = &mut boxed;
             dut.connect_all();
             let mut trace = VcdTrace::new(vcd.as_deref_mut().map(|w| w as &mut dyn Write), &*dut as &dyn Block);

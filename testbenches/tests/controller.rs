@@ -3,7 +3,7 @@
 //! memory contents, in every mode and with every algorithm; and with the
 //! fast mode's hardware timing, the same completion cycle of every request.
 
-use buddy_golden::{Algorithm, Mag, MemoryEntry};
+use buddy_golden::{HardwareCodec, Mag, MemoryEntry};
 use buddy_sim::memory_system::Mode;
 use buddy_testbenches::controller::{compare_engines, mixed_entries, run_scenario, run_scenario_with, RtlSetup};
 use buddy_testbenches::entries::{bundled_workload, snapshot_entries};
@@ -12,7 +12,7 @@ fn entries(seed: u64) -> Vec<MemoryEntry> {
     mixed_entries(&snapshot_entries(&bundled_workload()), seed)
 }
 
-fn check_all_modes(algorithm: Algorithm, requests: usize, seed: u64) {
+fn check_all_modes(algorithm: HardwareCodec, requests: usize, seed: u64) {
     let e = entries(seed);
     for mode in Mode::ALL {
         let (fast, rtl) = compare_engines(mode, algorithm, &e, requests, seed).unwrap_or_else(|m| panic!("{algorithm}: {m}"));
@@ -33,25 +33,25 @@ fn check_all_modes(algorithm: Algorithm, requests: usize, seed: u64) {
 
 #[test]
 fn bpc_slice_equals_fast_mode_in_every_mode() {
-    check_all_modes(Algorithm::Bpc, 600, 1);
+    check_all_modes(HardwareCodec::Bpc, 600, 1);
 }
 
 #[test]
 fn zvc_slice_equals_fast_mode_in_every_mode() {
-    check_all_modes(Algorithm::Zvc, 1000, 2);
+    check_all_modes(HardwareCodec::Zvc, 1000, 2);
 }
 
 #[test]
 fn mag_bdi_slice_equals_fast_mode_in_every_mode() {
-    check_all_modes(Algorithm::MagBdi(Mag::B32), 600, 3);
+    check_all_modes(HardwareCodec::MagBdi(Mag::B32), 600, 3);
 }
 
 #[test]
 fn jumping_over_memory_waits_changes_nothing() {
     let e = entries(4);
-    let jump = run_scenario(Mode::Buddy, Algorithm::Zvc, &e, 300, 4, true, 0).unwrap();
+    let jump = run_scenario(Mode::Buddy, HardwareCodec::Zvc, &e, 300, 4, true, 0).unwrap();
     let setup = RtlSetup { no_skip: true, ..Default::default() };
-    let every = run_scenario_with(Mode::Buddy, Algorithm::Zvc, &e, 300, 4, Some(setup)).unwrap();
+    let every = run_scenario_with(Mode::Buddy, HardwareCodec::Zvc, &e, 300, 4, Some(setup)).unwrap();
     assert_eq!(jump.observed, every.observed);
     assert_eq!(jump.end_ps, every.end_ps);
 }
@@ -62,7 +62,7 @@ fn vcd_has_a_scope_per_module() {
     let path = std::env::temp_dir().join(format!("buddy-controller-{}.vcd", std::process::id()));
     let file = std::fs::File::create(&path).unwrap();
     let setup = RtlSetup { vcd: Some(Box::new(std::io::BufWriter::new(file))), ..Default::default() };
-    run_scenario_with(Mode::Buddy, Algorithm::Zvc, &e, 40, 5, Some(setup)).unwrap();
+    run_scenario_with(Mode::Buddy, HardwareCodec::Zvc, &e, 40, 5, Some(setup)).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::remove_file(&path).ok();
     for scope in ["translator", "md", "comp", "decomp", "dev_place", "buddy_pick"] {

@@ -5,7 +5,7 @@
 //! never-written entries, a reserved size nibble, translation faults, full
 //! and partial writes, a final flush.
 
-use buddy_golden::{Algorithm, Mag};
+use buddy_golden::{HardwareCodec, Mag};
 use buddy_testbenches::pipelined_controller::run;
 use buddy_testbenches::stream::proptest_cases;
 use proptest::prelude::*;
@@ -15,7 +15,7 @@ proptest! {
 
     #[test]
     fn pipelined_slice_equals_golden(seed in any::<u64>(), p_request in 0.2f64..=1.0, p_ready in 0.3f64..=1.0, max_latency in 1u64..60) {
-        let r = run(Algorithm::Bpc, seed, 300, 0.4, p_request, p_ready, max_latency).map_err(TestCaseError::fail)?;
+        let r = run(HardwareCodec::Bpc, seed, 300, 0.4, p_request, p_ready, max_latency).map_err(TestCaseError::fail)?;
         prop_assert!(r.reads > 100 && r.writes > 20 && r.partial_writes > 20 && r.faults > 0, "{r:?}");
     }
 }
@@ -24,7 +24,7 @@ proptest! {
 /// flight at once, answered out of request order.
 #[test]
 fn many_reads_overlap() {
-    let r = run(Algorithm::Bpc, 3, 1_000, 0.0, 1.0, 1.0, 100).unwrap();
+    let r = run(HardwareCodec::Bpc, 3, 1_000, 0.0, 1.0, 1.0, 100).unwrap();
     assert!(r.most_in_flight >= 16 && r.out_of_order > 100 && r.decode_errors > 0, "{r:?}");
 }
 
@@ -32,7 +32,7 @@ fn many_reads_overlap() {
 /// then a flush: memory ends as golden's.
 #[test]
 fn writes_store_what_golden_stores() {
-    let r = run(Algorithm::Bpc, 4, 600, 1.0, 0.8, 0.7, 40).unwrap();
+    let r = run(HardwareCodec::Bpc, 4, 600, 1.0, 0.8, 0.7, 40).unwrap();
     assert!(r.writes > 200 && r.partial_writes > 200 && r.reads == 0, "{r:?}");
 }
 
@@ -40,7 +40,7 @@ fn writes_store_what_golden_stores() {
 #[test]
 fn zvc_and_mag_bdi_slices_equal_golden() {
     for (k, algorithm) in
-        [Algorithm::Zvc, Algorithm::MagBdi(Mag::B16), Algorithm::MagBdi(Mag::B32), Algorithm::MagBdi(Mag::B64)].into_iter().enumerate()
+        [HardwareCodec::Zvc, HardwareCodec::MagBdi(Mag::B16), HardwareCodec::MagBdi(Mag::B32), HardwareCodec::MagBdi(Mag::B64)].into_iter().enumerate()
     {
         let r = run(algorithm, 10 + k as u64, 300, 0.4, 0.8, 0.7, 30).unwrap();
         assert!(r.reads > 100 && r.writes > 20 && r.partial_writes > 20, "{algorithm:?}: {r:?}");
@@ -52,7 +52,7 @@ fn zvc_and_mag_bdi_slices_equal_golden() {
 #[test]
 fn cosim_ports_are_the_lockstep_ports() {
     use buddy_testbenches::pipelined_controller::{ports, LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
-    let p = ports(Algorithm::Bpc);
+    let p = ports(HardwareCodec::Bpc);
     assert_eq!(p.inputs, LOCKSTEP_INPUTS);
     let outputs: Vec<(&str, usize)> = LOCKSTEP_OUTPUTS.iter().map(|&(n, w, _)| (n, w)).collect();
     assert_eq!(p.outputs, &outputs[..]);
@@ -70,7 +70,7 @@ fn cosim_ports_are_the_lockstep_ports() {
 #[test]
 fn metadata_line_misses_and_pinned_victims() {
     for (seed, latency) in [(21, 60), (22, 5), (23, 150)] {
-        let r = buddy_testbenches::pipelined_controller::run_spread(Algorithm::Bpc, seed, 600, 0.5, 1.0, 1.0, latency).unwrap();
+        let r = buddy_testbenches::pipelined_controller::run_spread(HardwareCodec::Bpc, seed, 600, 0.5, 1.0, 1.0, latency).unwrap();
         assert!(r.reads > 200 && r.writes + r.partial_writes > 200 && r.line_misses > 100, "{r:?}");
     }
 }

@@ -2,7 +2,7 @@
 //! Verilog matches the golden model in Icarus Verilog, an independent
 //! simulator.
 
-use buddy_golden::{Algorithm, MemoryEntry};
+use buddy_golden::{HardwareCodec, MemoryEntry};
 use buddy_golden::{Bpc, Codec, Mag, MagBdi, Zvc};
 use buddy_testbenches::cosim::{build_verilator, run_icarus, run_icarus_with, run_verilated, CosimPorts};
 use buddy_testbenches::decompress::{self, random_stored, StoredEntry};
@@ -408,7 +408,7 @@ fn cdma_zvc_engines_run_10_000_lines_in_lock_step() {
 /// Lock-step lines of the pipelined slice built with `algorithm`:
 /// `requests` mixed requests and a flush, memory answering within 20
 /// cycles out of order, every output compared on every cycle.
-fn pipelined_lockstep_lines(algorithm: Algorithm, requests: usize) -> Vec<String> {
+fn pipelined_lockstep_lines(algorithm: HardwareCodec, requests: usize) -> Vec<String> {
     let (run, lines) = buddy_testbenches::pipelined_controller::lockstep_lines(algorithm, 30, requests, 0.4, 20).unwrap();
     assert!(run.reads > requests / 3 && run.writes + run.partial_writes > requests / 4, "{run:?}");
     lines
@@ -419,7 +419,7 @@ fn pipelined_lockstep_lines(algorithm: Algorithm, requests: usize) -> Vec<String
 #[test]
 fn icarus_runs_pipelined_controllers_in_lock_step() {
     tool("iverilog");
-    for algorithm in [Algorithm::Bpc, Algorithm::Zvc, Algorithm::MagBdi(Mag::B32)] {
+    for algorithm in [HardwareCodec::Bpc, HardwareCodec::Zvc, HardwareCodec::MagBdi(Mag::B32)] {
         let module = buddy_testbenches::pipelined_controller::module(algorithm);
         let lines = pipelined_lockstep_lines(algorithm, 400);
         let work = work_dir(&format!("icarus-{module}"));
@@ -442,7 +442,7 @@ fn icarus_runs_pipelined_controllers_in_lock_step() {
 #[ignore = "make cosim: three Verilator builds of a pipelined slice, minutes each"]
 fn verilator_runs_pipelined_controllers_in_lock_step() {
     tool("verilator");
-    for algorithm in [Algorithm::Bpc, Algorithm::Zvc, Algorithm::MagBdi(Mag::B32)] {
+    for algorithm in [HardwareCodec::Bpc, HardwareCodec::Zvc, HardwareCodec::MagBdi(Mag::B32)] {
         let module = buddy_testbenches::pipelined_controller::module(algorithm);
         let lines = pipelined_lockstep_lines(algorithm, variant_requests().max(100));
         let work = work_dir(&format!("verilator-{module}"));
@@ -495,7 +495,7 @@ fn every_crossing_signal_is_assigned_once_per_evaluation() {
 /// The lock-step lines of the BuddyController built with `algorithm`: a
 /// buddy-mode run of `requests` requests over every target ratio and an
 /// uncompressed one, every output compared on every simulated cycle.
-fn controller_lockstep_lines(algorithm: Algorithm, requests: usize) -> Vec<String> {
+fn controller_lockstep_lines(algorithm: HardwareCodec, requests: usize) -> Vec<String> {
     let entries = controller::mixed_entries(&cosim_entries(), 7);
     let lines = controller::lockstep_lines(algorithm, &entries, requests, 150_000).unwrap();
     assert!(lines.len() > 10 * requests, "{} lines", lines.len());
@@ -510,7 +510,7 @@ fn variant_requests() -> usize {
 
 /// Build the lock-step testbench of the slice built with `algorithm` in
 /// Verilator, replay `lines`; returns the report.
-fn verilate_lockstep(algorithm: Algorithm, lines: &[String], work: &Path) -> (PathBuf, Vec<String>) {
+fn verilate_lockstep(algorithm: HardwareCodec, lines: &[String], work: &Path) -> (PathBuf, Vec<String>) {
     let module = controller::module(algorithm);
     let file = work.join("lines.hex");
     std::fs::write(&file, lines.join("\n") + "\n").unwrap();
@@ -524,9 +524,9 @@ fn verilate_lockstep(algorithm: Algorithm, lines: &[String], work: &Path) -> (Pa
 #[test]
 fn verilator_runs_buddy_controller_verilog_in_lock_step() {
     tool("verilator");
-    let lines = controller_lockstep_lines(Algorithm::Bpc, 300);
+    let lines = controller_lockstep_lines(HardwareCodec::Bpc, 300);
     let work = work_dir("cosim-bc");
-    let (exe, plusargs) = verilate_lockstep(Algorithm::Bpc, &lines, &work);
+    let (exe, plusargs) = verilate_lockstep(HardwareCodec::Bpc, &lines, &work);
     let report = run_verilated("buddy_controller", &exe, &plusargs).unwrap();
     assert_eq!((report.passed, report.failed), (lines.len(), 0), "{}", report.log);
     eprintln!("Verilator: buddy_controller in lock step for {} cycles", lines.len());
@@ -547,7 +547,7 @@ fn verilator_runs_buddy_controller_verilog_in_lock_step() {
 #[ignore = "make cosim: two Verilator builds of a slice, minutes each"]
 fn verilator_runs_zvc_and_mag_bdi_controllers_verilog_in_lock_step() {
     tool("verilator");
-    for algorithm in [Algorithm::Zvc, Algorithm::MagBdi(Mag::B32)] {
+    for algorithm in [HardwareCodec::Zvc, HardwareCodec::MagBdi(Mag::B32)] {
         let lines = controller_lockstep_lines(algorithm, variant_requests());
         let work = work_dir(&format!("cosim-{}", controller::module(algorithm)));
         let (exe, plusargs) = verilate_lockstep(algorithm, &lines, &work);
@@ -565,7 +565,7 @@ fn verilator_runs_zvc_and_mag_bdi_controllers_verilog_in_lock_step() {
 fn icarus_runs_buddy_controllers_verilog_in_lock_step() {
     tool("iverilog");
     for (algorithm, requests) in
-        [(Algorithm::Bpc, 300), (Algorithm::Zvc, variant_requests()), (Algorithm::MagBdi(Mag::B32), variant_requests())]
+        [(HardwareCodec::Bpc, 300), (HardwareCodec::Zvc, variant_requests()), (HardwareCodec::MagBdi(Mag::B32), variant_requests())]
     {
         let module = controller::module(algorithm);
         let lines = controller_lockstep_lines(algorithm, requests);

@@ -603,13 +603,11 @@ impl SimConfig {
         }
     }
 
-    /// Compression and decompression latency in DRAM cycles for `algorithm`.
+    /// Compression and decompression latency in DRAM cycles for
+    /// `algorithm`: `codec.compress_cycles` / `decompress_cycles` when set,
+    /// else [`Algorithm::default_codec_cycles`].
     pub fn codec_cycles(&self, algorithm: Algorithm) -> (f64, f64) {
-        let (c, d) = match algorithm {
-            Algorithm::Bpc => (11.0, 11.0),
-            Algorithm::MagBdi(_) => (1.0, 1.0),
-            Algorithm::Zvc => (6.0, 2.0),
-        };
+        let (c, d) = algorithm.default_codec_cycles();
         (self.codec.compress_cycles.unwrap_or(c), self.codec.decompress_cycles.unwrap_or(d))
     }
 

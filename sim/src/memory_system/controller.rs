@@ -28,7 +28,7 @@ use std::rc::Rc;
 use buddy_golden::controller_slice::{ControllerSlice, Served, SliceConfig, SliceError, SliceMemory};
 use buddy_golden::metadata_cache::{CacheStats, MetadataCacheConfig, SectorMemory};
 use buddy_golden::translation::{translate_entry, EntryAccess, Pte};
-use buddy_golden::{Algorithm, MemoryEntry, SizeClass, ENTRY_BYTES};
+use buddy_golden::{Algorithm, HardwareCodec, MemoryEntry, SizeClass, ENTRY_BYTES};
 use serde::Serialize;
 
 use super::config::RtlSlice;
@@ -169,9 +169,13 @@ impl Controllers {
     /// The controllers of `config` in `mode` over `pages`, compressing with
     /// `algorithm`, timed as `config.system.slice_timing` says.
     ///
+    /// # Errors
+    /// [`SimError::NoHardware`] for the hardware slice timing with an
+    /// algorithm that has no hardware ([`Algorithm::hardware`]).
+    ///
     /// # Panics
     /// On a metadata cache geometry that `SimConfig::validate` rejects.
-    pub fn new(config: &SimConfig, mode: Mode, algorithm: Algorithm, pages: PageTable) -> Self {
+    pub fn new(config: &SimConfig, mode: Mode, algorithm: Algorithm, pages: PageTable) -> Result<Self, SimError> {
         let metadata_cache =
             MetadataCacheConfig { size_bytes: config.metadata_cache.bytes, ways: config.metadata_cache.ways, ..Default::default() };
         let hbm = Hbm::new(config);
@@ -190,9 +194,9 @@ impl Controllers {
                 };
                 Engine::Paper(timing, slots)
             }
-            SliceTiming::Hardware => Engine::Hardware(HardwareTiming::new(n, algorithm, metadata_cache.ways)),
+            SliceTiming::Hardware => Engine::Hardware(HardwareTiming::new(n, algorithm.require_hardware()?, metadata_cache.ways)),
         };
-        Controllers {
+        Ok(Controllers {
             mode,
             algorithm,
             pages,
@@ -201,20 +205,20 @@ impl Controllers {
             world: World::new(hbm, link, cycle),
             engine,
             stats: ControllerStats::default(),
-        }
+        })
     }
 
     /// Serve every request from now on with one slice of hardware per
-    /// slice simulated in rust-hdl (the RTL engine), compressing with
-    /// `algorithm`: a `PipelinedController` or a `BuddyController`.
-    pub fn use_rtl(&mut self, algorithm: Algorithm, hardware: RtlSlice) {
+    /// slice simulated in rust-hdl (the RTL engine), built with `codec`: a
+    /// `PipelinedController` or a `BuddyController`.
+    pub fn use_rtl(&mut self, codec: HardwareCodec, hardware: RtlSlice) {
         let n = self.slices.len();
         if hardware == RtlSlice::Pipelined {
-            self.engine = Engine::PipelinedRtl(PipelinedSlices::new(n, algorithm, &self.pages.regs));
+            self.engine = Engine::PipelinedRtl(PipelinedSlices::new(n, codec, &self.pages.regs));
             return;
         }
         self.engine = Engine::Rtl(RtlSlices {
-            hardware: Rc::new(RefCell::new((0..n).map(|_| Some(new_slice(algorithm, &self.pages.regs))).collect())),
+            hardware: Rc::new(RefCell::new((0..n).map(|_| Some(new_slice(codec, &self.pages.regs))).collect())),
             metadata: Rc::new(RefCell::new(CacheStats::default())),
             turns: Rc::new(SliceTurns::new(n)),
         });

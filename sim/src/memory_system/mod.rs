@@ -104,6 +104,10 @@ pub enum SimError {
     OutOfMemory { name: String, bytes: u64 },
     #[error("hardware: {0}")]
     Hardware(String),
+    /// The RTL engine or the hardware slice timing was asked for an
+    /// algorithm without rust-hdl hardware.
+    #[error("{0}")]
+    NoHardware(#[from] buddy_golden::NoHardware),
 }
 
 impl From<world::Stalled> for SimError {
@@ -312,6 +316,8 @@ impl<'a> Session<'a> {
         let config = input.config;
         config.validate().map_err(|e| SimError::Config(e.to_string()))?;
         if input.rtl.is_some() || config.slice_timing() == config::SliceTiming::Hardware {
+            // Before any work: the hardware paths need the algorithm's hardware.
+            input.algorithm.require_hardware()?;
             config.validate_for_hardware().map_err(|e| SimError::Config(e.to_string()))?;
         }
         let snapshots: Vec<_> = input.workload.snapshots().collect();
@@ -351,7 +357,7 @@ impl<'a> Session<'a> {
             traced.push(TracedAllocation { base: layout.base[id], view, next: next_bytes });
         }
         let pages = PageTable::new(mapping.clone(), layout.heap_base, page, input.mode);
-        let mut ctl = Controllers::new(config, input.mode, input.algorithm, pages);
+        let mut ctl = Controllers::new(config, input.mode, input.algorithm, pages)?;
 
         // Initial contents and the shadow copy.
         let mut shadow: HashMap<u64, MemoryEntry> = HashMap::new();
@@ -369,7 +375,7 @@ impl<'a> Session<'a> {
         }
 
         if let Some(rtl) = &input.rtl {
-            ctl.use_rtl(input.algorithm, config.rtl_slice());
+            ctl.use_rtl(input.algorithm.require_hardware()?, config.rtl_slice());
             let slices = config.system.slices as usize;
             if let Some((slice, _)) = rtl.lockstep {
                 if slice >= slices {

@@ -43,7 +43,7 @@ use std::rc::Rc;
 
 use buddy_golden::metadata_cache::CacheStats;
 use buddy_golden::translation::{BuddyRegisters, PageSize};
-use buddy_golden::{Algorithm, MemoryEntry};
+use buddy_golden::{HardwareCodec, MemoryEntry};
 use buddy_hdl::metadata_cache::outcome;
 use buddy_hdl::{EntryBits, PipelinedController, PipelinedControllerMagBdi, PipelinedControllerZvc};
 use rust_hdl::prelude::*;
@@ -663,13 +663,13 @@ pub struct PipelinedSlices {
 }
 
 impl PipelinedSlices {
-    /// `n` slices of `algorithm`'s hardware with the Buddy registers `regs`, after reset.
+    /// `n` slices of `hardware` with the Buddy registers `regs`, after reset.
     ///
     /// # Panics
     /// The thread that builds them cannot be spawned.
-    pub fn new(n: usize, algorithm: Algorithm, regs: &BuddyRegisters) -> Self {
+    pub fn new(n: usize, hardware: HardwareCodec, regs: &BuddyRegisters) -> Self {
         PipelinedSlices {
-            slices: (0..n).map(|_| Rc::new(RefCell::new(SliceState { driver: new_driver(algorithm, regs), running: false }))).collect(),
+            slices: (0..n).map(|_| Rc::new(RefCell::new(SliceState { driver: new_driver(hardware, regs), running: false }))).collect(),
             metadata: Rc::new(RefCell::new(CacheStats::default())),
             zero_reads: Rc::new(Cell::new(0)),
         }
@@ -756,12 +756,12 @@ impl PipelinedSlices {
     }
 }
 
-/// A new slice driver of `algorithm`'s hardware, after reset.
-fn new_driver(algorithm: Algorithm, regs: &BuddyRegisters) -> Box<dyn SliceDriver> {
-    match algorithm {
-        Algorithm::Bpc => Box::new(Driver::new(build(PipelinedController::default), regs)),
-        Algorithm::Zvc => Box::new(Driver::new(build(PipelinedControllerZvc::default), regs)),
-        Algorithm::MagBdi(mag) => Box::new(Driver::new(build(move || PipelinedControllerMagBdi::new(mag)), regs)),
+/// A new slice driver of `hardware`, after reset.
+fn new_driver(hardware: HardwareCodec, regs: &BuddyRegisters) -> Box<dyn SliceDriver> {
+    match hardware {
+        HardwareCodec::Bpc => Box::new(Driver::new(build(PipelinedController::default), regs)),
+        HardwareCodec::Zvc => Box::new(Driver::new(build(PipelinedControllerZvc::default), regs)),
+        HardwareCodec::MagBdi(mag) => Box::new(Driver::new(build(move || PipelinedControllerMagBdi::new(mag)), regs)),
     }
 }
 

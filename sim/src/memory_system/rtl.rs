@@ -632,7 +632,7 @@ impl<H: SliceHardware + Send + 'static> Slice for RtlSlice<H> {
     }
 }
 
-/// A new slice of `algorithm`'s hardware.
+/// A new slice of `hardware`.
 ///
 /// Built on a thread of its own with a 256 MiB stack: the BPC slice is a
 /// 600 KB value, and building it takes several copies of it on the stack,
@@ -640,16 +640,16 @@ impl<H: SliceHardware + Send + 'static> Slice for RtlSlice<H> {
 ///
 /// # Panics
 /// The thread cannot be spawned.
-pub fn new_slice(algorithm: buddy_golden::Algorithm, regs: &BuddyRegisters) -> Box<dyn Slice> {
-    use buddy_golden::Algorithm;
+pub fn new_slice(hardware: buddy_golden::HardwareCodec, regs: &BuddyRegisters) -> Box<dyn Slice> {
+    use buddy_golden::HardwareCodec;
     let regs = *regs;
     std::thread::Builder::new()
         .stack_size(256 << 20)
         .spawn(move || -> Box<dyn Slice> {
-            match algorithm {
-                Algorithm::Bpc => Box::new(RtlSlice::new(BuddyController::default(), &regs)),
-                Algorithm::Zvc => Box::new(RtlSlice::new(BuddyControllerZvc::default(), &regs)),
-                Algorithm::MagBdi(mag) => Box::new(RtlSlice::new(BuddyControllerMagBdi::new(mag), &regs)),
+            match hardware {
+                HardwareCodec::Bpc => Box::new(RtlSlice::new(BuddyController::default(), &regs)),
+                HardwareCodec::Zvc => Box::new(RtlSlice::new(BuddyControllerZvc::default(), &regs)),
+                HardwareCodec::MagBdi(mag) => Box::new(RtlSlice::new(BuddyControllerMagBdi::new(mag), &regs)),
             }
         })
         .expect("spawn the thread that builds a slice")

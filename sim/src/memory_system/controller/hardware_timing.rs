@@ -25,7 +25,7 @@ use std::task::{Context, Poll};
 
 use buddy_golden::controller_slice::{Flushed, MetadataAccess, ReadPart, Served, WritePart};
 use buddy_golden::metadata_cache::Outcome as MdOutcome;
-use buddy_golden::{Algorithm, SizeClass};
+use buddy_golden::{HardwareCodec, SizeClass};
 use buddy_hdl::timing::{
     codec_latency, CodecLatency, AFTER_DATA_CYCLES, AFTER_FILL_CYCLES, FRONT_CYCLES, HIT_CYCLES, PLAIN_WRITE_SECTOR_CYCLES, PLAN_CYCLES,
     SECTORS_PER_LINE, SECTOR_FILL_CYCLES, WRITE_PLAN_CYCLES,
@@ -254,10 +254,10 @@ pub struct HardwareTiming {
 }
 
 impl HardwareTiming {
-    /// The timing of `slices` slices built with `algorithm`'s codecs and a
+    /// The timing of `slices` slices built with `hardware`'s codecs and a
     /// metadata cache of `ways` ways.
-    pub fn new(slices: usize, algorithm: Algorithm, ways: usize) -> Self {
-        HardwareTiming { turns: Rc::new(SliceTurns::new(slices)), codec: codec_latency(algorithm), ways }
+    pub fn new(slices: usize, hardware: HardwareCodec, ways: usize) -> Self {
+        HardwareTiming { turns: Rc::new(SliceTurns::new(slices)), codec: codec_latency(hardware), ways }
     }
 
     /// Spawn a hardware-timed request of `slice`: waits for its turn, runs

@@ -103,12 +103,21 @@ fn x_extent(series: &[Series]) -> Option<(f64, f64)> {
 /// Draws `plot` into `area`; `log2_x` puts x on a log2 scale, `refs` adds
 /// dashed horizontal lines in the series' colours.
 fn line_panel(area: &Area, path: &Path, plot: &LinePlot, log2_x: bool, refs: References) -> anyhow::Result<()> {
+    line_panel_scaled(area, path, plot, log2_x, false, refs)
+}
+
+/// [`line_panel`], with y on a log10 scale when `log10_y`.
+fn line_panel_scaled(area: &Area, path: &Path, plot: &LinePlot, log2_x: bool, log10_y: bool, refs: References) -> anyhow::Result<()> {
     let err = draw_err(path);
     let (lo, hi) = x_extent(plot.series).ok_or_else(|| anyhow!("nothing to plot for {}", path.display()))?;
     if log2_x && lo <= 0.0 {
         return Err(anyhow!("log-scale x needs positive values in {}", path.display()));
     }
+    if log10_y && (plot.y_range.0 <= 0.0 || plot.series.iter().any(|s| s.points.iter().any(|p| p.1 <= 0.0))) {
+        return Err(anyhow!("log-scale y needs positive values in {}", path.display()));
+    }
     let tx = |x: f64| if log2_x { x.log2() } else { x };
+    let ty = |y: f64| if log10_y { y.log10() } else { y };
     let (tlo, thi) = (tx(lo), tx(hi).max(tx(lo) + if log2_x { 1.0 } else { 1e-9 }));
     let pad = ((thi - tlo) * 0.04).max(0.2 * f64::from(log2_x as u8));
     let mut chart = ChartBuilder::on(area)
@@ -116,24 +125,35 @@ fn line_panel(area: &Area, path: &Path, plot: &LinePlot, log2_x: bool, refs: Ref
         .margin(20)
         .x_label_area_size(50)
         .y_label_area_size(70)
-        .build_cartesian_2d((tlo - pad)..(thi + pad), plot.y_range.0..plot.y_range.1)
+        .build_cartesian_2d((tlo - pad)..(thi + pad), ty(plot.y_range.0)..ty(plot.y_range.1))
         .map_err(|e| err(format!("{e:?}")))?;
     let ticks = plot.x_ticks;
     let distinct: std::collections::BTreeSet<u64> = plot.series.iter().flat_map(|s| s.points.iter().map(|p| tx(p.0).to_bits())).collect();
     let untx = move |v: f64| if log2_x { v.exp2() } else { v };
-    chart
-        .configure_mesh()
-        .x_desc(plot.x_label)
+    let log_tick = |v: &f64| {
+        let y = 10f64.powf(*v);
+        let digits = (2 - y.log10().floor() as i32).max(0) as usize;
+        let n = format!("{y:.digits$}");
+        let n = if n.contains('.') { n.trim_end_matches('0').trim_end_matches('.').to_string() } else { n };
+        format!("{n}x")
+    };
+    let x_tick = |v: &f64| ticks(untx(*v));
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(plot.x_label)
         .y_desc(plot.y_label)
         .x_labels(distinct.len().clamp(2, 12))
-        .x_label_formatter(&|v| ticks(untx(*v)))
+        .x_label_formatter(&x_tick)
         .label_style((FONT, 15))
-        .axis_desc_style((FONT, 17))
-        .draw()
-        .map_err(|e| err(format!("{e:?}")))?;
+        .axis_desc_style((FONT, 17));
+    if log10_y {
+        // One label per decade.
+        let decades = (ty(plot.y_range.1).floor() - ty(plot.y_range.0).ceil()).max(0.0) as usize + 1;
+        mesh.y_labels(decades.clamp(2, 12)).y_label_formatter(&log_tick);
+    }
+    mesh.draw().map_err(|e| err(format!("{e:?}")))?;
     for (i, s) in plot.series.iter().enumerate() {
         let color = series_color(i);
-        let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (tx(x), y)).collect();
+        let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (tx(x), ty(y))).collect();
         chart
             .draw_series(LineSeries::new(pts.clone(), color.stroke_width(3)))
             .map_err(|e| err(format!("{e:?}")))?
@@ -143,7 +163,7 @@ fn line_panel(area: &Area, path: &Path, plot: &LinePlot, log2_x: bool, refs: Ref
     }
     for (i, r) in refs.iter().enumerate() {
         if let Some(y) = r {
-            let line = vec![(tlo - pad, *y), (thi + pad, *y)];
+            let line = vec![(tlo - pad, ty(*y)), (thi + pad, ty(*y))];
             chart.draw_series(DashedLineSeries::new(line, 10, 6, series_color(i).stroke_width(2))).map_err(|e| err(format!("{e:?}")))?;
         }
     }
@@ -328,4 +348,13 @@ pub fn heatmap(path: &Path, map: &Heatmap) -> anyhow::Result<()> {
         lx += 125;
     }
     root.present().map_err(|e| anyhow!("cannot write {}: {e:?}", path.display()))
+}
+
+/// Draw line panels side by side (linear x, log10 y) into the PNG file
+/// `path` under one caption.
+///
+/// # Errors
+/// A panel without points, a y value <= 0, or the file cannot be written.
+pub fn line_panels_log10_y(path: &Path, caption: &str, plots: &[LinePlot]) -> anyhow::Result<()> {
+    panels(path, caption, plots.len(), |area, i| line_panel_scaled(area, path, &plots[i], false, true, &[]))
 }

@@ -27,6 +27,7 @@ use buddy_sim::study::cdma_ratios::CdmaRatios;
 use buddy_sim::study::designs::{target_names, Designs};
 use buddy_sim::study::heatmap::{Heatmap, COLUMNS};
 use buddy_sim::study::memory_modes::{MemoryModes, DEFAULT_LINK_GBPS};
+use buddy_sim::study::oversubscription::{Oversubscription, DEFAULT_OVERSUBSCRIPTION};
 use buddy_sim::study::ratio_over_time::RatioOverTime;
 use buddy_sim::study::threshold_sweep::{ThresholdSweep, DEFAULT_THRESHOLDS};
 use buddy_sim::Workload;
@@ -63,12 +64,16 @@ pub enum StudyName {
     /// cDMA Fig. 13: training-step performance of vDNN and cDMA normalized to
     /// the oracle (workloads with `activation` allocations).
     CdmaPerformance,
+    /// Buddy Fig. 14 / ETC: runtime relative to unlimited device memory of
+    /// Unified Memory, UM with each ETC technique, ETC and Buddy
+    /// Compression at 0-50% oversubscription (workloads with a trace).
+    Oversubscription,
     /// Every study above, and report.md.
     All,
 }
 
 impl StudyName {
-    const EACH: [StudyName; 10] = [
+    const EACH: [StudyName; 11] = [
         StudyName::RatioOverTime,
         StudyName::Heatmap,
         StudyName::Designs,
@@ -79,6 +84,7 @@ impl StudyName {
         StudyName::CdmaRatios,
         StudyName::CdmaOffload,
         StudyName::CdmaPerformance,
+        StudyName::Oversubscription,
     ];
 
     fn file_stem(self) -> &'static str {
@@ -93,6 +99,7 @@ impl StudyName {
             StudyName::CdmaRatios => "cdma-ratios",
             StudyName::CdmaOffload => "cdma-offload",
             StudyName::CdmaPerformance => "cdma-performance",
+            StudyName::Oversubscription => "oversubscription",
             StudyName::All => "report",
         }
     }
@@ -123,6 +130,10 @@ pub struct Args {
     /// Buddy link bandwidths of the bandwidth sweep, GB/s per direction.
     #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_LINK_GBPS)]
     pub link_gbps: Vec<f64>,
+    /// Oversubscriptions of the oversubscription study, e.g. `0,10%,0.2`
+    /// (0.1 = 10%: the footprint is 10% larger than device memory).
+    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_OVERSUBSCRIPTION, value_parser = parse_oversubscription)]
+    pub oversubscription: Vec<f64>,
     /// TOML file overriding the memory system's parameters (as `buddy sim --config`).
     #[arg(long, value_name = "FILE")]
     pub sim_config: Option<PathBuf>,
@@ -584,6 +595,7 @@ struct Ctx<'a> {
     out: &'a Path,
     memory: OnceCell<Vec<Option<MemoryModes>>>,
     training: OnceCell<Vec<Option<Training>>>,
+    oversubscription: OnceCell<Vec<Option<Oversubscription>>>,
 }
 
 impl Ctx<'_> {
@@ -594,6 +606,35 @@ impl Ctx<'_> {
             let _ = self.training.set(self.workloads.iter().map(|w| Training::new(w, &config.cdma)).collect());
         }
         Ok(self.training.get().map(Vec::as_slice).unwrap_or(&[]))
+    }
+
+    /// The profiler's targets (per manifest allocation) of a workload.
+    fn profiled_targets(&self, cp: &ClassProfile) -> anyhow::Result<Vec<TargetRatio>> {
+        let pc = ProfilerConfig { threshold: self.args.threshold, granularity: Granularity::PerAllocationMostlyZero, max_overall_ratio: MAX_OVERALL_RATIO };
+        Ok(profile(&cp.allocation_profiles(), &pc)?.allocations.iter().map(|c| c.target).collect())
+    }
+
+    /// Per workload, the oversubscription runs (`None` without a trace).
+    fn oversubscription(&self) -> anyhow::Result<&[Option<Oversubscription>]> {
+        if self.oversubscription.get().is_none() {
+            let config = crate::sim::load_config(self.args.sim_config.as_deref(), None)?;
+            let mut all = Vec::new();
+            for (cp, workload) in self.cps.iter().zip(self.workloads) {
+                if !workload.path().join("trace.bin").is_file() {
+                    all.push(None);
+                    continue;
+                }
+                let targets = self.profiled_targets(cp)?;
+                let p = crate::sim::prepare(workload, None, None)?;
+                let runs = 1 + 6 * self.args.oversubscription.len();
+                eprintln!("oversubscription: {} with {runs} runs (UM, UM+PE, UM+MT, UM+CC, ETC, Buddy per oversubscription) ...", cp.workload);
+                let o = Oversubscription::new(p.workload, &p.trace, targets, self.args.algo, &config, &self.args.oversubscription)
+                    .with_context(|| format!("oversubscription on {}", cp.workload))?;
+                all.push(Some(o));
+            }
+            let _ = self.oversubscription.set(all);
+        }
+        Ok(self.oversubscription.get().map(Vec::as_slice).unwrap_or(&[]))
     }
 
     /// Per workload, the memory-system runs (`None` without a trace).
@@ -827,6 +868,7 @@ fn run_one(study: StudyName, ctx: &Ctx) -> anyhow::Result<Output> {
         StudyName::CdmaRatios => cdma_ratios(ctx.workloads, out),
         StudyName::CdmaOffload => cdma::cdma_offload(ctx.workloads, ctx.training()?, out),
         StudyName::CdmaPerformance => cdma::cdma_performance(ctx.workloads, ctx.training()?, out),
+        StudyName::Oversubscription => oversubscription(ctx, out),
         StudyName::All => unreachable!("`all` runs the others"),
     }
 }
@@ -851,6 +893,7 @@ fn explanation(study: StudyName) -> &'static str {
         StudyName::CdmaRatios => "cDMA (seed 003) Fig. 11. Every activation map (an allocation with role `activation`) of every snapshot, compressed in 4 KB windows by ZVC (cDMA's zero-value compression: per 128 B line a 32-bit mask and the non-zero words), RL (run-length encoding: PackBits over 32-bit words) and zlib (DEFLATE level 6); average = all activation bytes over all stored bytes (the paper's size-weighted average, the PCIe traffic reduction), max = the best layer. The snapshots hold each map in the layout the framework stored it (row-major) and only a slice of each tensor, so the paper's NCHW / NHWC / CHWN comparison cannot be built from them. The paper: ZVC 2.6x on average over six CNNs, independent of layout; zlib 2.76x with NCHW.",
         StudyName::CdmaOffload => "cDMA (seed 003) Fig. 12. Each snapshot is one training step of the network its manifest describes (layers grouped by the number in the allocation names; `docs/cdma.md`). vDNN offloads every activation map of every layer but the last to host memory (whole tensors, `full_size`; a stored slice stands for its tensor); cDMA sends the same lines compressed by RL, ZVC or zlib (4 KB windows). Bars: offloaded bytes over vDNN's (lower is better). The DMA engine is simulated line by line (request launcher, response buffer sized by bandwidth x latency, PCIe); its buffer's peak and the highest DRAM read bandwidth of one layer's offload are in the table. The paper: 2.6x less PCIe traffic with ZVC on average over six CNNs (ReLU activations), zlib only 3% less than ZVC.",
         StudyName::CdmaPerformance => "cDMA (seed 003) Fig. 13. The same training steps timed: each layer computes at `cdma.gpu_tflops` or at the DRAM bandwidth its bytes need (whichever is slower), the offload of the previous layer's maps overlaps it in the forward pass and their prefetch in the backward pass (vDNN), and the DMA engine's DRAM reads are taken from the layer's bandwidth. Bars: oracle time (no offload) over each policy's time (higher is better); `vdnn exposed` is the share of vDNN's step spent waiting for PCIe. The paper: cDMA improves vDNN by 32% on average (up to 61%), on CNNs with ReLU activations (AlexNet: 49.4% zeros on average); vDNN alone loses 31% on average against the oracle.",
+        StudyName::Oversubscription => "Buddy Compression Fig. 14 and ETC (seed 004) Fig. 10-14. The workload's trace replayed as thread blocks on SMs (`um.thread_blocks`, `um.sms`) through the same L2, HBM2 and link models as `buddy sim`, with device memory = footprint / (1 + oversubscription). UM: demand paging of `um.page` pages, one far fault at a time (`um.fault_us`), migrations and LRU evictions over the host link (`um.link_gbps` per direction, one DMA engine each way), the device memory's state at the window's start from a warm-up pass over the trace. PE: proactive eviction; MT: epoch-based SM throttling; CC: LCP pages of BDI lines (device bytes per page from the snapshot) with BDI's metadata cache and sectors on the DRAM side; ETC: the combination its classifier picks. Buddy: every entry's device part in device memory (the profiler's targets, raised until they fit), the rest over NVLink; nothing pages. Y: runtime / unlimited device memory's, log scale (Fig. 14's axis). The traces are microseconds of a run: one 20 us fault is several times a whole window, so UM's slowdowns are large; compare the systems, not the absolute values, with the paper's minutes-long programs (Fig. 14: up to 87x).",
         StudyName::All => "",
     }
 }
@@ -992,7 +1035,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let cps = class_profiles(&workloads, args.algo);
     let studies: Vec<StudyName> = if args.study == StudyName::All { StudyName::EACH.to_vec() } else { vec![args.study] };
     let mut outputs = Vec::new();
-    let ctx = Ctx { cps: &cps, workloads: &workloads, args: &args, out: staging.path(), memory: OnceCell::new(), training: OnceCell::new() };
+    let ctx = Ctx { cps: &cps, workloads: &workloads, args: &args, out: staging.path(), memory: OnceCell::new(), training: OnceCell::new(), oversubscription: OnceCell::new() };
     for s in studies {
         let o = run_one(s, &ctx).with_context(|| format!("study {}", s.file_stem()))?;
         write_files(&o, staging.path())?;
@@ -1026,4 +1069,136 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// An oversubscription: `0.1` or `10%`, from 0 to 10 (1000%).
+fn parse_oversubscription(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let v = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => t.parse::<f64>(),
+    }
+    .map_err(|_| format!("'{s}' is not a number (e.g. 0.2 or 20%)"))?;
+    if (0.0..=10.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("an oversubscription must lie from 0 to 10 (0% to 1000%), got {s}"))
+    }
+}
+
+fn oversubscription(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
+    #[derive(Serialize)]
+    struct Row<'a> {
+        workload: &'a str,
+        system: &'a str,
+        oversubscription: f64,
+        slowdown: Option<f64>,
+        time_ns: Option<f64>,
+        device_memory_bytes: Option<u64>,
+        faults: Option<u64>,
+        evictions: Option<u64>,
+        proactive_evictions: Option<u64>,
+        migrated_in_bytes: Option<u64>,
+        migrated_out_bytes: Option<u64>,
+        throttles: Option<u64>,
+        fewest_sms: Option<usize>,
+        metadata_accesses: Option<u64>,
+        compression_ratio: Option<f64>,
+        buddy_access_fraction: Option<f64>,
+        not_run: Option<&'a str>,
+    }
+    let studies = ctx.oversubscription()?;
+    let xs = &ctx.args.oversubscription;
+    let mut table = String::new();
+    let mut rows = Vec::new();
+    let mut panels: Vec<(String, Vec<Series>)> = Vec::new();
+    for (cp, study) in ctx.cps.iter().zip(studies) {
+        let Some(o) = study else {
+            let _ = writeln!(table, "{:<16} no access trace: not simulated", cp.workload);
+            continue;
+        };
+        let c = &o.classification;
+        let _ = writeln!(
+            table,
+            "{}: footprint {:.3} MB in {} KB pages, unlimited memory {:.1} us; classified {} (coalescing {:.2}, sharing {:.2}): ETC = {}",
+            o.workload,
+            o.footprint_bytes as f64 / 1e6,
+            o.page_bytes >> 10,
+            o.unlimited.time_ns / 1000.0,
+            c.class.name(),
+            c.coalescing,
+            c.sharing,
+            o.etc.label()
+        );
+        let _ = write!(table, "  {:<18}", "slowdown");
+        for x in xs {
+            let _ = write!(table, " {:>9}", format!("{:.0}%", x * 100.0));
+        }
+        table.push('\n');
+        let mut series = Vec::new();
+        for name in o.system_names() {
+            let _ = write!(table, "  {name:<18}");
+            let mut points = Vec::new();
+            for p in o.points.iter().filter(|p| p.system == name) {
+                match p.slowdown {
+                    Some(s) => {
+                        let _ = write!(table, " {:>9}", format!("{s:.2}x"));
+                        points.push((p.oversubscription * 100.0, s));
+                    }
+                    None => {
+                        let _ = write!(table, " {:>9}", "n/a");
+                    }
+                }
+                let r = p.run.as_ref();
+                rows.push(Row {
+                    workload: &o.workload,
+                    system: &p.system,
+                    oversubscription: p.oversubscription,
+                    slowdown: p.slowdown,
+                    time_ns: r.map(|r| r.time_ns),
+                    device_memory_bytes: r.map(|r| r.device_memory_bytes),
+                    faults: r.and_then(|r| r.paging).map(|s| s.faults),
+                    evictions: r.and_then(|r| r.paging).map(|s| s.evictions),
+                    proactive_evictions: r.and_then(|r| r.paging).map(|s| s.proactive_evictions),
+                    migrated_in_bytes: r.and_then(|r| r.paging).map(|s| s.bytes_in),
+                    migrated_out_bytes: r.and_then(|r| r.paging).map(|s| s.bytes_out),
+                    throttles: r.and_then(|r| r.throttle).map(|t| t.throttles),
+                    fewest_sms: r.and_then(|r| r.throttle).map(|t| t.min_active),
+                    metadata_accesses: r.map(|r| r.metadata_accesses),
+                    compression_ratio: r.map(|r| r.compression_ratio),
+                    buddy_access_fraction: r.map(|r| r.buddy_access_fraction),
+                    not_run: p.not_run.as_deref(),
+                });
+            }
+            table.push('\n');
+            if !points.is_empty() {
+                series.push(Series { name, points });
+            }
+        }
+        for p in o.points.iter().filter(|p| p.not_run.is_some()) {
+            let _ = writeln!(table, "  n/a: {} at {:.0}%: {}", p.system, p.oversubscription * 100.0, p.not_run.as_deref().unwrap_or_default());
+        }
+        panels.push((o.workload.clone(), series));
+    }
+    let _ = writeln!(table, "slowdown = runtime / runtime with unlimited device memory (same replay, nothing compressed); oversubscription x: device memory = footprint / (1 + x)");
+    let mut pngs = Vec::new();
+    if !panels.is_empty() {
+        let top = panels.iter().flat_map(|(_, s)| s.iter().flat_map(|s| s.points.iter().map(|p| p.1))).fold(2.0f64, f64::max);
+        let png = out.join("oversubscription.png");
+        let plots: Vec<LinePlot> = panels
+            .iter()
+            .map(|(w, series)| LinePlot {
+                title: w.as_str(),
+                x_label: "oversubscription (%): footprint / device memory - 1",
+                y_label: "runtime relative to unlimited memory (log)",
+                y_range: (0.8, top * 1.5),
+                series,
+                x_ticks: &|x| format!("{x:.0}%"),
+            })
+            .collect();
+        crate::plot::line_panels_log10_y(&png, "Oversubscription: Unified Memory, ETC and Buddy Compression (Buddy Fig. 14)", &plots)?;
+        pngs.push(png);
+    }
+    let json = serde_json::to_value(studies.iter().flatten().collect::<Vec<_>>())?;
+    Ok(Output { study: StudyName::Oversubscription, table, json, csv: csv_of(&rows)?, pngs })
 }

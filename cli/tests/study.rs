@@ -112,9 +112,12 @@ fn study_all_writes_every_file_and_the_files_agree() {
         "bandwidth-sweep.csv",
         "energy.json",
         "energy.csv",
+        "oversubscription.json",
+        "oversubscription.csv",
     ] {
         assert!(out.join(f).is_file(), "{f} missing");
     }
+    assert!(is_png(&out.join("oversubscription.png")));
     for png in ["ratio-over-time.png", "heatmap-minife.png", "designs.png", "threshold-sweep.png", "buddy-over-time-minife.png"] {
         assert!(is_png(&out.join(png)), "{png} is not a PNG");
     }
@@ -306,4 +309,48 @@ fn cdma_offload_and_performance_skip_a_workload_without_activations_and_time_one
     let (vdnn, zvc) = (p[1]["performance"].as_f64().unwrap(), p[3]["performance"].as_f64().unwrap());
     assert!(vdnn < zvc && zvc < 1.0, "{p}");
     assert!(dir.join("cdma-performance.png").is_file());
+}
+
+#[test]
+fn oversubscription_runs_every_system_and_um_slows_down_as_memory_shrinks() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s");
+    let json: Value = serde_json::from_str(&stdout(&buddy(&[
+        "study",
+        "oversubscription",
+        bundled().to_str().unwrap(),
+        "--oversubscription",
+        "0,50%",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ])))
+    .unwrap();
+    let study = &json[0];
+    let points = study["points"].as_array().unwrap();
+    // Six systems at two oversubscriptions.
+    assert_eq!(points.len(), 12);
+    let at = |system: &str, x: f64| points.iter().find(|p| p["system"].as_str().unwrap().starts_with(system) && p["oversubscription"] == x).unwrap();
+    // With memory for the footprint UM never faults; with a third less it does, and it costs.
+    assert_eq!(at("UM", 0.0)["run"]["paging"]["faults"], 0);
+    assert_eq!(at("UM", 0.0)["slowdown"], 1.0);
+    let um = at("UM", 0.5);
+    assert!(um["run"]["paging"]["faults"].as_u64().unwrap() > 0, "{um}");
+    assert!(um["slowdown"].as_f64().unwrap() > 2.0, "{um}");
+    // Buddy never pages: the device parts fit device memory, a third less than the footprint.
+    let buddy_point = at("buddy", 0.5);
+    let run = &buddy_point["run"];
+    assert!(run["paging"].is_null());
+    assert!(run["data_device_bytes"].as_u64().unwrap() <= run["device_memory_bytes"].as_u64().unwrap(), "{run}");
+    assert_eq!(run["device_memory_bytes"].as_u64().unwrap(), run["footprint_bytes"].as_u64().unwrap() * 2 / 3);
+    assert!(run["compression_ratio"].as_f64().unwrap() > 1.0, "{run}");
+    assert!(buddy_point["slowdown"].as_f64().unwrap() < um["slowdown"].as_f64().unwrap());
+    // ETC is the classifier's combination.
+    let etc = study["etc"].clone();
+    let label = at("ETC", 0.5)["system"].as_str().unwrap().to_string();
+    assert_eq!(label.contains("+PE"), etc["proactive_eviction"].as_bool().unwrap(), "{label} {etc}");
+    assert!(out.join("oversubscription.csv").is_file() && is_png(&out.join("oversubscription.png")));
+    // A value out of range is an error naming it.
+    let err = failure(&buddy(&["study", "oversubscription", "--oversubscription", "2000%", "--out", out.to_str().unwrap(), "--force"]));
+    assert!(err.contains("2000%"), "{err}");
 }

@@ -25,6 +25,7 @@ pub mod lcp_metrics;
 pub mod mag_metrics;
 pub mod mdcache_study;
 pub mod memory_system;
+pub mod oversubscription;
 pub mod study;
 pub mod trace;
 pub mod workload;

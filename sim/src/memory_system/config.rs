@@ -20,6 +20,10 @@ pub struct SimConfig {
     pub energy: EnergyConfig,
     /// The compressing DMA engine and vDNN's GPU (`buddy study cdma-*`).
     pub cdma: crate::cdma::config::CdmaConfig,
+    /// Unified Memory's demand paging (`buddy study oversubscription`).
+    pub um: crate::oversubscription::config::UmConfig,
+    /// ETC's techniques and classifier (`buddy study oversubscription`).
+    pub etc: crate::oversubscription::config::EtcConfig,
 }
 
 /// Most memory-controller slices a configuration may ask for.
@@ -545,7 +549,9 @@ impl SimConfig {
         ] {
             non_negative(key, v)?;
         }
-        self.cdma.validate()
+        self.cdma.validate()?;
+        self.um.validate()?;
+        self.etc.validate()
     }
 
     /// Check that the `BuddyController` hardware can honour this config,

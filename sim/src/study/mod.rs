@@ -14,6 +14,7 @@
 //! | [`cdma_ratios`] | cDMA Fig. 11 | per-layer activation compression ratios of ZVC, RL and zlib over 4 KB windows |
 //! | [`cdma_offload`] | cDMA Fig. 12 | bytes offloaded to host memory by cDMA, normalized to vDNN |
 //! | [`cdma_performance`] | cDMA Fig. 13 | training step performance of vDNN and cDMA, normalized to the oracle |
+//! | [`oversubscription`] | Fig. 14, ETC Fig. 10-14 | UM, ETC's techniques, ETC and Buddy Compression at 0-50% oversubscription |
 
 pub mod buddy_over_time;
 pub mod cdma_offload;
@@ -22,6 +23,7 @@ pub mod cdma_ratios;
 pub mod designs;
 pub mod heatmap;
 pub mod memory_modes;
+pub mod oversubscription;
 pub mod ratio_over_time;
 pub mod threshold_sweep;
 

@@ -94,3 +94,19 @@ fn oversubscribed_um_faults_and_etc_and_buddy_lose_less() {
     assert!(b.paging.is_none() && b.compression_ratio >= 1.5);
     assert!(b.time_ns < um.time_ns);
 }
+
+#[test]
+fn um_with_room_for_one_page_still_finishes() {
+    // Sixteen SMs and one frame: every SM's page evicts the others', but an
+    // access whose page has arrived goes ahead, so the replay ends.
+    let (w, t) = bundled();
+    let c = SimConfig::default();
+    let base = over(&w, &t, &c, 0.0, System::Unlimited, None);
+    let pages = base.footprint_bytes / (64 << 10);
+    assert!(pages > 2, "{pages}");
+    let um = over(&w, &t, &c, (pages - 1) as f64, UM, None);
+    assert_eq!(um.device_memory_bytes, 64 << 10);
+    let p = um.paging.unwrap();
+    assert!(p.faults >= pages && p.evictions + 1 >= p.faults, "{p:?}");
+    assert!(um.checked_reads > 0);
+}

@@ -33,6 +33,10 @@ struct Block {
     pending: VecDeque<MemRequest>,
     /// Not before this ps (its page is on the way).
     blocked_until: u64,
+    /// Pages the next access waited for: it goes ahead on them when they
+    /// arrive, even if evicted since (the driver replays the faulting
+    /// access; without this two SMs could evict each other's page forever).
+    granted: Vec<usize>,
     state: State,
 }
 
@@ -66,6 +70,7 @@ pub(crate) fn replay(
             in_flight: 0,
             pending: VecDeque::new(),
             blocked_until: 0,
+            granted: Vec::new(),
             state: State::Waiting,
         })
         .collect();
@@ -92,11 +97,18 @@ pub(crate) fn replay(
                     if let Some(p) = paging.as_mut() {
                         let before = p.um.stats().evictions;
                         let (first, last) = (p.pages_of)(a);
-                        let mut touch = p.um.touch(first, now);
-                        if touch == Touch::Ready && last != first {
-                            touch = p.um.touch(last, now);
+                        let mut wait = None;
+                        for page in if first == last { vec![first] } else { vec![first, last] } {
+                            if blk.granted.contains(&page) {
+                                continue;
+                            }
+                            if let Touch::Wait { ready, fault, .. } = p.um.touch(page, now) {
+                                blk.granted.push(page);
+                                wait = Some((ready, fault));
+                                break;
+                            }
                         }
-                        if let Touch::Wait { ready, fault, .. } = touch {
+                        if let Some((ready, fault)) = wait {
                             blk.blocked_until = ready;
                             if let Some(t) = p.throttle.as_deref_mut() {
                                 let evicted = p.um.stats().evictions > before;
@@ -111,6 +123,7 @@ pub(crate) fn replay(
                         }
                     }
                     blk.next += 1;
+                    blk.granted.clear();
                     blk.pending.extend(session.access(a));
                     issued = true;
                 }

@@ -69,7 +69,7 @@ fn um_with_memory_for_the_footprint_never_faults_and_runs_as_fast_as_unlimited()
 }
 
 #[test]
-fn oversubscribed_um_faults_and_etc_and_buddy_lose_less() {
+fn oversubscribed_um_faults_and_each_technique_and_buddy_do_what_they_are_for() {
     let (w, t) = bundled();
     let c = SimConfig::default();
     let base = over(&w, &t, &c, 0.0, System::Unlimited, None);
@@ -80,17 +80,21 @@ fn oversubscribed_um_faults_and_etc_and_buddy_lose_less() {
     assert!(um.time_ns >= base.time_ns + 20_000.0, "{} vs {}", um.time_ns, base.time_ns);
     assert_eq!(p.bytes_in, p.faults * (64 << 10));
     let lcp = lcp_page_bytes(&w, &t, 0, 64 << 10);
-    eprintln!("base {:.0} ns, UM {:.0} ns {p:?}", base.time_ns, um.time_ns);
-    for techniques in [
-        Techniques { proactive_eviction: true, throttling: false, capacity_compression: false },
-        Techniques { proactive_eviction: false, throttling: true, capacity_compression: false },
-        Techniques { proactive_eviction: false, throttling: false, capacity_compression: true },
-    ] {
-        let r = over(&w, &t, &c, 0.5, System::UnifiedMemory(techniques), Some(&lcp));
-        eprintln!("{}: {:.0} ns {:?} {:?} ratio {:.3} md {}", r.system, r.time_ns, r.paging, r.throttle, r.compression_ratio, r.metadata_accesses);
-    }
+    let with = |pe, mt, cc| {
+        over(&w, &t, &c, 0.5, System::UnifiedMemory(Techniques { proactive_eviction: pe, throttling: mt, capacity_compression: cc }), Some(&lcp))
+    };
+    // PE: no migration waits for an eviction any more.
+    assert!(p.eviction_wait_ps > 0);
+    let pe = with(true, false, false).paging.unwrap();
+    assert!(pe.proactive_evictions > 0 && pe.eviction_wait_ps == 0, "{pe:?}");
+    // MT: faults with evictions throttle SMs.
+    let mt = with(false, true, false);
+    assert!(mt.throttle.unwrap().throttles > 0 && mt.throttle.unwrap().min_active < 16, "{:?}", mt.throttle);
+    // CC: LCP pages take less memory, so fewer faults and less time.
+    let cc = with(false, false, true);
+    assert!(cc.compression_ratio > 1.0 && cc.metadata_accesses > 0);
+    assert!(cc.paging.unwrap().faults < p.faults && cc.time_ns < um.time_ns, "{:?} vs {p:?}", cc.paging);
     let b = over(&w, &t, &c, 0.5, System::Buddy, None);
-    eprintln!("buddy {:.0} ns ratio {:.3} buddy% {:.3}", b.time_ns, b.compression_ratio, b.buddy_access_fraction);
     assert!(b.paging.is_none() && b.compression_ratio >= 1.5);
     assert!(b.time_ns < um.time_ns);
 }

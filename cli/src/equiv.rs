@@ -4,8 +4,8 @@
 
 use anyhow::{bail, Context};
 use buddy_sim::Workload;
-use buddy_testbenches::modules::HwModule;
-use buddy_testbenches::stream::Traffic;
+use buddy_delivery::modules::HwModule;
+use buddy_delivery::stream::Traffic;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 

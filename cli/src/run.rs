@@ -4,7 +4,7 @@
 
 use anyhow::{anyhow, Context};
 use buddy_golden::Algorithm;
-use buddy_testbenches::stream::Traffic;
+use buddy_delivery::stream::Traffic;
 use std::path::PathBuf;
 
 use crate::output::{out, outln, write_file, OutputDir};
@@ -41,7 +41,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let out = staging.path();
 
     eprintln!("[1/4] emitting Verilog");
-    let files = buddy_testbenches::delivery::write_all(&out.join("verilog"), &git_revision()).map_err(|e| anyhow!(e))?;
+    let files = buddy_delivery::delivery::write_all(&out.join("verilog"), &git_revision()).map_err(|e| anyhow!(e))?;
 
     eprintln!("[2/4] checking the rust-hdl modules against the golden model on {}", path.display());
     let vcd_dir = out.join("vcd");

@@ -4,8 +4,8 @@
 //! map to, longest path in cells, and the Yosys run time.
 
 use anyhow::{bail, Context};
-use buddy_testbenches::delivery::verilog_hash;
-use buddy_testbenches::modules::HwModule;
+use buddy_delivery::delivery::verilog_hash;
+use buddy_delivery::modules::HwModule;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -5,9 +5,9 @@
 use anyhow::{bail, Context};
 use buddy_golden::MemoryEntry;
 use buddy_sim::Workload;
-use buddy_testbenches::decompress::random_stored;
-use buddy_testbenches::entries::{mag_boundary_entry, random_entries, sample};
-use buddy_testbenches::modules::HwModule;
+use buddy_delivery::decompress::random_stored;
+use buddy_delivery::entries::{mag_boundary_entry, random_entries, sample};
+use buddy_delivery::modules::HwModule;
 use std::path::PathBuf;
 
 use crate::output::{outln, OutputDir};

@@ -28,7 +28,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let out = args.out.unwrap_or_else(|| PathBuf::from("verilog-out"));
     let staging = OutputDir::prepare(&out, args.force)?;
-    let written = buddy_testbenches::delivery::write_all(staging.path(), &git_revision()).map_err(|e| anyhow!(e))?;
+    let written = buddy_delivery::delivery::write_all(staging.path(), &git_revision()).map_err(|e| anyhow!(e))?;
     let out = staging.commit()?;
     for f in written {
         outln!("{}", out.join(f).display())?;

@@ -9,8 +9,8 @@ use buddy_sim::memory_system::config::{RtlSlice, SimConfig};
 use buddy_sim::memory_system::{run, Mode, RtlOptions, SimInput, SimReport};
 use buddy_sim::trace::Trace;
 use buddy_sim::Workload;
-use buddy_testbenches::cosim::run_icarus_with;
-use buddy_testbenches::delivery::verilog_out_dir;
+use buddy_delivery::cosim::run_icarus_with;
+use buddy_delivery::delivery::verilog_out_dir;
 use std::path::Path;
 
 fn rtl_run(w: &Workload, t: &Trace, config: &SimConfig, lockstep: Option<(usize, usize)>) -> SimReport {

@@ -5,8 +5,8 @@
 
 use buddy_golden::{HardwareCodec, Mag, MemoryEntry};
 use buddy_sim::memory_system::Mode;
-use buddy_testbenches::controller::{compare_engines, mixed_entries, run_scenario, run_scenario_with, RtlSetup};
-use buddy_testbenches::entries::{bundled_workload, snapshot_entries};
+use buddy_delivery::controller::{compare_engines, mixed_entries, run_scenario, run_scenario_with, RtlSetup};
+use buddy_delivery::entries::{bundled_workload, snapshot_entries};
 
 fn entries(seed: u64) -> Vec<MemoryEntry> {
     mixed_entries(&snapshot_entries(&bundled_workload()), seed)

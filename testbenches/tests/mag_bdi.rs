@@ -4,11 +4,11 @@
 
 use buddy_golden::{Mag, MagBdi, MemoryEntry, SizeClass};
 use buddy_hdl::{MagBdiCompressor, MagBdiDecompressor};
-use buddy_testbenches::decompress::{expected_decompressed, stored, StoredEntry};
-use buddy_testbenches::entries::{bundled_workload, mag_boundary_entry, sample, snapshot_entries, sparse_entry};
-use buddy_testbenches::mag_bdi::expected_compressed;
-use buddy_testbenches::stream::{check_against, run_stream, Traffic};
-use buddy_testbenches::stream::{proptest_cases, random_traffic};
+use buddy_delivery::decompress::{expected_decompressed, stored, StoredEntry};
+use buddy_delivery::entries::{bundled_workload, mag_boundary_entry, sample, snapshot_entries, sparse_entry};
+use buddy_delivery::mag_bdi::expected_compressed;
+use buddy_delivery::stream::{check_against, run_stream, Traffic};
+use buddy_delivery::stream::{proptest_cases, random_traffic};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -113,7 +113,7 @@ fn boundary_entries_reach_every_encoding_of_every_mag() {
     }
     // A unit "fails by one word": flipping a single word to the nearest
     // in-range value of its base makes the unit succeed.
-    for d in buddy_testbenches::entries::MAG_DELTA_WIDTHS {
+    for d in buddy_delivery::entries::MAG_DELTA_WIDTHS {
         let near_miss = entries.iter().any(|e| {
             let w = *e.words();
             buddy_golden::mag_bdi::compressor_unit(&w, d).is_none()

@@ -4,8 +4,8 @@
 //! every fill reaches the cache in the order asked (with the sector memory
 //! holds), every data sector its context.
 
-use buddy_testbenches::memory_port::run;
-use buddy_testbenches::stream::proptest_cases;
+use buddy_delivery::memory_port::run;
+use buddy_delivery::stream::proptest_cases;
 use proptest::prelude::*;
 
 proptest! {
@@ -31,5 +31,5 @@ fn fills_answered_out_of_order_reach_the_cache_in_order() {
 #[test]
 fn timing_constant_is_the_hardwares() {
     use buddy_hdl::memory_port::timing;
-    assert_eq!(buddy_testbenches::memory_port::measured_fill_latency(), timing::FILL_TO_CACHE);
+    assert_eq!(buddy_delivery::memory_port::measured_fill_latency(), timing::FILL_TO_CACHE);
 }

@@ -5,8 +5,8 @@
 
 use buddy_golden::translation::MetadataNibble;
 use buddy_hdl::MetadataCache;
-use buddy_testbenches::metadata_cache::{expected, random_ops, run_cache, CacheOp, CacheTraffic, MemRequest};
-use buddy_testbenches::stream::proptest_cases;
+use buddy_delivery::metadata_cache::{expected, random_ops, run_cache, CacheOp, CacheTraffic, MemRequest};
+use buddy_delivery::stream::proptest_cases;
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

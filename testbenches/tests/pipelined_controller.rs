@@ -6,8 +6,8 @@
 //! and partial writes, a final flush.
 
 use buddy_golden::{HardwareCodec, Mag};
-use buddy_testbenches::pipelined_controller::run;
-use buddy_testbenches::stream::proptest_cases;
+use buddy_delivery::pipelined_controller::run;
+use buddy_delivery::stream::proptest_cases;
 use proptest::prelude::*;
 
 proptest! {
@@ -51,7 +51,7 @@ fn zvc_and_mag_bdi_slices_equal_golden() {
 /// output list (written twice: with and without qualifiers).
 #[test]
 fn cosim_ports_are_the_lockstep_ports() {
-    use buddy_testbenches::pipelined_controller::{ports, LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
+    use buddy_delivery::pipelined_controller::{ports, LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
     let p = ports(HardwareCodec::Bpc);
     assert_eq!(p.inputs, LOCKSTEP_INPUTS);
     let outputs: Vec<(&str, usize)> = LOCKSTEP_OUTPUTS.iter().map(|&(n, w, _)| (n, w)).collect();
@@ -70,7 +70,7 @@ fn cosim_ports_are_the_lockstep_ports() {
 #[test]
 fn metadata_line_misses_and_pinned_victims() {
     for (seed, latency) in [(21, 60), (22, 5), (23, 150)] {
-        let r = buddy_testbenches::pipelined_controller::run_spread(HardwareCodec::Bpc, seed, 600, 0.5, 1.0, 1.0, latency).unwrap();
+        let r = buddy_delivery::pipelined_controller::run_spread(HardwareCodec::Bpc, seed, 600, 0.5, 1.0, 1.0, latency).unwrap();
         assert!(r.reads > 200 && r.writes + r.partial_writes > 200 && r.line_misses > 100, "{r:?}");
     }
 }

@@ -7,8 +7,8 @@
 use buddy_golden::translation::MetadataNibble;
 use buddy_hdl::pipelined_metadata_cache::{timing, FILL_SLOTS, MISS_SLOTS};
 use buddy_hdl::PipelinedMetadataCache;
-use buddy_testbenches::metadata_cache::{expected, random_ops, run_pipelined_cache, CacheOp, CacheTraffic, MemRequest};
-use buddy_testbenches::stream::proptest_cases;
+use buddy_delivery::metadata_cache::{expected, random_ops, run_pipelined_cache, CacheOp, CacheTraffic, MemRequest};
+use buddy_delivery::stream::proptest_cases;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

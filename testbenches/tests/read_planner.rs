@@ -4,8 +4,8 @@
 //! target ratio, both page sizes, compressed and uncompressed pages, every
 //! size class, metadata hits and misses).
 
-use buddy_testbenches::read_planner::run;
-use buddy_testbenches::stream::proptest_cases;
+use buddy_delivery::read_planner::run;
+use buddy_delivery::stream::proptest_cases;
 use proptest::prelude::*;
 
 proptest! {
@@ -31,5 +31,5 @@ fn every_kind_of_job_is_planned() {
 #[test]
 fn timing_constants_are_the_hardwares() {
     use buddy_hdl::read_planner::timing;
-    assert_eq!(buddy_testbenches::read_planner::measured_latencies(), (timing::JOB_TO_PLAN, timing::PLAN_TO_SECTOR));
+    assert_eq!(buddy_delivery::read_planner::measured_latencies(), (timing::JOB_TO_PLAN, timing::PLAN_TO_SECTOR));
 }

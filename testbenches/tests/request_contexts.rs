@@ -5,8 +5,8 @@
 //! together.
 
 use buddy_hdl::request_contexts::CONTEXTS;
-use buddy_testbenches::request_contexts::run;
-use buddy_testbenches::stream::proptest_cases;
+use buddy_delivery::request_contexts::run;
+use buddy_delivery::stream::proptest_cases;
 use proptest::prelude::*;
 
 proptest! {

@@ -4,8 +4,8 @@
 //! every payload handed on equal to the words its read's sectors carried.
 
 use buddy_hdl::request_contexts::CONTEXTS;
-use buddy_testbenches::sector_gather::run;
-use buddy_testbenches::stream::proptest_cases;
+use buddy_delivery::sector_gather::run;
+use buddy_delivery::stream::proptest_cases;
 use proptest::prelude::*;
 
 proptest! {
@@ -31,6 +31,6 @@ fn every_context_is_used_and_drains() {
 #[test]
 fn timing_constants_are_the_hardwares() {
     use buddy_hdl::sector_gather::timing;
-    let (sector, close) = buddy_testbenches::sector_gather::measured_latencies();
+    let (sector, close) = buddy_delivery::sector_gather::measured_latencies();
     assert_eq!((sector, close), (timing::LAST_SECTOR_TO_OUT, timing::CLOSE_TO_OUT));
 }

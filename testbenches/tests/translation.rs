@@ -5,9 +5,9 @@
 use buddy_golden::translation::{PageSize, Pte};
 use buddy_hdl::address_translator::fault;
 use buddy_hdl::AddressTranslator;
-use buddy_testbenches::stream::proptest_cases;
-use buddy_testbenches::stream::{run_stream, Traffic};
-use buddy_testbenches::translation::{expected_translation, random_accesses, random_registers, Access, Translated};
+use buddy_delivery::stream::proptest_cases;
+use buddy_delivery::stream::{run_stream, Traffic};
+use buddy_delivery::translation::{expected_translation, random_accesses, random_registers, Access, Translated};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

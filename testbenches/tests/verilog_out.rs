@@ -4,13 +4,13 @@
 
 use buddy_golden::{HardwareCodec, MemoryEntry};
 use buddy_golden::{Bpc, Codec, Mag, MagBdi, Zvc};
-use buddy_testbenches::cosim::{build_verilator, run_icarus, run_icarus_with, run_verilated, CosimPorts};
-use buddy_testbenches::decompress::{self, random_stored, StoredEntry};
-use buddy_testbenches::delivery::{artifacts, verilog_out_dir, without_revision};
-use buddy_testbenches::entries::{bundled_workload, random_entries, snapshot_entries};
-use buddy_testbenches::modules::HwModule;
-use buddy_testbenches::stream::Traffic;
-use buddy_testbenches::{bpc, cdma_zvc, controller, mag_bdi, metadata_cache, translation, zvc};
+use buddy_delivery::cosim::{build_verilator, run_icarus, run_icarus_with, run_verilated, CosimPorts};
+use buddy_delivery::decompress::{self, random_stored, StoredEntry};
+use buddy_delivery::delivery::{artifacts, verilog_out_dir, without_revision};
+use buddy_delivery::entries::{bundled_workload, random_entries, snapshot_entries};
+use buddy_delivery::modules::HwModule;
+use buddy_delivery::stream::Traffic;
+use buddy_delivery::{bpc, cdma_zvc, controller, mag_bdi, metadata_cache, translation, zvc};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::path::{Path, PathBuf};
@@ -258,7 +258,7 @@ fn icarus_replays(module: &str, tb: &Path, lines: &[String], work: &Path) {
 fn icarus_runs_request_contexts_in_lock_step() {
     tool("iverilog");
     let mut lines = Vec::new();
-    buddy_testbenches::request_contexts::run(25, 20_000, 0.8, 0.1, Some(&mut lines), None).unwrap();
+    buddy_delivery::request_contexts::run(25, 20_000, 0.8, 0.1, Some(&mut lines), None).unwrap();
     let tb = verilog_out_dir().join("tb/request_contexts_tb.v");
     icarus_replays("request_contexts", &tb, &lines, &work_dir("cosim-request-contexts"));
 }
@@ -270,7 +270,7 @@ fn icarus_runs_request_contexts_in_lock_step() {
 fn icarus_runs_sector_gather_in_lock_step() {
     tool("iverilog");
     let mut lines = Vec::new();
-    let run = buddy_testbenches::sector_gather::run(26, 3_000, 0.4, 0.8, 0.7, Some(&mut lines), None).unwrap();
+    let run = buddy_delivery::sector_gather::run(26, 3_000, 0.4, 0.8, 0.7, Some(&mut lines), None).unwrap();
     assert!(run.reads > 2 * 128, "{run:?}");
     let tb = verilog_out_dir().join("tb/sector_gather_tb.v");
     icarus_replays("sector_gather", &tb, &lines, &work_dir("cosim-sector-gather"));
@@ -283,7 +283,7 @@ fn icarus_runs_sector_gather_in_lock_step() {
 fn icarus_runs_read_planner_in_lock_step() {
     tool("iverilog");
     let mut lines = Vec::new();
-    let run = buddy_testbenches::read_planner::run(27, 3_000, 0.5, 0.7, Some(&mut lines), None).unwrap();
+    let run = buddy_delivery::read_planner::run(27, 3_000, 0.5, 0.7, Some(&mut lines), None).unwrap();
     assert!(run.full > 200 && run.slots > 50, "{run:?}");
     let tb = verilog_out_dir().join("tb/read_planner_tb.v");
     icarus_replays("read_planner", &tb, &lines, &work_dir("cosim-read-planner"));
@@ -297,7 +297,7 @@ fn icarus_runs_read_planner_in_lock_step() {
 fn icarus_runs_write_planner_in_lock_step() {
     tool("iverilog");
     let mut lines = Vec::new();
-    let run = buddy_testbenches::write_planner::run(28, 3_000, 0.5, 0.7, Some(&mut lines), None).unwrap();
+    let run = buddy_delivery::write_planner::run(28, 3_000, 0.5, 0.7, Some(&mut lines), None).unwrap();
     assert!(run.compressed > 100 && run.spilled > 20 && run.uncompressed > 10, "{run:?}");
     let tb = verilog_out_dir().join("tb/write_planner_tb.v");
     icarus_replays("write_planner", &tb, &lines, &work_dir("cosim-write-planner"));
@@ -310,7 +310,7 @@ fn icarus_runs_write_planner_in_lock_step() {
 fn icarus_runs_memory_port_in_lock_step() {
     tool("iverilog");
     let mut lines = Vec::new();
-    let run = buddy_testbenches::memory_port::run(29, 3_000, 0.4, 0.7, Some(&mut lines), None).unwrap();
+    let run = buddy_delivery::memory_port::run(29, 3_000, 0.4, 0.7, Some(&mut lines), None).unwrap();
     assert!(run.fills > 100 && run.fills_out_of_order > 10 && run.reads > 100, "{run:?}");
     let tb = verilog_out_dir().join("tb/memory_port_tb.v");
     icarus_replays("memory_port", &tb, &lines, &work_dir("cosim-memory-port"));
@@ -409,7 +409,7 @@ fn cdma_zvc_engines_run_10_000_lines_in_lock_step() {
 /// `requests` mixed requests and a flush, memory answering within 20
 /// cycles out of order, every output compared on every cycle.
 fn pipelined_lockstep_lines(algorithm: HardwareCodec, requests: usize) -> Vec<String> {
-    let (run, lines) = buddy_testbenches::pipelined_controller::lockstep_lines(algorithm, 30, requests, 0.4, 20).unwrap();
+    let (run, lines) = buddy_delivery::pipelined_controller::lockstep_lines(algorithm, 30, requests, 0.4, 20).unwrap();
     assert!(run.reads > requests / 3 && run.writes + run.partial_writes > requests / 4, "{run:?}");
     lines
 }
@@ -420,7 +420,7 @@ fn pipelined_lockstep_lines(algorithm: HardwareCodec, requests: usize) -> Vec<St
 fn icarus_runs_pipelined_controllers_in_lock_step() {
     tool("iverilog");
     for algorithm in [HardwareCodec::Bpc, HardwareCodec::Zvc, HardwareCodec::MagBdi(Mag::B32)] {
-        let module = buddy_testbenches::pipelined_controller::module(algorithm);
+        let module = buddy_delivery::pipelined_controller::module(algorithm);
         let lines = pipelined_lockstep_lines(algorithm, 400);
         let work = work_dir(&format!("icarus-{module}"));
         let vectors = work.join("lines.hex");
@@ -443,7 +443,7 @@ fn icarus_runs_pipelined_controllers_in_lock_step() {
 fn verilator_runs_pipelined_controllers_in_lock_step() {
     tool("verilator");
     for algorithm in [HardwareCodec::Bpc, HardwareCodec::Zvc, HardwareCodec::MagBdi(Mag::B32)] {
-        let module = buddy_testbenches::pipelined_controller::module(algorithm);
+        let module = buddy_delivery::pipelined_controller::module(algorithm);
         let lines = pipelined_lockstep_lines(algorithm, variant_requests().max(100));
         let work = work_dir(&format!("verilator-{module}"));
         let file = work.join("lines.hex");
@@ -603,7 +603,7 @@ fn synthesis_report_is_current() {
     let report = std::fs::read_to_string(dir.join("synth/report.json")).expect("verilog-out/synth/report.json: run `make synth`");
     for m in HwModule::ALL.map(HwModule::ports) {
         let verilog = std::fs::read_to_string(dir.join(format!("{}.v", m.module))).unwrap();
-        let hash = buddy_testbenches::delivery::verilog_hash(&verilog);
+        let hash = buddy_delivery::delivery::verilog_hash(&verilog);
         assert!(
             report.contains(&format!("\"verilog_sha256\": \"{hash}\"")),
             "synthesis report of {} is stale: run `make synth` and commit verilog-out/synth/",
@@ -705,10 +705,10 @@ fn axi4_stream_wrappers_lint_and_cosimulate() {
     let dir = verilog_out_dir();
     let work = work_dir("axis");
     let core = std::fs::read_to_string(dir.join("buddy_hdl.core")).unwrap();
-    let wrapped = buddy_testbenches::axis::wrapped();
+    let wrapped = buddy_delivery::axis::wrapped();
     assert_eq!(wrapped.len(), 10);
     for m in wrapped {
-        let w = buddy_testbenches::axis::name(m.name());
+        let w = buddy_delivery::axis::name(m.name());
         let out = Command::new(tool("verilator"))
             .current_dir(&dir)
             .args(["--lint-only", "-Wall", "verilator.vlt"])
@@ -743,7 +743,7 @@ fn every_verilog_file_documents_its_interface() {
     for m in HwModule::ALL {
         let text = std::fs::read_to_string(dir.join(format!("{}.v", m.name()))).unwrap();
         let header: String = text.lines().take_while(|l| l.starts_with("//")).map(|l| format!("{l}\n")).collect();
-        let ports = buddy_testbenches::interface::ports(&text, m.name());
+        let ports = buddy_delivery::interface::ports(&text, m.name());
         assert!(ports.len() >= 4, "{}: {ports:?}", m.name());
         for (dir, bits, name) in &ports {
             assert!(

@@ -4,8 +4,8 @@
 //! target ratio, both page sizes, every size class, compressed and
 //! uncompressed pages with random sector masks).
 
-use buddy_testbenches::stream::proptest_cases;
-use buddy_testbenches::write_planner::run;
+use buddy_delivery::stream::proptest_cases;
+use buddy_delivery::write_planner::run;
 use proptest::prelude::*;
 
 proptest! {
@@ -31,5 +31,5 @@ fn every_kind_of_write_is_stored() {
 #[test]
 fn timing_constants_are_the_hardwares() {
     use buddy_hdl::write_planner::timing;
-    assert_eq!(buddy_testbenches::write_planner::measured_latencies(), (timing::JOB_TO_SECTOR, timing::LAST_SECTOR_TO_DONE));
+    assert_eq!(buddy_delivery::write_planner::measured_latencies(), (timing::JOB_TO_SECTOR, timing::LAST_SECTOR_TO_DONE));
 }

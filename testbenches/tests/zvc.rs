@@ -3,10 +3,10 @@
 
 use buddy_golden::{Codec, MemoryEntry, SizeClass, Zvc};
 use buddy_hdl::{ZvcCompressor, ZvcDecompressor};
-use buddy_testbenches::decompress::{self, StoredEntry};
-use buddy_testbenches::entries::{bundled_workload, snapshot_entries, sparse_entry, zvc_capacity_words};
-use buddy_testbenches::stream::{check_against, run_stream, Traffic};
-use buddy_testbenches::stream::{proptest_cases, random_traffic};
+use buddy_delivery::decompress::{self, StoredEntry};
+use buddy_delivery::entries::{bundled_workload, snapshot_entries, sparse_entry, zvc_capacity_words};
+use buddy_delivery::stream::{check_against, run_stream, Traffic};
+use buddy_delivery::stream::{proptest_cases, random_traffic};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -105,7 +105,7 @@ fn latency_is_two_cycles_and_initiation_interval_one() {
 
 /// Run `inputs` through `dut` without stalls, writing `<name>` into a
 /// temporary folder; returns the VCD's path and the outputs.
-fn traced_run<D: buddy_testbenches::stream::StreamDut>(
+fn traced_run<D: buddy_delivery::stream::StreamDut>(
     mut dut: D,
     inputs: &[D::Input],
     name: &str,

@@ -1,0 +1,33 @@
+//! The Verilog delivery and what makes and checks it, used by the `buddy`
+//! CLI (`buddy verilog`, `vectors`, `equiv`, `synth`, `run`, `speed`) and by
+//! the dev-only tests of `testbenches/`:
+//! - [`delivery`], [`interface`], [`axis`]: every emitted module with its
+//!   interface header, the AXI4-Stream wrappers, `.f` file list and FuseSoC
+//!   core, the shipped testbenches and vectors (`verilog-out/`);
+//! - [`modules`]: the registry of hardware modules ([`modules::HwModule`]);
+//! - [`stream`] and one harness per module: a cycle driver for valid/ready
+//!   stream modules with random bubbles and backpressure, and the
+//!   golden-model scoreboards;
+//! - [`cosim`]: Icarus and Verilator runs of the emitted Verilog.
+
+pub mod axis;
+pub mod bpc;
+pub mod cdma_zvc;
+pub mod controller;
+pub mod cosim;
+pub mod decompress;
+pub mod delivery;
+pub mod entries;
+pub mod interface;
+pub mod mag_bdi;
+pub mod memory_port;
+pub mod metadata_cache;
+pub mod modules;
+pub mod pipelined_controller;
+pub mod read_planner;
+pub mod request_contexts;
+pub mod sector_gather;
+pub mod stream;
+pub mod translation;
+pub mod write_planner;
+pub mod zvc;

@@ -45,14 +45,20 @@ pub struct Args {
     pub json: bool,
 }
 
-/// `0.3` or `30%` → 0.3, strictly between 0 and 1.
-pub fn parse_threshold(s: &str) -> Result<f64, String> {
+/// A share written as a fraction or a percentage: `0.3` or `30%` → 0.3;
+/// `example` goes into the error for anything else.
+pub fn parse_share(s: &str, example: &str) -> Result<f64, String> {
     let t = s.trim();
-    let v = match t.strip_suffix('%') {
+    match t.strip_suffix('%') {
         Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
         None => t.parse::<f64>(),
     }
-    .map_err(|_| format!("'{s}' is not a number (e.g. 0.3 or 30%)"))?;
+    .map_err(|_| format!("'{s}' is not a number (e.g. {example})"))
+}
+
+/// `0.3` or `30%` → 0.3, strictly between 0 and 1.
+pub fn parse_threshold(s: &str) -> Result<f64, String> {
+    let v = parse_share(s, "0.3 or 30%")?;
     if v > 0.0 && v < 1.0 {
         Ok(v)
     } else {

@@ -647,13 +647,7 @@ impl Ctx<'_> {
                     all.push(None);
                     continue;
                 }
-                let allocations = cp.allocation_profiles();
-                let pc = ProfilerConfig {
-                    threshold: self.args.threshold,
-                    granularity: Granularity::PerAllocationMostlyZero,
-                    max_overall_ratio: MAX_OVERALL_RATIO,
-                };
-                let targets: Vec<TargetRatio> = profile(&allocations, &pc)?.allocations.iter().map(|c| c.target).collect();
+                let targets = self.profiled_targets(cp)?;
                 let p = crate::sim::prepare(workload, None, None)?;
                 eprintln!("memory system: {} in every mode, Buddy at {} link bandwidths ...", cp.workload, self.args.link_gbps.len());
                 let m = MemoryModes::new(p.workload, &p.trace, targets, self.args.algo, &config, &self.args.link_gbps)
@@ -1073,12 +1067,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// An oversubscription: `0.1` or `10%`, from 0 to 10 (1000%).
 fn parse_oversubscription(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let v = match t.strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
-        None => t.parse::<f64>(),
-    }
-    .map_err(|_| format!("'{s}' is not a number (e.g. 0.2 or 20%)"))?;
+    let v = crate::profile::parse_share(s, "0.2 or 20%")?;
     if (0.0..=10.0).contains(&v) {
         Ok(v)
     } else {

@@ -9,7 +9,7 @@ use buddy_golden::Algorithm;
 use buddy_sim::memory_system::config::SimConfig;
 use buddy_sim::memory_system::{run, Mode, SimInput};
 use buddy_sim::oversubscription::classifier::Techniques;
-use buddy_sim::oversubscription::{lcp_page_bytes, run_oversubscribed, OversubscribedInput, OversubscribedRun, System};
+use buddy_sim::oversubscription::{run_oversubscribed, Footprint, OversubscribedInput, OversubscribedRun, System};
 use buddy_sim::trace::Trace;
 use buddy_sim::Workload;
 
@@ -79,7 +79,7 @@ fn oversubscribed_um_faults_and_each_technique_and_buddy_do_what_they_are_for() 
     // Every fault costs at least the handler's 20 us.
     assert!(um.time_ns >= base.time_ns + 20_000.0, "{} vs {}", um.time_ns, base.time_ns);
     assert_eq!(p.bytes_in, p.faults * (64 << 10));
-    let lcp = lcp_page_bytes(&w, &t, 0, 64 << 10);
+    let lcp = Footprint::new(&w, &t, 64 << 10).lcp_page_bytes(&w, &t);
     let with = |pe, mt, cc| {
         over(&w, &t, &c, 0.5, System::UnifiedMemory(Techniques { proactive_eviction: pe, throttling: mt, capacity_compression: cc }), Some(&lcp))
     };

@@ -36,16 +36,11 @@ use classifier::Techniques;
 use throttle::{Throttle, ThrottleStats};
 use unified_memory::{PagingStats, UnifiedMemory};
 
-/// LCP's page, bytes: the managed layout's alignment.
-pub const LCP_PAGE_BYTES: u64 = 4096;
+/// LCP's page, bytes (golden `lcp::PAGE_BYTES`): the managed layout's alignment.
+pub const LCP_PAGE_BYTES: u64 = buddy_golden::lcp::PAGE_BYTES as u64;
 
 /// Capacity compression's line codec (ETC Sec. 4.4: BDI).
 pub const CAPACITY_CODEC: Algorithm = Algorithm::Bdi;
-
-/// Device bytes of one 4 KB page under LCP with BDI.
-fn lcp_physical_bytes(page: &[u8; LCP_PAGE_BYTES as usize]) -> u64 {
-    buddy_golden::lcp::physical_bytes_of(page)
-}
 
 /// How device memory is managed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -86,7 +81,7 @@ pub struct OversubscribedInput<'a> {
     /// Buddy's targets per manifest allocation, before any is raised to fit.
     pub targets: Vec<TargetRatio>,
     /// Capacity compression's bytes per migration page (from
-    /// [`lcp_page_bytes`]); needed only for runs with it on.
+    /// [`Footprint::lcp_page_bytes`]); needed only for runs with it on.
     pub lcp_page_bytes: Option<&'a [u64]>,
 }
 
@@ -120,19 +115,9 @@ pub struct OversubscribedRun {
     pub checked_reads: u64,
 }
 
-/// The managed layout: the trace's allocations back to back on LCP page
-/// boundaries, manifest ones first (as [`AddressLayout`]).
-pub fn managed_layout(workload: &Workload, trace: &Trace, snapshot: usize) -> AddressLayout {
-    let order: Vec<(String, u64)> = workload
-        .snapshots()
-        .nth(snapshot)
-        .map(|s| s.allocations().map(|a| (a.info().name.clone(), a.info().size)).collect())
-        .unwrap_or_default();
-    AddressLayout::new(&trace.meta, &order, 0, LCP_PAGE_BYTES)
-}
-
-/// The managed layout cut into migration pages, and which of them the
-/// trace touches.
+/// The trace's allocations laid out back to back on LCP page boundaries
+/// from address 0, manifest ones first (as [`AddressLayout`]), cut into
+/// migration pages, and which of them the trace touches.
 #[derive(Debug, Clone)]
 pub struct Footprint {
     pub layout: AddressLayout,
@@ -144,9 +129,16 @@ pub struct Footprint {
 impl Footprint {
     /// The footprint of `trace` over `workload`'s snapshot 0 in pages of `page_bytes`.
     pub fn new(workload: &Workload, trace: &Trace, page_bytes: u64) -> Footprint {
-        let layout = managed_layout(workload, trace, 0);
-        let touched = touched_pages(&layout, page_bytes, trace);
-        Footprint { layout, page_bytes, touched }
+        let order: Vec<(String, u64)> =
+            workload.snapshots().next().map(|s| s.allocations().map(|a| (a.info().name.clone(), a.info().size)).collect()).unwrap_or_default();
+        let layout = AddressLayout::new(&trace.meta, &order, 0, LCP_PAGE_BYTES);
+        let mut fp = Footprint { touched: vec![false; layout.end.div_ceil(page_bytes) as usize], layout, page_bytes };
+        for a in &trace.accesses {
+            let (first, last) = fp.pages_of(a);
+            fp.touched[first] = true;
+            fp.touched[last] = true;
+        }
+        fp
     }
 
     /// Touched pages x page size (ETC's footprint).
@@ -154,57 +146,33 @@ impl Footprint {
         self.touched.iter().filter(|t| **t).count() as u64 * self.page_bytes
     }
 
-    /// The pages of an access's first and last byte.
+    /// The migration pages of access `a`'s first and last byte (the same
+    /// page unless it straddles a boundary).
     pub fn pages_of(&self, a: &Access) -> (usize, usize) {
-        pages_of(&self.layout, self.page_bytes, a)
+        let first = self.layout.base[a.alloc_id as usize] + a.offset as u64;
+        ((first / self.page_bytes) as usize, ((first + a.size.max(1) as u64 - 1) / self.page_bytes) as usize)
     }
-}
 
-/// Pages of `page_bytes` the managed layout takes.
-pub fn layout_pages(layout: &AddressLayout, page_bytes: u64) -> u64 {
-    layout.end.div_ceil(page_bytes)
-}
-
-/// The migration pages of access `a`'s first and last byte (the same
-/// page unless it straddles a boundary).
-pub fn pages_of(layout: &AddressLayout, page_bytes: u64, a: &Access) -> (usize, usize) {
-    let first = layout.base[a.alloc_id as usize] + a.offset as u64;
-    ((first / page_bytes) as usize, ((first + a.size.max(1) as u64 - 1) / page_bytes) as usize)
-}
-
-/// Which pages of the managed layout the trace touches (the footprint).
-pub fn touched_pages(layout: &AddressLayout, page_bytes: u64, trace: &Trace) -> Vec<bool> {
-    let mut touched = vec![false; layout_pages(layout, page_bytes) as usize];
-    for a in &trace.accesses {
-        let (first, last) = pages_of(layout, page_bytes, a);
-        touched[first] = true;
-        touched[last] = true;
-    }
-    touched
-}
-
-/// Device bytes of each migration page under capacity compression: the
-/// sum of its 4 KB LCP pages' physical sizes over snapshot `snapshot`'s
-/// data (allocations the snapshot lacks hold zeros).
-pub fn lcp_page_bytes(workload: &Workload, trace: &Trace, snapshot: usize, page_bytes: u64) -> Vec<u64> {
-    let layout = managed_layout(workload, trace, snapshot);
-    let pages = layout_pages(&layout, page_bytes) as usize;
-    let zero = lcp_physical_bytes(&[0u8; LCP_PAGE_BYTES as usize]);
-    let per_page = (page_bytes / LCP_PAGE_BYTES) as usize;
-    let mut small = vec![zero; pages * per_page];
-    // The manifest's allocations by name; what the trace lays out.
-    if let Some(snap) = workload.snapshots().nth(snapshot) {
-        for a in snap.allocations() {
-            let Some(id) = trace.meta.allocations.iter().position(|t| t.name == a.info().name) else { continue };
-            let first = (layout.base[id] / LCP_PAGE_BYTES) as usize;
-            for (k, chunk) in a.bytes().chunks(LCP_PAGE_BYTES as usize).enumerate() {
-                let mut page = [0u8; LCP_PAGE_BYTES as usize];
-                page[..chunk.len()].copy_from_slice(chunk);
-                small[first + k] = lcp_physical_bytes(&page);
+    /// Device bytes of each migration page under capacity compression:
+    /// the sum of its 4 KB LCP pages' physical sizes over snapshot 0's
+    /// data (allocations the snapshot lacks hold zeros).
+    pub fn lcp_page_bytes(&self, workload: &Workload, trace: &Trace) -> Vec<u64> {
+        use buddy_golden::lcp::physical_bytes_of;
+        let per_page = (self.page_bytes / LCP_PAGE_BYTES) as usize;
+        let zero_page = physical_bytes_of(&[0]);
+        let mut small = vec![zero_page; self.touched.len() * per_page];
+        if let Some(snap) = workload.snapshots().next() {
+            for a in snap.allocations() {
+                let Some(id) = trace.meta.allocations.iter().position(|t| t.name == a.info().name) else { continue };
+                let first = (self.layout.base[id] / LCP_PAGE_BYTES) as usize;
+                // physical_bytes_of zero-pads a short last page.
+                for (k, page) in a.bytes().chunks(LCP_PAGE_BYTES as usize).enumerate() {
+                    small[first + k] = physical_bytes_of(page);
+                }
             }
         }
+        small.chunks(per_page).map(|c| c.iter().sum()).collect()
     }
-    small.chunks(per_page).map(|c| c.iter().sum()).collect()
 }
 
 /// Buddy's targets fitted to a device memory.

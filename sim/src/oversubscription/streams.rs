@@ -98,7 +98,8 @@ pub(crate) fn replay(
                         let before = p.um.stats().evictions;
                         let (first, last) = (p.pages_of)(a);
                         let mut wait = None;
-                        for page in if first == last { vec![first] } else { vec![first, last] } {
+                        let pages = [first, last];
+                        for &page in &pages[..1 + (last != first) as usize] {
                             if blk.granted.contains(&page) {
                                 continue;
                             }

@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::memory_system::config::SimConfig;
 use crate::memory_system::SimError;
 use crate::oversubscription::classifier::{classify, Classification, Techniques};
-use crate::oversubscription::{lcp_page_bytes, run_oversubscribed, Footprint, OversubscribedInput, OversubscribedRun, System};
+use crate::oversubscription::{run_oversubscribed, Footprint, OversubscribedInput, OversubscribedRun, System};
 use crate::trace::Trace;
 use crate::workload::Workload;
 
@@ -86,7 +86,7 @@ impl Oversubscription {
         let footprint = Footprint::new(workload, trace, page_bytes);
         let classification = classify(&trace.accesses, |a| footprint.pages_of(a).0, &config.etc);
         let etc = classification.class.techniques();
-        let lcp = lcp_page_bytes(workload, trace, 0, page_bytes);
+        let lcp = footprint.lcp_page_bytes(workload, trace);
         let run = |system: System, x: f64| {
             run_oversubscribed(&OversubscribedInput {
                 workload,

@@ -26,7 +26,6 @@ use rayon::prelude::*;
 
 use crate::output::OutputFile;
 
-
 /// Arguments of `buddy compress`.
 #[derive(Debug, clap::Args)]
 pub struct Args {

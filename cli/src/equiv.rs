@@ -3,9 +3,9 @@
 //! model, optionally writing a VCD of the first entries per module.
 
 use anyhow::{bail, Context};
-use buddy_sim::Workload;
 use buddy_delivery::modules::HwModule;
 use buddy_delivery::stream::Traffic;
+use buddy_sim::Workload;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 

@@ -38,4 +38,3 @@ impl Deref for InputFile {
         self.0.as_deref().unwrap_or_default()
     }
 }
-

@@ -72,10 +72,7 @@ fn check_dir_target(dir: &Path, force: bool) -> anyhow::Result<PathBuf> {
         }
         let empty = std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?.next().is_none();
         if !empty && !force && !written_by_buddy(dir) {
-            bail!(
-                "{} holds files buddy did not write (no {MARKER} marker); choose another output folder or pass --force",
-                dir.display()
-            );
+            bail!("{} holds files buddy did not write (no {MARKER} marker); choose another output folder or pass --force", dir.display());
         }
     }
     let parent = match dir.parent() {

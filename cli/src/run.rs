@@ -3,8 +3,8 @@
 //! and run the compression study.
 
 use anyhow::{anyhow, Context};
-use buddy_golden::Algorithm;
 use buddy_delivery::stream::Traffic;
+use buddy_golden::Algorithm;
 use std::path::PathBuf;
 
 use crate::output::{out, outln, write_file, OutputDir};

@@ -11,12 +11,12 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context};
+use buddy_delivery::cosim::{build_verilator_with, time_verilated};
+use buddy_delivery::modules::HwModule;
 use buddy_golden::HardwareCodec;
 use buddy_sim::memory_system::config::RtlSlice;
 use buddy_sim::memory_system::{Mode, RtlOptions};
 use buddy_sim::Workload;
-use buddy_delivery::cosim::{build_verilator_with, time_verilated};
-use buddy_delivery::modules::HwModule;
 use serde::Serialize;
 
 use crate::output::{out, outln, write_file, OutputDir};

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::output::{out, outln, write_file, OutputDir};
 
 use anyhow::{bail, Context};
+use buddy_golden::offload_window::WindowAlgorithm;
 use buddy_golden::profiler::{profile, Granularity, ProfilerConfig, DEFAULT_THRESHOLD, MAX_OVERALL_RATIO};
 use buddy_golden::translation::TargetRatio;
 use buddy_golden::{Algorithm, SizeClass};
@@ -21,7 +22,6 @@ use buddy_sim::cdma::training::Training;
 use buddy_sim::class_profile::ClassProfile;
 use buddy_sim::compression_study::geomean;
 use buddy_sim::memory_system::Mode;
-use buddy_golden::offload_window::WindowAlgorithm;
 use buddy_sim::study::buddy_over_time::BuddyOverTime;
 use buddy_sim::study::cdma_ratios::CdmaRatios;
 use buddy_sim::study::designs::{target_names, Designs};
@@ -610,7 +610,11 @@ impl Ctx<'_> {
 
     /// The profiler's targets (per manifest allocation) of a workload.
     fn profiled_targets(&self, cp: &ClassProfile) -> anyhow::Result<Vec<TargetRatio>> {
-        let pc = ProfilerConfig { threshold: self.args.threshold, granularity: Granularity::PerAllocationMostlyZero, max_overall_ratio: MAX_OVERALL_RATIO };
+        let pc = ProfilerConfig {
+            threshold: self.args.threshold,
+            granularity: Granularity::PerAllocationMostlyZero,
+            max_overall_ratio: MAX_OVERALL_RATIO,
+        };
         Ok(profile(&cp.allocation_profiles(), &pc)?.allocations.iter().map(|c| c.target).collect())
     }
 
@@ -627,7 +631,10 @@ impl Ctx<'_> {
                 let targets = self.profiled_targets(cp)?;
                 let p = crate::sim::prepare(workload, None, None)?;
                 let runs = 1 + 6 * self.args.oversubscription.len();
-                eprintln!("oversubscription: {} with {runs} runs (UM, UM+PE, UM+MT, UM+CC, ETC, Buddy per oversubscription) ...", cp.workload);
+                eprintln!(
+                    "oversubscription: {} with {runs} runs (UM, UM+PE, UM+MT, UM+CC, ETC, Buddy per oversubscription) ...",
+                    cp.workload
+                );
                 let o = Oversubscription::new(p.workload, &p.trace, targets, self.args.algo, &config, &self.args.oversubscription)
                     .with_context(|| format!("oversubscription on {}", cp.workload))?;
                 all.push(Some(o));
@@ -1029,7 +1036,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let cps = class_profiles(&workloads, args.algo);
     let studies: Vec<StudyName> = if args.study == StudyName::All { StudyName::EACH.to_vec() } else { vec![args.study] };
     let mut outputs = Vec::new();
-    let ctx = Ctx { cps: &cps, workloads: &workloads, args: &args, out: staging.path(), memory: OnceCell::new(), training: OnceCell::new(), oversubscription: OnceCell::new() };
+    let ctx = Ctx {
+        cps: &cps,
+        workloads: &workloads,
+        args: &args,
+        out: staging.path(),
+        memory: OnceCell::new(),
+        training: OnceCell::new(),
+        oversubscription: OnceCell::new(),
+    };
     for s in studies {
         let o = run_one(s, &ctx).with_context(|| format!("study {}", s.file_stem()))?;
         write_files(&o, staging.path())?;
@@ -1165,7 +1180,8 @@ fn oversubscription(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
             }
         }
         for p in o.points.iter().filter(|p| p.not_run.is_some()) {
-            let _ = writeln!(table, "  n/a: {} at {:.0}%: {}", p.system, p.oversubscription * 100.0, p.not_run.as_deref().unwrap_or_default());
+            let _ =
+                writeln!(table, "  n/a: {} at {:.0}%: {}", p.system, p.oversubscription * 100.0, p.not_run.as_deref().unwrap_or_default());
         }
         panels.push((o.workload.clone(), series));
     }

@@ -1,17 +1,20 @@
 //! `buddy synth`: synthesize every module of `verilog-out/` with Yosys
 //! (`synth_xilinx -flatten -abc9`) and write `verilog-out/synth/report.{json,md}`:
 //! cells, LUTs, flip-flops, inferred memory bits and the RAM primitives they
-//! map to, longest path in cells, and the Yosys run time.
+//! map to, longest path in cells, LUT levels per kind of path (counted by
+//! [`buddy_delivery::lut_levels`] on the mapped netlist) with an estimated
+//! clock rate, and the Yosys run time. The report is rewritten as each run
+//! ends, so an interrupted run keeps what it finished.
 
 use anyhow::{bail, Context};
 use buddy_delivery::delivery::verilog_hash;
+use buddy_delivery::lut_levels::{lut_levels, Depth, LutLevels};
 use buddy_delivery::modules::HwModule;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
-
 
 /// Arguments of `buddy synth`.
 #[derive(Debug, clap::Args)]
@@ -62,6 +65,16 @@ pub struct ModuleSynth {
     /// cell would connect its write data to its registered read data). An
     /// upper bound on the cells between two registers or ports.
     pub longest_path_cells: u64,
+    /// The deepest path of each kind (register/input to register/output)
+    /// in LUT levels, CARRY4 and MUXF cells apart; `None` in a report
+    /// written before the walk existed.
+    #[serde(default)]
+    pub lut_levels: Option<LutLevels>,
+    /// Estimated clock rate in MHz ([`Depth::estimated_fmax_mhz`]) of the
+    /// deepest path ending at a register, or, for a stage block without
+    /// registers, of its deepest input-to-output path.
+    #[serde(default)]
+    pub estimated_fmax_mhz: Option<f64>,
     pub yosys_seconds: f64,
     /// Every cell type and its count.
     pub cells_by_type: BTreeMap<String, u64>,
@@ -78,11 +91,15 @@ fn synthesize(dir: &Path, top: &str, work: &Path) -> anyhow::Result<ModuleSynth>
     let stat = work.join(format!("{stem}.stat.json"));
     let memory_stat = work.join(format!("{stem}.memory.json"));
     let ltp = work.join(format!("{stem}.ltp.txt"));
+    let netlist = work.join(format!("{stem}.netlist.json"));
     let script = format!(
         "read_verilog {file}.v; hierarchy -top {module}; proc; flatten; tee -q -o {} stat -json; \
-         synth_xilinx -flatten -abc9 -top {module}; tee -q -o {} stat -json; delete t:RAM* t:FD* t:SRL*; tee -q -o {} ltp -noff",
+         synth_xilinx -flatten -abc9 -top {module}; tee -q -o {} stat -json; \
+         hierarchy -top {module} -purge_lib; write_json {}; \
+         delete t:RAM* t:FD* t:SRL*; tee -q -o {} ltp -noff",
         memory_stat.display(),
         stat.display(),
+        netlist.display(),
         ltp.display()
     );
     let start = Instant::now();
@@ -114,6 +131,10 @@ fn synthesize(dir: &Path, top: &str, work: &Path) -> anyhow::Result<ModuleSynth>
         .and_then(|rest| rest.split("(length=").nth(1))
         .and_then(|n| n.trim_end_matches(&[')', ':'][..]).parse().ok())
         .context("no longest path in yosys ltp output")?;
+    let netlist_text = std::fs::read_to_string(&netlist).with_context(|| format!("yosys wrote no netlist for {module}"))?;
+    let levels = lut_levels(&netlist_text, module).with_context(|| format!("cannot walk the netlist of {module}"))?;
+    std::fs::remove_file(&netlist).ok();
+    let clocked = levels.to_register().or(levels.in_to_out).map(Depth::estimated_fmax_mhz);
     Ok(ModuleSynth {
         module: module.to_string(),
         verilog_sha256: verilog_hash(&verilog),
@@ -126,6 +147,8 @@ fn synthesize(dir: &Path, top: &str, work: &Path) -> anyhow::Result<ModuleSynth>
         memory_bits: memory_top["num_memory_bits"].as_u64().unwrap_or(0),
         ram_cells: by_type.iter().filter(|(k, _)| k.starts_with("RAM")).map(|(_, v)| v).sum(),
         longest_path_cells: longest,
+        lut_levels: Some(levels),
+        estimated_fmax_mhz: clocked.map(|f| f.round()),
         yosys_seconds: (seconds * 10.0).round() / 10.0,
         cells_by_type: by_type,
     })
@@ -165,7 +188,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut chosen = chosen;
     chosen.sort_by_key(|t| (std::cmp::Reverse(size(t)), t.contains('$')));
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let done: std::sync::Mutex<Vec<anyhow::Result<ModuleSynth>>> = Default::default();
+    let failed: std::sync::Mutex<Vec<anyhow::Error>> = Default::default();
+    let md: std::sync::Mutex<String> = Default::default();
     let bar = crate::progress::bar(chosen.len() as u64, "runs", "yosys synth_xilinx");
     bar.enable_steady_tick(std::time::Duration::from_secs(1));
     std::thread::scope(|scope| {
@@ -176,36 +200,62 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 bar.println(format!("synthesizing {m} (yosys synth_xilinx)..."));
                 let r = synthesize(&dir, m, &work);
                 if let Ok(r) = &r {
-                    bar.println(format!("  {}: {} cells, {} flip-flops, {:.0} s", r.module, r.cells, r.flip_flops, r.yosys_seconds));
+                    let levels = r.lut_levels.and_then(|l| l.to_register().or(l.in_to_out)).map_or("-".into(), depth_text);
+                    bar.println(format!(
+                        "  {}: {} cells, {} flip-flops, {levels} LUT levels, {:.0} s",
+                        r.module, r.cells, r.flip_flops, r.yosys_seconds
+                    ));
                 }
                 bar.inc(1);
-                done.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(r);
+                // The report is rewritten as each run ends (one writer at a time).
+                let mut md = md.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                match r.and_then(|r| merge_into_report(&out, r)) {
+                    Ok(text) => *md = text,
+                    Err(e) => failed.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(e),
+                }
             });
         }
     });
     bar.finish_and_clear();
     drop(work_dir);
-    let mut fresh = Vec::new();
-    for r in done.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
-        fresh.push(r?);
-    }
-    // Keep the other modules' figures when only some are synthesized (read
-    // now, not at the start, so that runs of other modules meanwhile stay).
-    let mut previous: Vec<ModuleSynth> = if args.modules.is_empty() {
-        Vec::new()
-    } else {
-        match std::fs::read_to_string(out.join("report.json")) {
-            Ok(text) => serde_json::from_str(&text).context("cannot read the existing synth/report.json")?,
-            Err(_) => Vec::new(),
+    let mut failed = failed.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(e) = failed.pop() {
+        for other in failed {
+            eprintln!("error: {other:#}");
         }
+        return Err(e);
+    }
+    crate::output::out!("{}", md.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner))?;
+    Ok(())
+}
+
+/// A path's depth as `LUTs[+Nc][+Nm]` (CARRY4 and MUXF cells).
+fn depth_text(d: Depth) -> String {
+    let mut t = d.luts.to_string();
+    if d.carry4 > 0 {
+        t += &format!("+{}c", d.carry4);
+    }
+    if d.muxf > 0 {
+        t += &format!("+{}m", d.muxf);
+    }
+    t
+}
+
+/// Put one module's figures into `out/report.{json,md}`, keeping every
+/// other module's (read now, so that runs of other modules meanwhile
+/// stay), and return the Markdown.
+fn merge_into_report(out: &Path, fresh: ModuleSynth) -> anyhow::Result<String> {
+    let mut results: Vec<ModuleSynth> = match std::fs::read_to_string(out.join("report.json")) {
+        Ok(text) => serde_json::from_str(&text).context("cannot read the existing synth/report.json")?,
+        Err(_) => Vec::new(),
     };
     let module_of = |name: &str| HwModule::from_name(name.split('$').next().unwrap_or(name));
-    previous.retain(|p| {
-        !fresh.iter().any(|f| f.module == p.module)
+    results.retain(|p| {
+        p.module != fresh.module
             && module_of(&p.module)
                 .is_some_and(|m| !p.module.contains('$') || m.stages().iter().any(|s| p.module.ends_with(&format!("${s}"))))
     });
-    previous.extend(fresh);
+    results.push(fresh);
     // Report order: that of HwModule::ALL, each module before its stages.
     let order = |r: &ModuleSynth| {
         let m = module_of(&r.module);
@@ -213,27 +263,41 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let stage = m.and_then(|m| m.stages().iter().position(|s| r.module.ends_with(&format!("${s}")))).map_or(0, |i| i + 1);
         (position, stage)
     };
-    previous.sort_by_key(order);
-    let results = previous;
+    results.sort_by_key(order);
     let json = out.join("report.json");
     std::fs::write(&json, serde_json::to_string_pretty(&results)? + "\n").with_context(|| format!("cannot write {}", json.display()))?;
-    let mut md = String::from(
+    let mut md = format!(
         "# Synthesis report\n\n\
          Yosys 0.23 `synth_xilinx -flatten -abc9` (7-series cells), written by `make synth`.\n\
          LUTs = LUT1..LUT6; flip-flops = FDRE/FDSE/FDCE/FDPE; longest path = `ltp -noff` after deleting the\n\
          flip-flop (`FD*`), shift-register (`SRL*`) and RAM cells, in cells between flip-flops, RAM cells or ports\n\
          (an upper bound on logic levels). I/O buffers are counted in cells.\n\
+         LUT levels = the deepest path of each kind, walked by `buddy_delivery::lut_levels` over the mapped netlist:\n\
+         register to register (r→r), input to register (i→r), register to output (r→o), input to output (i→o);\n\
+         LUT1..6, INV and LUT-RAM reads count one level each, `+Nc` / `+Nm` are the CARRY4 / MUXF7-F8 cells of that path.\n\
+         Est. Fmax = 1000 / ({overhead} ns + {lut} ns per LUT level + {carry} ns per CARRY4 + {muxf} ns per MUXF) of the\n\
+         deepest path ending at a register (of i→o for a stage block): a rough UltraScale+ -2 figure with typical routing,\n\
+         assuming the inputs come straight from registers; place and route decides.\n\
          Memory bits = bits of the memories Yosys infers after `proc` (RAM arrays, and `case` tables\n\
          that `proc_rom` turns into ROMs); RAM cells = the RAM primitives\n\
          they map to (RAM32M/RAM64M LUT-RAM, RAMB18E1/RAMB36E1 block RAM).\n\
          Latency (cycles) and II of the stream modules are their hardware constants, which the testbenches measure;\n\
          `-`: timing that depends on the traffic (caches, planners, controller slices: docs/controller.md).\n\n\
-         | module | latency (cycles) | II | cells | LUTs | flip-flops | CARRY4 | MUXF7/F8 | memory bits | RAM cells | longest path (cells) | yosys time (s) |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
+         | module | latency (cycles) | II | cells | LUTs | flip-flops | CARRY4 | MUXF7/F8 | memory bits | RAM cells | longest path (cells) | LUT levels r→r / i→r / r→o / i→o | est. Fmax (MHz) | yosys time (s) |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        overhead = buddy_delivery::lut_levels::NS_REGISTER_OVERHEAD,
+        lut = buddy_delivery::lut_levels::NS_PER_LUT_LEVEL,
+        carry = buddy_delivery::lut_levels::NS_PER_CARRY4,
+        muxf = buddy_delivery::lut_levels::NS_PER_MUXF,
     );
     let row = |r: &ModuleSynth| {
+        let levels = r.lut_levels.map_or_else(
+            || "not measured".to_string(),
+            |l| [l.reg_to_reg, l.in_to_reg, l.reg_to_out, l.in_to_out].map(|d| d.map_or("-".to_string(), depth_text)).join(" / "),
+        );
+        let fmax = r.estimated_fmax_mhz.map_or("-".to_string(), |f| format!("{f:.0}"));
         format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {levels} | {fmax} | {} |\n",
             r.module,
             r.cells,
             r.luts,
@@ -253,14 +317,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if results.iter().any(|r| r.module.contains('$')) {
         md += "\nPipeline stages: the combinational block between two stage registers, synthesized on its own \
                (`<module>$<stage>`, ports as its inputs and outputs, so its longest path is the stage's logic depth).\n\n\
-               | stage | cells | LUTs | flip-flops | CARRY4 | MUXF7/F8 | memory bits | RAM cells | longest path (cells) | yosys time (s) |\n\
-               |---|---|---|---|---|---|---|---|---|---|\n";
+               | stage | cells | LUTs | flip-flops | CARRY4 | MUXF7/F8 | memory bits | RAM cells | longest path (cells) | LUT levels r→r / i→r / r→o / i→o | est. Fmax (MHz) | yosys time (s) |\n\
+               |---|---|---|---|---|---|---|---|---|---|---|---|\n";
         for r in results.iter().filter(|r| r.module.contains('$')) {
             md += &row(r);
         }
     }
     let report = out.join("report.md");
     std::fs::write(&report, &md).with_context(|| format!("cannot write {}", report.display()))?;
-    crate::output::out!("{md}")?;
-    Ok(())
+    Ok(md)
 }

@@ -3,11 +3,11 @@
 //! any simulator.
 
 use anyhow::{bail, Context};
-use buddy_golden::MemoryEntry;
-use buddy_sim::Workload;
 use buddy_delivery::decompress::random_stored;
 use buddy_delivery::entries::{mag_boundary_entry, random_entries, sample};
 use buddy_delivery::modules::HwModule;
+use buddy_golden::MemoryEntry;
+use buddy_sim::Workload;
 use std::path::PathBuf;
 
 use crate::output::{outln, OutputDir};

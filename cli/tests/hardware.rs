@@ -128,8 +128,8 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
         if m.starts_with("pipelined_controller") {
             // Lock-step lines of 20 requests and a flush, one per cycle from reset, every port's hex digits.
             use buddy_delivery::pipelined_controller::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
-            let digits: usize =
-                LOCKSTEP_INPUTS.iter().map(|p| p.1.div_ceil(4)).sum::<usize>() + LOCKSTEP_OUTPUTS.iter().map(|p| p.1.div_ceil(4)).sum::<usize>();
+            let digits: usize = LOCKSTEP_INPUTS.iter().map(|p| p.1.div_ceil(4)).sum::<usize>()
+                + LOCKSTEP_OUTPUTS.iter().map(|p| p.1.div_ceil(4)).sum::<usize>();
             assert!(text.lines().count() > 100 && text.lines().all(|l| l.len() == digits), "{m}");
             continue;
         }

@@ -3,14 +3,14 @@
 //! (every port on every cycle from reset, idle cycles clocked), driven and
 //! compared cycle by cycle by Icarus.
 
+use buddy_delivery::cosim::run_icarus_with;
+use buddy_delivery::delivery::verilog_out_dir;
 use buddy_golden::Algorithm;
 use buddy_hdl::pipelined_controller::LOCKSTEP_INPUTS;
 use buddy_sim::memory_system::config::{RtlSlice, SimConfig};
 use buddy_sim::memory_system::{run, Mode, RtlOptions, SimInput, SimReport};
 use buddy_sim::trace::Trace;
 use buddy_sim::Workload;
-use buddy_delivery::cosim::run_icarus_with;
-use buddy_delivery::delivery::verilog_out_dir;
 use std::path::Path;
 
 fn rtl_run(w: &Workload, t: &Trace, config: &SimConfig, lockstep: Option<(usize, usize)>) -> SimReport {
@@ -55,7 +55,8 @@ fn icarus_replays_slice_0_of_a_pipelined_rtl_run() {
     let dir = verilog_out_dir();
     let module = "pipelined_controller";
     let plusargs = [format!("+vectors={}", vectors.display()), format!("+count={}", lines.len())];
-    let report = run_icarus_with(module, &dir.join(format!("{module}.v")), &dir.join(format!("tb/{module}_tb.v")), &plusargs, &work).unwrap();
+    let report =
+        run_icarus_with(module, &dir.join(format!("{module}.v")), &dir.join(format!("tb/{module}_tb.v")), &plusargs, &work).unwrap();
     assert_eq!((report.passed, report.failed), (lines.len(), 0), "{}", report.log);
     eprintln!("Icarus replayed {} cycles of slice 0", lines.len());
 
@@ -67,7 +68,8 @@ fn icarus_replays_slice_0_of_a_pipelined_rtl_run() {
     let flipped = if &line[at..at + 1] == "0" { "1" } else { "0" };
     line.replace_range(at..at + 1, flipped);
     std::fs::write(&vectors, wrong.join("\n") + "\n").unwrap();
-    let report = run_icarus_with(module, &dir.join(format!("{module}.v")), &dir.join(format!("tb/{module}_tb.v")), &plusargs, &work).unwrap();
+    let report =
+        run_icarus_with(module, &dir.join(format!("{module}.v")), &dir.join(format!("tb/{module}_tb.v")), &plusargs, &work).unwrap();
     assert_eq!((report.passed, report.failed), (lines.len() - 1, 1), "{}", report.log);
     std::fs::remove_dir_all(work).ok();
 }

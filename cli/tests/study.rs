@@ -258,7 +258,8 @@ fn cdma_ratios_skips_a_workload_without_activations_and_studies_one_with() {
     let bytes: Vec<u8> = (0..2048u32).flat_map(|i| if i % 2 == 0 { 0 } else { i }.to_le_bytes()).collect();
     fs::write(w.join("snap_00.bin"), bytes).unwrap();
     let json: serde_json::Value =
-        serde_json::from_str(&stdout(&buddy(&["study", "cdma-ratios", w.to_str().unwrap(), "--json", "--out", dir.to_str().unwrap()]))).unwrap();
+        serde_json::from_str(&stdout(&buddy(&["study", "cdma-ratios", w.to_str().unwrap(), "--json", "--out", dir.to_str().unwrap()])))
+            .unwrap();
     let summary = &json["workloads"][0]["summary"];
     // ZVC: per 128 B line a 4 B mask and 16 of 32 words.
     assert_eq!(summary[1]["algorithm"], "zvc");
@@ -330,7 +331,9 @@ fn oversubscription_runs_every_system_and_um_slows_down_as_memory_shrinks() {
     let points = study["points"].as_array().unwrap();
     // Six systems at two oversubscriptions.
     assert_eq!(points.len(), 12);
-    let at = |system: &str, x: f64| points.iter().find(|p| p["system"].as_str().unwrap().starts_with(system) && p["oversubscription"] == x).unwrap();
+    let at = |system: &str, x: f64| {
+        points.iter().find(|p| p["system"].as_str().unwrap().starts_with(system) && p["oversubscription"] == x).unwrap()
+    };
     // With memory for the footprint UM never faults; with a third less it does, and it costs.
     assert_eq!(at("UM", 0.0)["run"]["paging"]["faults"], 0);
     assert_eq!(at("UM", 0.0)["slowdown"], 1.0);

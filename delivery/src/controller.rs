@@ -247,8 +247,8 @@ pub fn compare_engines(
     }
     // Fast mode with the hardware's timing: the same observations, and
     // every request (and the final flush) done on the RTL's cycle.
-    let timed = run_scenario_timed(mode, hardware, entries, requests, seed, None, "hardware")
-        .map_err(|e| format!("fast, hardware timing: {e}"))?;
+    let timed =
+        run_scenario_timed(mode, hardware, entries, requests, seed, None, "hardware").map_err(|e| format!("fast, hardware timing: {e}"))?;
     if timed.observed != rtl.observed {
         return Err(format!(
             "{mode:?}: fast mode with hardware timing observes something else than the RTL:\n  fast: {:?}\n  rtl:  {:?}",

@@ -198,7 +198,15 @@ endmodule
 `default_nettype wire
 "#,
             line_bits = self.line_bits(),
-            read = read_vector_plusargs(&format!("{m}_tb"), ("path", "count"), ("vectors", "count"), &format!("{m}.hex"), shipped, "MAX_VECTORS", false),
+            read = read_vector_plusargs(
+                &format!("{m}_tb"),
+                ("path", "count"),
+                ("vectors", "count"),
+                &format!("{m}.hex"),
+                shipped,
+                "MAX_VECTORS",
+                false
+            ),
             pass = finish(m, "count - failures", "failures"),
         )
     }
@@ -257,7 +265,11 @@ pub fn run_icarus_with(module: &str, design: &Path, testbench: &Path, plusargs: 
 /// A testbench exits non-zero exactly when something failed (`$fatal`).
 fn exit_agrees(report: CosimReport, success: bool) -> Result<CosimReport, String> {
     if success != (report.failed == 0) {
-        return Err(format!("the exit status ({}) disagrees with the result line:\n{}", if success { "0" } else { "non-zero" }, report.log));
+        return Err(format!(
+            "the exit status ({}) disagrees with the result line:\n{}",
+            if success { "0" } else { "non-zero" },
+            report.log
+        ));
     }
     Ok(report)
 }
@@ -381,7 +393,12 @@ pub fn lockstep_testbench(module: &str, inputs: &[(&str, usize)], outputs: &[(&s
 /// [`lockstep_testbench`] reading the `shipped` lines of
 /// `vectors/<module>.hex` when no `+vectors=FILE +count=N` is given; any
 /// failure ends with `$fatal` (a non-zero exit).
-pub fn lockstep_testbench_shipped(module: &str, inputs: &[(&str, usize)], outputs: &[(&str, usize, &str)], shipped: Option<usize>) -> String {
+pub fn lockstep_testbench_shipped(
+    module: &str,
+    inputs: &[(&str, usize)],
+    outputs: &[(&str, usize, &str)],
+    shipped: Option<usize>,
+) -> String {
     use std::collections::HashMap;
     let bits = lockstep_line_bits(inputs, outputs);
     let mut at = bits;
@@ -453,7 +470,15 @@ module {module}_tb;
 endmodule
 `default_nettype wire
 "#,
-        read = read_vector_plusargs(&format!("{module}_tb"), ("path", "count"), ("vectors", "count"), &format!("{module}.hex"), shipped, "MAX_LINES", false),
+        read = read_vector_plusargs(
+            &format!("{module}_tb"),
+            ("path", "count"),
+            ("vectors", "count"),
+            &format!("{module}.hex"),
+            shipped,
+            "MAX_LINES",
+            false
+        ),
         pass = finish(module, "count - failures", "failures"),
     )
 }

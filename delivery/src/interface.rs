@@ -129,15 +129,11 @@ fn notes(m: HwModule) -> Vec<String> {
                 outcome::LINE_MISS
             ),
         ],
-        HwModule::RequestContexts
-        | HwModule::SectorGather
-        | HwModule::ReadPlanner
-        | HwModule::WritePlanner
-        | HwModule::MemoryPort => vec![
-            "A block of the pipelined controller slice (pipelined_controller.v); its ports, handshakes and cycle-level \
+        HwModule::RequestContexts | HwModule::SectorGather | HwModule::ReadPlanner | HwModule::WritePlanner | HwModule::MemoryPort => {
+            vec!["A block of the pipelined controller slice (pipelined_controller.v); its ports, handshakes and cycle-level \
              behaviour are described in docs/controller.md of the buddy-hw repository."
-                .into(),
-        ],
+                .into()]
+        }
         HwModule::BuddyController(hardware) | HwModule::PipelinedController(hardware) => {
             let latency = buddy_hdl::timing::codec_latency(hardware);
             let codec = match hardware {
@@ -177,12 +173,8 @@ fn notes(m: HwModule) -> Vec<String> {
             ]
         }
     };
-    notes.push(
-        "Reset: synchronous, active high, sampled on the rising clock edge.".into(),
-    );
-    notes.push(
-        "Bit formats: docs/formats.md; testbench: tb/<module>_tb.v with vectors/ (README, \"Using verilog-out/\").".into(),
-    );
+    notes.push("Reset: synchronous, active high, sampled on the rising clock edge.".into());
+    notes.push("Bit formats: docs/formats.md; testbench: tb/<module>_tb.v with vectors/ (README, \"Using verilog-out/\").".into());
     notes
 }
 

@@ -8,7 +8,8 @@
 //! - [`stream`] and one harness per module: a cycle driver for valid/ready
 //!   stream modules with random bubbles and backpressure, and the
 //!   golden-model scoreboards;
-//! - [`cosim`]: Icarus and Verilator runs of the emitted Verilog.
+//! - [`cosim`]: Icarus and Verilator runs of the emitted Verilog;
+//! - [`lut_levels`]: logic depth of a synthesized netlist, for `buddy synth`.
 
 pub mod axis;
 pub mod bpc;
@@ -19,6 +20,7 @@ pub mod decompress;
 pub mod delivery;
 pub mod entries;
 pub mod interface;
+pub mod lut_levels;
 pub mod mag_bdi;
 pub mod memory_port;
 pub mod metadata_cache;

@@ -1,8 +1,8 @@
 //! Driving a valid/ready stream module cycle by cycle in rust-hdl's
 //! simulator, without threads (3-4x faster than `Simulation`).
 
-use rand::Rng;
 use buddy_hdl::vcd_tidy::{VcdTidy, DEFAULT_PERIOD_PS, RAW_UNITS_PER_CYCLE};
+use rand::Rng;
 use rust_hdl::core::vcd_probe::VCDProbe;
 use rust_hdl::prelude::*;
 use std::io::Write;

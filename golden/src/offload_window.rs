@@ -156,9 +156,7 @@ pub fn decompress(algorithm: WindowAlgorithm, stream: &[u8], window_bytes: usize
             }
             out
         }
-        WindowAlgorithm::RunLength => {
-            run_length::decode(stream, window_bytes / 4)?.iter().flat_map(|w| w.to_le_bytes()).collect()
-        }
+        WindowAlgorithm::RunLength => run_length::decode(stream, window_bytes / 4)?.iter().flat_map(|w| w.to_le_bytes()).collect(),
         WindowAlgorithm::Zlib => {
             let mut out = Vec::with_capacity(window_bytes);
             let mut z = flate2::read::ZlibDecoder::new(stream).take(window_bytes as u64 + 1);

@@ -181,10 +181,7 @@ fn bad_input_is_an_error() {
     // base4-Δ2 (580 bits) in a B64 class.
     let mut s = vec![0u8; 64];
     s[0] = 6;
-    assert_eq!(
-        Bdi.decompress(SizeClass::B64, &s),
-        Err(DecodeError::StreamOverrun { class: "B64", needed_bits: 580, available_bits: 512 })
-    );
+    assert_eq!(Bdi.decompress(SizeClass::B64, &s), Err(DecodeError::StreamOverrun { class: "B64", needed_bits: 580, available_bits: 512 }));
     // Repeated (68 bits) in B8.
     assert!(matches!(Bdi.decompress(SizeClass::B8, &[1, 0, 0, 0, 0, 0, 0, 0]), Err(DecodeError::StreamOverrun { .. })));
     // Wrong lengths, ZERO/RAW given to the stream decoder, reserved size codes.
@@ -203,9 +200,7 @@ fn bad_input_is_an_error() {
 /// (encoding, stream bytes) the compressor must pick, `None` for RAW.
 fn reference(e: &MemoryEntry) -> Option<(Encoding, Vec<u8>)> {
     let bytes = e.to_bytes();
-    let vals = |k: usize| -> Vec<u128> {
-        bytes.chunks(k).map(|c| c.iter().rev().fold(0u128, |v, &b| v << 8 | b as u128)).collect()
-    };
+    let vals = |k: usize| -> Vec<u128> { bytes.chunks(k).map(|c| c.iter().rev().fold(0u128, |v, &b| v << 8 | b as u128)).collect() };
     let signed = |x: u128, bits: usize| -> i128 {
         let x = x as i128;
         if x >> (bits - 1) & 1 == 1 {

@@ -19,8 +19,8 @@
 
 use buddy_golden::bdi::{self, Bdi};
 use buddy_golden::bitstream::BitWriter;
-use buddy_golden::lcp::{self, Layout, LcpPage};
 use buddy_golden::bpc::{self, Symbol};
+use buddy_golden::lcp::{self, Layout, LcpPage};
 use buddy_golden::metadata_cache::{MetadataCache, MetadataCacheConfig};
 use buddy_golden::translation::{locate_byte, translate_entry, BuddyRegisters, PageSize, Place, Pte, TargetRatio, SECTOR_BYTES};
 use buddy_golden::{Algorithm, Bpc, Codec, Mag, MagBdi, MemoryEntry, SizeClass, ENTRY_BYTES};

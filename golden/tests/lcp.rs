@@ -5,8 +5,8 @@
 //! error, never a panic).
 
 use buddy_golden::lcp::{
-    page_entries, pages_of, physical_bytes_of, physical_size_of, read_line, Layout, LcpError, LcpPage, LINES_PER_PAGE,
-    PAGE_BYTES, PHYSICAL_SIZES, TARGETS,
+    page_entries, pages_of, physical_bytes_of, physical_size_of, read_line, Layout, LcpError, LcpPage, LINES_PER_PAGE, PAGE_BYTES,
+    PHYSICAL_SIZES, TARGETS,
 };
 use buddy_golden::{Bdi, Codec, DecodeError, MemoryEntry, SizeClass};
 use proptest::prelude::*;

@@ -72,8 +72,7 @@ impl<W: Write> VcdTidy<W> {
         assert!(period_ps.is_finite() && period_ps > 0.0, "clock period {period_ps} ps");
         // Picoseconds when both edges of a cycle fall on whole picoseconds.
         let half_ps = period_ps / 2.0;
-        let (unit, per_ps) =
-            if (half_ps - half_ps.round()).abs() < 1e-9 { (TimescaleUnit::PS, 1.0) } else { (TimescaleUnit::FS, 1000.0) };
+        let (unit, per_ps) = if (half_ps - half_ps.round()).abs() < 1e-9 { (TimescaleUnit::PS, 1.0) } else { (TimescaleUnit::FS, 1000.0) };
         let inner = Inner {
             out: vcd::Writer::new(out),
             unit,
@@ -115,20 +114,21 @@ impl<W: Write> VcdTidy<W> {
 impl<W: Write> Write for VcdTidy<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.guard(|i| {
-            for &b in buf {
-                if b == b'\n' {
-                    let line = std::mem::take(&mut i.line);
-                    i.line(&line)?;
-                    i.line = line;
-                    i.line.clear();
-                } else {
-                    i.line.push(b);
+        inner
+            .guard(|i| {
+                for &b in buf {
+                    if b == b'\n' {
+                        let line = std::mem::take(&mut i.line);
+                        i.line(&line)?;
+                        i.line = line;
+                        i.line.clear();
+                    } else {
+                        i.line.push(b);
+                    }
                 }
-            }
-            Ok(())
-        })
-        .ok();
+                Ok(())
+            })
+            .ok();
         // The error waits for `finish`: rust-hdl's probe would panic on it.
         Ok(buf.len())
     }
@@ -631,12 +631,10 @@ b10 #
     #[test]
     fn bad_input_is_an_error_not_a_panic() {
         let mut t = VcdTidy::new(Vec::new(), 1000.0);
-        t.write_all(b"$timescale 1 ps $end\n$scope module uut $end\n$var wire 1 ! a $end\n$upscope $end\n$enddefinitions $end\n")
-            .unwrap();
+        t.write_all(b"$timescale 1 ps $end\n$scope module uut $end\n$var wire 1 ! a $end\n$upscope $end\n$enddefinitions $end\n").unwrap();
         t.write_all(b"b10q2 !\n").unwrap();
         let e = t.finish().unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidData);
         assert!(e.to_string().contains("value 'q'"), "{e}");
     }
 }
-

@@ -242,7 +242,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("t.json");
         let text = serde_json::to_string(&file(None, &[("a", "2x"), ("b", "4x")])).unwrap();
-        for (typo, key) in [("\"workload\"", "\"default_targte\": \"4x\", \"workload\""), ("\"target\"", "\"tagret\": \"4x\", \"target\"")] {
+        for (typo, key) in [("\"workload\"", "\"default_targte\": \"4x\", \"workload\""), ("\"target\"", "\"tagret\": \"4x\", \"target\"")]
+        {
             fs::write(&p, text.replacen(typo, key, 1)).unwrap();
             let e = AnnotationFile::read_targets(&p, "w", &names()).unwrap_err();
             let chain = format!("{e}: {}", std::error::Error::source(&e).unwrap());

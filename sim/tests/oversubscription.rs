@@ -81,7 +81,14 @@ fn oversubscribed_um_faults_and_each_technique_and_buddy_do_what_they_are_for() 
     assert_eq!(p.bytes_in, p.faults * (64 << 10));
     let lcp = Footprint::new(&w, &t, 64 << 10).lcp_page_bytes(&w, &t);
     let with = |pe, mt, cc| {
-        over(&w, &t, &c, 0.5, System::UnifiedMemory(Techniques { proactive_eviction: pe, throttling: mt, capacity_compression: cc }), Some(&lcp))
+        over(
+            &w,
+            &t,
+            &c,
+            0.5,
+            System::UnifiedMemory(Techniques { proactive_eviction: pe, throttling: mt, capacity_compression: cc }),
+            Some(&lcp),
+        )
     };
     // PE: no migration waits for an eviction any more.
     assert!(p.eviction_wait_ps > 0);

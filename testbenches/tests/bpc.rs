@@ -4,14 +4,14 @@
 //! symbol sequences reaching every mandatory error of §8, under random
 //! stalls and backpressure; the real snapshot, latency/II, and VCDs.
 
-use buddy_golden::bpc::{self, Symbol};
-use buddy_golden::{Bpc, Codec, DecodeError, MemoryEntry, SizeClass};
-use buddy_hdl::{BpcCompressor, BpcDecompressor};
 use buddy_delivery::bpc::{decompressor_input, plane_entry};
 use buddy_delivery::decompress::{self, StoredEntry};
 use buddy_delivery::entries::{bundled_workload, random_entries, sample, snapshot_entries};
 use buddy_delivery::stream::{check_against, run_stream, Traffic};
 use buddy_delivery::stream::{proptest_cases, random_traffic};
+use buddy_golden::bpc::{self, Symbol};
+use buddy_golden::{Bpc, Codec, DecodeError, MemoryEntry, SizeClass};
+use buddy_hdl::{BpcCompressor, BpcDecompressor};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

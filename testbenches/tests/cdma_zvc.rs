@@ -3,16 +3,16 @@
 //! through both engines, the activation maps of the shared workloads,
 //! reset in the middle of a line, and the measured latency and II.
 
-use buddy_golden::zvc::LineStream;
-use buddy_golden::MemoryEntry;
-use buddy_hdl::timing::{self, CdmaEngineTiming};
-use buddy_hdl::{cdma_zvc_compressor, cdma_zvc_decompressor, CdmaZvcCompressor, CdmaZvcDecompressor, SectorBits};
 use buddy_delivery::cdma_zvc::{
     activation_lines, compressed_line, expected_sectors, line_streams, run_compressor, run_decompressor, sector_inputs, shared_data,
     CompressedLine, LineSector,
 };
 use buddy_delivery::entries::{bundled_workload, nonzero_word, snapshot_entries, sparse_entry};
 use buddy_delivery::stream::{check_against, proptest_cases, random_traffic, settle, Traffic};
+use buddy_golden::zvc::LineStream;
+use buddy_golden::MemoryEntry;
+use buddy_hdl::timing::{self, CdmaEngineTiming};
+use buddy_hdl::{cdma_zvc_compressor, cdma_zvc_decompressor, CdmaZvcCompressor, CdmaZvcDecompressor, SectorBits};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -3,10 +3,10 @@
 //! memory contents, in every mode and with every algorithm; and with the
 //! fast mode's hardware timing, the same completion cycle of every request.
 
-use buddy_golden::{HardwareCodec, Mag, MemoryEntry};
-use buddy_sim::memory_system::Mode;
 use buddy_delivery::controller::{compare_engines, mixed_entries, run_scenario, run_scenario_with, RtlSetup};
 use buddy_delivery::entries::{bundled_workload, snapshot_entries};
+use buddy_golden::{HardwareCodec, Mag, MemoryEntry};
+use buddy_sim::memory_system::Mode;
 
 fn entries(seed: u64) -> Vec<MemoryEntry> {
     mixed_entries(&snapshot_entries(&bundled_workload()), seed)

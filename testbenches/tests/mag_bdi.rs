@@ -2,13 +2,13 @@
 //! simulation under random stalls and backpressure with entries on the
 //! delta-width boundaries, the real snapshot, latency/II, and a VCD read back.
 
-use buddy_golden::{Mag, MagBdi, MemoryEntry, SizeClass};
-use buddy_hdl::{MagBdiCompressor, MagBdiDecompressor};
 use buddy_delivery::decompress::{expected_decompressed, stored, StoredEntry};
 use buddy_delivery::entries::{bundled_workload, mag_boundary_entry, sample, snapshot_entries, sparse_entry};
 use buddy_delivery::mag_bdi::expected_compressed;
 use buddy_delivery::stream::{check_against, run_stream, Traffic};
 use buddy_delivery::stream::{proptest_cases, random_traffic};
+use buddy_golden::{Mag, MagBdi, MemoryEntry, SizeClass};
+use buddy_hdl::{MagBdiCompressor, MagBdiDecompressor};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

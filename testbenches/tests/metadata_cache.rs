@@ -3,10 +3,10 @@
 //! ports, compared response by response and memory request by memory
 //! request; coverage of the operation generator; hit latency; a VCD.
 
-use buddy_golden::translation::MetadataNibble;
-use buddy_hdl::MetadataCache;
 use buddy_delivery::metadata_cache::{expected, random_ops, run_cache, CacheOp, CacheTraffic, MemRequest};
 use buddy_delivery::stream::proptest_cases;
+use buddy_golden::translation::MetadataNibble;
+use buddy_hdl::MetadataCache;
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -5,9 +5,9 @@
 //! never-written entries, a reserved size nibble, translation faults, full
 //! and partial writes, a final flush.
 
-use buddy_golden::{HardwareCodec, Mag};
 use buddy_delivery::pipelined_controller::run;
 use buddy_delivery::stream::proptest_cases;
+use buddy_golden::{HardwareCodec, Mag};
 use proptest::prelude::*;
 
 proptest! {
@@ -40,7 +40,9 @@ fn writes_store_what_golden_stores() {
 #[test]
 fn zvc_and_mag_bdi_slices_equal_golden() {
     for (k, algorithm) in
-        [HardwareCodec::Zvc, HardwareCodec::MagBdi(Mag::B16), HardwareCodec::MagBdi(Mag::B32), HardwareCodec::MagBdi(Mag::B64)].into_iter().enumerate()
+        [HardwareCodec::Zvc, HardwareCodec::MagBdi(Mag::B16), HardwareCodec::MagBdi(Mag::B32), HardwareCodec::MagBdi(Mag::B64)]
+            .into_iter()
+            .enumerate()
     {
         let r = run(algorithm, 10 + k as u64, 300, 0.4, 0.8, 0.7, 30).unwrap();
         assert!(r.reads > 100 && r.writes > 20 && r.partial_writes > 20, "{algorithm:?}: {r:?}");

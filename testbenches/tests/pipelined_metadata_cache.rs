@@ -4,11 +4,11 @@
 //! response (put back in request order by tag) and memory request by
 //! memory request; hits under misses and one lookup per cycle.
 
+use buddy_delivery::metadata_cache::{expected, random_ops, run_pipelined_cache, CacheOp, CacheTraffic, MemRequest};
+use buddy_delivery::stream::proptest_cases;
 use buddy_golden::translation::MetadataNibble;
 use buddy_hdl::pipelined_metadata_cache::{timing, FILL_SLOTS, MISS_SLOTS};
 use buddy_hdl::PipelinedMetadataCache;
-use buddy_delivery::metadata_cache::{expected, random_ops, run_pipelined_cache, CacheOp, CacheTraffic, MemRequest};
-use buddy_delivery::stream::proptest_cases;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

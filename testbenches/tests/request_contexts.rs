@@ -4,9 +4,9 @@
 //! given twice, and two requests to one memory-entry are never in flight
 //! together.
 
-use buddy_hdl::request_contexts::CONTEXTS;
 use buddy_delivery::request_contexts::run;
 use buddy_delivery::stream::proptest_cases;
+use buddy_hdl::request_contexts::CONTEXTS;
 use proptest::prelude::*;
 
 proptest! {

@@ -3,9 +3,9 @@
 //! layout, metadata hits and misses, sectors answered out of order), and
 //! every payload handed on equal to the words its read's sectors carried.
 
-use buddy_hdl::request_contexts::CONTEXTS;
 use buddy_delivery::sector_gather::run;
 use buddy_delivery::stream::proptest_cases;
+use buddy_hdl::request_contexts::CONTEXTS;
 use proptest::prelude::*;
 
 proptest! {

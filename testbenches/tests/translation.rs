@@ -2,12 +2,12 @@
 //! 100,000 random accesses under random stalls, coverage of the generator,
 //! latency/II, and a VCD read back.
 
-use buddy_golden::translation::{PageSize, Pte};
-use buddy_hdl::address_translator::fault;
-use buddy_hdl::AddressTranslator;
 use buddy_delivery::stream::proptest_cases;
 use buddy_delivery::stream::{run_stream, Traffic};
 use buddy_delivery::translation::{expected_translation, random_accesses, random_registers, Access, Translated};
+use buddy_golden::translation::{PageSize, Pte};
+use buddy_hdl::address_translator::fault;
+use buddy_hdl::AddressTranslator;
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -2,8 +2,6 @@
 //! Verilog matches the golden model in Icarus Verilog, an independent
 //! simulator.
 
-use buddy_golden::{HardwareCodec, MemoryEntry};
-use buddy_golden::{Bpc, Codec, Mag, MagBdi, Zvc};
 use buddy_delivery::cosim::{build_verilator, run_icarus, run_icarus_with, run_verilated, CosimPorts};
 use buddy_delivery::decompress::{self, random_stored, StoredEntry};
 use buddy_delivery::delivery::{artifacts, verilog_out_dir, without_revision};
@@ -11,6 +9,8 @@ use buddy_delivery::entries::{bundled_workload, random_entries, snapshot_entries
 use buddy_delivery::modules::HwModule;
 use buddy_delivery::stream::Traffic;
 use buddy_delivery::{bpc, cdma_zvc, controller, mag_bdi, metadata_cache, translation, zvc};
+use buddy_golden::{Bpc, Codec, Mag, MagBdi, Zvc};
+use buddy_golden::{HardwareCodec, MemoryEntry};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::path::{Path, PathBuf};

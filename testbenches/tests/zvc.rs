@@ -1,12 +1,12 @@
 //! ZVC hardware == golden model: rust-hdl simulation under random stalls and
 //! backpressure, the real snapshot, latency/II, and a VCD read back.
 
-use buddy_golden::{Codec, MemoryEntry, SizeClass, Zvc};
-use buddy_hdl::{ZvcCompressor, ZvcDecompressor};
 use buddy_delivery::decompress::{self, StoredEntry};
 use buddy_delivery::entries::{bundled_workload, snapshot_entries, sparse_entry, zvc_capacity_words};
 use buddy_delivery::stream::{check_against, run_stream, Traffic};
 use buddy_delivery::stream::{proptest_cases, random_traffic};
+use buddy_golden::{Codec, MemoryEntry, SizeClass, Zvc};
+use buddy_hdl::{ZvcCompressor, ZvcDecompressor};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -105,11 +105,7 @@ fn latency_is_two_cycles_and_initiation_interval_one() {
 
 /// Run `inputs` through `dut` without stalls, writing `<name>` into a
 /// temporary folder; returns the VCD's path and the outputs.
-fn traced_run<D: buddy_delivery::stream::StreamDut>(
-    mut dut: D,
-    inputs: &[D::Input],
-    name: &str,
-) -> (std::path::PathBuf, Vec<D::Output>) {
+fn traced_run<D: buddy_delivery::stream::StreamDut>(mut dut: D, inputs: &[D::Input], name: &str) -> (std::path::PathBuf, Vec<D::Output>) {
     let dir = std::env::temp_dir().join(format!("buddy-vcd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
@@ -206,14 +202,19 @@ fn vcd_of_the_decompressor_shows_the_error_flag() {
 fn vcd_has_the_clock_whole_buses_and_named_registers() {
     use vcd::{Command, ReferenceIndex, TimescaleUnit, Value};
     let entries: Vec<MemoryEntry> = (0..4u32)
-        .map(|k| MemoryEntry::from_words(std::array::from_fn(|i| if (i as u32) < 3 + 9 * k { 0x8000_0001u32.rotate_left(k + i as u32) } else { 0 })))
+        .map(|k| {
+            MemoryEntry::from_words(std::array::from_fn(
+                |i| if (i as u32) < 3 + 9 * k { 0x8000_0001u32.rotate_left(k + i as u32) } else { 0 },
+            ))
+        })
         .collect();
     let inputs: Vec<StoredEntry> = entries.iter().map(stored).collect();
     let dir = std::env::temp_dir().join(format!("buddy-vcd-tidy-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("zvc_decompressor.vcd");
     let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-    let run = run_stream(&mut ZvcDecompressor::default(), &inputs, Traffic::RANDOM, &mut ChaCha8Rng::seed_from_u64(5), 200, Some(&mut file));
+    let run =
+        run_stream(&mut ZvcDecompressor::default(), &inputs, Traffic::RANDOM, &mut ChaCha8Rng::seed_from_u64(5), 200, Some(&mut file));
     drop(file);
     assert_eq!(run.outputs.iter().map(|o| o.entry).collect::<Vec<_>>(), entries);
 

@@ -120,7 +120,8 @@ pub(super) fn cdma_performance(workloads: &[Workload], trainings: &[Option<Train
             continue;
         };
         let s = CdmaPerformance::new(t);
-        let _ = write!(table, "{:<16} {:>5} {:>6} {:>10.3} {:>10.3}", s.workload, s.steps, s.layers, s.forward_gflops, s.policies[0].step_ms);
+        let _ =
+            write!(table, "{:<16} {:>5} {:>6} {:>10.3} {:>10.3}", s.workload, s.steps, s.layers, s.forward_gflops, s.policies[0].step_ms);
         for p in &s.policies[1..] {
             let _ = write!(table, " {:>10.3}", p.performance);
         }

@@ -67,9 +67,9 @@ impl ActivationMap {
             for window in bytes.chunks(WINDOW_BYTES) {
                 let lines = window.len() / ENTRY_BYTES;
                 if alg == WindowAlgorithm::Zvc {
-                    per_line.extend(window.chunks_exact(ENTRY_BYTES).map(|l| {
-                        4 + 4 * l.chunks_exact(4).filter(|w| w != &[0, 0, 0, 0]).count() as u32
-                    }));
+                    per_line.extend(
+                        window.chunks_exact(ENTRY_BYTES).map(|l| 4 + 4 * l.chunks_exact(4).filter(|w| w != &[0, 0, 0, 0]).count() as u32),
+                    );
                 } else {
                     // Workload validation guarantees whole 128-byte entries, so the window is valid.
                     let stream = compressed_bytes(alg, window).map_or(window.len(), |n| n) as u32;

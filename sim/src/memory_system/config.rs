@@ -341,7 +341,8 @@ impl SimConfig {
     /// # Errors
     /// As [`SimConfig::from_toml`], or the file cannot be read.
     pub fn read(path: &std::path::Path) -> Result<Self, ConfigError> {
-        let text = crate::input_file::read_to_string(path).map_err(|source| ConfigError::Read { path: path.display().to_string(), source })?;
+        let text =
+            crate::input_file::read_to_string(path).map_err(|source| ConfigError::Read { path: path.display().to_string(), source })?;
         Self::from_toml(&text, &path.display().to_string())
     }
 

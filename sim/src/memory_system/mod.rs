@@ -508,7 +508,20 @@ impl<'a> Session<'a> {
     /// # Errors
     /// As [`run`].
     pub(crate) fn finish(self) -> Result<SimReport, SimError> {
-        let Session { input, started, mut ctl, traced, mut shadow, layout: _, mut l2, mut state, mut out, raw_bytes, device_bytes, snap_index } = self;
+        let Session {
+            input,
+            started,
+            mut ctl,
+            traced,
+            mut shadow,
+            layout: _,
+            mut l2,
+            mut state,
+            mut out,
+            raw_bytes,
+            device_bytes,
+            snap_index,
+        } = self;
         let config = input.config;
         let cycle_ps = config.cycle_ps();
         l2.flush(&mut out);

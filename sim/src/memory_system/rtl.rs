@@ -31,8 +31,8 @@ use rust_hdl::prelude::*;
 use buddy_hdl::lockstep::{hex_bit, hex_bits as hex_of, hex_words};
 
 use super::controller::Backing;
-use super::slice_clock::{ClockedHardware, SliceClock};
 use super::pages::SparseMemory;
+use super::slice_clock::{ClockedHardware, SliceClock};
 use super::world::Shared;
 
 /// One request to a slice.
@@ -353,7 +353,6 @@ impl RtlEnv {
         }
     }
 }
-
 
 /// One slice: the hardware, its clock, and its memory responses in flight.
 pub struct RtlSlice<H: SliceHardware> {

@@ -132,7 +132,11 @@ impl EtcConfig {
             }
         }
         if !(2..=1024).contains(&self.sharing_phases) {
-            return Err(ConfigError::Value { key: "etc.sharing_phases", value: self.sharing_phases.to_string(), why: "must be 2 to 1024 phases" });
+            return Err(ConfigError::Value {
+                key: "etc.sharing_phases",
+                value: self.sharing_phases.to_string(),
+                why: "must be 2 to 1024 phases",
+            });
         }
         if self.proactive_free_bytes > 1 << 40 {
             return Err(ConfigError::Value {

@@ -129,8 +129,11 @@ pub struct Footprint {
 impl Footprint {
     /// The footprint of `trace` over `workload`'s snapshot 0 in pages of `page_bytes`.
     pub fn new(workload: &Workload, trace: &Trace, page_bytes: u64) -> Footprint {
-        let order: Vec<(String, u64)> =
-            workload.snapshots().next().map(|s| s.allocations().map(|a| (a.info().name.clone(), a.info().size)).collect()).unwrap_or_default();
+        let order: Vec<(String, u64)> = workload
+            .snapshots()
+            .next()
+            .map(|s| s.allocations().map(|a| (a.info().name.clone(), a.info().size)).collect())
+            .unwrap_or_default();
         let layout = AddressLayout::new(&trace.meta, &order, 0, LCP_PAGE_BYTES);
         let mut fp = Footprint { touched: vec![false; layout.end.div_ceil(page_bytes) as usize], layout, page_bytes };
         for a in &trace.accesses {
@@ -236,7 +239,9 @@ pub fn fit_targets(
             let entries = stored.iter().map(Vec::len).sum::<usize>() as u64 + fixed / TargetRatio::X2.device_bytes();
             return Some(FittedTargets { targets, device_bytes: device, entry_bytes: entries * entry });
         }
-        let cost = |i: usize, t: TargetRatio, n: TargetRatio| (overflow(i, n) - overflow(i, t)) / (stored[i].len() as u64 * (t.device_bytes() - n.device_bytes())) as f64;
+        let cost = |i: usize, t: TargetRatio, n: TargetRatio| {
+            (overflow(i, n) - overflow(i, t)) / (stored[i].len() as u64 * (t.device_bytes() - n.device_bytes())) as f64
+        };
         let (i, n) = (0..stored.len())
             .filter(|&i| !stored[i].is_empty())
             .filter_map(|i| next(targets[i]).map(|n| (i, n)))
@@ -269,10 +274,10 @@ pub fn run_oversubscribed(input: &OversubscribedInput) -> Result<OversubscribedR
     let mut buddy_fit = None;
     let (mode, algorithm, targets) = match input.system {
         System::Buddy => {
-            let fitted = fit_targets(input.workload, input.trace, &fp, input.algorithm, input.targets.clone(), capacity)
-                .ok_or_else(|| {
-                SimError::Config(format!("Buddy Compression cannot fit the footprint into {capacity} bytes even at 16x targets"))
-            })?;
+            let fitted =
+                fit_targets(input.workload, input.trace, &fp, input.algorithm, input.targets.clone(), capacity).ok_or_else(|| {
+                    SimError::Config(format!("Buddy Compression cannot fit the footprint into {capacity} bytes even at 16x targets"))
+                })?;
             buddy_fit = Some((fitted.entry_bytes, fitted.device_bytes));
             (Mode::Buddy, input.algorithm, Some(fitted.targets))
         }
@@ -315,7 +320,11 @@ pub fn run_oversubscribed(input: &OversubscribedInput) -> Result<OversubscribedR
             };
             let device_bytes: u64 = sizes.iter().zip(&fp.touched).filter(|(_, t)| **t).map(|(s, _)| s).sum();
             let mut um = UnifiedMemory::new(capacity, sizes, um_cfg.fault_us, um_cfg.link_gbps).map_err(|e| {
-                SimError::Config(format!("{e}: {}% oversubscription of {footprint} bytes at um.page = {}", input.oversubscription * 100.0, um_cfg.page))
+                SimError::Config(format!(
+                    "{e}: {}% oversubscription of {footprint} bytes at um.page = {}",
+                    input.oversubscription * 100.0,
+                    um_cfg.page
+                ))
             })?;
             let oversubscribed = device_bytes > capacity;
             // ETC's proactive eviction unit acts only on an oversubscribed memory.

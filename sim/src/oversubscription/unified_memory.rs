@@ -46,7 +46,9 @@ pub struct PagingStats {
 enum Place {
     Host,
     /// In device memory from `ready` ps on (earlier: migrating in).
-    Device { ready: u64 },
+    Device {
+        ready: u64,
+    },
 }
 
 /// The device memory of a UM run and its driver.
@@ -305,6 +307,9 @@ mod tests {
 
     #[test]
     fn a_page_larger_than_the_device_memory_is_an_error() {
-        assert_eq!(UnifiedMemory::new(PAGE - 1, vec![PAGE], 20.0, 16.0).unwrap_err(), PagingError::TooSmall { capacity: PAGE - 1, page: PAGE });
+        assert_eq!(
+            UnifiedMemory::new(PAGE - 1, vec![PAGE], 20.0, 16.0).unwrap_err(),
+            PagingError::TooSmall { capacity: PAGE - 1, page: PAGE }
+        );
     }
 }

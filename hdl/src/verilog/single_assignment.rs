@@ -41,14 +41,16 @@ static CONNECTION: LazyLock<Regex> =
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*([A-Za-z_][A-Za-z0-9_$]*)\s*(\[[^;]*?\])?\s*=[^=]").expect("regex"));
 
 /// One module of the text: its line range, declarations and combinational block.
-struct Module {
-    name: String,
+pub(super) struct Module {
+    pub(super) name: String,
     /// name -> (direction, width text such as "[63:0] " or "")
-    declared: BTreeMap<String, (Option<String>, String)>,
+    pub(super) declared: BTreeMap<String, (Option<String>, String)>,
     /// Signals wired to a sub-module instance's port.
-    connected: BTreeSet<String>,
+    pub(super) connected: BTreeSet<String>,
     /// Line index of `always @(*) begin` and of its closing `end`.
-    block: Option<(usize, usize)>,
+    pub(super) block: Option<(usize, usize)>,
+    /// Line index of `module` and of `endmodule`.
+    pub(super) lines: (usize, usize),
 }
 
 impl Module {
@@ -57,7 +59,7 @@ impl Module {
     }
 
     /// Assignment statements per assigned signal in the block.
-    fn assignments(&self, lines: &[&str]) -> BTreeMap<String, usize> {
+    pub(super) fn assignments(&self, lines: &[&str]) -> BTreeMap<String, usize> {
         let mut counts = BTreeMap::new();
         if let Some((start, end)) = self.block {
             for line in &lines[start + 1..end] {
@@ -70,18 +72,19 @@ impl Module {
     }
 }
 
-fn modules(lines: &[&str]) -> Result<Vec<Module>, String> {
+pub(super) fn modules(lines: &[&str]) -> Result<Vec<Module>, String> {
     let mut out = Vec::new();
     let mut current: Option<Module> = None;
     for (i, line) in lines.iter().enumerate() {
         let t = line.trim_start();
         if let Some(rest) = t.strip_prefix("module ") {
             let name = rest.split(|c: char| c == '(' || c == ';' || c.is_whitespace()).next().unwrap_or("").to_string();
-            current = Some(Module { name, declared: BTreeMap::new(), connected: BTreeSet::new(), block: None });
+            current = Some(Module { name, declared: BTreeMap::new(), connected: BTreeSet::new(), block: None, lines: (i, i) });
             continue;
         }
         let Some(m) = current.as_mut() else { continue };
         if t.starts_with("endmodule") {
+            m.lines.1 = i;
             out.push(current.take().expect("in a module"));
             continue;
         }
@@ -133,7 +136,15 @@ pub fn repeated_crossing_assignments(verilog: &str) -> Result<Vec<RepeatedAssign
 
 /// Replace whole-identifier occurrences of the keys of `names` in `line`
 /// (not inside a based literal such as `32'hdead`, not in a comment).
-fn rename(line: &str, names: &BTreeMap<String, String>) -> String {
+pub(super) fn rename(line: &str, names: &BTreeMap<String, String>) -> String {
+    map_identifiers(line, |w| names.get(w).cloned())
+}
+
+/// `line` with each identifier (a letter or `_`, then letters, digits,
+/// `_` and `$`; not a system task, not inside a based literal such as
+/// `32'hdead`, not in a `//` comment) replaced by `f`'s answer, or kept
+/// where `f` answers `None`.
+pub(super) fn map_identifiers(line: &str, mut f: impl FnMut(&str) -> Option<String>) -> String {
     let mut out = String::with_capacity(line.len() + 16);
     let b = line.as_bytes();
     let mut i = 0;
@@ -156,13 +167,26 @@ fn rename(line: &str, names: &BTreeMap<String, String>) -> String {
             out.push_str(&line[start..i]);
             continue;
         }
+        if c == b'$' {
+            // A system task or function: `$` then its name, kept.
+            let start = i;
+            i += 1;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$') {
+                i += 1;
+            }
+            out.push_str(&line[start..i]);
+            continue;
+        }
         if c.is_ascii_alphabetic() || c == b'_' {
             let start = i;
             while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$') {
                 i += 1;
             }
             let word = &line[start..i];
-            out.push_str(names.get(word).map_or(word, |s| s.as_str()));
+            match f(word) {
+                Some(new) => out.push_str(&new),
+                None => out.push_str(word),
+            }
             continue;
         }
         if c.is_ascii_digit() {

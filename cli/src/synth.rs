@@ -10,6 +10,7 @@ use anyhow::{bail, Context};
 use buddy_delivery::delivery::verilog_hash;
 use buddy_delivery::lut_levels::{lut_levels, Depth, LutLevels};
 use buddy_delivery::modules::HwModule;
+use buddy_hdl::verilog::SEPARATOR;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -80,14 +81,14 @@ pub struct ModuleSynth {
     pub cells_by_type: BTreeMap<String, u64>,
 }
 
-/// Synthesize `top` (a module, or a stage sub-module `<module>$<stage>`)
+/// Synthesize `top` (a module, or a stage sub-module `<module>__<stage>`)
 /// from `<module>.v`.
 fn synthesize(dir: &Path, top: &str, work: &Path) -> anyhow::Result<ModuleSynth> {
-    let file = top.split('$').next().unwrap_or(top);
+    let file = top.split(SEPARATOR).next().unwrap_or(top);
     let module = top;
     let verilog = std::fs::read_to_string(dir.join(format!("{file}.v")))
         .with_context(|| format!("cannot read {file}.v in {} (run `make verilog`)", dir.display()))?;
-    let stem = module.replace('$', "-");
+    let stem = module.replace(SEPARATOR, "-");
     let stat = work.join(format!("{stem}.stat.json"));
     let memory_stat = work.join(format!("{stem}.memory.json"));
     let ltp = work.join(format!("{stem}.ltp.txt"));
@@ -180,13 +181,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let chosen: Vec<String> = chosen_modules
         .iter()
         .map(|m| m.name().to_string())
-        .chain(chosen_modules.iter().flat_map(|m| m.stages().iter().map(move |s| format!("{}${s}", m.name()))))
+        .chain(chosen_modules.iter().flat_map(|m| m.stages().iter().map(move |s| format!("{}{SEPARATOR}{s}", m.name()))))
         .collect();
     let out = dir.join("synth");
     // The largest first, so that parallel jobs end close together.
-    let size = |top: &String| std::fs::metadata(dir.join(format!("{}.v", top.split('$').next().unwrap_or(top)))).map_or(0, |m| m.len());
+    let size =
+        |top: &String| std::fs::metadata(dir.join(format!("{}.v", top.split(SEPARATOR).next().unwrap_or(top)))).map_or(0, |m| m.len());
     let mut chosen = chosen;
-    chosen.sort_by_key(|t| (std::cmp::Reverse(size(t)), t.contains('$')));
+    chosen.sort_by_key(|t| (std::cmp::Reverse(size(t)), t.contains(SEPARATOR)));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let failed: std::sync::Mutex<Vec<anyhow::Error>> = Default::default();
     let md: std::sync::Mutex<String> = Default::default();
@@ -249,18 +251,18 @@ fn merge_into_report(out: &Path, fresh: ModuleSynth) -> anyhow::Result<String> {
         Ok(text) => serde_json::from_str(&text).context("cannot read the existing synth/report.json")?,
         Err(_) => Vec::new(),
     };
-    let module_of = |name: &str| HwModule::from_name(name.split('$').next().unwrap_or(name));
+    let module_of = |name: &str| HwModule::from_name(name.split(SEPARATOR).next().unwrap_or(name));
     results.retain(|p| {
         p.module != fresh.module
             && module_of(&p.module)
-                .is_some_and(|m| !p.module.contains('$') || m.stages().iter().any(|s| p.module.ends_with(&format!("${s}"))))
+                .is_some_and(|m| !p.module.contains(SEPARATOR) || m.stages().iter().any(|s| p.module.ends_with(&format!("{SEPARATOR}{s}"))))
     });
     results.push(fresh);
     // Report order: that of HwModule::ALL, each module before its stages.
     let order = |r: &ModuleSynth| {
         let m = module_of(&r.module);
         let position = m.and_then(|m| HwModule::ALL.iter().position(|h| *h == m)).unwrap_or(usize::MAX);
-        let stage = m.and_then(|m| m.stages().iter().position(|s| r.module.ends_with(&format!("${s}")))).map_or(0, |i| i + 1);
+        let stage = m.and_then(|m| m.stages().iter().position(|s| r.module.ends_with(&format!("{SEPARATOR}{s}")))).map_or(0, |i| i + 1);
         (position, stage)
     };
     results.sort_by_key(order);
@@ -310,16 +312,16 @@ fn merge_into_report(out: &Path, fresh: ModuleSynth) -> anyhow::Result<String> {
             r.yosys_seconds
         )
     };
-    for r in results.iter().filter(|r| !r.module.contains('$')) {
+    for r in results.iter().filter(|r| !r.module.contains(SEPARATOR)) {
         let (latency, ii) = module_of(&r.module).and_then(HwModule::stream_timing).unwrap_or(("-".into(), "-".into()));
         md += &format!("| {} | {latency} | {ii} |{}", r.module, row(r).split_once(" |").map_or("", |(_, rest)| rest));
     }
-    if results.iter().any(|r| r.module.contains('$')) {
+    if results.iter().any(|r| r.module.contains(SEPARATOR)) {
         md += "\nPipeline stages: the combinational block between two stage registers, synthesized on its own \
-               (`<module>$<stage>`, ports as its inputs and outputs, so its longest path is the stage's logic depth).\n\n\
+               (`<module>__<stage>`, ports as its inputs and outputs, so its longest path is the stage's logic depth).\n\n\
                | stage | cells | LUTs | flip-flops | CARRY4 | MUXF7/F8 | memory bits | RAM cells | longest path (cells) | LUT levels r→r / i→r / r→o / i→o | est. Fmax (MHz) | yosys time (s) |\n\
                |---|---|---|---|---|---|---|---|---|---|---|---|\n";
-        for r in results.iter().filter(|r| r.module.contains('$')) {
+        for r in results.iter().filter(|r| r.module.contains(SEPARATOR)) {
             md += &row(r);
         }
     }

@@ -145,7 +145,7 @@ impl HwModule {
     }
 
     /// The module's pipeline stages that are sub-modules of their own
-    /// (`<name>$<stage>` in its Verilog), for per-stage synthesis figures.
+    /// (`<name>__<stage>` in its Verilog), for per-stage synthesis figures.
     pub const fn stages(self) -> &'static [&'static str] {
         match self {
             HwModule::BpcCompressor => &["transform", "runs", "leaves", "root"],

@@ -133,8 +133,8 @@ fn merge(v: &mut String, mut level: Vec<Node>, tag: &str, until: usize) -> Vec<N
                     padded(&b.value, b.width, width),
                     a.len,
                     len_width - 1,
-                    a.len,
-                    b.len,
+                    padded(&a.len, a.len_width, len_width),
+                    padded(&b.len, b.len_width, len_width),
                 );
                 next.push(Node { value: name.clone(), width, len: format!("{name}_len"), len_width, max });
             } else {

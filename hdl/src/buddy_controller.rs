@@ -194,6 +194,11 @@ pub struct $name {
     dev_sectors: Signal<Local, Bits<8>>,
     buddy_sectors: Signal<Local, Bits<8>>,
     slot_sectors: Signal<Local, Bits<8>>,
+    /// The sums before `>> 5` of the three sector counts, at 8 bits (none
+    /// passes 31 + 128 + 31), so that the Verilog shifts 8-bit values.
+    dev_end_sum: Signal<Local, Bits<8>>,
+    buddy_end_sum: Signal<Local, Bits<8>>,
+    slot_end_sum: Signal<Local, Bits<8>>,
     sector_base: Signal<Local, Bits<64>>,
     /// `mask >> plain_sector` (a part-select of a shift is no Verilog-2005).
     mask_shifted: Signal<Local, Bits<4>>,
@@ -302,6 +307,9 @@ impl $name {
             dev_sectors: Default::default(),
             buddy_sectors: Default::default(),
             slot_sectors: Default::default(),
+            dev_end_sum: Default::default(),
+            buddy_end_sum: Default::default(),
+            slot_end_sum: Default::default(),
             sector_base: Default::default(),
             mask_shifted: Default::default(),
         }
@@ -361,12 +369,15 @@ impl Logic for $name {
         self.x16.next = self.part.q.val() == 8;
         self.sector_base.next = (self.slot.q.val() >> 5) << 5;
         self.mask_shifted.next = self.mask.q.val() >> self.plain_sector.q.val();
+        self.dev_end_sum.next = self.offset.val() + self.need_dev.val() + 31;
+        self.buddy_end_sum.next = self.need_buddy.val() + 31;
+        self.slot_end_sum.next = self.offset.val() + self.part.q.val() + 31;
         self.dev_sectors.next = 0.into();
         if self.need_dev.val() != 0 {
-            self.dev_sectors.next = (self.offset.val() + self.need_dev.val() + 31) >> 5;
+            self.dev_sectors.next = self.dev_end_sum.val() >> 5;
         }
-        self.buddy_sectors.next = (self.need_buddy.val() + 31) >> 5;
-        self.slot_sectors.next = (self.offset.val() + self.part.q.val() + 31) >> 5;
+        self.buddy_sectors.next = self.buddy_end_sum.val() >> 5;
+        self.slot_sectors.next = self.slot_end_sum.val() >> 5;
 
         // Translator: the request's fields, class RAW.
         self.translator.gbbr.next = self.gbbr.val();

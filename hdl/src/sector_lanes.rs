@@ -96,14 +96,18 @@ impl Logic for SectorPlace {
         Verilog::Custom(
             "// Word i takes sector word (i - word_at + skip) mod 8 when word_at <= i < word_at + count.\n\
              integer i;\n\
-             reg [6:0] rel;\n\
+             reg [5:0] w;\n\
+             reg [5:0] rel;\n\
+             reg [2:0] s;\n\
              always @(*) begin\n\
              \x20   for (i = 0; i < 32; i = i + 1) begin\n\
-             \x20       rel = i - word_at;\n\
-             \x20       if (enable && i >= word_at && rel < count)\n\
-             \x20           entry_out[32*i +: 32] = sector[32*((rel[2:0] + skip) & 3'h7) +: 32];\n\
+             \x20       w = i[5:0];\n\
+             \x20       rel = w - word_at;\n\
+             \x20       s = rel[2:0] + skip;\n\
+             \x20       if (enable && w >= word_at && rel < {2'b0, count})\n\
+             \x20           entry_out[{w[4:0], 5'b0} +: 32] = sector[{s, 5'b0} +: 32];\n\
              \x20       else\n\
-             \x20           entry_out[32*i +: 32] = entry_in[32*i +: 32];\n\
+             \x20           entry_out[{w[4:0], 5'b0} +: 32] = entry_in[{w[4:0], 5'b0} +: 32];\n\
              \x20   end\n\
              end\n"
                 .into(),
@@ -156,16 +160,19 @@ impl Logic for SectorPick {
             "// Sector word m = entry word (word_at + m - skip), 0 outside the entry; strobe = bytes offset..offset+bytes-1.\n\
              integer m, k;\n\
              reg [7:0] idx;\n\
+             reg [6:0] byte_k;\n\
              always @(*) begin\n\
              \x20   for (m = 0; m < 8; m = m + 1) begin\n\
-             \x20       idx = {2'b0, word_at} + m - {5'b0, skip};\n\
-             \x20       if (idx < 32)\n\
-             \x20           sector[32*m +: 32] = entry[32*idx[4:0] +: 32];\n\
+             \x20       idx = {2'b0, word_at} + {5'b0, m[2:0]} - {5'b0, skip};\n\
+             \x20       if (idx < 8'd32)\n\
+             \x20           sector[{m[2:0], 5'b0} +: 32] = entry[{idx[4:0], 5'b0} +: 32];\n\
              \x20       else\n\
-             \x20           sector[32*m +: 32] = 32'h0;\n\
+             \x20           sector[{m[2:0], 5'b0} +: 32] = 32'h0;\n\
              \x20   end\n\
-             \x20   for (k = 0; k < 32; k = k + 1)\n\
-             \x20       strobe[k] = (k >= offset) && (k < {1'b0, offset} + {1'b0, bytes});\n\
+             \x20   for (k = 0; k < 32; k = k + 1) begin\n\
+             \x20       byte_k = k[6:0];\n\
+             \x20       strobe[byte_k[4:0]] = (byte_k >= {2'b0, offset}) && (byte_k < {2'b0, offset} + {1'b0, bytes});\n\
+             \x20   end\n\
              end\n"
                 .into(),
         )

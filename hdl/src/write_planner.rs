@@ -101,6 +101,10 @@ pub struct WritePlanner {
     bud_bytes: Signal<Local, Bits<9>>,
     dev_first: Signal<Local, Bits<9>>,
     bud_first: Signal<Local, Bits<9>>,
+    /// `first + bytes + 31`, at 9 bits (never past 31 + 128 + 31), so that
+    /// the shift that follows is of a 9-bit value in the Verilog too.
+    dev_end_sum: Signal<Local, Bits<9>>,
+    bud_end_sum: Signal<Local, Bits<9>>,
     dev_last_end: Signal<Local, Bits<9>>,
     bud_last_end: Signal<Local, Bits<9>>,
     dev_all: Signal<Local, Bits<PART_SECTORS>>,
@@ -236,8 +240,10 @@ impl Logic for WritePlanner {
         self.bud_first.next = bit_cast::<9, 5>(self.in_buddy_address.val().get_bits::<5>(0));
         // One past the last sector's index, times 32: a part of n bytes
         // from byte f of its first sector spans (f + n + 31) / 32 sectors.
-        self.dev_last_end.next = (self.dev_first.val() + self.dev_bytes.val() + bits::<9>(31)) >> 5;
-        self.bud_last_end.next = (self.bud_first.val() + self.bud_bytes.val() + bits::<9>(31)) >> 5;
+        self.dev_end_sum.next = self.dev_first.val() + self.dev_bytes.val() + bits::<9>(31);
+        self.bud_end_sum.next = self.bud_first.val() + self.bud_bytes.val() + bits::<9>(31);
+        self.dev_last_end.next = self.dev_end_sum.val() >> 5;
+        self.bud_last_end.next = self.bud_end_sum.val() >> 5;
         self.dev_all.next = 0.into();
         self.bud_all.next = 0.into();
         match self.dev_last_end.val().index() {

@@ -59,6 +59,56 @@ fn verilator_lint_is_clean() {
     }
 }
 
+/// The waivers name signals or module-name patterns: every `lint_off` of
+/// `verilator.vlt` narrows its rule with `-match`, so no rule is off for
+/// a whole file.
+#[test]
+fn every_lint_waiver_names_what_it_waives() {
+    let vlt = std::fs::read_to_string(verilog_out_dir().join("verilator.vlt")).unwrap();
+    let waivers: Vec<&str> = vlt.lines().filter(|l| l.starts_with("lint_off")).collect();
+    assert!(!waivers.is_empty());
+    for w in waivers {
+        assert!(w.contains(" -match \""), "a whole-file waiver: {w}");
+        assert!(!w.contains("-rule WIDTH"), "WIDTH is waived: {w}");
+    }
+}
+
+/// Every line of the delivered modules with its `//` comment cut off.
+fn module_code() -> Vec<(String, String)> {
+    let dir = verilog_out_dir();
+    HwModule::ALL
+        .iter()
+        .flat_map(|m| {
+            let text = std::fs::read_to_string(dir.join(format!("{}.v", m.name()))).unwrap();
+            text.lines().map(|l| (m.name().to_string(), l.split("//").next().unwrap_or("").to_string())).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// No emitted identifier contains `$` (Vivado's Tcl and XDC read it as a
+/// variable): only system tasks start with it.
+#[test]
+fn no_emitted_identifier_contains_a_dollar() {
+    for (module, line) in module_code() {
+        let b = line.as_bytes();
+        let bad = (1..b.len()).any(|i| b[i] == b'$' && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'));
+        assert!(!bad, "{module}: {line}");
+    }
+}
+
+/// Clocks are wired straight: no combinational block copies a clock input
+/// into a sub-module's clock (`x$clock = clock;`).
+#[test]
+fn clocks_reach_sub_modules_without_a_combinational_copy() {
+    let mut connections = 0;
+    for (module, line) in module_code() {
+        let t = line.trim();
+        assert!(!(t.ends_with("= clock;") && !t.contains("<=") && !t.starts_with("assign")), "{module}: {line}");
+        connections += usize::from(t.starts_with(".clock(clock)"));
+    }
+    assert!(connections > 100, "only {connections} sub-modules take the clock input itself");
+}
+
 #[test]
 fn yosys_finds_no_latches_undriven_wires_or_loops() {
     let yosys = tool("yosys");

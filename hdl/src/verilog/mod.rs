@@ -3,9 +3,11 @@
 
 use rust_hdl::prelude::*;
 
+pub mod exact_widths;
 pub mod plain_names;
 pub mod single_assignment;
 pub mod straight_clocks;
+pub use exact_widths::exact_widths;
 pub use plain_names::{plain_names, SEPARATOR};
 pub use single_assignment::{repeated_crossing_assignments, single_assignment, RepeatedAssignment};
 pub use straight_clocks::straight_clocks;
@@ -19,7 +21,8 @@ pub use straight_clocks::straight_clocks;
 /// module boundary is assigned once per evaluation of its `always @(*)`
 /// block ([`single_assignment`]), so the text runs in any event-driven
 /// simulator; clocks are wired straight to the sub-modules
-/// ([`straight_clocks`]) and no identifier contains `$` ([`plain_names`]).
+/// ([`straight_clocks`]), every operand has its context's width
+/// ([`exact_widths`]) and no identifier contains `$` ([`plain_names`]).
 ///
 /// # Errors
 /// The structural checks of rust-hdl (`check_all`: undriven signals, logic
@@ -31,6 +34,7 @@ pub fn emit<U: Block>(uut: &U, name: &str, revision: &str) -> Result<String, Str
     uut.accept(name, &mut defines);
     let body = single_assignment(&defines.defines())
         .and_then(|v| straight_clocks(&v))
+        .and_then(|v| exact_widths(&v))
         .and_then(|v| plain_names(&v))
         .map_err(|e| format!("{name}: {e}"))?;
     Ok(format!(

@@ -22,3 +22,13 @@ pub fn spinner(msg: impl Into<String>) -> ProgressBar {
     bar.enable_steady_tick(Duration::from_millis(200));
     bar
 }
+
+/// Print `line` above `bar`, or on stderr when the bar is not drawn (no
+/// terminal), so that a logged run still says what it did.
+pub fn note(bar: &ProgressBar, line: impl AsRef<str>) {
+    if bar.is_hidden() {
+        eprintln!("{}", line.as_ref());
+    } else {
+        bar.println(line.as_ref());
+    }
+}

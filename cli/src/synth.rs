@@ -199,14 +199,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let Some(m) = chosen.get(i) else { break };
-                bar.println(format!("synthesizing {m} (yosys synth_xilinx)..."));
+                crate::progress::note(&bar, format!("synthesizing {m} (yosys synth_xilinx)..."));
                 let r = synthesize(&dir, m, &work);
                 if let Ok(r) = &r {
                     let levels = r.lut_levels.and_then(|l| l.to_register().or(l.in_to_out)).map_or("-".into(), depth_text);
-                    bar.println(format!(
-                        "  {}: {} cells, {} flip-flops, {levels} LUT levels, {:.0} s",
-                        r.module, r.cells, r.flip_flops, r.yosys_seconds
-                    ));
+                    crate::progress::note(
+                        &bar,
+                        format!(
+                            "  {}: {} cells, {} flip-flops, {levels} LUT levels, {:.0} s",
+                            r.module, r.cells, r.flip_flops, r.yosys_seconds
+                        ),
+                    );
                 }
                 bar.inc(1);
                 // The report is rewritten as each run ends (one writer at a time).

@@ -662,6 +662,29 @@ fn synthesis_report_is_current() {
     }
 }
 
+/// Every module and stage of the synthesis report has its logic depth,
+/// counted by the project's netlist walk, and the Fmax estimate the
+/// report gives is the one its deepest path implies.
+#[test]
+fn synthesis_report_gives_lut_levels_and_fmax_of_every_module() {
+    use buddy_delivery::lut_levels::LutLevels;
+    let text = std::fs::read_to_string(verilog_out_dir().join("synth/report.json")).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let entries = report.as_array().unwrap();
+    for m in HwModule::ALL {
+        assert!(entries.iter().any(|e| e["module"] == m.name()), "{} is not in the report", m.name());
+    }
+    for e in entries {
+        let name = e["module"].as_str().unwrap();
+        let levels: LutLevels =
+            serde_json::from_value(e["lut_levels"].clone()).unwrap_or_else(|err| panic!("{name}: no LUT levels ({err}): run `make synth`"));
+        let deepest = levels.to_register().or(levels.in_to_out).unwrap_or_else(|| panic!("{name}: no path at all"));
+        assert!(deepest.luts >= 1, "{name}: {deepest:?}");
+        let fmax = e["estimated_fmax_mhz"].as_f64().unwrap_or_else(|| panic!("{name}: no Fmax estimate"));
+        assert_eq!(fmax, deepest.estimated_fmax_mhz().round(), "{name}");
+    }
+}
+
 /// Compile `module`'s shipped testbench with its Verilog from `dir` (a
 /// `verilog-out/` or a copy) and run `vvp` there with no plusargs: the
 /// testbench reads `vectors/`. Returns (exit success, log).

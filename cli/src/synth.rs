@@ -71,9 +71,8 @@ pub struct ModuleSynth {
     /// written before the walk existed.
     #[serde(default)]
     pub lut_levels: Option<LutLevels>,
-    /// Estimated clock rate in MHz ([`Depth::estimated_fmax_mhz`]) of the
-    /// deepest path ending at a register, or, for a stage block without
-    /// registers, of its deepest input-to-output path.
+    /// Estimated clock rate in MHz ([`Depth::estimated_fmax_mhz`]) of
+    /// [`LutLevels::clocked`].
     #[serde(default)]
     pub estimated_fmax_mhz: Option<f64>,
     pub yosys_seconds: f64,
@@ -135,7 +134,7 @@ fn synthesize(dir: &Path, top: &str, work: &Path) -> anyhow::Result<ModuleSynth>
     let netlist_text = std::fs::read_to_string(&netlist).with_context(|| format!("yosys wrote no netlist for {module}"))?;
     let levels = lut_levels(&netlist_text, module).with_context(|| format!("cannot walk the netlist of {module}"))?;
     std::fs::remove_file(&netlist).ok();
-    let clocked = levels.to_register().or(levels.in_to_out).map(Depth::estimated_fmax_mhz);
+    let clocked = levels.clocked().map(Depth::estimated_fmax_mhz);
     Ok(ModuleSynth {
         module: module.to_string(),
         verilog_sha256: verilog_hash(&verilog),
@@ -202,7 +201,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 crate::progress::note(&bar, format!("synthesizing {m} (yosys synth_xilinx)..."));
                 let r = synthesize(&dir, m, &work);
                 if let Ok(r) = &r {
-                    let levels = r.lut_levels.and_then(|l| l.to_register().or(l.in_to_out)).map_or("-".into(), depth_text);
+                    let levels = r.lut_levels.and_then(|l| l.clocked()).map_or("-".into(), |d| d.to_string());
                     crate::progress::note(
                         &bar,
                         format!(
@@ -232,18 +231,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     crate::output::out!("{}", md.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner))?;
     Ok(())
-}
-
-/// A path's depth as `LUTs[+Nc][+Nm]` (CARRY4 and MUXF cells).
-fn depth_text(d: Depth) -> String {
-    let mut t = d.luts.to_string();
-    if d.carry4 > 0 {
-        t += &format!("+{}c", d.carry4);
-    }
-    if d.muxf > 0 {
-        t += &format!("+{}m", d.muxf);
-    }
-    t
 }
 
 /// Put one module's figures into `out/report.{json,md}`, keeping every
@@ -298,7 +285,7 @@ fn merge_into_report(out: &Path, fresh: ModuleSynth) -> anyhow::Result<String> {
     let row = |r: &ModuleSynth| {
         let levels = r.lut_levels.map_or_else(
             || "not measured".to_string(),
-            |l| [l.reg_to_reg, l.in_to_reg, l.reg_to_out, l.in_to_out].map(|d| d.map_or("-".to_string(), depth_text)).join(" / "),
+            |l| [l.reg_to_reg, l.in_to_reg, l.reg_to_out, l.in_to_out].map(|d| d.map_or("-".to_string(), |d| d.to_string())).join(" / "),
         );
         let fmax = r.estimated_fmax_mhz.map_or("-".to_string(), |f| format!("{f:.0}"));
         format!(

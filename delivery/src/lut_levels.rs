@@ -62,6 +62,20 @@ impl Depth {
     }
 }
 
+/// `LUTs[+Nc][+Nm]`: the LUT levels, then the CARRY4 and MUXF cells if any.
+impl std::fmt::Display for Depth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.luts)?;
+        if self.carry4 > 0 {
+            write!(f, "+{}c", self.carry4)?;
+        }
+        if self.muxf > 0 {
+            write!(f, "+{}m", self.muxf)?;
+        }
+        Ok(())
+    }
+}
+
 /// The deepest path of each kind; `None` where a module has no such path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct LutLevels {
@@ -77,6 +91,13 @@ impl LutLevels {
     /// come straight from registers.
     pub fn to_register(&self) -> Option<Depth> {
         self.reg_to_reg.max(self.in_to_reg)
+    }
+
+    /// The path that sets the clock: [`LutLevels::to_register`], or for a
+    /// block without registers (a pipeline stage synthesized on its own)
+    /// its deepest input-to-output path.
+    pub fn clocked(&self) -> Option<Depth> {
+        self.to_register().or(self.in_to_out)
     }
 }
 
@@ -376,6 +397,7 @@ mod tests {
         assert_eq!(l.reg_to_out, d(1, 0, 0));
         assert_eq!(l.in_to_out, d(1, 0, 0));
         assert_eq!(l.to_register(), d(2, 0, 0));
+        assert_eq!(l.clocked(), d(2, 0, 0));
     }
 
     #[test]
@@ -446,5 +468,7 @@ mod tests {
         let eight = Depth { luts: 8, carry4: 0, muxf: 0 };
         assert!((eight.estimated_fmax_mhz() - 250.0).abs() < 1.0, "{}", eight.estimated_fmax_mhz());
         assert!(Depth { luts: 9, carry4: 0, muxf: 0 } > Depth { luts: 8, carry4: 5, muxf: 5 });
+        assert_eq!(Depth { luts: 9, carry4: 0, muxf: 2 }.to_string(), "9+2m");
+        assert_eq!(Depth { luts: 8, carry4: 18, muxf: 0 }.to_string(), "8+18c");
     }
 }

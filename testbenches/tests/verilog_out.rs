@@ -678,7 +678,7 @@ fn synthesis_report_gives_lut_levels_and_fmax_of_every_module() {
         let name = e["module"].as_str().unwrap();
         let levels: LutLevels =
             serde_json::from_value(e["lut_levels"].clone()).unwrap_or_else(|err| panic!("{name}: no LUT levels ({err}): run `make synth`"));
-        let deepest = levels.to_register().or(levels.in_to_out).unwrap_or_else(|| panic!("{name}: no path at all"));
+        let deepest = levels.clocked().unwrap_or_else(|| panic!("{name}: no path at all"));
         assert!(deepest.luts >= 1, "{name}: {deepest:?}");
         let fmax = e["estimated_fmax_mhz"].as_f64().unwrap_or_else(|| panic!("{name}: no Fmax estimate"));
         assert_eq!(fmax, deepest.estimated_fmax_mhz().round(), "{name}");

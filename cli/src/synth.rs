@@ -8,7 +8,7 @@
 
 use anyhow::{bail, Context};
 use buddy_delivery::delivery::verilog_hash;
-use buddy_delivery::lut_levels::{lut_levels, Depth, LutLevels};
+use buddy_delivery::lut_levels::{critical_path, lut_levels, CriticalPath, Depth, LutLevels};
 use buddy_delivery::modules::HwModule;
 use buddy_hdl::verilog::SEPARATOR;
 use serde::{Deserialize, Serialize};
@@ -75,6 +75,10 @@ pub struct ModuleSynth {
     /// [`LutLevels::clocked`].
     #[serde(default)]
     pub estimated_fmax_mhz: Option<f64>,
+    /// The ends of that path, as the netlist names them; `None` in a report
+    /// entry written before the walk named them.
+    #[serde(default)]
+    pub critical_path: Option<CriticalPath>,
     pub yosys_seconds: f64,
     /// Every cell type and its count.
     pub cells_by_type: BTreeMap<String, u64>,
@@ -133,6 +137,7 @@ fn synthesize(dir: &Path, top: &str, work: &Path) -> anyhow::Result<ModuleSynth>
         .context("no longest path in yosys ltp output")?;
     let netlist_text = std::fs::read_to_string(&netlist).with_context(|| format!("yosys wrote no netlist for {module}"))?;
     let levels = lut_levels(&netlist_text, module).with_context(|| format!("cannot walk the netlist of {module}"))?;
+    let critical = critical_path(&netlist_text, module).with_context(|| format!("cannot walk the netlist of {module}"))?;
     std::fs::remove_file(&netlist).ok();
     let clocked = levels.clocked().map(Depth::estimated_fmax_mhz);
     Ok(ModuleSynth {
@@ -149,6 +154,7 @@ fn synthesize(dir: &Path, top: &str, work: &Path) -> anyhow::Result<ModuleSynth>
         longest_path_cells: longest,
         lut_levels: Some(levels),
         estimated_fmax_mhz: clocked.map(|f| f.round()),
+        critical_path: critical,
         yosys_seconds: (seconds * 10.0).round() / 10.0,
         cells_by_type: by_type,
     })
@@ -202,10 +208,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 let r = synthesize(&dir, m, &work);
                 if let Ok(r) = &r {
                     let levels = r.lut_levels.and_then(|l| l.clocked()).map_or("-".into(), |d| d.to_string());
+                    let path = r.critical_path.as_ref().map_or(String::new(), |p| format!(" ({} -> {})", p.from, p.to));
                     crate::progress::note(
                         &bar,
                         format!(
-                            "  {}: {} cells, {} flip-flops, {levels} LUT levels, {:.0} s",
+                            "  {}: {} cells, {} flip-flops, {levels} LUT levels{path}, {:.0} s",
                             r.module, r.cells, r.flip_flops, r.yosys_seconds
                         ),
                     );
@@ -313,6 +320,16 @@ fn merge_into_report(out: &Path, fresh: ModuleSynth) -> anyhow::Result<String> {
                |---|---|---|---|---|---|---|---|---|---|---|---|\n";
         for r in results.iter().filter(|r| r.module.contains(SEPARATOR)) {
             md += &row(r);
+        }
+    }
+    if results.iter().any(|r| r.critical_path.is_some()) {
+        md += "\nCritical paths: the ends of the path each estimate comes from, as Yosys names the nets \
+               (from a register, named by its output, or an input port bit; to a register, named by its output, or an output port bit).\n\n\
+               | module | from | to | LUT levels |\n|---|---|---|---|\n";
+        for r in &results {
+            if let Some(p) = &r.critical_path {
+                md += &format!("| {} | `{}` | `{}` | {} |\n", r.module, p.from, p.to, p.depth);
+            }
         }
     }
     let report = out.join("report.md");

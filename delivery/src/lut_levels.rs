@@ -127,6 +127,15 @@ struct Module {
     ports: HashMap<String, Port>,
     #[serde(default)]
     cells: HashMap<String, Cell>,
+    #[serde(default)]
+    netnames: HashMap<String, NetName>,
+}
+
+#[derive(Deserialize)]
+struct NetName {
+    #[serde(default)]
+    hide_name: u8,
+    bits: Vec<Bit>,
 }
 
 #[derive(Deserialize)]
@@ -198,28 +207,37 @@ fn is_read_address_pin(pin: &str) -> bool {
     pin.starts_with('A') || pin.starts_with("DPRA")
 }
 
-/// Where a net's deepest paths come from: registers, and top-level inputs.
+/// Where a net's deepest paths come from: registers, and top-level
+/// inputs; each with the net the path starts at.
 #[derive(Clone, Copy, Default)]
 struct Arrival {
-    from_reg: Option<Depth>,
-    from_in: Option<Depth>,
+    from_reg: Option<(Depth, u64)>,
+    from_in: Option<(Depth, u64)>,
 }
 
 impl Arrival {
     fn merge(&mut self, other: Arrival, step: Depth) {
-        let add = |d: Option<Depth>| d.map(|d| d.plus(step));
+        let add = |d: Option<(Depth, u64)>| d.map(|(d, start)| (d.plus(step), start));
         self.from_reg = self.from_reg.max(add(other.from_reg));
         self.from_in = self.from_in.max(add(other.from_in));
     }
 }
 
-/// The deepest paths of module `top` in a Yosys JSON netlist.
-///
-/// # Errors
-/// The text is not a Yosys JSON netlist, `top` is not in it, a cell is of
-/// a type the walk does not know or lacks pin directions, or the logic
-/// has a combinational loop.
-pub fn lut_levels(netlist_json: &str, top: &str) -> Result<LutLevels, NetlistError> {
+/// The two ends of a module's deepest path that ends at a register (or,
+/// for a block without registers, of its deepest input-to-output path),
+/// as the netlist names the nets: from a register (named by its output
+/// net) or an input port bit, to a register (named by its output net) or
+/// an output port bit.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CriticalPath {
+    pub from: String,
+    pub to: String,
+    pub depth: Depth,
+}
+
+/// The walk: the depth of each path kind, and the ends of the one that
+/// sets the clock.
+fn walk(netlist_json: &str, top: &str) -> Result<(LutLevels, Option<CriticalPath>), NetlistError> {
     let netlist: Netlist = serde_json::from_str(netlist_json).map_err(|e| NetlistError::Json(e.to_string()))?;
     let module = netlist.modules.get(top).ok_or_else(|| NetlistError::NoModule(top.to_string()))?;
 
@@ -232,6 +250,8 @@ pub fn lut_levels(netlist_json: &str, top: &str) -> Result<LutLevels, NetlistErr
     let mut arcs: Vec<Arc> = Vec::new();
     let mut arrival: HashMap<u64, Arrival> = HashMap::new();
     let mut ends_at_register: Vec<u64> = Vec::new();
+    // A register's data-input nets, to its first output net (its name).
+    let mut register_of: HashMap<u64, u64> = HashMap::new();
     let mut names: Vec<&String> = module.cells.keys().collect();
     names.sort();
     for name in names {
@@ -263,12 +283,18 @@ pub fn lut_levels(netlist_json: &str, top: &str) -> Result<LutLevels, NetlistErr
             Role::Combinational(step) => arcs.push(Arc { inputs, outputs, step }),
             Role::LutRam => {
                 ends_at_register.extend(&inputs);
+                if let Some(&q) = outputs.first() {
+                    register_of.extend(inputs.iter().map(|&i| (i, q)));
+                }
                 arcs.push(Arc { inputs: addresses, outputs, step: Depth { luts: 1, carry4: 0, muxf: 0 } });
             }
             Role::Register => {
                 ends_at_register.extend(&inputs);
+                if let Some(&q) = outputs.first() {
+                    register_of.extend(inputs.iter().map(|&i| (i, q)));
+                }
                 for q in outputs {
-                    arrival.entry(q).or_default().from_reg = Some(Depth::default());
+                    arrival.entry(q).or_default().from_reg = Some((Depth::default(), q));
                 }
             }
             Role::Ignored => {}
@@ -280,7 +306,7 @@ pub fn lut_levels(netlist_json: &str, top: &str) -> Result<LutLevels, NetlistErr
         match port.direction.as_str() {
             "input" => {
                 for n in nets {
-                    arrival.entry(n).or_default().from_in = Some(Depth::default());
+                    arrival.entry(n).or_default().from_in = Some((Depth::default(), n));
                 }
             }
             "output" => ends_at_output.extend(nets),
@@ -331,17 +357,58 @@ pub fn lut_levels(netlist_json: &str, top: &str) -> Result<LutLevels, NetlistErr
         return Err(NetlistError::CombinationalLoop(arcs.len() - done));
     }
 
-    let mut levels = LutLevels::default();
-    let at = |n: &u64| arrival.get(n).copied().unwrap_or_default();
-    for n in &ends_at_register {
-        levels.reg_to_reg = levels.reg_to_reg.max(at(n).from_reg);
-        levels.in_to_reg = levels.in_to_reg.max(at(n).from_in);
+    // Per kind: the deepest (depth, start net, end net).
+    type Deepest = Option<(Depth, u64, u64)>;
+    let deepest = |ends: &[u64], pick: fn(&Arrival) -> Option<(Depth, u64)>| -> Deepest {
+        ends.iter().filter_map(|e| arrival.get(e).and_then(pick).map(|(d, s)| (d, s, *e))).max()
+    };
+    let kinds: [Deepest; 4] = [
+        deepest(&ends_at_register, |a| a.from_reg),
+        deepest(&ends_at_register, |a| a.from_in),
+        deepest(&ends_at_output, |a| a.from_reg),
+        deepest(&ends_at_output, |a| a.from_in),
+    ];
+    let depth = |k: Deepest| k.map(|(d, _, _)| d);
+    let levels = LutLevels { reg_to_reg: depth(kinds[0]), in_to_reg: depth(kinds[1]), reg_to_out: depth(kinds[2]), in_to_out: depth(kinds[3]) };
+    let to_register = kinds[0].max(kinds[1]);
+    let critical = match to_register {
+        Some((depth, from, to)) => Some((depth, from, register_of.get(&to).copied().unwrap_or(to))),
+        None => kinds[3],
     }
-    for n in &ends_at_output {
-        levels.reg_to_out = levels.reg_to_out.max(at(n).from_reg);
-        levels.in_to_out = levels.in_to_out.max(at(n).from_in);
+    .map(|(depth, from, to)| CriticalPath { from: net_name(module, from), to: net_name(module, to), depth });
+    Ok((levels, critical))
+}
+
+/// The deepest paths of module `top` in a Yosys JSON netlist.
+///
+/// # Errors
+/// The text is not a Yosys JSON netlist, `top` is not in it, a cell is of
+/// a type the walk does not know or lacks pin directions, or the logic
+/// has a combinational loop.
+pub fn lut_levels(netlist_json: &str, top: &str) -> Result<LutLevels, NetlistError> {
+    walk(netlist_json, top).map(|(levels, _)| levels)
+}
+
+/// The ends of the path that sets the clock ([`LutLevels::clocked`]); `None`
+/// when the module has no such path.
+///
+/// # Errors
+/// As [`lut_levels`].
+pub fn critical_path(netlist_json: &str, top: &str) -> Result<Option<CriticalPath>, NetlistError> {
+    walk(netlist_json, top).map(|(_, path)| path)
+}
+
+/// A net's name as `signal[bit]`: the netlist's first visible name
+/// holding it (alphabetically), or `net N` when it has none.
+fn net_name(module: &Module, net: u64) -> String {
+    let mut names: Vec<(&String, &NetName)> = module.netnames.iter().filter(|(_, n)| n.hide_name == 0).collect();
+    names.sort_by_key(|(name, _)| (name.len(), *name));
+    for (name, n) in names {
+        if let Some(bit) = n.bits.iter().position(|b| b.net() == Some(net)) {
+            return if n.bits.len() == 1 { name.clone() } else { format!("{name}[{bit}]") };
+        }
     }
-    Ok(levels)
+    format!("net {net}")
 }
 
 #[cfg(test)]
@@ -398,6 +465,30 @@ mod tests {
         assert_eq!(l.in_to_out, d(1, 0, 0));
         assert_eq!(l.to_register(), d(2, 0, 0));
         assert_eq!(l.clocked(), d(2, 0, 0));
+    }
+
+    #[test]
+    fn names_the_ends_of_the_path_that_sets_the_clock() {
+        // FD a(4) -LUT-> 5 -LUT-> 6 -> FD b: the deepest path, 2 levels.
+        let cells: &[(&str, &str, &[(&str, &str, &[u64])])] = &[
+            ("a", "FDRE", &[("D", I, &[1]), ("Q", O, &[4])]),
+            ("l2", "LUT1", &[("I0", I, &[4]), ("O", O, &[5])]),
+            ("l3", "LUT6", &[("I0", I, &[5]), ("O", O, &[6])]),
+            ("b", "FDRE", &[("D", I, &[6]), ("Q", O, &[7])]),
+            ("l1", "LUT1", &[("I0", I, &[7]), ("O", O, &[1])]),
+        ];
+        let mut json: serde_json::Value = serde_json::from_str(&netlist(cells, &[])).unwrap();
+        let unnamed = critical_path(&json.to_string(), "top").unwrap().unwrap();
+        assert_eq!((unnamed.from.as_str(), unnamed.to.as_str(), unnamed.depth), ("net 4", "net 7", Depth { luts: 2, carry4: 0, muxf: 0 }));
+        json["modules"]["top"]["netnames"] = serde_json::json!({
+            "s1_count__q": {"hide_name": 0, "bits": [9, 4]},
+            "$abc$12": {"hide_name": 1, "bits": [4]},
+            "sum": {"hide_name": 0, "bits": [6]},
+            "b__q": {"hide_name": 0, "bits": [7]},
+        });
+        let named = critical_path(&json.to_string(), "top").unwrap().unwrap();
+        assert_eq!((named.from.as_str(), named.to.as_str()), ("s1_count__q[1]", "b__q"));
+        assert_eq!(critical_path(&netlist(&[], &[]), "top").unwrap(), None);
     }
 
     #[test]

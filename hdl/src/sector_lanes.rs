@@ -95,6 +95,9 @@ impl Logic for SectorPlace {
     fn hdl(&self) -> Verilog {
         Verilog::Custom(
             "// Word i takes sector word (i - word_at + skip) mod 8 when word_at <= i < word_at + count.\n\
+             // Entry words are written at the loop variable itself (a constant once the loop unrolls):\n\
+             // an index held in a reg becomes a variable part-select on the left, which Yosys expands into a\n\
+             // 1024-bit demultiplexer per word (the slice then needed over 20 GB to synthesize).\n\
              integer i;\n\
              reg [5:0] w;\n\
              reg [5:0] rel;\n\
@@ -105,9 +108,9 @@ impl Logic for SectorPlace {
              \x20       rel = w - word_at;\n\
              \x20       s = rel[2:0] + skip;\n\
              \x20       if (enable && w >= word_at && rel < {2'b0, count})\n\
-             \x20           entry_out[{w[4:0], 5'b0} +: 32] = sector[{s, 5'b0} +: 32];\n\
+             \x20           entry_out[{i[4:0], 5'b0} +: 32] = sector[{s, 5'b0} +: 32];\n\
              \x20       else\n\
-             \x20           entry_out[{w[4:0], 5'b0} +: 32] = entry_in[{w[4:0], 5'b0} +: 32];\n\
+             \x20           entry_out[{i[4:0], 5'b0} +: 32] = entry_in[{i[4:0], 5'b0} +: 32];\n\
              \x20   end\n\
              end\n"
                 .into(),

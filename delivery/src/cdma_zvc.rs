@@ -7,7 +7,7 @@ use crate::cosim::{hex_field, words_hex, CosimPorts};
 use crate::stream::{run_stream_with, RunResult, StreamDut, Traffic};
 use buddy_golden::zvc::{LineStream, LINE_SECTORS, SECTOR_WORDS};
 use buddy_golden::MemoryEntry;
-use buddy_hdl::{CdmaZvcCompressor, CdmaZvcDecompressor, EntryBits, SectorBits};
+use buddy_hdl::{CdmaZvcCompressor, CdmaZvcDecompressor, EntryBits, SectorBits, Stages};
 use rand::Rng;
 use rust_hdl::prelude::*;
 use std::io::Write;
@@ -157,13 +157,14 @@ fn first_difference<O: PartialEq + std::fmt::Debug>(name: &str, run: &RunResult<
     }
 }
 
-/// Run `entries` through the compressor under `traffic` and compare every
-/// compressed line with the golden stream; `lockstep` collects one line
+/// Run `entries` through the compressor built `stages` under `traffic` and
+/// compare every compressed line with the golden stream; `lockstep` collects one line
 /// per cycle (reset included), `vcd` gets a waveform.
 ///
 /// # Errors
 /// The first difference, or lines lost.
 pub fn run_compressor<R: Rng>(
+    stages: Stages,
     entries: &[MemoryEntry],
     traffic: Traffic,
     rng: &mut R,
@@ -172,7 +173,7 @@ pub fn run_compressor<R: Rng>(
 ) -> Result<RunResult<CompressedLine>, String> {
     let inputs = sector_inputs(entries);
     let expected: Vec<CompressedLine> = entries.iter().map(compressed_line).collect();
-    let mut dut = CdmaZvcCompressor::default();
+    let mut dut = CdmaZvcCompressor::new(stages);
     let max = 40 * inputs.len() as u64 + 100;
     let run = match lockstep {
         Some(lines) => {
@@ -185,12 +186,13 @@ pub fn run_compressor<R: Rng>(
     Ok(run)
 }
 
-/// Run `streams` through the decompressor under `traffic` and compare every
+/// Run `streams` through the decompressor built `stages` under `traffic` and compare every
 /// sector with the golden decoding; as [`run_compressor`].
 ///
 /// # Errors
 /// The first difference, or sectors lost.
 pub fn run_decompressor<R: Rng>(
+    stages: Stages,
     streams: &[LineStream],
     traffic: Traffic,
     rng: &mut R,
@@ -198,7 +200,7 @@ pub fn run_decompressor<R: Rng>(
     vcd: Option<&mut dyn Write>,
 ) -> Result<RunResult<LineSector>, String> {
     let expected = expected_sectors(streams);
-    let mut dut = CdmaZvcDecompressor::default();
+    let mut dut = CdmaZvcDecompressor::new(stages);
     let max = 40 * expected.len() as u64 + 100;
     let run = match lockstep {
         Some(lines) => {

@@ -6,6 +6,7 @@
 //! ([`crate::delivery::verilog_hash`]).
 
 use buddy_golden::HardwareCodec;
+use buddy_hdl::Stages;
 use buddy_hdl::{address_translator::fault, buddy_controller::error, metadata_cache::outcome};
 
 use crate::modules::HwModule;
@@ -83,9 +84,11 @@ fn notes(m: HwModule) -> Vec<String> {
                 "cDMA's ZVC compression engine: one 32-byte sector (in_sector, word 0 at [31:0]) per transfer, four per \
                  128-byte line in order; a line's stream (out_mask: bit i set when word i is not zero; out_words: the \
                  non-zero words from word 0, zero after; out_stream_bits = 32 + 32 x non-zero words) is on out_* {} cycles \
-                 after its first sector is taken; a line every {} cycles (docs/formats.md#zvc, docs/cdma.md).",
-                buddy_hdl::cdma_zvc_compressor::LATENCY,
-                buddy_hdl::cdma_zvc_compressor::CYCLES_PER_LINE
+                 after its first sector is taken; a line every {} cycles (docs/formats.md#zvc, docs/cdma.md). Built with \
+                 its input registered (at most 8 LUT levels between flip-flops); the paper's three-stage build takes {}.",
+                buddy_hdl::cdma_zvc_compressor::latency(Stages::DELIVERED),
+                buddy_hdl::cdma_zvc_compressor::CYCLES_PER_LINE,
+                buddy_hdl::cdma_zvc_compressor::latency(Stages::Paper),
             ),
         ],
         HwModule::CdmaZvcDecompressor => vec![
@@ -93,9 +96,12 @@ fn notes(m: HwModule) -> Vec<String> {
             format!(
                 "cDMA's ZVC decompression engine: one line's stream (in_mask, in_words) per transfer; its four 32-byte \
                  sectors leave on out_sector one per cycle, the first {} cycles after the line is taken, out_last with the \
-                 fourth; a line every {} cycles. Every input is valid: words past the mask's count are ignored.",
-                buddy_hdl::cdma_zvc_decompressor::LATENCY,
-                buddy_hdl::cdma_zvc_decompressor::CYCLES_PER_LINE
+                 fourth; a line every {} cycles. Every input is valid: words past the mask's count are ignored. Built with \
+                 its input registered (at most 8 LUT levels between flip-flops); the paper's build takes {} cycles to the \
+                 first sector.",
+                buddy_hdl::cdma_zvc_decompressor::latency(Stages::DELIVERED),
+                buddy_hdl::cdma_zvc_decompressor::CYCLES_PER_LINE,
+                buddy_hdl::cdma_zvc_decompressor::latency(Stages::Paper),
             ),
         ],
         HwModule::AddressTranslator => vec![

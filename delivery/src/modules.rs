@@ -20,6 +20,7 @@ use buddy_hdl::{
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use buddy_hdl::Stages;
 use rust_hdl::prelude::*;
 use std::path::Path;
 
@@ -167,11 +168,11 @@ impl HwModule {
             HwModule::MagBdiCompressor(_) => entry(buddy_hdl::mag_bdi_compressor::LATENCY),
             HwModule::MagBdiDecompressor(_) => entry(buddy_hdl::mag_bdi_decompressor::LATENCY),
             HwModule::CdmaZvcCompressor => Some((
-                format!("{} from a line's first sector", buddy_hdl::cdma_zvc_compressor::LATENCY),
+                format!("{} from a line's first sector", buddy_hdl::cdma_zvc_compressor::latency(Stages::DELIVERED)),
                 format!("1 sector, a line per {}", buddy_hdl::cdma_zvc_compressor::CYCLES_PER_LINE),
             )),
             HwModule::CdmaZvcDecompressor => Some((
-                format!("{} to a line's first sector", buddy_hdl::cdma_zvc_decompressor::LATENCY),
+                format!("{} to a line's first sector", buddy_hdl::cdma_zvc_decompressor::latency(Stages::DELIVERED)),
                 format!("1 sector, a line per {}", buddy_hdl::cdma_zvc_decompressor::CYCLES_PER_LINE),
             )),
             _ => None,
@@ -305,7 +306,7 @@ impl HwModule {
             HwModule::CdmaZvcCompressor => {
                 // Lock-step lines of a random run over the first entries (a failing run is reported by `check`).
                 let mut lines = Vec::new();
-                let _ = cdma_zvc::run_compressor(
+                let _ = cdma_zvc::run_compressor(Stages::DELIVERED, 
                     &entries[..entries.len().min(CDMA_LOCKSTEP_LINES)],
                     Traffic::RANDOM,
                     &mut rng,
@@ -318,7 +319,7 @@ impl HwModule {
                 // Lock-step lines of a random run over the first entries (a failing run is reported by `check`).
                 let mut lines = Vec::new();
                 let streams = cdma_zvc::line_streams(&entries[..entries.len().min(CDMA_LOCKSTEP_LINES)]);
-                let _ = cdma_zvc::run_decompressor(&streams, Traffic::RANDOM, &mut rng, Some(&mut lines), None);
+                let _ = cdma_zvc::run_decompressor(Stages::DELIVERED, &streams, Traffic::RANDOM, &mut rng, Some(&mut lines), None);
                 vec![vectors(lines)]
             }
             HwModule::AddressTranslator => {
@@ -411,13 +412,13 @@ impl HwModule {
             HwModule::MagBdiDecompressor(mag) => self.check_decompressor(MagBdiDecompressor::new(mag), entries, malformed, traffic, seed),
             HwModule::CdmaZvcCompressor => {
                 let start = std::time::Instant::now();
-                let run = cdma_zvc::run_compressor(entries, traffic, &mut ChaCha8Rng::seed_from_u64(seed), None, None)?;
+                let run = cdma_zvc::run_compressor(Stages::DELIVERED, entries, traffic, &mut ChaCha8Rng::seed_from_u64(seed), None, None)?;
                 Ok(EquivRun { inputs: entries.len(), cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
             }
             HwModule::CdmaZvcDecompressor => {
                 let streams = cdma_zvc::line_streams(entries);
                 let start = std::time::Instant::now();
-                let run = cdma_zvc::run_decompressor(&streams, traffic, &mut ChaCha8Rng::seed_from_u64(seed), None, None)?;
+                let run = cdma_zvc::run_decompressor(Stages::DELIVERED, &streams, traffic, &mut ChaCha8Rng::seed_from_u64(seed), None, None)?;
                 Ok(EquivRun { inputs: entries.len(), cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
             }
             HwModule::AddressTranslator => {
@@ -580,10 +581,10 @@ impl HwModule {
                 run_stream(&mut MagBdiDecompressor::new(mag), &stored, Traffic::RANDOM, &mut rng, max, Some(&mut w));
             }
             HwModule::CdmaZvcCompressor => {
-                cdma_zvc::run_compressor(entries, Traffic::RANDOM, &mut rng, None, Some(&mut w))?;
+                cdma_zvc::run_compressor(Stages::DELIVERED, entries, Traffic::RANDOM, &mut rng, None, Some(&mut w))?;
             }
             HwModule::CdmaZvcDecompressor => {
-                cdma_zvc::run_decompressor(&cdma_zvc::line_streams(entries), Traffic::RANDOM, &mut rng, None, Some(&mut w))?;
+                cdma_zvc::run_decompressor(Stages::DELIVERED, &cdma_zvc::line_streams(entries), Traffic::RANDOM, &mut rng, None, Some(&mut w))?;
             }
             HwModule::AddressTranslator => {
                 let accesses = translation::random_accesses(entries.len(), &mut rng);

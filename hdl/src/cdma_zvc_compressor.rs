@@ -3,18 +3,29 @@
 use crate::entry_bits::EntryBits;
 use crate::sector_bits::SectorBits;
 use crate::sector_compaction::{SectorCompaction, SectorRouting, SectorZeroMask};
+use crate::stages::Stages;
 use rust_hdl::prelude::*;
 
-/// Latency of [`CdmaZvcCompressor`] in clock cycles: the compressed line
-/// whose first sector is accepted on edge `t` (and the others on `t + 1`,
-/// `t + 2`, `t + 3`) is on `out_*` after edge `t + 5` and leaves on edge
-/// `t + 6` (the paper's "six cycles, four 32B sectors moving through a
-/// three-stage pipeline"). The testbenches measure it.
-pub const LATENCY: u64 = 6;
+/// Latency of [`CdmaZvcCompressor`] in clock cycles. [`Stages::Paper`]:
+/// the compressed line whose first sector is accepted on edge `t` (and the
+/// others on `t + 1`, `t + 2`, `t + 3`) is on `out_*` after edge `t + 5`
+/// and leaves on edge `t + 6` (the paper's "six cycles, four 32B sectors
+/// moving through a three-stage pipeline"). [`Stages::EightLevels`]
+/// registers each sector (and its zero flags) first: one cycle more. The
+/// testbenches measure both.
+pub const fn latency(stages: Stages) -> u64 {
+    last_sector_latency(stages) + 3
+}
 
 /// Cycles from the acceptance of a line's last sector to the line's
-/// delivery (the three stages).
-pub const LAST_SECTOR_LATENCY: u64 = 3;
+/// delivery: the three stages, and the input register of
+/// [`Stages::EightLevels`].
+pub const fn last_sector_latency(stages: Stages) -> u64 {
+    match stages {
+        Stages::Paper => 3,
+        Stages::EightLevels => 4,
+    }
+}
 
 /// Initiation interval in cycles per line: one sector per cycle, 4 sectors
 /// per line (32 bytes per cycle).
@@ -26,11 +37,11 @@ pub const CYCLES_PER_LINE: u64 = 4;
 /// formats.md §3) when the fourth sector leaves the pipeline.
 ///
 /// ```text
-///             stage 1                      stage 2                stage 3
-/// in_sector ─▶ w!=0 ─▶ mask segment ─▶ s1 ─▶ bubble-collapsing ─▶ s2 ─▶ shift by the buffer length ─▶ OR ─▶ buffer ─┐
-///              prefix sum of zero flags      shifter (3 levels)        (5 levels), mask segment to 8k          (3 sectors)
-///              → mux selects (SectorRouting)                            4th sector: buffer | sector ─▶ out_* ◀─┘
-/// in_valid/in_ready: s1, s2 and out advance when empty or when their successor takes their value
+///                           input register   stage 1                          stage 2                stage 3
+/// in_sector ─▶ w!=0 ─▶ mask ─▶ (EightLevels) ─▶ prefix sum of zero flags ─▶ s1 ─▶ bubble-collapsing ─▶ s2 ─▶ shift by the buffer length ─▶ OR ─▶ buffer ─┐
+///                       segment                 → mux selects (SectorRouting)      shifter (3 levels)        (5 levels), mask segment to 8k          (3 sectors)
+///                                                                                                            4th sector: buffer | sector ─▶ out_* ◀─┘
+/// in_valid/in_ready: s0, s1, s2 and out advance when empty or when their successor takes their value
 /// ```
 ///
 /// Ports (valid/ready streams; a transfer happens on a rising `clock` edge
@@ -57,19 +68,21 @@ pub const CYCLES_PER_LINE: u64 = 4;
 /// after reset starts a line (there is no `last` input).
 ///
 /// Timing: one sector per cycle (initiation interval 1 sector, 4 cycles
-/// per line, [`CYCLES_PER_LINE`]); latency [`LATENCY`] = 6 cycles from the
-/// first sector, [`LAST_SECTOR_LATENCY`] = 3 from the last. `in_ready`
+/// per line, [`CYCLES_PER_LINE`]); [`latency`] 6 cycles from the first
+/// sector and [`last_sector_latency`] 3 from the last ([`Stages::Paper`]),
+/// 7 and 4 ([`Stages::EightLevels`], where each sector and its zero flags
+/// wait in an input register first). `in_ready`
 /// depends only on flip-flops; every output comes from a flip-flop. A
 /// finished line waits in the output register; the buffer meanwhile takes
 /// the next line's first three sectors, and its fourth waits until the
 /// output register is empty (taken on an earlier edge).
 ///
-/// Internals: stage 1 compares the 8 words to zero (the mask segment,
-/// [`SectorZeroMask`]) and sums the zero flags (an 11-adder prefix) into
+/// Internals: the 8 words are compared to zero (the mask segment,
+/// [`SectorZeroMask`]) before the input register; stage 1 sums the zero flags (an 11-adder prefix) into
 /// the shifter's mux selects ([`SectorRouting`]); stage 2 collapses the bubbles ([`SectorCompaction`]);
 /// stage 3 shifts the compacted words up by the buffer length (0..24 words)
 /// and ORs them into the buffer, whose words past the length are 0.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct CdmaZvcCompressor {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -81,9 +94,17 @@ pub struct CdmaZvcCompressor {
     pub out_words: Signal<Out, EntryBits>,
     pub out_stream_bits: Signal<Out, Bits<11>>,
     pub out_ready: Signal<In, Bit>,
-    // Stage 1: zero compare and prefix sum.
-    in_words: [Signal<Local, Bits<32>>; 8],
+    // The input register (Stages::EightLevels): the sector and its zero
+    // flags; and the sector stage 1 takes, from it or from the ports.
+    registered: Constant<Bit>,
     zero_mask: SectorZeroMask,
+    s0_full: DFF<Bit>,
+    s0_words: [DFF<Bits<32>>; 8],
+    s0_mask: DFF<Bits<8>>,
+    src_valid: Signal<Local, Bit>,
+    src_mask: Signal<Local, Bits<8>>,
+    in_words: [Signal<Local, Bits<32>>; 8],
+    // Stage 1: prefix sum.
     routing: SectorRouting,
     s1_load: Signal<Local, Bit>,
     s1_valid: DFF<Bit>,
@@ -123,6 +144,73 @@ pub struct CdmaZvcCompressor {
     out_bits_q: DFF<Bits<11>>,
 }
 
+/// [`Stages::EightLevels`], the delivered configuration.
+impl Default for CdmaZvcCompressor {
+    fn default() -> Self {
+        Self::new(Stages::default())
+    }
+}
+
+impl CdmaZvcCompressor {
+    /// The engine pipelined as `stages` says.
+    pub fn new(stages: Stages) -> Self {
+        CdmaZvcCompressor {
+            clock: Default::default(),
+            reset: Default::default(),
+            in_valid: Default::default(),
+            in_sector: Default::default(),
+            in_ready: Default::default(),
+            out_valid: Default::default(),
+            out_mask: Default::default(),
+            out_words: Default::default(),
+            out_stream_bits: Default::default(),
+            out_ready: Default::default(),
+            registered: Constant::new(stages.registers_inputs()),
+            zero_mask: Default::default(),
+            s0_full: Default::default(),
+            s0_words: Default::default(),
+            s0_mask: Default::default(),
+            src_valid: Default::default(),
+            src_mask: Default::default(),
+            in_words: Default::default(),
+            routing: Default::default(),
+            s1_load: Default::default(),
+            s1_valid: Default::default(),
+            s1_words: Default::default(),
+            s1_segment: Default::default(),
+            s1_count: Default::default(),
+            s1_moves: Default::default(),
+            compaction: Default::default(),
+            s2_load: Default::default(),
+            s2_valid: Default::default(),
+            s2_words: Default::default(),
+            s2_segment: Default::default(),
+            s2_count: Default::default(),
+            last: Default::default(),
+            s2_leaves: Default::default(),
+            buf_sector: Default::default(),
+            buf_count: Default::default(),
+            buf_mask: Default::default(),
+            buf_words: Default::default(),
+            sh0: Default::default(),
+            sh1: Default::default(),
+            sh2: Default::default(),
+            sh3: Default::default(),
+            sh4: Default::default(),
+            sh5: Default::default(),
+            segment_at: Default::default(),
+            line_mask: Default::default(),
+            line_count: Default::default(),
+            line_words: Default::default(),
+            line: Default::default(),
+            out_full: Default::default(),
+            out_mask_q: Default::default(),
+            out_words_q: Default::default(),
+            out_bits_q: Default::default(),
+        }
+    }
+}
+
 // The buffer shifter's five levels, stamped out with literal offset bits
 // and distances (`#[hdl_gen]` cannot compute `1 << b`): a level moves every
 // slot up by `2^b` when bit `b` of the buffer length is set.
@@ -132,9 +220,11 @@ macro_rules! compressor_update {
         impl Logic for CdmaZvcCompressor {
             #[hdl_gen]
             fn update(&mut self) {
-                dff_setup!(self, clock, s1_valid, s1_segment, s1_count, s2_valid, s2_segment, s2_count,
+                dff_setup!(self, clock, s0_full, s0_mask, s1_valid, s1_segment, s1_count, s2_valid, s2_segment, s2_count,
                     buf_sector, buf_count, buf_mask, out_full, out_mask_q, out_words_q, out_bits_q);
                 for i in 0..8 {
+                    self.s0_words[i].clock.next = self.clock.val();
+                    self.s0_words[i].d.next = self.s0_words[i].q.val();
                     self.s1_words[i].clock.next = self.clock.val();
                     self.s1_words[i].d.next = self.s1_words[i].q.val();
                     self.s2_words[i].clock.next = self.clock.val();
@@ -157,18 +247,11 @@ macro_rules! compressor_update {
                 self.s2_leaves.next = self.s2_valid.q.val() & (!self.last.val() | !self.out_full.q.val());
                 self.s2_load.next = !self.s2_valid.q.val() | self.s2_leaves.val();
                 self.s1_load.next = !self.s1_valid.q.val() | self.s2_load.val();
-                self.in_ready.next = self.s1_load.val();
 
-                // Stage 1: the 8 words compared to zero; the prefix sum of
-                // the zero flags, decoded into the shifter's mux selects.
-                self.in_words[0].next = self.in_sector.val().w0;
-                self.in_words[1].next = self.in_sector.val().w1;
-                self.in_words[2].next = self.in_sector.val().w2;
-                self.in_words[3].next = self.in_sector.val().w3;
-                self.in_words[4].next = self.in_sector.val().w4;
-                self.in_words[5].next = self.in_sector.val().w5;
-                self.in_words[6].next = self.in_sector.val().w6;
-                self.in_words[7].next = self.in_sector.val().w7;
+                // The 8 words compared to zero (the mask segment); stage 1
+                // takes them from the ports, or (Stages::EightLevels) from
+                // the input register, which reloads when empty or when
+                // stage 1 takes its sector.
                 self.zero_mask.words[0].next = self.in_sector.val().w0;
                 self.zero_mask.words[1].next = self.in_sector.val().w1;
                 self.zero_mask.words[2].next = self.in_sector.val().w2;
@@ -177,13 +260,47 @@ macro_rules! compressor_update {
                 self.zero_mask.words[5].next = self.in_sector.val().w5;
                 self.zero_mask.words[6].next = self.in_sector.val().w6;
                 self.zero_mask.words[7].next = self.in_sector.val().w7;
-                self.routing.kept.next = self.zero_mask.mask.val();
+                self.in_words[0].next = self.in_sector.val().w0;
+                self.in_words[1].next = self.in_sector.val().w1;
+                self.in_words[2].next = self.in_sector.val().w2;
+                self.in_words[3].next = self.in_sector.val().w3;
+                self.in_words[4].next = self.in_sector.val().w4;
+                self.in_words[5].next = self.in_sector.val().w5;
+                self.in_words[6].next = self.in_sector.val().w6;
+                self.in_words[7].next = self.in_sector.val().w7;
+                self.src_valid.next = self.in_valid.val();
+                self.src_mask.next = self.zero_mask.mask.val();
+                self.in_ready.next = self.s1_load.val();
+                if self.registered.val() {
+                    self.in_ready.next = !self.s0_full.q.val() | self.s1_load.val();
+                    if self.in_ready.val() {
+                        self.s0_full.d.next = self.in_valid.val();
+                        self.s0_mask.d.next = self.zero_mask.mask.val();
+                        self.s0_words[0].d.next = self.in_sector.val().w0;
+                        self.s0_words[1].d.next = self.in_sector.val().w1;
+                        self.s0_words[2].d.next = self.in_sector.val().w2;
+                        self.s0_words[3].d.next = self.in_sector.val().w3;
+                        self.s0_words[4].d.next = self.in_sector.val().w4;
+                        self.s0_words[5].d.next = self.in_sector.val().w5;
+                        self.s0_words[6].d.next = self.in_sector.val().w6;
+                        self.s0_words[7].d.next = self.in_sector.val().w7;
+                    }
+                    self.src_valid.next = self.s0_full.q.val();
+                    self.src_mask.next = self.s0_mask.q.val();
+                    for i in 0..8 {
+                        self.in_words[i].next = self.s0_words[i].q.val();
+                    }
+                }
+
+                // Stage 1: the prefix sum of the zero flags, decoded into
+                // the shifter's mux selects.
+                self.routing.kept.next = self.src_mask.val();
                 if self.s1_load.val() {
-                    self.s1_valid.d.next = self.in_valid.val();
+                    self.s1_valid.d.next = self.src_valid.val();
                     for i in 0..8 {
                         self.s1_words[i].d.next = self.in_words[i].val();
                     }
-                    self.s1_segment.d.next = self.zero_mask.mask.val();
+                    self.s1_segment.d.next = self.src_mask.val();
                     self.s1_count.d.next = self.routing.kept_count.val();
                     for k in 0..3 {
                         self.s1_moves[k].d.next = self.routing.moves[k].val();
@@ -273,6 +390,7 @@ macro_rules! compressor_update {
                     self.out_full.d.next = false;
                 }
                 if self.reset.val() {
+                    self.s0_full.d.next = false;
                     self.s1_valid.d.next = false;
                     self.s2_valid.d.next = false;
                     self.out_full.d.next = false;

@@ -4,16 +4,26 @@ use crate::entry_bits::EntryBits;
 use crate::register_slice::RegisterSlice;
 use crate::sector_bits::SectorBits;
 use crate::sector_compaction::{SectorExpansion, SectorRouting};
+use crate::stages::Stages;
 use rust_hdl::prelude::*;
 
-/// Latency of [`CdmaZvcDecompressor`] in clock cycles: the first sector of
-/// a line accepted on edge `t` is on `out_*` after edge `t + 1` and leaves
-/// on edge `t + 2` (the paper's "only two additional cycles of latency");
-/// sector `k` leaves on edge `t + 2 + k`. The testbenches measure it.
-pub const LATENCY: u64 = 2;
+/// Latency of [`CdmaZvcDecompressor`] in clock cycles. [`Stages::Paper`]:
+/// the first sector of a line accepted on edge `t` is on `out_*` after
+/// edge `t + 1` and leaves on edge `t + 2` (the paper's "only two
+/// additional cycles of latency"); sector `k` leaves on edge `t + 2 + k`.
+/// [`Stages::EightLevels`] registers the line first: one cycle more. The
+/// testbenches measure both.
+pub const fn latency(stages: Stages) -> u64 {
+    match stages {
+        Stages::Paper => 2,
+        Stages::EightLevels => 3,
+    }
+}
 
 /// Cycles from a line's acceptance to the delivery of its last sector.
-pub const LINE_LATENCY: u64 = LATENCY + 3;
+pub const fn line_latency(stages: Stages) -> u64 {
+    latency(stages) + 3
+}
 
 /// Initiation interval in cycles per line: one sector out per cycle, 4
 /// sectors per line (32 bytes per cycle).
@@ -35,10 +45,10 @@ pub struct DecompressedSector {
 /// the line as four 32-byte sectors, one per cycle.
 ///
 /// ```text
-///                 line register                 stage 1                                stage 2               register slice
-/// in_mask  ──┬──▶ mask, words, sector k, ─▶ mask segment k ─▶ pop-count, prefix sum ─▶ s1 ─▶ bubble-expanding ─▶ ┌────────────┐
-/// in_words ──┤    base (words used so far)   words[base +: 8] (5-level shifter)        │    shifter (3 levels)   │ main │ skid│─▶ out_*
-///            └── sector 0 straight from the ports (base 0) ───────────────────────────┘                         └────────────┘◀─ out_ready
+///            input register       line register                stage 1                                 stage 2               register slice
+/// in_mask  ─▶ (EightLevels) ─┬─▶ mask segments to come,  ─▶ mask segment k ─▶ pop-count, prefix sum ─▶ s1 ─▶ bubble-expanding ─▶ ┌────────────┐
+/// in_words ─▶               ─┤   words, sector k, base       words[base +: 8] (5-level shifter)        │    shifter (3 levels)   │ main │ skid│─▶ out_*
+///                            └── sector 0 straight from the line (base 0) ────────────────────────────┘                         └────────────┘◀─ out_ready
 /// ```
 ///
 /// Ports (valid/ready streams; a transfer happens on a rising `clock` edge
@@ -60,19 +70,24 @@ pub struct DecompressedSector {
 /// error output.
 ///
 /// Timing: one sector per cycle (4 cycles per line, [`CYCLES_PER_LINE`]);
-/// latency [`LATENCY`] = 2 cycles to the first sector, [`LINE_LATENCY`] =
-/// 5 to the last. A new line is accepted on the edge after the previous
-/// line's fourth sector enters stage 1. `in_ready` depends only on
-/// flip-flops; every output comes from a flip-flop.
+/// [`latency`] 2 cycles to the first sector and [`line_latency`] 5 to the
+/// last ([`Stages::Paper`]), 3 and 6 ([`Stages::EightLevels`], where the
+/// line waits in an input register first). A new line enters the line
+/// register on the edge after the previous line's fourth sector enters
+/// stage 1; with the input register, the next line waits there (taken on
+/// the cycle after the one before it, when the engine is idle). `in_ready`
+/// depends only on flip-flops; every output comes from a flip-flop.
 ///
 /// Internals: sector 0's words are `in_words[0..8]`; the line register
-/// keeps the line and the number of stream words the sectors before `k`
-/// used (`base`, the running pop-count), and stage 1 takes sector `k`'s
+/// keeps the line, the mask segments still to come (shifted down a
+/// segment per sector, so segment `k` is always at bits `[7:0]`) and the
+/// number of stream words the sectors before `k` used (`base`, the
+/// running pop-count), and stage 1 takes sector `k`'s
 /// window `words[base +: 8]` through a 5-level shifter. [`SectorRouting`]
 /// turns the mask segment into the expanding shifter's mux selects and
 /// its pop-count; [`SectorExpansion`] muxes each window word or a zero
 /// into place.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct CdmaZvcDecompressor {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -84,6 +99,14 @@ pub struct CdmaZvcDecompressor {
     pub out_sector: Signal<Out, SectorBits>,
     pub out_last: Signal<Out, Bit>,
     pub out_ready: Signal<In, Bit>,
+    // The input register (Stages::EightLevels) and the line it gives.
+    registered: Constant<Bit>,
+    s0_full: DFF<Bit>,
+    s0_mask: DFF<Bits<32>>,
+    s0_words: [DFF<Bits<32>>; 32],
+    src_valid: Signal<Local, Bit>,
+    src_mask: Signal<Local, Bits<32>>,
+    take_ready: Signal<Local, Bit>,
     // The line register: sectors 1..3 of the line being expanded.
     line_full: DFF<Bit>,
     line_sector: DFF<Bits<2>>,
@@ -117,6 +140,64 @@ pub struct CdmaZvcDecompressor {
     slice: RegisterSlice<DecompressedSector>,
 }
 
+/// [`Stages::EightLevels`], the delivered configuration.
+impl Default for CdmaZvcDecompressor {
+    fn default() -> Self {
+        Self::new(Stages::default())
+    }
+}
+
+impl CdmaZvcDecompressor {
+    /// The engine pipelined as `stages` says.
+    pub fn new(stages: Stages) -> Self {
+        CdmaZvcDecompressor {
+            clock: Default::default(),
+            reset: Default::default(),
+            in_valid: Default::default(),
+            in_mask: Default::default(),
+            in_words: Default::default(),
+            in_ready: Default::default(),
+            out_valid: Default::default(),
+            out_sector: Default::default(),
+            out_last: Default::default(),
+            out_ready: Default::default(),
+            registered: Constant::new(stages.registers_inputs()),
+            s0_full: Default::default(),
+            s0_mask: Default::default(),
+            s0_words: Default::default(),
+            src_valid: Default::default(),
+            src_mask: Default::default(),
+            take_ready: Default::default(),
+            line_full: Default::default(),
+            line_sector: Default::default(),
+            line_base: Default::default(),
+            line_mask: Default::default(),
+            line_words: Default::default(),
+            in_w: Default::default(),
+            take_line: Default::default(),
+            next_sector: Default::default(),
+            w1: Default::default(),
+            w2: Default::default(),
+            w3: Default::default(),
+            w4: Default::default(),
+            w5: Default::default(),
+            window: Default::default(),
+            segment: Default::default(),
+            routing: Default::default(),
+            s1_load: Default::default(),
+            s1_valid: Default::default(),
+            s1_last: Default::default(),
+            s1_slots: Default::default(),
+            s1_moves: Default::default(),
+            s1_stays: Default::default(),
+            expansion: Default::default(),
+            sector_out: Default::default(),
+            result: Default::default(),
+            slice: Default::default(),
+        }
+    }
+}
+
 // The window shifter's levels after the first, stamped out with literal
 // base bits, distances and widths: a level moves every slot down by `2^b`
 // when bit `b` of the base is set.
@@ -126,8 +207,10 @@ macro_rules! decompressor_update {
         impl Logic for CdmaZvcDecompressor {
             #[hdl_gen]
             fn update(&mut self) {
-                dff_setup!(self, clock, line_full, line_sector, line_base, line_mask, s1_valid, s1_last);
+                dff_setup!(self, clock, s0_full, s0_mask, line_full, line_sector, line_base, line_mask, s1_valid, s1_last);
                 for j in 0..32 {
+                    self.s0_words[j].clock.next = self.clock.val();
+                    self.s0_words[j].d.next = self.s0_words[j].q.val();
                     self.line_words[j].clock.next = self.clock.val();
                     self.line_words[j].d.next = self.line_words[j].q.val();
                 }
@@ -148,15 +231,34 @@ macro_rules! decompressor_update {
                 // (whose ready is a flip-flop) takes its sector; it takes
                 // sectors 1..3 from the line register, and sector 0 of a
                 // new line from the ports when the register is free.
+                // The line comes from the ports, or (Stages::EightLevels)
+                // from the input register, which reloads when empty or
+                // when its line is taken.
                 self.s1_load.next = !self.s1_valid.q.val() | self.slice.in_ready.val();
-                self.in_ready.next = self.s1_load.val() & !self.line_full.q.val();
-                self.take_line.next = self.in_ready.val() & self.in_valid.val();
+                self.take_ready.next = self.s1_load.val() & !self.line_full.q.val();
+                self.src_valid.next = self.in_valid.val();
+                self.src_mask.next = self.in_mask.val();
+                #( self.in_w[J].next = self.in_words.val().w~J; )*
+                self.in_ready.next = self.take_ready.val();
+                if self.registered.val() {
+                    self.src_valid.next = self.s0_full.q.val();
+                    self.src_mask.next = self.s0_mask.q.val();
+                    for j in 0..32 {
+                        self.in_w[j].next = self.s0_words[j].q.val();
+                    }
+                    self.in_ready.next = !self.s0_full.q.val() | self.take_ready.val();
+                    if self.in_ready.val() {
+                        self.s0_full.d.next = self.in_valid.val();
+                        self.s0_mask.d.next = self.in_mask.val();
+                        #( self.s0_words[J].d.next = self.in_words.val().w~J; )*
+                    }
+                }
+                self.take_line.next = self.take_ready.val() & self.src_valid.val();
                 self.next_sector.next = self.s1_load.val() & self.line_full.q.val();
 
                 // Stage 1: sector k's window, words[base +: 8] of the line
-                // register (sector 0: the first 8 input words), and its
+                // register (sector 0: the line's first 8 words), and its
                 // mask segment.
-                #( self.in_w[J].next = self.in_words.val().w~J; )*
                 // base <= 24: the window ends at word 31 or before.
                 for j in 0..23 {
                     self.w1[j].next = self.line_words[j].q.val();
@@ -185,20 +287,14 @@ macro_rules! decompressor_update {
                         self.window[i].next = self.w5[i].val();
                     }
                 }
-                self.segment.next = self.in_mask.val().get_bits::<8>(0);
+                self.segment.next = self.src_mask.val().get_bits::<8>(0);
                 if self.line_full.q.val() {
-                    self.segment.next = self.line_mask.q.val().get_bits::<8>(24);
-                    if self.line_sector.q.val() == 1 {
-                        self.segment.next = self.line_mask.q.val().get_bits::<8>(8);
-                    }
-                    if self.line_sector.q.val() == 2 {
-                        self.segment.next = self.line_mask.q.val().get_bits::<8>(16);
-                    }
+                    self.segment.next = self.line_mask.q.val().get_bits::<8>(0);
                 }
                 self.routing.kept.next = self.segment.val();
 
                 if self.s1_load.val() {
-                    self.s1_valid.d.next = self.line_full.q.val() | self.in_valid.val();
+                    self.s1_valid.d.next = self.line_full.q.val() | self.src_valid.val();
                     self.s1_last.d.next = self.line_full.q.val() & (self.line_sector.q.val() == 3);
                     for i in 0..8 {
                         self.s1_slots[i].d.next = self.window[i].val();
@@ -212,7 +308,7 @@ macro_rules! decompressor_update {
                     self.line_full.d.next = true;
                     self.line_sector.d.next = 1.into();
                     self.line_base.d.next = bit_cast::<6, 4>(self.routing.kept_count.val());
-                    self.line_mask.d.next = self.in_mask.val();
+                    self.line_mask.d.next = self.src_mask.val() >> 8;
                     for j in 0..32 {
                         self.line_words[j].d.next = self.in_w[j].val();
                     }
@@ -220,11 +316,13 @@ macro_rules! decompressor_update {
                 if self.next_sector.val() {
                     self.line_sector.d.next = self.line_sector.q.val() + 1;
                     self.line_base.d.next = self.line_base.q.val() + bit_cast::<6, 4>(self.routing.kept_count.val());
+                    self.line_mask.d.next = self.line_mask.q.val() >> 8;
                     if self.line_sector.q.val() == 3 {
                         self.line_full.d.next = false;
                     }
                 }
                 if self.reset.val() {
+                    self.s0_full.d.next = false;
                     self.line_full.d.next = false;
                     self.s1_valid.d.next = false;
                 }

@@ -22,6 +22,7 @@
 //! [`sector_bits::SectorBits`] (the 256-bit sector),
 //! [`decompressed_entry::DecompressedEntry`] (every decompressor's output),
 //! [`register_slice::RegisterSlice`] (valid/ready skid buffer),
+//! [`stages::Stages`] (a module's pipeline depth, chosen when it is built),
 //! [`request_contexts::RequestContexts`] (the pipelined slice's 128 request
 //! contexts and its same-entry guard),
 //! [`read_planner::ReadPlanner`] (the sectors a read needs, requested per
@@ -79,6 +80,7 @@ pub mod sector_bits;
 pub mod sector_compaction;
 pub mod sector_gather;
 pub mod sector_lanes;
+pub mod stages;
 pub mod tag_fifo;
 pub mod timing;
 pub mod vcd_tidy;
@@ -105,6 +107,7 @@ pub use read_planner::ReadPlanner;
 pub use request_contexts::RequestContexts;
 pub use sector_bits::SectorBits;
 pub use sector_gather::SectorGather;
+pub use stages::Stages;
 pub use write_planner::WritePlanner;
 pub use zvc_compressor::{ZvcCompressed, ZvcCompressor};
 pub use zvc_decompressor::ZvcDecompressor;

@@ -5,6 +5,7 @@
 //! figure on the hardware; the memory system's hardware timing is built
 //! from them, so a change to the hardware reaches the fast engine here.
 
+use crate::stages::Stages;
 use buddy_golden::HardwareCodec;
 
 pub use crate::buddy_controller::timing::*;
@@ -49,17 +50,23 @@ pub struct CdmaEngineTiming {
     pub cycles_per_line: u64,
 }
 
-/// [`crate::cdma_zvc_compressor::CdmaZvcCompressor`]: 6 cycles, a line every 4.
-pub const CDMA_COMPRESSOR: CdmaEngineTiming = CdmaEngineTiming {
-    latency: crate::cdma_zvc_compressor::LATENCY,
-    line_latency: crate::cdma_zvc_compressor::LATENCY,
-    cycles_per_line: crate::cdma_zvc_compressor::CYCLES_PER_LINE,
-};
+/// [`crate::cdma_zvc_compressor::CdmaZvcCompressor`] built `stages`: 6
+/// cycles ([`Stages::Paper`]) or 7, a line every 4.
+pub const fn cdma_compressor(stages: Stages) -> CdmaEngineTiming {
+    CdmaEngineTiming {
+        latency: crate::cdma_zvc_compressor::latency(stages),
+        line_latency: crate::cdma_zvc_compressor::latency(stages),
+        cycles_per_line: crate::cdma_zvc_compressor::CYCLES_PER_LINE,
+    }
+}
 
-/// [`crate::cdma_zvc_decompressor::CdmaZvcDecompressor`]: 2 cycles to the
-/// first sector, 5 to the last, a line every 4.
-pub const CDMA_DECOMPRESSOR: CdmaEngineTiming = CdmaEngineTiming {
-    latency: crate::cdma_zvc_decompressor::LATENCY,
-    line_latency: crate::cdma_zvc_decompressor::LINE_LATENCY,
-    cycles_per_line: crate::cdma_zvc_decompressor::CYCLES_PER_LINE,
-};
+/// [`crate::cdma_zvc_decompressor::CdmaZvcDecompressor`] built `stages`:
+/// 2 cycles to the first sector and 5 to the last ([`Stages::Paper`]), or
+/// 3 and 6; a line every 4.
+pub const fn cdma_decompressor(stages: Stages) -> CdmaEngineTiming {
+    CdmaEngineTiming {
+        latency: crate::cdma_zvc_decompressor::latency(stages),
+        line_latency: crate::cdma_zvc_decompressor::line_latency(stages),
+        cycles_per_line: crate::cdma_zvc_decompressor::CYCLES_PER_LINE,
+    }
+}

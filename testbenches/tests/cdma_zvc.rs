@@ -12,7 +12,7 @@ use buddy_delivery::stream::{check_against, proptest_cases, random_traffic, sett
 use buddy_golden::zvc::LineStream;
 use buddy_golden::MemoryEntry;
 use buddy_hdl::timing::{self, CdmaEngineTiming};
-use buddy_hdl::{cdma_zvc_compressor, cdma_zvc_decompressor, CdmaZvcCompressor, CdmaZvcDecompressor, SectorBits};
+use buddy_hdl::{cdma_zvc_compressor, cdma_zvc_decompressor, CdmaZvcCompressor, CdmaZvcDecompressor, SectorBits, Stages};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -64,16 +64,21 @@ proptest! {
     // batch count: `make soak`).
     #![proptest_config(ProptestConfig::with_cases(proptest_cases(50)))]
 
+    /// Each batch through both builds (`Stages`).
     #[test]
     fn compressor_equals_golden(lines in proptest::collection::vec(line(), 100), traffic in random_traffic(), seed in any::<u64>()) {
-        let run = run_compressor(&lines, traffic, &mut ChaCha8Rng::seed_from_u64(seed), None, None);
-        prop_assert!(run.is_ok(), "{:?}: {}", traffic, run.unwrap_err());
+        for stages in Stages::ALL {
+            let run = run_compressor(stages, &lines, traffic, &mut ChaCha8Rng::seed_from_u64(seed), None, None);
+            prop_assert!(run.is_ok(), "{:?} {:?}: {}", stages, traffic, run.unwrap_err());
+        }
     }
 
     #[test]
     fn decompressor_equals_golden(streams in proptest::collection::vec(stream(), 100), traffic in random_traffic(), seed in any::<u64>()) {
-        let run = run_decompressor(&streams, traffic, &mut ChaCha8Rng::seed_from_u64(seed), None, None);
-        prop_assert!(run.is_ok(), "{:?}: {}", traffic, run.unwrap_err());
+        for stages in Stages::ALL {
+            let run = run_decompressor(stages, &streams, traffic, &mut ChaCha8Rng::seed_from_u64(seed), None, None);
+            prop_assert!(run.is_ok(), "{:?} {:?}: {}", stages, traffic, run.unwrap_err());
+        }
     }
 
     /// Lines through the compressor, its streams through the decompressor:
@@ -81,9 +86,9 @@ proptest! {
     #[test]
     fn round_trip_through_both_engines(lines in proptest::collection::vec(line(), 50), traffic in random_traffic(), seed in any::<u64>()) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let compressed = run_compressor(&lines, traffic, &mut rng, None, None).map_err(TestCaseError::fail)?;
+        let compressed = run_compressor(Stages::DELIVERED, &lines, traffic, &mut rng, None, None).map_err(TestCaseError::fail)?;
         let streams: Vec<LineStream> = compressed.outputs.iter().map(|c| c.stream).collect();
-        let back = run_decompressor(&streams, traffic, &mut rng, None, None).map_err(TestCaseError::fail)?;
+        let back = run_decompressor(Stages::DELIVERED, &streams, traffic, &mut rng, None, None).map_err(TestCaseError::fail)?;
         let words: Vec<u32> = back.outputs.iter().flat_map(|s| s.words).collect();
         prop_assert_eq!(words, lines.iter().flat_map(|e| *e.words()).collect::<Vec<u32>>());
     }
@@ -98,9 +103,11 @@ fn all_zero_and_no_zero_lines() {
     let expected: Vec<CompressedLine> = lines.iter().map(compressed_line).collect();
     assert!(expected.iter().any(|c| c.stream_bits == 32) && expected.iter().any(|c| c.stream_bits == 1056));
     let mut rng = ChaCha8Rng::seed_from_u64(11);
-    check_against(CdmaZvcCompressor::default, &sector_inputs(&lines), &expected, &mut rng).unwrap();
     let streams = line_streams(&lines);
-    check_against(CdmaZvcDecompressor::default, &streams, &expected_sectors(&streams), &mut rng).unwrap();
+    for stages in Stages::ALL {
+        check_against(|| CdmaZvcCompressor::new(stages), &sector_inputs(&lines), &expected, &mut rng).unwrap();
+        check_against(|| CdmaZvcDecompressor::new(stages), &streams, &expected_sectors(&streams), &mut rng).unwrap();
+    }
 }
 
 /// Every line of every activation map of the shared workloads (`role`
@@ -117,61 +124,71 @@ fn activation_maps_through_both_engines() {
         eprintln!("activation lines of {workloads:?}: {}", lines.len());
         let zero = lines.iter().map(|e| e.words().iter().filter(|&&w| w == 0).count()).sum::<usize>();
         eprintln!("zero words: {:.1}%", 100.0 * zero as f64 / (32 * lines.len()) as f64);
-        run_compressor(&lines, Traffic::FULL, &mut rng, None, None).unwrap();
-        run_decompressor(&line_streams(&lines), Traffic::FULL, &mut rng, None, None).unwrap();
+        for stages in Stages::ALL {
+            run_compressor(stages, &lines, Traffic::FULL, &mut rng, None, None).unwrap();
+            run_decompressor(stages, &line_streams(&lines), Traffic::FULL, &mut rng, None, None).unwrap();
+        }
         let some = &lines[..lines.len().min(2_000)];
         for traffic in Traffic::CROSSED {
-            run_compressor(some, traffic, &mut rng, None, None).unwrap_or_else(|e| panic!("{traffic:?}: {e}"));
-            run_decompressor(&line_streams(some), traffic, &mut rng, None, None).unwrap_or_else(|e| panic!("{traffic:?}: {e}"));
+            let stages = Stages::DELIVERED;
+            run_compressor(stages, some, traffic, &mut rng, None, None).unwrap_or_else(|e| panic!("{traffic:?}: {e}"));
+            run_decompressor(stages, &line_streams(some), traffic, &mut rng, None, None).unwrap_or_else(|e| panic!("{traffic:?}: {e}"));
         }
     }
     let snapshot = snapshot_entries(&bundled_workload());
-    run_compressor(&snapshot, Traffic::RANDOM, &mut rng, None, None).unwrap();
-    run_decompressor(&line_streams(&snapshot), Traffic::RANDOM, &mut rng, None, None).unwrap();
+    run_compressor(Stages::DELIVERED, &snapshot, Traffic::RANDOM, &mut rng, None, None).unwrap();
+    run_decompressor(Stages::DELIVERED, &line_streams(&snapshot), Traffic::RANDOM, &mut rng, None, None).unwrap();
 }
 
-/// The documented timing, measured without bubbles or backpressure:
-/// the compressor takes a sector every cycle and gives a line every 4,
-/// [`cdma_zvc_compressor::LATENCY`] (6) cycles after the line's first
-/// sector and 3 after its last; the decompressor takes a line every 4
-/// cycles and gives a sector every cycle, sector `k` of a line
-/// [`cdma_zvc_decompressor::LATENCY`] (2) + `k` cycles after the line.
-/// `buddy_hdl::timing` holds the same figures.
+/// The documented timing of both builds, measured without bubbles or
+/// backpressure: the compressor takes a sector every cycle and gives a
+/// line every 4, [`cdma_zvc_compressor::latency`] (6, or 7 with its input
+/// registered) cycles after the line's first sector and 3 (4) after its
+/// last; the decompressor takes a line every 4 cycles and gives a sector
+/// every cycle, sector `k` of a line [`cdma_zvc_decompressor::latency`]
+/// (2, or 3) + `k` cycles after the line. `buddy_hdl::timing` holds the
+/// same figures.
 #[test]
 fn latency_and_initiation_interval_are_as_documented() {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let lines: Vec<MemoryEntry> = (0..33)
         .map(|n| MemoryEntry::from_words(std::array::from_fn(|w| if (w * 7 + n) % 33 < n { rng.gen::<u32>() | 1 } else { 0 })))
         .collect();
-    let c = run_compressor(&lines, Traffic::FULL, &mut rng, None, None).unwrap();
-    assert_eq!((c.accept_cycles.len(), c.deliver_cycles.len()), (4 * lines.len(), lines.len()));
-    assert!(c.accept_cycles.windows(2).all(|w| w[1] == w[0] + 1), "a sector per cycle: {:?}", c.accept_cycles);
-    let spacing: Vec<u64> = c.deliver_cycles.windows(2).map(|w| w[1] - w[0]).collect();
-    let first: Vec<u64> = (0..lines.len()).map(|l| c.deliver_cycles[l] - c.accept_cycles[4 * l]).collect();
-    let last: Vec<u64> = (0..lines.len()).map(|l| c.deliver_cycles[l] - c.accept_cycles[4 * l + 3]).collect();
-    assert!(spacing.iter().all(|&s| s == cdma_zvc_compressor::CYCLES_PER_LINE), "{spacing:?}");
-    assert!(first.iter().all(|&l| l == cdma_zvc_compressor::LATENCY), "{first:?}");
-    assert!(last.iter().all(|&l| l == cdma_zvc_compressor::LAST_SECTOR_LATENCY), "{last:?}");
-    let measured = CdmaEngineTiming { latency: first[0], line_latency: first[0], cycles_per_line: spacing[0] };
-    assert_eq!(timing::CDMA_COMPRESSOR, measured);
-    eprintln!("compressor: {measured:?}, {} cycles from the last sector", last[0]);
+    for stages in Stages::ALL {
+        let c = run_compressor(stages, &lines, Traffic::FULL, &mut rng, None, None).unwrap();
+        assert_eq!((c.accept_cycles.len(), c.deliver_cycles.len()), (4 * lines.len(), lines.len()));
+        assert!(c.accept_cycles.windows(2).all(|w| w[1] == w[0] + 1), "a sector per cycle: {:?}", c.accept_cycles);
+        let spacing: Vec<u64> = c.deliver_cycles.windows(2).map(|w| w[1] - w[0]).collect();
+        let first: Vec<u64> = (0..lines.len()).map(|l| c.deliver_cycles[l] - c.accept_cycles[4 * l]).collect();
+        let last: Vec<u64> = (0..lines.len()).map(|l| c.deliver_cycles[l] - c.accept_cycles[4 * l + 3]).collect();
+        assert!(spacing.iter().all(|&s| s == cdma_zvc_compressor::CYCLES_PER_LINE), "{spacing:?}");
+        assert!(first.iter().all(|&l| l == cdma_zvc_compressor::latency(stages)), "{stages:?}: {first:?}");
+        assert!(last.iter().all(|&l| l == cdma_zvc_compressor::last_sector_latency(stages)), "{stages:?}: {last:?}");
+        let measured = CdmaEngineTiming { latency: first[0], line_latency: first[0], cycles_per_line: spacing[0] };
+        assert_eq!(timing::cdma_compressor(stages), measured);
+        eprintln!("compressor {stages:?}: {measured:?}, {} cycles from the last sector", last[0]);
 
-    let d = run_decompressor(&line_streams(&lines), Traffic::FULL, &mut rng, None, None).unwrap();
-    assert_eq!((d.accept_cycles.len(), d.deliver_cycles.len()), (lines.len(), 4 * lines.len()));
-    assert!(d.deliver_cycles.windows(2).all(|w| w[1] == w[0] + 1), "a sector per cycle: {:?}", d.deliver_cycles);
-    let spacing: Vec<u64> = d.accept_cycles.windows(2).map(|w| w[1] - w[0]).collect();
-    assert!(spacing.iter().all(|&s| s == cdma_zvc_decompressor::CYCLES_PER_LINE), "{spacing:?}");
-    for (l, &a) in d.accept_cycles.iter().enumerate() {
-        let sectors: Vec<u64> = (0..4).map(|k| d.deliver_cycles[4 * l + k] - a).collect();
-        let want: Vec<u64> = (0..4).map(|k| cdma_zvc_decompressor::LATENCY + k).collect();
-        assert_eq!(sectors, want, "line {l}");
+        let d = run_decompressor(stages, &line_streams(&lines), Traffic::FULL, &mut rng, None, None).unwrap();
+        assert_eq!((d.accept_cycles.len(), d.deliver_cycles.len()), (lines.len(), 4 * lines.len()));
+        assert!(d.deliver_cycles.windows(2).all(|w| w[1] == w[0] + 1), "a sector per cycle: {:?}", d.deliver_cycles);
+        // With its input registered the engine holds a second line, taken
+        // on the cycle after the first: lines are then 4 cycles apart.
+        let spacing: Vec<u64> = d.accept_cycles.windows(2).map(|w| w[1] - w[0]).collect();
+        let queued = usize::from(stages.registers_inputs());
+        assert!(spacing[..queued].iter().all(|&s| s == 1), "{stages:?}: {spacing:?}");
+        assert!(spacing[queued..].iter().all(|&s| s == cdma_zvc_decompressor::CYCLES_PER_LINE), "{stages:?}: {spacing:?}");
+        // Every line's sectors leave on consecutive cycles (checked above);
+        // a line that finds the engine idle leaves after the latency.
+        let a = d.accept_cycles[0];
+        let first: Vec<u64> = (0..4).map(|k| d.deliver_cycles[k] - a).collect();
+        let want: Vec<u64> = (0..4).map(|k| cdma_zvc_decompressor::latency(stages) + k).collect();
+        assert_eq!(first, want, "{stages:?}");
+        let measured =
+            CdmaEngineTiming { latency: d.deliver_cycles[0] - a, line_latency: d.deliver_cycles[3] - a, cycles_per_line: spacing[queued] };
+        assert_eq!(measured.line_latency, cdma_zvc_decompressor::line_latency(stages));
+        assert_eq!(timing::cdma_decompressor(stages), measured);
+        eprintln!("decompressor {stages:?}: {measured:?}");
     }
-    let a = d.accept_cycles[0];
-    let measured =
-        CdmaEngineTiming { latency: d.deliver_cycles[0] - a, line_latency: d.deliver_cycles[3] - a, cycles_per_line: spacing[0] };
-    assert_eq!(measured.line_latency, cdma_zvc_decompressor::LINE_LATENCY);
-    assert_eq!(timing::CDMA_DECOMPRESSOR, measured);
-    eprintln!("decompressor: {measured:?}");
 }
 
 /// One clock cycle of a directly driven module.
@@ -188,11 +205,17 @@ fn cycle<B: Block>(dut: &mut B, clock: impl Fn(&mut B, bool)) {
 /// sector 0.
 #[test]
 fn reset_drops_the_line_in_progress() {
+    for stages in Stages::ALL {
+        reset_drops_the_line_of(stages);
+    }
+}
+
+fn reset_drops_the_line_of(stages: Stages) {
     let a = MemoryEntry::from_words(std::array::from_fn(|w| if w % 3 == 0 { 0xa000 + w as u32 } else { 0 }));
     let b = MemoryEntry::from_words(std::array::from_fn(|w| if w % 5 != 0 { 0xb000 + w as u32 } else { 0 }));
     let sectors_of = |e: &MemoryEntry| -> Vec<[u32; 8]> { sector_inputs(std::slice::from_ref(e)) };
 
-    let mut c = CdmaZvcCompressor::default();
+    let mut c = CdmaZvcCompressor::new(stages);
     c.connect_all();
     let clock = |d: &mut CdmaZvcCompressor, level: bool| d.clock.next = Clock::from(level);
     c.out_ready.next = true;
@@ -224,7 +247,7 @@ fn reset_drops_the_line_in_progress() {
     let want = compressed_line(&b);
     assert_eq!(out, vec![(want.stream.mask, want.stream.words, want.stream_bits)]);
 
-    let mut d = CdmaZvcDecompressor::default();
+    let mut d = CdmaZvcDecompressor::new(stages);
     d.connect_all();
     let clock = |d: &mut CdmaZvcDecompressor, level: bool| d.clock.next = Clock::from(level);
     d.out_ready.next = true;

@@ -380,8 +380,8 @@ fn cdma_cosim_lines(n: usize) -> Vec<MemoryEntry> {
 fn cdma_lockstep_lines(entries: &[MemoryEntry]) -> [(&'static str, Vec<String>); 2] {
     let mut rng = ChaCha8Rng::seed_from_u64(32);
     let (mut c, mut d) = (Vec::new(), Vec::new());
-    cdma_zvc::run_compressor(entries, Traffic::RANDOM, &mut rng, Some(&mut c), None).unwrap();
-    cdma_zvc::run_decompressor(&cdma_zvc::line_streams(entries), Traffic::RANDOM, &mut rng, Some(&mut d), None).unwrap();
+    cdma_zvc::run_compressor(buddy_hdl::Stages::DELIVERED, entries, Traffic::RANDOM, &mut rng, Some(&mut c), None).unwrap();
+    cdma_zvc::run_decompressor(buddy_hdl::Stages::DELIVERED, &cdma_zvc::line_streams(entries), Traffic::RANDOM, &mut rng, Some(&mut d), None).unwrap();
     [("cdma_zvc_compressor", c), ("cdma_zvc_decompressor", d)]
 }
 

@@ -44,7 +44,7 @@ module cdma_zvc_decompressor_tb;
       if (!$value$plusargs("count=%d", count)) $fatal(1, "cdma_zvc_decompressor_tb: +vectors=FILE needs +count=N");
     end else begin
       path = "vectors/cdma_zvc_decompressor.hex";
-      count = 2150;
+      count = 2144;
     end
     if (count < 1 || count > MAX_LINES) $fatal(1, "cdma_zvc_decompressor_tb: count %0d outside 1..%0d", count, MAX_LINES);
     $readmemh(path, lines, 0, count - 1);

@@ -155,6 +155,16 @@ impl HwModule {
         }
     }
 
+    /// The pipeline depth the delivered module is built with, for modules
+    /// built to a [`Stages`] parameter; `None` for the others (which do not
+    /// yet offer the 8-level build, #20).
+    pub const fn built_stages(self) -> Option<Stages> {
+        match self {
+            HwModule::CdmaZvcCompressor | HwModule::CdmaZvcDecompressor => Some(Stages::DELIVERED),
+            _ => None,
+        }
+    }
+
     /// Latency and initiation interval, as text for reports, from the
     /// module's own constants; `None` for modules whose timing depends on
     /// their traffic (caches, planners, controller slices: docs/controller.md).

@@ -685,6 +685,24 @@ fn synthesis_report_gives_lut_levels_and_fmax_of_every_module() {
     }
 }
 
+/// Every module built `Stages::EightLevels` keeps to the budget in the
+/// synthesis report: at most 8 LUT levels register to register and input
+/// to register.
+#[test]
+fn modules_built_to_eight_levels_meet_it_in_the_synthesis_report() {
+    use buddy_delivery::lut_levels::LutLevels;
+    let text = std::fs::read_to_string(verilog_out_dir().join("synth/report.json")).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let built: Vec<HwModule> = HwModule::ALL.into_iter().filter(|m| m.built_stages() == Some(buddy_hdl::Stages::EightLevels)).collect();
+    assert!(!built.is_empty());
+    for m in built {
+        let entry = report.as_array().unwrap().iter().find(|e| e["module"] == m.name()).unwrap_or_else(|| panic!("{} is not in the report", m.name()));
+        let levels: LutLevels = serde_json::from_value(entry["lut_levels"].clone()).unwrap();
+        let deepest = levels.to_register().unwrap_or_else(|| panic!("{}: no path to a register", m.name()));
+        assert!(deepest.luts <= 8, "{}: {} LUT levels to a register ({:?})", m.name(), deepest, entry["critical_path"]);
+    }
+}
+
 /// Compile `module`'s shipped testbench with its Verilog from `dir` (a
 /// `verilog-out/` or a copy) and run `vvp` there with no plusargs: the
 /// testbench reads `vectors/`. Returns (exit success, log).

@@ -8,7 +8,7 @@
 
 use anyhow::{bail, Context};
 use buddy_delivery::delivery::verilog_hash;
-use buddy_delivery::lut_levels::{critical_path, lut_levels, CriticalPath, Depth, LutLevels};
+use buddy_delivery::lut_levels::{walk, CriticalPath, Depth, LutLevels};
 use buddy_delivery::modules::HwModule;
 use buddy_hdl::verilog::SEPARATOR;
 use serde::{Deserialize, Serialize};
@@ -136,8 +136,7 @@ fn synthesize(dir: &Path, top: &str, work: &Path) -> anyhow::Result<ModuleSynth>
         .and_then(|n| n.trim_end_matches(&[')', ':'][..]).parse().ok())
         .context("no longest path in yosys ltp output")?;
     let netlist_text = std::fs::read_to_string(&netlist).with_context(|| format!("yosys wrote no netlist for {module}"))?;
-    let levels = lut_levels(&netlist_text, module).with_context(|| format!("cannot walk the netlist of {module}"))?;
-    let critical = critical_path(&netlist_text, module).with_context(|| format!("cannot walk the netlist of {module}"))?;
+    let (levels, critical) = walk(&netlist_text, module).with_context(|| format!("cannot walk the netlist of {module}"))?;
     std::fs::remove_file(&netlist).ok();
     let clocked = levels.clocked().map(Depth::estimated_fmax_mhz);
     Ok(ModuleSynth {

@@ -235,9 +235,12 @@ pub struct CriticalPath {
     pub depth: Depth,
 }
 
-/// The walk: the depth of each path kind, and the ends of the one that
-/// sets the clock.
-fn walk(netlist_json: &str, top: &str) -> Result<(LutLevels, Option<CriticalPath>), NetlistError> {
+/// The walk, once: the deepest path of each kind ([`lut_levels`]) and the
+/// ends of the one that sets the clock ([`critical_path`]).
+///
+/// # Errors
+/// As [`lut_levels`].
+pub fn walk(netlist_json: &str, top: &str) -> Result<(LutLevels, Option<CriticalPath>), NetlistError> {
     let netlist: Netlist = serde_json::from_str(netlist_json).map_err(|e| NetlistError::Json(e.to_string()))?;
     let module = netlist.modules.get(top).ok_or_else(|| NetlistError::NoModule(top.to_string()))?;
 
@@ -369,7 +372,8 @@ fn walk(netlist_json: &str, top: &str) -> Result<(LutLevels, Option<CriticalPath
         deepest(&ends_at_output, |a| a.from_in),
     ];
     let depth = |k: Deepest| k.map(|(d, _, _)| d);
-    let levels = LutLevels { reg_to_reg: depth(kinds[0]), in_to_reg: depth(kinds[1]), reg_to_out: depth(kinds[2]), in_to_out: depth(kinds[3]) };
+    let levels =
+        LutLevels { reg_to_reg: depth(kinds[0]), in_to_reg: depth(kinds[1]), reg_to_out: depth(kinds[2]), in_to_out: depth(kinds[3]) };
     let to_register = kinds[0].max(kinds[1]);
     let critical = match to_register {
         Some((depth, from, to)) => Some((depth, from, register_of.get(&to).copied().unwrap_or(to))),

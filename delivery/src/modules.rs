@@ -13,6 +13,7 @@ use crate::{
     translation, write_planner, zvc,
 };
 use buddy_golden::{Bpc, Codec, HardwareCodec, Mag, MagBdi, MemoryEntry, Zvc};
+use buddy_hdl::Stages;
 use buddy_hdl::{
     AddressTranslator, BpcCompressor, BpcDecompressor, BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, CdmaZvcCompressor,
     CdmaZvcDecompressor, MagBdiCompressor, MagBdiDecompressor, MemoryPort, MetadataCache, PipelinedMetadataCache, ReadPlanner,
@@ -20,7 +21,6 @@ use buddy_hdl::{
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use buddy_hdl::Stages;
 use rust_hdl::prelude::*;
 use std::path::Path;
 
@@ -316,7 +316,8 @@ impl HwModule {
             HwModule::CdmaZvcCompressor => {
                 // Lock-step lines of a random run over the first entries (a failing run is reported by `check`).
                 let mut lines = Vec::new();
-                let _ = cdma_zvc::run_compressor(Stages::DELIVERED, 
+                let _ = cdma_zvc::run_compressor(
+                    Stages::DELIVERED,
                     &entries[..entries.len().min(CDMA_LOCKSTEP_LINES)],
                     Traffic::RANDOM,
                     &mut rng,
@@ -428,7 +429,8 @@ impl HwModule {
             HwModule::CdmaZvcDecompressor => {
                 let streams = cdma_zvc::line_streams(entries);
                 let start = std::time::Instant::now();
-                let run = cdma_zvc::run_decompressor(Stages::DELIVERED, &streams, traffic, &mut ChaCha8Rng::seed_from_u64(seed), None, None)?;
+                let run =
+                    cdma_zvc::run_decompressor(Stages::DELIVERED, &streams, traffic, &mut ChaCha8Rng::seed_from_u64(seed), None, None)?;
                 Ok(EquivRun { inputs: entries.len(), cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
             }
             HwModule::AddressTranslator => {
@@ -594,7 +596,14 @@ impl HwModule {
                 cdma_zvc::run_compressor(Stages::DELIVERED, entries, Traffic::RANDOM, &mut rng, None, Some(&mut w))?;
             }
             HwModule::CdmaZvcDecompressor => {
-                cdma_zvc::run_decompressor(Stages::DELIVERED, &cdma_zvc::line_streams(entries), Traffic::RANDOM, &mut rng, None, Some(&mut w))?;
+                cdma_zvc::run_decompressor(
+                    Stages::DELIVERED,
+                    &cdma_zvc::line_streams(entries),
+                    Traffic::RANDOM,
+                    &mut rng,
+                    None,
+                    Some(&mut w),
+                )?;
             }
             HwModule::AddressTranslator => {
                 let accesses = translation::random_accesses(entries.len(), &mut rng);

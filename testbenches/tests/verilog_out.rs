@@ -381,7 +381,15 @@ fn cdma_lockstep_lines(entries: &[MemoryEntry]) -> [(&'static str, Vec<String>);
     let mut rng = ChaCha8Rng::seed_from_u64(32);
     let (mut c, mut d) = (Vec::new(), Vec::new());
     cdma_zvc::run_compressor(buddy_hdl::Stages::DELIVERED, entries, Traffic::RANDOM, &mut rng, Some(&mut c), None).unwrap();
-    cdma_zvc::run_decompressor(buddy_hdl::Stages::DELIVERED, &cdma_zvc::line_streams(entries), Traffic::RANDOM, &mut rng, Some(&mut d), None).unwrap();
+    cdma_zvc::run_decompressor(
+        buddy_hdl::Stages::DELIVERED,
+        &cdma_zvc::line_streams(entries),
+        Traffic::RANDOM,
+        &mut rng,
+        Some(&mut d),
+        None,
+    )
+    .unwrap();
     [("cdma_zvc_compressor", c), ("cdma_zvc_decompressor", d)]
 }
 
@@ -696,7 +704,12 @@ fn modules_built_to_eight_levels_meet_it_in_the_synthesis_report() {
     let built: Vec<HwModule> = HwModule::ALL.into_iter().filter(|m| m.built_stages() == Some(buddy_hdl::Stages::EightLevels)).collect();
     assert!(!built.is_empty());
     for m in built {
-        let entry = report.as_array().unwrap().iter().find(|e| e["module"] == m.name()).unwrap_or_else(|| panic!("{} is not in the report", m.name()));
+        let entry = report
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["module"] == m.name())
+            .unwrap_or_else(|| panic!("{} is not in the report", m.name()));
         let levels: LutLevels = serde_json::from_value(entry["lut_levels"].clone()).unwrap();
         let deepest = levels.to_register().unwrap_or_else(|| panic!("{}: no path to a register", m.name()));
         assert!(deepest.luts <= 8, "{}: {} LUT levels to a register ({:?})", m.name(), deepest, entry["critical_path"]);

@@ -160,7 +160,9 @@ impl HwModule {
     /// yet offer the 8-level build, #20).
     pub const fn built_stages(self) -> Option<Stages> {
         match self {
-            HwModule::CdmaZvcCompressor | HwModule::CdmaZvcDecompressor => Some(Stages::DELIVERED),
+            HwModule::CdmaZvcCompressor | HwModule::CdmaZvcDecompressor | HwModule::ZvcCompressor | HwModule::ZvcDecompressor => {
+                Some(Stages::DELIVERED)
+            }
             _ => None,
         }
     }
@@ -173,8 +175,8 @@ impl HwModule {
         match self {
             HwModule::BpcCompressor => entry(buddy_hdl::bpc_compressor::LATENCY),
             HwModule::BpcDecompressor => entry(buddy_hdl::bpc_decompressor::LATENCY),
-            HwModule::ZvcCompressor => entry(buddy_hdl::zvc_compressor::LATENCY),
-            HwModule::ZvcDecompressor => entry(buddy_hdl::zvc_decompressor::LATENCY),
+            HwModule::ZvcCompressor => entry(buddy_hdl::zvc_compressor::latency(Stages::DELIVERED)),
+            HwModule::ZvcDecompressor => entry(buddy_hdl::zvc_decompressor::latency(Stages::DELIVERED)),
             HwModule::MagBdiCompressor(_) => entry(buddy_hdl::mag_bdi_compressor::LATENCY),
             HwModule::MagBdiDecompressor(_) => entry(buddy_hdl::mag_bdi_decompressor::LATENCY),
             HwModule::CdmaZvcCompressor => Some((

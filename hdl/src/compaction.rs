@@ -20,7 +20,9 @@
 
 use rust_hdl::prelude::*;
 
-/// Computes the routing of the compaction network from the valid words.
+/// The first half of the routing: each kept word's shift (the number of
+/// dropped words before it), from a Kogge-Stone prefix count of the zero
+/// flags.
 ///
 /// - `valid_words` (32 bits): bit `i` = word `i` is kept (ZVC: `w[i] != 0`).
 /// - `raw` (1 bit): route for an uncompressed entry (all words kept, in place).
@@ -30,24 +32,20 @@ use rust_hdl::prelude::*;
 ///   Verilator would report as circular logic.
 /// - `zero_count` (6 bits, 0..=32): number of clear bits of `valid_words`
 ///   (independent of `raw`).
-/// - `moves[k]`, `stays[k]` (32 bits each, k = 0..5): routing of level `k`.
+/// - `valid` (32 bits): the words [`Routing`] moves (all of them in raw mode).
+/// - `shifts[i]` (5 bits): word `i`'s distance towards slot 0 (1 in raw mode,
+///   so word `i` lands in slot `i`).
 ///
-/// Purely combinational. Depth: a 5-level Kogge-Stone prefix of 6-bit adds,
-/// then 5 levels of 5-bit 2:1 muxes.
+/// Purely combinational: 5 levels of 6-bit adds.
 #[derive(LogicBlock, Default)]
-pub struct CompactionControl {
+pub struct ShiftCount {
     pub valid_words: Signal<In, Bits<32>>,
     pub raw: Signal<In, Bit>,
     pub raw_when_dense: Signal<In, Bit>,
     pub zero_count: Signal<Out, Bits<6>>,
-    pub moves: [Signal<Out, Bits<32>>; 5],
-    pub stays: [Signal<Out, Bits<32>>; 5],
+    pub valid: Signal<Out, Bits<32>>,
+    pub shifts: [Signal<Out, Bits<5>>; 32],
     raw_mode: Signal<Local, Bit>,
-    // Routing built bit by bit here and copied to the outputs once: a port
-    // written more than once per evaluation glitches, and in an event-driven
-    // simulator (Icarus) two blocks glitching into each other never settle.
-    mv: [Signal<Local, Bits<32>>; 5],
-    st: [Signal<Local, Bits<32>>; 5],
     // Kogge-Stone levels of the inclusive prefix count of zero flags.
     zf: [Signal<Local, Bits<6>>; 32],
     ks1: [Signal<Local, Bits<6>>; 32],
@@ -55,8 +53,88 @@ pub struct CompactionControl {
     ks3: [Signal<Local, Bits<6>>; 32],
     ks4: [Signal<Local, Bits<6>>; 32],
     ks5: [Signal<Local, Bits<6>>; 32],
+}
+
+impl Logic for ShiftCount {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for i in 0..32 {
+            self.zf[i].next = 0.into();
+            if !self.valid_words.val().get_bit(i) {
+                self.zf[i].next = 1.into();
+            }
+        }
+        for i in 0..1 {
+            self.ks1[i].next = self.zf[i].val();
+        }
+        for i in 1..32 {
+            self.ks1[i].next = self.zf[i].val() + self.zf[i - 1].val();
+        }
+        for i in 0..2 {
+            self.ks2[i].next = self.ks1[i].val();
+        }
+        for i in 2..32 {
+            self.ks2[i].next = self.ks1[i].val() + self.ks1[i - 2].val();
+        }
+        for i in 0..4 {
+            self.ks3[i].next = self.ks2[i].val();
+        }
+        for i in 4..32 {
+            self.ks3[i].next = self.ks2[i].val() + self.ks2[i - 4].val();
+        }
+        for i in 0..8 {
+            self.ks4[i].next = self.ks3[i].val();
+        }
+        for i in 8..32 {
+            self.ks4[i].next = self.ks3[i].val() + self.ks3[i - 8].val();
+        }
+        for i in 0..16 {
+            self.ks5[i].next = self.ks4[i].val();
+        }
+        for i in 16..32 {
+            self.ks5[i].next = self.ks4[i].val() + self.ks4[i - 16].val();
+        }
+        self.zero_count.next = self.ks5[31].val();
+
+        // A kept word's shift is ks5 at its own index (it is not dropped
+        // itself). Outputs are assigned once per evaluation, as in
+        // `Routing`: the raw case picks between two values.
+        self.raw_mode.next = self.raw.val() | (self.raw_when_dense.val() & (self.ks5[31].val() <= 8));
+        if self.raw_mode.val() {
+            self.valid.next = !bits::<32>(0);
+            for i in 0..32 {
+                self.shifts[i].next = 1.into();
+            }
+        } else {
+            self.valid.next = self.valid_words.val();
+            for i in 0..32 {
+                self.shifts[i].next = self.ks5[i].val().get_bits::<5>(0);
+            }
+        }
+    }
+}
+
+/// The second half of the routing: the networks' per-level controls from
+/// [`ShiftCount`]'s `valid` and `shifts`.
+///
+/// - `moves[k]`, `stays[k]` (32 bits each, k = 0..5): routing of level `k`.
+///
+/// Purely combinational: 5 levels of 5-bit 2:1 muxes; level `k`'s controls
+/// are ready after `k + 1` of them, so [`CompactionNetwork`] (levels 0 up)
+/// overlaps with it and [`ExpansionNetwork`] (levels 4 down) waits for all.
+#[derive(LogicBlock, Default)]
+pub struct Routing {
+    pub valid: Signal<In, Bits<32>>,
+    pub shifts: [Signal<In, Bits<5>>; 32],
+    pub moves: [Signal<Out, Bits<32>>; 5],
+    pub stays: [Signal<Out, Bits<32>>; 5],
+    // Routing built bit by bit here and copied to the outputs once: a port
+    // written more than once per evaluation glitches, and in an event-driven
+    // simulator (Icarus) two blocks glitching into each other never settle.
+    mv: [Signal<Local, Bits<32>>; 5],
+    st: [Signal<Local, Bits<32>>; 5],
     // Valid slots (1..=32) and remaining shifts before each level.
-    valid: [Signal<Local, Bits<32>>; 6],
+    lv: [Signal<Local, Bits<32>>; 6],
     sh0: [Signal<Local, Bits<5>>; 32],
     sh1: [Signal<Local, Bits<5>>; 32],
     sh2: [Signal<Local, Bits<5>>; 32],
@@ -67,55 +145,27 @@ pub struct CompactionControl {
 
 // `#[hdl_gen]` cannot compute `1 << k` in an index, so the five levels are
 // stamped out by this macro with literal level numbers and distances.
-macro_rules! control_update {
+macro_rules! routing_update {
     ($( ($k:tt, $kn:tt, $d:tt, $sh:ident, $shn:ident) ),*) => {
-        impl Logic for CompactionControl {
+        impl Logic for Routing {
             #[hdl_gen]
             fn update(&mut self) {
+                self.lv[0].next = self.valid.val();
                 for i in 0..32 {
-                    self.zf[i].next = 0.into();
-                    if !self.valid_words.val().get_bit(i) {
-                        self.zf[i].next = 1.into();
-                    }
-                }
-                for i in 0..1 { self.ks1[i].next = self.zf[i].val(); }
-                for i in 1..32 { self.ks1[i].next = self.zf[i].val() + self.zf[i - 1].val(); }
-                for i in 0..2 { self.ks2[i].next = self.ks1[i].val(); }
-                for i in 2..32 { self.ks2[i].next = self.ks1[i].val() + self.ks1[i - 2].val(); }
-                for i in 0..4 { self.ks3[i].next = self.ks2[i].val(); }
-                for i in 4..32 { self.ks3[i].next = self.ks2[i].val() + self.ks2[i - 4].val(); }
-                for i in 0..8 { self.ks4[i].next = self.ks3[i].val(); }
-                for i in 8..32 { self.ks4[i].next = self.ks3[i].val() + self.ks3[i - 8].val(); }
-                for i in 0..16 { self.ks5[i].next = self.ks4[i].val(); }
-                for i in 16..32 { self.ks5[i].next = self.ks4[i].val() + self.ks4[i - 16].val(); }
-                self.zero_count.next = self.ks5[31].val();
-
-                // A kept word's shift is the number of dropped words before it,
-                // which is ks5 at its own index (it is not dropped itself).
-                self.valid[0].next = self.valid_words.val();
-                for i in 0..32 {
-                    self.sh0[i].next = self.ks5[i].val().get_bits::<5>(0);
-                }
-                self.raw_mode.next = self.raw.val() | (self.raw_when_dense.val() & (self.ks5[31].val() <= 8));
-                if self.raw_mode.val() {
-                    self.valid[0].next = 0.into();
-                    self.valid[0].next = !self.valid[0].val();
-                    for i in 0..32 {
-                        self.sh0[i].next = 1.into();
-                    }
+                    self.sh0[i].next = self.shifts[i].val();
                 }
                 $(
                     self.mv[$k].next = 0.into();
                     self.st[$k].next = 0.into();
                     for i in 0..32 {
                         self.mv[$k].next = self.mv[$k].val().replace_bit(
-                            i, self.valid[$k].val().get_bit(i) & self.$sh[i].val().get_bit($k));
+                            i, self.lv[$k].val().get_bit(i) & self.$sh[i].val().get_bit($k));
                         self.st[$k].next = self.st[$k].val().replace_bit(
-                            i, self.valid[$k].val().get_bit(i) & !self.$sh[i].val().get_bit($k));
+                            i, self.lv[$k].val().get_bit(i) & !self.$sh[i].val().get_bit($k));
                     }
                     self.moves[$k].next = self.mv[$k].val();
                     self.stays[$k].next = self.st[$k].val();
-                    self.valid[$kn].next = self.st[$k].val() | (self.mv[$k].val() >> $d);
+                    self.lv[$kn].next = self.st[$k].val() | (self.mv[$k].val() >> $d);
                     for i in 0..32 {
                         self.$shn[i].next = self.$sh[i].val();
                     }
@@ -130,10 +180,10 @@ macro_rules! control_update {
     };
 }
 
-control_update!((0, 1, 1, sh0, sh1), (1, 2, 2, sh1, sh2), (2, 3, 4, sh2, sh3), (3, 4, 8, sh3, sh4), (4, 5, 16, sh4, sh5));
+routing_update!((0, 1, 1, sh0, sh1), (1, 2, 2, sh1, sh2), (2, 3, 4, sh2, sh3), (3, 4, 8, sh3, sh4), (4, 5, 16, sh4, sh5));
 
 /// The compaction datapath: 33 slots in, slots 0..32 out, steered by the
-/// routing of [`CompactionControl`].
+/// routing of [`Routing`].
 ///
 /// Invalid input slots must hold 0 (so dropped words vanish without extra
 /// gating). Output slot `j` holds the `j`-th valid input slot in order, 0

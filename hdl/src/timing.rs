@@ -25,7 +25,10 @@ pub struct CodecLatency {
 pub const fn codec_latency(hardware: HardwareCodec) -> CodecLatency {
     match hardware {
         HardwareCodec::Bpc => CodecLatency { compress: crate::bpc_compressor::LATENCY, decompress: crate::bpc_decompressor::LATENCY },
-        HardwareCodec::Zvc => CodecLatency { compress: crate::zvc_compressor::LATENCY, decompress: crate::zvc_decompressor::LATENCY },
+        HardwareCodec::Zvc => CodecLatency {
+            compress: crate::zvc_compressor::latency(Stages::DELIVERED),
+            decompress: crate::zvc_decompressor::latency(Stages::DELIVERED),
+        },
         HardwareCodec::MagBdi(_) => {
             CodecLatency { compress: crate::mag_bdi_compressor::LATENCY, decompress: crate::mag_bdi_decompressor::LATENCY }
         }

@@ -6,7 +6,7 @@ use buddy_delivery::entries::{bundled_workload, snapshot_entries, sparse_entry, 
 use buddy_delivery::stream::{check_against, run_stream, Traffic};
 use buddy_delivery::stream::{proptest_cases, random_traffic};
 use buddy_golden::{Codec, MemoryEntry, SizeClass, Zvc};
-use buddy_hdl::{ZvcCompressor, ZvcDecompressor};
+use buddy_hdl::{Stages, ZvcCompressor, ZvcDecompressor};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -53,17 +53,21 @@ proptest! {
     #[test]
     fn compressor_equals_golden(entries in proptest::collection::vec(sparse_entry(), 200), traffic in random_traffic(), seed in any::<u64>()) {
         let expected: Vec<_> = entries.iter().map(|e| Zvc.compress(e)).collect();
-        let mut dut = ZvcCompressor::default();
-        let run = run_stream(&mut dut, &entries, traffic, &mut ChaCha8Rng::seed_from_u64(seed), 20_000, None);
-        prop_assert_eq!(run.outputs, expected);
+        for stages in Stages::ALL {
+            let mut dut = ZvcCompressor::new(stages);
+            let run = run_stream(&mut dut, &entries, traffic, &mut ChaCha8Rng::seed_from_u64(seed), 20_000, None);
+            prop_assert_eq!(run.outputs, expected.clone(), "{:?}", stages);
+        }
     }
 
     #[test]
     fn decompressor_equals_golden(inputs in proptest::collection::vec(decompressor_input(), 200), traffic in random_traffic(), seed in any::<u64>()) {
         let expected: Vec<_> = inputs.iter().map(expected_decompressed).collect();
-        let mut dut = ZvcDecompressor::default();
-        let run = run_stream(&mut dut, &inputs, traffic, &mut ChaCha8Rng::seed_from_u64(seed), 20_000, None);
-        prop_assert_eq!(run.outputs, expected);
+        for stages in Stages::ALL {
+            let mut dut = ZvcDecompressor::new(stages);
+            let run = run_stream(&mut dut, &inputs, traffic, &mut ChaCha8Rng::seed_from_u64(seed), 20_000, None);
+            prop_assert_eq!(run.outputs, expected.clone(), "{:?}", stages);
+        }
     }
 }
 
@@ -75,31 +79,45 @@ fn real_snapshot_round_trips_through_both_modules() {
     assert!(entries.len() > 5_000);
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let expected: Vec<_> = entries.iter().map(|e| Zvc.compress(e)).collect();
-    check_against(ZvcCompressor::default, &entries, &expected, &mut rng).unwrap();
     let inputs: Vec<_> = entries.iter().map(stored).collect();
     let decoded: Vec<_> = inputs.iter().map(expected_decompressed).collect();
     assert!(decoded.iter().zip(&entries).all(|(d, e)| !d.error && d.entry == *e));
-    check_against(ZvcDecompressor::default, &inputs, &decoded, &mut rng).unwrap();
+    for stages in Stages::ALL {
+        check_against(|| ZvcCompressor::new(stages), &entries, &expected, &mut rng).unwrap();
+        check_against(|| ZvcDecompressor::new(stages), &inputs, &decoded, &mut rng).unwrap();
+    }
 }
 
-/// The documented timing: latency 2 cycles and one entry per cycle without
-/// backpressure, for both modules.
+/// The documented timing of both builds: `latency(stages)` cycles (2 and 2
+/// built Paper, 4 and 4 built EightLevels) and one entry per cycle without
+/// backpressure, for both modules; the memory system reads the delivered
+/// build's.
 #[test]
-fn latency_is_two_cycles_and_initiation_interval_one() {
+fn latency_is_as_documented_and_initiation_interval_one() {
+    use buddy_hdl::{zvc_compressor, zvc_decompressor};
+    assert_eq!([zvc_compressor::latency(Stages::Paper), zvc_compressor::latency(Stages::EightLevels)], [2, 4]);
+    assert_eq!([zvc_decompressor::latency(Stages::Paper), zvc_decompressor::latency(Stages::EightLevels)], [2, 4]);
+    let codec = buddy_hdl::timing::codec_latency(buddy_golden::HardwareCodec::Zvc);
+    assert_eq!(
+        (codec.compress, codec.decompress),
+        (zvc_compressor::latency(Stages::DELIVERED), zvc_decompressor::latency(Stages::DELIVERED))
+    );
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let entries: Vec<MemoryEntry> =
         (0..64).map(|i| MemoryEntry::from_words(std::array::from_fn(|w| if w < i % 33 { rng.gen() } else { 0 }))).collect();
-    let run = run_stream(&mut ZvcCompressor::default(), &entries, Traffic::FULL, &mut rng, 1000, None);
     let inputs: Vec<_> = entries.iter().map(stored).collect();
-    let drun = run_stream(&mut ZvcDecompressor::default(), &inputs, Traffic::FULL, &mut rng, 1000, None);
-    for (acc, del, latency) in [
-        (&run.accept_cycles, &run.deliver_cycles, buddy_hdl::zvc_compressor::LATENCY),
-        (&drun.accept_cycles, &drun.deliver_cycles, buddy_hdl::zvc_decompressor::LATENCY),
-    ] {
-        assert_eq!(acc.len(), 64);
-        assert_eq!(del.len(), 64);
-        assert!(acc.windows(2).all(|w| w[1] == w[0] + 1), "II != 1: {acc:?}");
-        assert!(acc.iter().zip(del.iter()).all(|(a, d)| d - a == latency), "latency != {latency}: {acc:?} {del:?}");
+    for stages in Stages::ALL {
+        let run = run_stream(&mut ZvcCompressor::new(stages), &entries, Traffic::FULL, &mut rng, 1000, None);
+        let drun = run_stream(&mut ZvcDecompressor::new(stages), &inputs, Traffic::FULL, &mut rng, 1000, None);
+        for (acc, del, latency) in [
+            (&run.accept_cycles, &run.deliver_cycles, zvc_compressor::latency(stages)),
+            (&drun.accept_cycles, &drun.deliver_cycles, zvc_decompressor::latency(stages)),
+        ] {
+            assert_eq!(acc.len(), 64);
+            assert_eq!(del.len(), 64);
+            assert!(acc.windows(2).all(|w| w[1] == w[0] + 1), "II != 1: {acc:?}");
+            assert!(acc.iter().zip(del.iter()).all(|(a, d)| d - a == latency), "latency != {latency}: {acc:?} {del:?}");
+        }
     }
 }
 
@@ -146,9 +164,10 @@ fn vcd_of_a_short_run_holds_the_outputs() {
         }
     }
     // 1 GHz, rising edges at 0, 1,000 (reset), 2,000, 3,000 ps...: the
-    // first entry is accepted on the edge at 2,000 and, with latency 2, is
-    // valid from the edge at 3,000.
-    assert_eq!(valid_rose_at, Some(3000));
+    // first entry is accepted on the edge at 2,000 and is valid from the
+    // edge `latency - 1` cycles later (3,000 ps with latency 2).
+    let rose = 2000 + 1000 * (buddy_hdl::zvc_compressor::latency(Stages::DELIVERED) - 1);
+    assert_eq!(valid_rose_at, Some(rose));
     let class_bits: Vec<Value> = class_when_valid.unwrap();
     let code = class_bits.iter().fold(0u8, |acc, v| (acc << 1) | (*v == Value::V1) as u8);
     assert_eq!(code, SizeClass::B8.code(), "first entry has one non-zero word");
@@ -182,12 +201,14 @@ fn vcd_of_the_decompressor_shows_the_error_flag() {
     }
     let value_at = |signal: u64, t: u64| changes.iter().rfind(|&&(ct, s, _)| s == signal && ct <= t).map(|&(_, _, v)| v);
     let valid_rose = changes.iter().find(|&&(_, s, v)| s == 0 && v == Value::V1).map(|&(t, _, _)| t);
-    // Valid from the edge at 3,000 ps (as for the compressor) with the error
-    // flag of the reserved code; the next entry, one cycle later, is clean.
-    // (While out_valid is low, out_error is data and means nothing.)
-    assert_eq!(valid_rose, Some(3000));
-    assert_eq!(value_at(1, 3000), Some(Value::V1), "{changes:?}");
-    assert_eq!((value_at(0, 4000), value_at(1, 4000)), (Some(Value::V1), Some(Value::V0)), "{changes:?}");
+    // Valid `latency - 1` cycles after the edge at 2,000 ps (as for the
+    // compressor) with the error flag of the reserved code; the next entry,
+    // one cycle later, is clean. (While out_valid is low, out_error is data
+    // and means nothing.)
+    let rose = 2000 + 1000 * (buddy_hdl::zvc_decompressor::latency(Stages::DELIVERED) - 1);
+    assert_eq!(valid_rose, Some(rose));
+    assert_eq!(value_at(1, rose), Some(Value::V1), "{changes:?}");
+    assert_eq!((value_at(0, rose + 1000), value_at(1, rose + 1000)), (Some(Value::V1), Some(Value::V0)), "{changes:?}");
 }
 
 /// Issue #23 item 5: the VCD a hardware engineer expects. Today's rust-hdl

@@ -177,7 +177,7 @@ impl HwModule {
             HwModule::BpcDecompressor => entry(buddy_hdl::bpc_decompressor::LATENCY),
             HwModule::ZvcCompressor => entry(buddy_hdl::zvc_compressor::latency(Stages::DELIVERED)),
             HwModule::ZvcDecompressor => entry(buddy_hdl::zvc_decompressor::latency(Stages::DELIVERED)),
-            HwModule::MagBdiCompressor(_) => entry(buddy_hdl::mag_bdi_compressor::LATENCY),
+            HwModule::MagBdiCompressor(_) => entry(buddy_hdl::mag_bdi_compressor::latency(Stages::DELIVERED)),
             HwModule::MagBdiDecompressor(_) => entry(buddy_hdl::mag_bdi_decompressor::LATENCY),
             HwModule::CdmaZvcCompressor => Some((
                 format!("{} from a line's first sector", buddy_hdl::cdma_zvc_compressor::latency(Stages::DELIVERED)),

@@ -6,6 +6,7 @@ use crate::entry_bits::EntryBits;
 use crate::mag_bdi_encodings::{encodings, EncodingSpec, RAW_CODE, UNCOMPRESSED_BITS};
 use crate::mag_bdi_unit::MagBdiUnit;
 use crate::register_slice::RegisterSlice;
+use crate::stages::Stages;
 use buddy_golden::Mag;
 use rust_hdl::prelude::*;
 
@@ -29,10 +30,17 @@ pub struct MagBdiCompressed {
     pub encoding: Bits<3>,
 }
 
-/// Latency of [`MagBdiCompressor`] in clock cycles: a memory-entry accepted on edge `t` is on `out_*` after edge `t + 2` (every MAG);
-/// the initiation interval is 1. The testbenches measure it; the memory
+/// Latency of [`MagBdiCompressor`] built `stages`, clock cycles (every
+/// MAG): a memory-entry accepted on edge `t` is on `out_*` after edge
+/// `t + latency`; the initiation interval is 1. 2 ([`Stages::Paper`]) or 4
+/// ([`Stages::EightLevels`]). The testbenches measure it; the memory
 /// system's hardware timing reads it (`buddy_hdl::timing`).
-pub const LATENCY: u64 = 2;
+pub const fn latency(stages: Stages) -> u64 {
+    match stages {
+        Stages::Paper => 2,
+        Stages::EightLevels => 4,
+    }
+}
 
 /// MAG-aware Base-Delta-Immediate compression of one 128-byte memory-entry
 /// per cycle (seed `002_*`, Sec. IV-E, Fig. 8-9; bits as docs/formats.md#mag-bdi).
@@ -62,9 +70,14 @@ pub const LATENCY: u64 = 2;
 /// | `out_stream_bits` | 11 | out | see [`MagBdiCompressed::stream_bits`] |
 /// | `out_encoding` | 3 | out | see [`MagBdiCompressed::encoding`] |
 ///
-/// Timing: initiation interval 1; latency 2 cycles (accepted on edge `t`,
-/// `out_valid` after edge `t + 2`). `in_ready` depends only on flip-flops;
-/// every output comes from a flip-flop.
+/// Timing: initiation interval 1; latency [`latency`] cycles (accepted on
+/// edge `t`, `out_valid` after edge `t + latency`): 2 built
+/// [`Stages::Paper`] (the diagram), 4 built [`Stages::EightLevels`], which
+/// adds stage 0 (the entry and each unit's fail flags, so the base
+/// selection starts from flip-flops) and stage 2 (each unit's check result,
+/// base and mask, and the entry's non-zero flag; the deltas are computed
+/// after it). `in_ready` depends only on flip-flops; every output comes
+/// from a flip-flop.
 ///
 /// MAG 16's 48-byte encoding (`k` = 3) has no class of its own: such an
 /// entry is stored with the `k` = 4 unit, which then succeeds too (success is
@@ -82,9 +95,23 @@ pub struct MagBdiCompressor {
     pub out_stream_bits: Signal<Out, Bits<11>>,
     pub out_encoding: Signal<Out, Bits<3>>,
     pub out_ready: Signal<In, Bit>,
+    // Stages::EightLevels: stages 0 and 2 built.
+    staged: Constant<Bit>,
+    s0_valid: DFF<Bit>,
+    s0_entry: DFF<EntryBits>,
+    s0_load: Signal<Local, Bit>,
     s1_valid: DFF<Bit>,
     s1_entry: DFF<EntryBits>,
     s1_load: Signal<Local, Bit>,
+    src_valid: Signal<Local, Bit>,
+    src_entry: Signal<Local, EntryBits>,
+    s1_nonzero: Signal<Local, Bit>,
+    s2_valid: DFF<Bit>,
+    s2_entry: DFF<EntryBits>,
+    s2_nonzero: DFF<Bit>,
+    s2_load: Signal<Local, Bit>,
+    last_valid: Signal<Local, Bit>,
+    last_entry: Signal<Local, EntryBits>,
     units: Vec<MagBdiUnit>,
     packers: Vec<DeltaPacker>,
     /// Per unit: the encoding `k`, the class code and stream bits Buddy
@@ -110,6 +137,7 @@ pub struct MagBdiCompressor {
 }
 
 /// MAG 32, the delivered configuration.
+/// MAG 32, [`Stages::DELIVERED`].
 impl Default for MagBdiCompressor {
     fn default() -> Self {
         Self::new(Mag::B32)
@@ -117,8 +145,13 @@ impl Default for MagBdiCompressor {
 }
 
 impl MagBdiCompressor {
-    /// The compressor for `mag` (16, 32 or 64 bytes).
+    /// The compressor for `mag` (16, 32 or 64 bytes), [`Stages::DELIVERED`].
     pub fn new(mag: Mag) -> Self {
+        Self::with_stages(mag, Stages::DELIVERED)
+    }
+
+    /// The compressor for `mag`, pipelined as `stages` says ([`latency`]).
+    pub fn with_stages(mag: Mag, stages: Stages) -> Self {
         let specs: Vec<EncodingSpec> = encodings(mag);
         MagBdiCompressor {
             clock: Default::default(),
@@ -132,10 +165,23 @@ impl MagBdiCompressor {
             out_stream_bits: Default::default(),
             out_encoding: Default::default(),
             out_ready: Default::default(),
+            staged: Constant::new(stages.registers_inputs()),
+            s0_valid: Default::default(),
+            s0_entry: Default::default(),
+            s0_load: Default::default(),
             s1_valid: Default::default(),
             s1_entry: Default::default(),
             s1_load: Default::default(),
-            units: specs.iter().map(|s| MagBdiUnit::new(s.delta_bits)).collect(),
+            src_valid: Default::default(),
+            src_entry: Default::default(),
+            s1_nonzero: Default::default(),
+            s2_valid: Default::default(),
+            s2_entry: Default::default(),
+            s2_nonzero: Default::default(),
+            s2_load: Default::default(),
+            last_valid: Default::default(),
+            last_entry: Default::default(),
+            units: specs.iter().map(|s| MagBdiUnit::new(s.delta_bits, stages)).collect(),
             packers: specs.iter().map(|s| DeltaPacker::new(s.delta_bits)).collect(),
             unit_k: specs.iter().map(|s| Constant::new((s.k as u64).into())).collect(),
             unit_code: specs.iter().map(|s| Constant::new((s.class_code as u64).into())).collect(),
@@ -163,36 +209,75 @@ seq_macro::seq!(J in 0..32 {
 impl Logic for MagBdiCompressor {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_valid, s1_entry);
+        dff_setup!(self, clock, s0_valid, s0_entry, s1_valid, s1_entry, s2_valid, s2_entry, s2_nonzero);
         self.slice.clock.next = self.clock.val();
         self.slice.reset.next = self.reset.val();
 
-        // The stage register advances when empty or when the slice (whose
-        // ready is a flip-flop) takes its entry; the units' base and mask
-        // registers load with it.
+        // Each stage register advances when empty or when its entry moves
+        // on (the slice's ready is a flip-flop, so `in_ready` is one too);
+        // the units' registers load with their stage.
+        self.s2_load.next = !self.s2_valid.q.val() | self.slice.in_ready.val();
         self.s1_load.next = !self.s1_valid.q.val() | self.slice.in_ready.val();
-        self.in_ready.next = self.s1_load.val();
+        if self.staged.val() {
+            self.s1_load.next = !self.s1_valid.q.val() | self.s2_load.val();
+        }
+        self.s0_load.next = !self.s0_valid.q.val() | self.s1_load.val();
+        if self.staged.val() {
+            self.in_ready.next = self.s0_load.val();
+            self.src_valid.next = self.s0_valid.q.val();
+            self.src_entry.next = self.s0_entry.q.val();
+        } else {
+            self.in_ready.next = self.s1_load.val();
+            self.src_valid.next = self.in_valid.val();
+            self.src_entry.next = self.in_entry.val();
+        }
+        if self.s0_load.val() {
+            self.s0_valid.d.next = self.in_valid.val();
+            self.s0_entry.d.next = self.in_entry.val();
+        }
         if self.s1_load.val() {
-            self.s1_valid.d.next = self.in_valid.val();
-            self.s1_entry.d.next = self.in_entry.val();
+            self.s1_valid.d.next = self.src_valid.val();
+            self.s1_entry.d.next = self.src_entry.val();
         }
         if self.reset.val() {
+            self.s0_valid.d.next = false;
             self.s1_valid.d.next = false;
         }
         for u in 0..self.units.len() {
             self.units[u].clock.next = self.clock.val();
-            self.units[u].load.next = self.s1_load.val();
+            self.units[u].load0.next = self.s0_load.val();
+            self.units[u].load1.next = self.s1_load.val();
+            self.units[u].load2.next = self.s2_load.val();
             self.units[u].in_entry.next = self.in_entry.val();
+            self.units[u].s0_entry.next = self.s0_entry.q.val();
             self.units[u].s1_entry.next = self.s1_entry.q.val();
+            self.units[u].s2_entry.next = self.s2_entry.q.val();
         }
 
         // Buddy's zero detection runs before the algorithm (docs/formats.md#size-classes).
-        self.nonzero.next = false;
+        self.s1_nonzero.next = false;
         #(
             if self.s1_entry.q.val().w~J.any() {
-                self.nonzero.next = true;
+                self.s1_nonzero.next = true;
             }
         )*
+        if self.s2_load.val() {
+            self.s2_valid.d.next = self.s1_valid.q.val();
+            self.s2_entry.d.next = self.s1_entry.q.val();
+            self.s2_nonzero.d.next = self.s1_nonzero.val();
+        }
+        if self.reset.val() {
+            self.s2_valid.d.next = false;
+        }
+        if self.staged.val() {
+            self.last_valid.next = self.s2_valid.q.val();
+            self.last_entry.next = self.s2_entry.q.val();
+            self.nonzero.next = self.s2_nonzero.q.val();
+        } else {
+            self.last_valid.next = self.s1_valid.q.val();
+            self.last_entry.next = self.s1_entry.q.val();
+            self.nonzero.next = self.s1_nonzero.val();
+        }
 
         // Smallest succeeding unit (the paper's encoding), and smallest
         // succeeding unit that a class holds exactly (what Buddy stores).
@@ -244,7 +329,7 @@ impl Logic for MagBdiCompressor {
             }
         }
         if self.raw.val() {
-            self.payload.next = self.s1_entry.q.val();
+            self.payload.next = self.last_entry.val();
         }
 
         self.result.next.payload = self.payload.val();
@@ -252,7 +337,7 @@ impl Logic for MagBdiCompressor {
         self.result.next.stream_bits = self.stream_bits.val();
         self.result.next.encoding = self.encoding.val();
 
-        self.slice.in_valid.next = self.s1_valid.q.val();
+        self.slice.in_valid.next = self.last_valid.val();
         self.slice.in_data.next = self.result.val();
         self.slice.out_ready.next = self.out_ready.val();
         self.out_valid.next = self.slice.out_valid.val();

@@ -19,7 +19,8 @@ pub struct CodecLatency {
 }
 
 /// The latencies of the compressor and decompressor the slice is built
-/// with for `hardware` (BPC 5 / 7, ZVC 2 / 2, MAG-BDI 2 / 1 at every MAG).
+/// with for `hardware`, each codec built [`Stages::DELIVERED`] (BPC 5 / 7,
+/// ZVC 4 / 4, MAG-BDI 4 / 1 at every MAG).
 /// An algorithm without hardware has no latency here:
 /// `Algorithm::hardware` is `None` for it.
 pub const fn codec_latency(hardware: HardwareCodec) -> CodecLatency {
@@ -29,9 +30,10 @@ pub const fn codec_latency(hardware: HardwareCodec) -> CodecLatency {
             compress: crate::zvc_compressor::latency(Stages::DELIVERED),
             decompress: crate::zvc_decompressor::latency(Stages::DELIVERED),
         },
-        HardwareCodec::MagBdi(_) => {
-            CodecLatency { compress: crate::mag_bdi_compressor::LATENCY, decompress: crate::mag_bdi_decompressor::LATENCY }
-        }
+        HardwareCodec::MagBdi(_) => CodecLatency {
+            compress: crate::mag_bdi_compressor::latency(Stages::DELIVERED),
+            decompress: crate::mag_bdi_decompressor::LATENCY,
+        },
     }
 }
 

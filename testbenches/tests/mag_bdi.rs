@@ -8,7 +8,7 @@ use buddy_delivery::mag_bdi::expected_compressed;
 use buddy_delivery::stream::{check_against, run_stream, Traffic};
 use buddy_delivery::stream::{proptest_cases, random_traffic};
 use buddy_golden::{Mag, MagBdi, MemoryEntry, SizeClass};
-use buddy_hdl::{MagBdiCompressor, MagBdiDecompressor};
+use buddy_hdl::{mag_bdi_compressor, MagBdiCompressor, MagBdiDecompressor, Stages};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -44,9 +44,11 @@ fn decompressor_input(mag: Mag) -> impl Strategy<Value = StoredEntry> {
 
 fn compressor_case(mag: Mag, entries: &[MemoryEntry], traffic: Traffic, seed: u64) -> Result<(), TestCaseError> {
     let expected: Vec<_> = entries.iter().map(|e| expected_compressed(mag, e)).collect();
-    let mut dut = MagBdiCompressor::new(mag);
-    let run = run_stream(&mut dut, entries, traffic, &mut ChaCha8Rng::seed_from_u64(seed), 20_000, None);
-    prop_assert_eq!(run.outputs, expected);
+    for stages in Stages::ALL {
+        let mut dut = MagBdiCompressor::with_stages(mag, stages);
+        let run = run_stream(&mut dut, entries, traffic, &mut ChaCha8Rng::seed_from_u64(seed), 20_000, None);
+        prop_assert_eq!(run.outputs, expected.clone(), "{:?}", stages);
+    }
     Ok(())
 }
 
@@ -138,7 +140,9 @@ fn real_snapshot_round_trips_through_both_modules() {
     for mag in Mag::ALL {
         let codec = MagBdi::new(mag);
         let expected: Vec<_> = entries.iter().map(|e| expected_compressed(mag, e)).collect();
-        check_against(|| MagBdiCompressor::new(mag), &entries, &expected, &mut rng).unwrap();
+        for stages in Stages::ALL {
+            check_against(|| MagBdiCompressor::with_stages(mag, stages), &entries, &expected, &mut rng).unwrap();
+        }
         let inputs: Vec<_> = entries.iter().map(|e| stored(&codec, e)).collect();
         let decoded: Vec<_> = inputs.iter().map(|i| expected_decompressed(&codec, i)).collect();
         assert!(decoded.iter().zip(&entries).all(|(d, e)| !d.error && d.entry == *e));
@@ -147,17 +151,24 @@ fn real_snapshot_round_trips_through_both_modules() {
 }
 
 /// The documented timing: one entry per cycle without backpressure; latency
-/// 2 cycles for the compressor and 1 for the decompressor.
+/// 2 cycles for the compressor built Paper, 4 built EightLevels (the
+/// memory system reads the delivered build's), and 1 for the decompressor.
 #[test]
-fn initiation_interval_one_latency_two_and_one() {
+fn initiation_interval_one_latency_as_documented() {
+    assert_eq!([mag_bdi_compressor::latency(Stages::Paper), mag_bdi_compressor::latency(Stages::EightLevels)], [2, 4]);
+    let codec = buddy_hdl::timing::codec_latency(buddy_golden::HardwareCodec::MagBdi(Mag::B32));
+    assert_eq!(
+        (codec.compress, codec.decompress),
+        (mag_bdi_compressor::latency(Stages::DELIVERED), buddy_hdl::mag_bdi_decompressor::LATENCY)
+    );
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let entries = sample(&compressor_input(), 64, 3);
-    for mag in Mag::ALL {
-        let run = run_stream(&mut MagBdiCompressor::new(mag), &entries, Traffic::FULL, &mut rng, 1000, None);
+    for (mag, stages) in Mag::ALL.into_iter().flat_map(|m| Stages::ALL.map(|s| (m, s))) {
+        let run = run_stream(&mut MagBdiCompressor::with_stages(mag, stages), &entries, Traffic::FULL, &mut rng, 1000, None);
         let inputs: Vec<_> = entries.iter().map(|e| stored(&MagBdi::new(mag), e)).collect();
         let drun = run_stream(&mut MagBdiDecompressor::new(mag), &inputs, Traffic::FULL, &mut rng, 1000, None);
         for (acc, del, latency) in [
-            (&run.accept_cycles, &run.deliver_cycles, buddy_hdl::mag_bdi_compressor::LATENCY),
+            (&run.accept_cycles, &run.deliver_cycles, mag_bdi_compressor::latency(stages)),
             (&drun.accept_cycles, &drun.deliver_cycles, buddy_hdl::mag_bdi_decompressor::LATENCY),
         ] {
             assert_eq!((acc.len(), del.len()), (64, 64));
@@ -167,8 +178,8 @@ fn initiation_interval_one_latency_two_and_one() {
     }
 }
 
-/// A VCD of the MAG 32 compressor shows `out_valid` rising at 3,000 ps (as
-/// for ZVC: latency 2) with the paper's encoding of the first entry on
+/// A VCD of the MAG 32 compressor shows `out_valid` rising `latency - 1`
+/// cycles after the edge at 2,000 ps (as for ZVC) with the paper's encoding of the first entry on
 /// `out_encoding` (k = 2: a delta needs 7..14 bits) and its class B64 on
 /// `out_class`.
 #[test]
@@ -203,6 +214,7 @@ fn vcd_of_the_compressor_holds_encoding_and_class() {
     }
     let value_at = |code: vcd::IdCode, t: u64| changes.iter().rfind(|&&(ct, c, _)| c == code && ct <= t).map(|&(_, _, v)| v);
     let rose = changes.iter().find(|&&(_, c, v)| c == valid && v == 1).map(|&(t, _, _)| t);
-    assert_eq!(rose, Some(3000));
-    assert_eq!((value_at(encoding, 3000), value_at(class, 3000)), (Some(2), Some(SizeClass::B64.code() as u64)));
+    let at = 2000 + 1000 * (mag_bdi_compressor::latency(Stages::DELIVERED) - 1);
+    assert_eq!(rose, Some(at));
+    assert_eq!((value_at(encoding, at), value_at(class, at)), (Some(2), Some(SizeClass::B64.code() as u64)));
 }

@@ -133,6 +133,9 @@ pub struct SectorGather {
     got: [DFF<Bits<COUNT_BITS>>; CONTEXTS],
     want: [DFF<Bits<COUNT_BITS>>; CONTEXTS],
     closed: DFF<Bits<CONTEXTS>>,
+    /// Which contexts are complete, registered from the counts' and
+    /// `closed`'s next values, so that the pick starts from flip-flops.
+    complete: DFF<Bits<CONTEXTS>>,
     /// The output register: a context picked, its payload being read.
     o_valid: DFF<Bit>,
     o_id: DFF<Bits<CONTEXT_BITS>>,
@@ -143,7 +146,17 @@ pub struct SectorGather {
     b_pos: [Signal<Local, Bits<6>>; 32],
     plan_count: Signal<Local, Bits<COUNT_BITS>>,
     closed_next: Signal<Local, Bits<CONTEXTS>>,
-    complete: Signal<Local, Bits<CONTEXTS>>,
+    complete_next: Signal<Local, Bits<CONTEXTS>>,
+    // Prefix OR of `complete` (bit c: some context at or below c is
+    // complete) and the one-hot of the context picked this cycle.
+    below1: Signal<Local, Bits<CONTEXTS>>,
+    below2: Signal<Local, Bits<CONTEXTS>>,
+    below3: Signal<Local, Bits<CONTEXTS>>,
+    below4: Signal<Local, Bits<CONTEXTS>>,
+    below5: Signal<Local, Bits<CONTEXTS>>,
+    below6: Signal<Local, Bits<CONTEXTS>>,
+    below7: Signal<Local, Bits<CONTEXTS>>,
+    picked: Signal<Local, Bits<CONTEXTS>>,
     lowest: LowestSet,
     pick_id: Signal<Local, Bits<CONTEXT_BITS>>,
     advance: Signal<Local, Bit>,
@@ -195,6 +208,7 @@ impl Default for SectorGather {
             got: default_array(),
             want: default_array(),
             closed: Default::default(),
+            complete: Default::default(),
             o_valid: Default::default(),
             o_id: Default::default(),
             d_pos: Default::default(),
@@ -202,7 +216,15 @@ impl Default for SectorGather {
             b_pos: Default::default(),
             plan_count: Default::default(),
             closed_next: Default::default(),
-            complete: Default::default(),
+            complete_next: Default::default(),
+            below1: Default::default(),
+            below2: Default::default(),
+            below3: Default::default(),
+            below4: Default::default(),
+            below5: Default::default(),
+            below6: Default::default(),
+            below7: Default::default(),
+            picked: Default::default(),
             lowest: Default::default(),
             pick_id: Default::default(),
             advance: Default::default(),
@@ -216,7 +238,7 @@ seq_macro::seq!(J in 0..32 {
 impl Logic for SectorGather {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, d_valid, d_id, d_sector, d_data, b_valid, b_id, b_sector, b_data, closed, o_valid, o_id);
+        dff_setup!(self, clock, d_valid, d_id, d_sector, d_data, b_valid, b_id, b_sector, b_data, closed, complete, o_valid, o_id);
         for c in 0..128 {
             self.got[c].clock.next = self.clock.val();
             self.got[c].d.next = self.got[c].q.val();
@@ -265,17 +287,23 @@ impl Logic for SectorGather {
         self.plan_count.next = bit_cast::<COUNT_BITS, SECTOR_INDEX_BITS>(self.plan_sectors.val());
 
         // The output register advances when empty or taken; it picks the
-        // lowest complete context.
-        self.complete.next = self.closed.q.val();
-        for c in 0..128 {
-            if self.got[c].q.val() != self.want[c].q.val() {
-                self.complete.next = self.complete.val().replace_bit(c, false);
-            }
-        }
-        self.lowest.bits.next = self.complete.val();
+        // lowest complete context (`complete` holds what the counts say
+        // this cycle, computed from their next values last cycle).
+        self.lowest.bits.next = self.complete.q.val();
         self.pick_id.next = self.lowest.index.val();
         self.advance.next = !self.o_valid.q.val() | self.out_ready.val();
         self.pick.next = self.advance.val() & self.lowest.any.val();
+        self.below1.next = self.complete.q.val() | (self.complete.q.val() << 1);
+        self.below2.next = self.below1.val() | (self.below1.val() << 2);
+        self.below3.next = self.below2.val() | (self.below2.val() << 4);
+        self.below4.next = self.below3.val() | (self.below3.val() << 8);
+        self.below5.next = self.below4.val() | (self.below4.val() << 16);
+        self.below6.next = self.below5.val() | (self.below5.val() << 32);
+        self.below7.next = self.below6.val() | (self.below6.val() << 64);
+        self.picked.next = 0.into();
+        if self.advance.val() {
+            self.picked.next = self.complete.q.val() & !(self.below7.val() << 1);
+        }
         // A held output re-reads its own payload (the RAMs' reads are registered).
         self.read_address.next = self.o_id.q.val();
         if self.advance.val() {
@@ -291,9 +319,7 @@ impl Logic for SectorGather {
         if self.plan_valid.val() & self.plan_last.val() {
             self.closed_next.next = self.closed_next.val() | (bits::<128>(1) << self.plan_id.val());
         }
-        if self.pick.val() {
-            self.closed_next.next = self.closed_next.val() & !(bits::<128>(1) << self.pick_id.val());
-        }
+        self.closed_next.next = self.closed_next.val() & !self.picked.val();
         self.closed.d.next = self.closed_next.val();
         for c in 0..128 {
             self.got[c].d.next = self.got[c].q.val()
@@ -302,11 +328,18 @@ impl Logic for SectorGather {
             if self.plan_valid.val() & (self.plan_id.val().index() == c) {
                 self.want[c].d.next = self.want[c].q.val() + self.plan_count.val();
             }
-            if self.pick.val() & (self.pick_id.val().index() == c) {
+            if self.picked.val().get_bit(c) {
                 self.got[c].d.next = 0.into();
                 self.want[c].d.next = 0.into();
             }
         }
+        self.complete_next.next = self.closed_next.val();
+        for c in 0..128 {
+            if self.got[c].d.val() != self.want[c].d.val() {
+                self.complete_next.next = self.complete_next.val().replace_bit(c, false);
+            }
+        }
+        self.complete.d.next = self.complete_next.val();
 
         #(
             // Payload word J: device-part word J is at position J + lead
@@ -354,6 +387,7 @@ impl Logic for SectorGather {
             self.d_valid.d.next = false;
             self.b_valid.d.next = false;
             self.closed.d.next = 0.into();
+            self.complete.d.next = 0.into();
             self.o_valid.d.next = false;
             for c in 0..128 {
                 self.got[c].d.next = 0.into();

@@ -319,8 +319,10 @@ impl Logic for SectorGather {
         if self.plan_valid.val() & self.plan_last.val() {
             self.closed_next.next = self.closed_next.val() | (bits::<128>(1) << self.plan_id.val());
         }
-        self.closed_next.next = self.closed_next.val() & !self.picked.val();
-        self.closed.d.next = self.closed_next.val();
+        // A context is complete next cycle when it is closed and its counts
+        // agree, unless it is picked now; the counts are compared before a
+        // pick clears them, so that the pick gates only the last AND.
+        self.complete_next.next = self.closed_next.val() & !self.picked.val();
         for c in 0..128 {
             self.got[c].d.next = self.got[c].q.val()
                 + (self.d_valid.q.val() & (self.d_id.q.val().index() == c))
@@ -328,18 +330,16 @@ impl Logic for SectorGather {
             if self.plan_valid.val() & (self.plan_id.val().index() == c) {
                 self.want[c].d.next = self.want[c].q.val() + self.plan_count.val();
             }
+            if self.got[c].d.val() != self.want[c].d.val() {
+                self.complete_next.next = self.complete_next.val().replace_bit(c, false);
+            }
             if self.picked.val().get_bit(c) {
                 self.got[c].d.next = 0.into();
                 self.want[c].d.next = 0.into();
             }
         }
-        self.complete_next.next = self.closed_next.val();
-        for c in 0..128 {
-            if self.got[c].d.val() != self.want[c].d.val() {
-                self.complete_next.next = self.complete_next.val().replace_bit(c, false);
-            }
-        }
         self.complete.d.next = self.complete_next.val();
+        self.closed.d.next = self.closed_next.val() & !self.picked.val();
 
         #(
             // Payload word J: device-part word J is at position J + lead

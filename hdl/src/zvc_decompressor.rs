@@ -83,7 +83,7 @@ pub struct ZvcDecompressor {
     s2_shifts: [DFF<Bits<5>>; 32],
     s2_zero_count: DFF<Bits<6>>,
     s2_load: Signal<Local, Bit>,
-    class: Signal<Local, Bits<4>>,
+    stage_class: Signal<Local, Bits<4>>,
     zero_count: Signal<Local, Bits<6>>,
     kept: Signal<Local, Bits<32>>,
     shifts: [Signal<Local, Bits<5>>; 32],
@@ -143,7 +143,7 @@ impl ZvcDecompressor {
             s2_shifts: Default::default(),
             s2_zero_count: Default::default(),
             s2_load: Default::default(),
-            class: Default::default(),
+            stage_class: Default::default(),
             zero_count: Default::default(),
             kept: Default::default(),
             shifts: Default::default(),
@@ -241,14 +241,14 @@ impl Logic for ZvcDecompressor {
             self.s2_valid.d.next = false;
         }
         if self.staged.val() {
-            self.class.next = self.s2_class.q.val();
+            self.stage_class.next = self.s2_class.q.val();
             self.zero_count.next = self.s2_zero_count.q.val();
             self.kept.next = self.s2_kept.q.val();
             for i in 0..32 {
                 self.shifts[i].next = self.s2_shifts[i].q.val();
             }
         } else {
-            self.class.next = self.s1_class.q.val();
+            self.stage_class.next = self.s1_class.q.val();
             self.zero_count.next = self.count.zero_count.val();
             self.kept.next = self.count.valid.val();
             for i in 0..32 {
@@ -262,23 +262,23 @@ impl Logic for ZvcDecompressor {
 
         // More non-zero words than the class holds (n > capacity, with
         // n = 32 - zero_count): B8 1, B16 3, B32 7, B64 15, B80 19, B96 23.
-        self.error.next = self.class.val() >= 8;
-        if (self.class.val() == 1) & (self.zero_count.val() < 31) {
+        self.error.next = self.stage_class.val() >= 8;
+        if (self.stage_class.val() == 1) & (self.zero_count.val() < 31) {
             self.error.next = true;
         }
-        if (self.class.val() == 2) & (self.zero_count.val() < 29) {
+        if (self.stage_class.val() == 2) & (self.zero_count.val() < 29) {
             self.error.next = true;
         }
-        if (self.class.val() == 3) & (self.zero_count.val() < 25) {
+        if (self.stage_class.val() == 3) & (self.zero_count.val() < 25) {
             self.error.next = true;
         }
-        if (self.class.val() == 4) & (self.zero_count.val() < 17) {
+        if (self.stage_class.val() == 4) & (self.zero_count.val() < 17) {
             self.error.next = true;
         }
-        if (self.class.val() == 5) & (self.zero_count.val() < 13) {
+        if (self.stage_class.val() == 5) & (self.zero_count.val() < 13) {
             self.error.next = true;
         }
-        if (self.class.val() == 6) & (self.zero_count.val() < 9) {
+        if (self.stage_class.val() == 6) & (self.zero_count.val() < 9) {
             self.error.next = true;
         }
 

@@ -96,6 +96,48 @@ fn no_emitted_identifier_contains_a_dollar() {
     }
 }
 
+/// Reserved words of Verilog-2005 and SystemVerilog (IEEE 1800-2017 Annex
+/// B) that a Rust field name could plausibly be; Verilator reads `.v`
+/// files as SystemVerilog, so a signal named `class` is a syntax error
+/// there although Icarus and Yosys take it.
+const RESERVED: &[&str] = &[
+    "accept_on", "alias", "always", "assert", "assign", "assume", "automatic", "before", "begin", "bind", "bins", "binsof",
+    "bit", "break", "buf", "byte", "case", "cell", "chandle", "checker", "class", "clocking", "config", "const", "constraint",
+    "context", "continue", "cover", "covergroup", "coverpoint", "cross", "deassign", "default", "design", "disable", "dist",
+    "do", "edge", "else", "end", "enum", "event", "eventually", "expect", "export", "extends", "extern", "final",
+    "first_match", "for", "force", "foreach", "forever", "fork", "function", "generate", "genvar", "global", "if", "iff",
+    "ignore_bins", "illegal_bins", "implements", "implies", "import", "incdir", "include", "initial", "inout", "input",
+    "inside", "instance", "int", "integer", "interconnect", "interface", "intersect", "join", "large", "let", "liblist",
+    "library", "local", "localparam", "logic", "longint", "macromodule", "matches", "medium", "modport", "module", "nand",
+    "negedge", "nettype", "new", "nexttime", "nor", "not", "null", "or", "output", "package", "packed", "parameter",
+    "posedge", "primitive", "priority", "program", "property", "protected", "pure", "rand", "randc", "randcase",
+    "randsequence", "real", "realtime", "ref", "reg", "reject_on", "release", "repeat", "restrict", "return", "scalared",
+    "sequence", "shortint", "shortreal", "signed", "small", "soft", "solve", "specify", "static", "string", "strong", "struct",
+    "super", "supply0", "supply1", "table", "tagged", "task", "this", "throughout", "time", "timeprecision", "timeunit",
+    "tri", "type", "typedef", "union", "unique", "unique0", "unsigned", "until", "untyped", "use", "uwire", "var",
+    "vectored", "virtual", "void", "wait", "wait_order", "wand", "weak", "while", "wildcard", "wire", "with", "within",
+    "wor", "xnor", "xor",
+];
+
+/// No declared signal, port or parameter is a reserved word of Verilog or
+/// SystemVerilog ([`RESERVED`]).
+#[test]
+fn no_declared_name_is_a_reserved_word() {
+    let mut declarations = 0;
+    for (module, line) in module_code() {
+        let t = line.trim();
+        let first = t.split_whitespace().next().unwrap_or("");
+        if !["reg", "wire", "input", "output", "localparam", "integer"].contains(&first) {
+            continue;
+        }
+        let declared = t.split('=').next().unwrap().trim_end_matches([';', ',', ' ']);
+        let name = declared.rsplit([' ', ']']).next().unwrap_or("");
+        declarations += 1;
+        assert!(!RESERVED.contains(&name), "{module}: `{name}` is a reserved word: {line}");
+    }
+    assert!(declarations > 10_000, "only {declarations} declarations found: the parse is wrong");
+}
+
 /// Clocks are wired straight: no combinational block copies a clock input
 /// into a sub-module's clock (`x$clock = clock;`).
 #[test]

@@ -149,19 +149,7 @@ pub struct CacheRun {
     pub response_cycles: Vec<u64>,
 }
 
-fn sector_bits(s: &[u8; 32]) -> Bits<256> {
-    let mut b = Bits::<256>::default();
-    for (i, &byte) in s.iter().enumerate() {
-        for k in 0..8 {
-            b = b.replace_bit(8 * i + k, byte >> k & 1 == 1);
-        }
-    }
-    b
-}
-
-fn sector_bytes(b: &Bits<256>) -> [u8; 32] {
-    std::array::from_fn(|i| (0..8).fold(0u8, |acc, k| acc | ((b.get_bit(8 * i + k) as u8) << k)))
-}
+use buddy_hdl::wide_bits::{sector_from_bytes as sector_bits, sector_to_bytes as sector_bytes};
 
 /// The memory side of a cache testbench: a [`RecordingMemory`] and the
 /// fills it owes, answered in request order, each from its ready cycle on.

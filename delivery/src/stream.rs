@@ -321,16 +321,4 @@ pub fn check_against<D: StreamDut, R: Rng>(
     Ok(())
 }
 
-/// A 32-byte sector's 8 words, word `m` at `[32m +: 32]`.
-pub fn sector_words(b: &rust_hdl::prelude::Bits<256>) -> [u32; 8] {
-    std::array::from_fn(|m| b.get_bits::<32>(32 * m).to_u32())
-}
-
-/// 8 words as a 32-byte sector, word `m` at `[32m +: 32]`.
-pub fn sector_bits(words: &[u32; 8]) -> rust_hdl::prelude::Bits<256> {
-    let mut b = rust_hdl::prelude::Bits::<256>::default();
-    for (m, &w) in words.iter().enumerate() {
-        b.set_bits::<32>(32 * m, (w as u64).into());
-    }
-    b
-}
+pub use buddy_hdl::wide_bits::{sector_from_words as sector_bits, sector_to_words as sector_words};

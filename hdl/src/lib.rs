@@ -85,6 +85,7 @@ pub mod tag_fifo;
 pub mod timing;
 pub mod vcd_tidy;
 pub mod verilog;
+pub mod wide_bits;
 pub mod write_planner;
 pub mod zvc_compressor;
 pub mod zvc_decompressor;

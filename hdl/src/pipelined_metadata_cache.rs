@@ -234,6 +234,8 @@ pub struct PipelinedMetadataCache {
     key: [Signal<Local, Bits<3>>; 4],
     new_rank: [Signal<Local, Bits<2>>; 4],
     s1_set: Signal<Local, Bits<3>>,
+    victim_line_key: Signal<Local, Bits<7>>,
+    commit_line: Signal<Local, Bits<5>>,
     s1_sector: Signal<Local, Bits<2>>,
     s1_line_tag: Signal<Local, Bits<54>>,
     sector_bit: Signal<Local, Bits<4>>,
@@ -446,6 +448,10 @@ impl Logic for PipelinedMetadataCache {
         self.head_tag.next = 0.into();
         self.head_outcome.next = 0.into();
         self.head_parked.next = false;
+        // The victim line's words (set and way; any sector, either half),
+        // compared under a mask: rust-hdl simulates `get_bits` of even a
+        // narrow vector through big integers.
+        self.victim_line_key.next = (bit_cast::<7, 3>(self.s1_set.val()) << 4) | (bit_cast::<7, 2>(self.victim_way.val()) << 2);
         for m in 0..16 {
             if self.m_used[m].q.val() & (self.m_word[m].q.val() == self.hit_address.val()) {
                 self.pend_sector.next = true;
@@ -454,8 +460,7 @@ impl Logic for PipelinedMetadataCache {
                 self.commit_pend.next = true;
             }
             if self.m_used[m].q.val()
-                & (self.m_word[m].q.val().get_bits::<3>(4) == self.s1_set.val())
-                & (self.m_word[m].q.val().get_bits::<2>(2) == self.victim_way.val())
+                & ((self.m_word[m].q.val() & bits::<7>(0x7C)) == self.victim_line_key.val())
             {
                 self.pend_line.next = true;
             }
@@ -668,14 +673,15 @@ impl Logic for PipelinedMetadataCache {
         // Pins: a reservation's line is pinned at lookup, its commit unpins it.
         self.reserve_go.next =
             (self.hit_go.val() | self.park_go.val() | self.sector_miss_go.val() | self.line_miss_go.val()) & self.s1_reserve.q.val();
+        self.commit_line.next = self.commit_word.val().get_bits::<5>(2);
         for l in 0..32 {
             if (self.reserve_go.val() & (self.served_line.val().index() == l))
-                & !(self.commit_go.val() & (self.commit_word.val().get_bits::<5>(2).index() == l))
+                & !(self.commit_go.val() & (self.commit_line.val().index() == l))
             {
                 self.pins[l].d.next = self.pins[l].q.val() + 1;
             }
             if !(self.reserve_go.val() & (self.served_line.val().index() == l))
-                & (self.commit_go.val() & (self.commit_word.val().get_bits::<5>(2).index() == l))
+                & (self.commit_go.val() & (self.commit_line.val().index() == l))
             {
                 self.pins[l].d.next = self.pins[l].q.val() - 1;
             }

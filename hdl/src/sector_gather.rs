@@ -115,11 +115,13 @@ pub struct SectorGather {
     d_valid: DFF<Bit>,
     d_id: DFF<Bits<CONTEXT_BITS>>,
     d_sector: DFF<Bits<SECTOR_INDEX_BITS>>,
-    d_data: DFF<Bits<256>>,
+    /// The sector's 8 words (word `m` = bits `[32m +: 32]`), held while no
+    /// sector comes (as words: a wide vector simulates ~20x slower).
+    d_data: [DFF<Bits<32>>; 8],
     b_valid: DFF<Bit>,
     b_id: DFF<Bits<CONTEXT_BITS>>,
     b_sector: DFF<Bits<SECTOR_INDEX_BITS>>,
-    b_data: DFF<Bits<256>>,
+    b_data: [DFF<Bits<32>>; 8],
     /// Per context: the device part's lead (read by the device stage).
     dev_lead: RAM<Bits<3>, CONTEXT_BITS>,
     /// Per context: the device part's words, where the buddy part starts
@@ -144,6 +146,10 @@ pub struct SectorGather {
     d_pos: [Signal<Local, Bits<6>>; 32],
     b_sum: [Signal<Local, Bits<6>>; 32],
     b_pos: [Signal<Local, Bits<6>>; 32],
+    /// The write stages' sector index times 8 (a sector's first word
+    /// position), compared with the positions' upper bits.
+    d_sector_at: Signal<Local, Bits<6>>,
+    b_sector_at: Signal<Local, Bits<6>>,
     plan_count: Signal<Local, Bits<COUNT_BITS>>,
     closed_next: Signal<Local, Bits<CONTEXTS>>,
     complete_next: Signal<Local, Bits<CONTEXTS>>,
@@ -214,6 +220,8 @@ impl Default for SectorGather {
             d_pos: Default::default(),
             b_sum: Default::default(),
             b_pos: Default::default(),
+            d_sector_at: Default::default(),
+            b_sector_at: Default::default(),
             plan_count: Default::default(),
             closed_next: Default::default(),
             complete_next: Default::default(),
@@ -238,7 +246,13 @@ seq_macro::seq!(J in 0..32 {
 impl Logic for SectorGather {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, d_valid, d_id, d_sector, d_data, b_valid, b_id, b_sector, b_data, closed, complete, o_valid, o_id);
+        dff_setup!(self, clock, d_valid, d_id, d_sector, b_valid, b_id, b_sector, closed, complete, o_valid, o_id);
+        for m in 0..8 {
+            self.d_data[m].clock.next = self.clock.val();
+            self.d_data[m].d.next = self.d_data[m].q.val();
+            self.b_data[m].clock.next = self.clock.val();
+            self.b_data[m].d.next = self.b_data[m].q.val();
+        }
         for c in 0..128 {
             self.got[c].clock.next = self.clock.val();
             self.got[c].d.next = self.got[c].q.val();
@@ -262,11 +276,19 @@ impl Logic for SectorGather {
         self.d_valid.d.next = self.dev_valid.val();
         self.d_id.d.next = self.dev_id.val();
         self.d_sector.d.next = self.dev_sector.val();
-        self.d_data.d.next = self.dev_data.val();
         self.b_valid.d.next = self.buddy_valid.val();
         self.b_id.d.next = self.buddy_id.val();
         self.b_sector.d.next = self.buddy_sector.val();
-        self.b_data.d.next = self.buddy_data.val();
+        if self.dev_valid.val() {
+            for m in 0..8 {
+                self.d_data[m].d.next = self.dev_data.val().get_bits::<32>(32 * m);
+            }
+        }
+        if self.buddy_valid.val() {
+            for m in 0..8 {
+                self.b_data[m].d.next = self.buddy_data.val().get_bits::<32>(32 * m);
+            }
+        }
         self.dev_lead.read_address.next = self.dev_id.val();
         self.bud_base.read_address.next = self.buddy_id.val();
         self.bud_lead.read_address.next = self.buddy_id.val();
@@ -341,6 +363,10 @@ impl Logic for SectorGather {
         self.complete.d.next = self.complete_next.val();
         self.closed.d.next = self.closed_next.val() & !self.picked.val();
 
+        // (Masks and compares rather than `get_bits`: rust-hdl shifts even
+        // narrow vectors through big integers, ~30x slower in simulation.)
+        self.d_sector_at.next = bit_cast::<6, 3>(self.d_sector.q.val()) << 3;
+        self.b_sector_at.next = bit_cast::<6, 3>(self.b_sector.q.val()) << 3;
         #(
             // Payload word J: device-part word J is at position J + lead
             // of the device sectors; buddy-part word J - base at
@@ -354,11 +380,11 @@ impl Logic for SectorGather {
 
             self.d_pos[J].next = bits::<6>(J) + bit_cast::<6, 3>(self.dev_lead.read_data.val());
             self.dev_words[J].write_address.next = self.d_id.q.val();
-            self.dev_words[J].write_enable.next = self.d_valid.q.val() & (self.d_pos[J].val().get_bits::<3>(3) == self.d_sector.q.val());
+            self.dev_words[J].write_enable.next = self.d_valid.q.val() & ((self.d_pos[J].val() & bits::<6>(0x38)) == self.d_sector_at.val());
             self.dev_words[J].write_data.next = 0.into();
             for m in 0..8 {
-                if self.d_pos[J].val().get_bits::<3>(0).index() == m {
-                    self.dev_words[J].write_data.next = self.d_data.q.val().get_bits::<32>(32 * m);
+                if bit_cast::<3, 6>(self.d_pos[J].val()).index() == m {
+                    self.dev_words[J].write_data.next = self.d_data[m].q.val();
                 }
             }
 
@@ -367,11 +393,11 @@ impl Logic for SectorGather {
             self.bud_words[J].write_address.next = self.b_id.q.val();
             self.bud_words[J].write_enable.next = self.b_valid.q.val()
                 & (self.bud_base.read_data.val() <= bits::<6>(J))
-                & (self.b_pos[J].val().get_bits::<3>(3) == self.b_sector.q.val());
+                & ((self.b_pos[J].val() & bits::<6>(0x38)) == self.b_sector_at.val());
             self.bud_words[J].write_data.next = 0.into();
             for m in 0..8 {
-                if self.b_pos[J].val().get_bits::<3>(0).index() == m {
-                    self.bud_words[J].write_data.next = self.b_data.q.val().get_bits::<32>(32 * m);
+                if bit_cast::<3, 6>(self.b_pos[J].val()).index() == m {
+                    self.bud_words[J].write_data.next = self.b_data[m].q.val();
                 }
             }
 

@@ -14,17 +14,7 @@ use rust_hdl::prelude::*;
 /// Words of a 32-byte sector.
 pub const SECTOR_WORDS: usize = 8;
 
-fn sector_words(b: &Bits<256>) -> [u32; SECTOR_WORDS] {
-    std::array::from_fn(|m| b.get_bits::<32>(32 * m).to_u32())
-}
-
-fn sector_bits(words: &[u32; SECTOR_WORDS]) -> Bits<256> {
-    let mut b = Bits::<256>::default();
-    for (m, &w) in words.iter().enumerate() {
-        b.set_bits::<32>(32 * m, (w as u64).into());
-    }
-    b
-}
+use crate::wide_bits::{sector_from_words as sector_bits, sector_to_words as sector_words};
 
 /// `entry` with words `word_at .. word_at + count` (those below 32) taken
 /// from `sector` words `skip ..`, in plain Rust (the Verilog's reference).

@@ -44,7 +44,7 @@ impl Logic for TagFifo {
     fn update(&mut self) {
         dff_setup!(self, clock, rd, wr);
         self.empty.next = self.rd.q.val() == self.wr.q.val();
-        self.full.next = (self.rd.q.val().get_bits::<4>(0) == self.wr.q.val().get_bits::<4>(0))
+        self.full.next = (bit_cast::<4, 5>(self.rd.q.val()) == bit_cast::<4, 5>(self.wr.q.val()))
             & (self.rd.q.val().get_bit(4) != self.wr.q.val().get_bit(4));
         self.do_push.next = self.push.val() & !self.full.val();
         self.do_pop.next = self.pop.val() & !self.empty.val();
@@ -52,10 +52,10 @@ impl Logic for TagFifo {
         for i in 0..TAG_FIFO_DEPTH {
             self.slots[i].clock.next = self.clock.val();
             self.slots[i].d.next = self.slots[i].q.val();
-            if self.rd.q.val().get_bits::<4>(0).index() == i {
+            if bit_cast::<4, 5>(self.rd.q.val()).index() == i {
                 self.head.next = self.slots[i].q.val();
             }
-            if self.do_push.val() & (self.wr.q.val().get_bits::<4>(0).index() == i) {
+            if self.do_push.val() & (bit_cast::<4, 5>(self.wr.q.val()).index() == i) {
                 self.slots[i].d.next = self.push_id.val();
             }
         }

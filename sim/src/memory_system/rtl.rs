@@ -146,17 +146,7 @@ pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
     ("buddy_resp_ready", 1, ""),
 ];
 
-pub(super) fn sector_bytes(b: &Bits<256>) -> [u8; 32] {
-    std::array::from_fn(|i| b.get_bits::<8>(8 * i).to_u8())
-}
-
-pub(super) fn sector_bits(s: &[u8; 32]) -> Bits<256> {
-    let mut b = Bits::<256>::default();
-    for (i, &v) in s.iter().enumerate() {
-        b.set_bits::<8>(8 * i, (v as u64).into());
-    }
-    b
-}
+pub(super) use buddy_hdl::wide_bits::{sector_from_bytes as sector_bits, sector_to_bytes as sector_bytes};
 
 macro_rules! slice_hardware {
     ($t:ty) => {

@@ -58,10 +58,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let sim_text = {
         eprintln!("[4/4] memory system (fast mode, every mode)");
         let config = buddy_sim::memory_system::config::SimConfig::default();
-        let reports = buddy_sim::memory_system::Mode::ALL
-            .iter()
-            .map(|&m| crate::sim::simulate(&prepared, m, Algorithm::Bpc, &config, None))
-            .collect::<anyhow::Result<Vec<_>>>()?;
+        let reports = crate::sim::simulate_modes(&prepared, &buddy_sim::memory_system::Mode::ALL, Algorithm::Bpc, &config, |_| None)?;
         std::fs::create_dir_all(out.join("sim")).context("cannot create sim/")?;
         write_file(&out.join("sim/sim.json"), serde_json::to_string_pretty(&reports)? + "\n")?;
         write_file(&out.join("sim/config.toml"), config.to_toml())?;

@@ -135,8 +135,53 @@ pub fn prepare<'a>(workload: &'a Workload, annotation: Option<&Path>, snapshot: 
 /// # Errors
 /// What the simulator reports (data mismatch, fault, bad input).
 pub fn simulate(p: &Prepared, mode: Mode, algorithm: Algorithm, config: &SimConfig, rtl: Option<RtlOptions>) -> anyhow::Result<SimReport> {
+    simulate_with(p, mode, algorithm, config, rtl, indicatif::ProgressBar::new(p.trace.accesses.len() as u64))
+}
+
+/// [`simulate`] of each of `modes`, each on a thread of its own (the runs
+/// share nothing but their input, so the reports are those of one run
+/// after the other), in the order of `modes`; `rtl(mode)` gives each
+/// run's RTL options.
+///
+/// # Errors
+/// The first run that fails, in the order of `modes`.
+pub fn simulate_modes(
+    p: &Prepared,
+    modes: &[Mode],
+    algorithm: Algorithm,
+    config: &SimConfig,
+    rtl: impl Fn(Mode) -> Option<RtlOptions>,
+) -> anyhow::Result<Vec<SimReport>> {
+    // One bar per run, drawn together on stderr when it is a terminal.
+    let bars = indicatif::MultiProgress::new();
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = modes
+            .iter()
+            .map(|&mode| {
+                let bar = bars.add(indicatif::ProgressBar::new(p.trace.accesses.len() as u64));
+                let rtl = rtl(mode);
+                std::thread::Builder::new()
+                    // As the main thread's: the RTL engine's slices are large values.
+                    .stack_size(64 << 20)
+                    .spawn_scoped(scope, move || simulate_with(p, mode, algorithm, config, rtl, bar))
+                    .context("cannot start a simulation thread")
+            })
+            .collect();
+        runs.into_iter()
+            .map(|run| run?.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    })
+}
+
+fn simulate_with(
+    p: &Prepared,
+    mode: Mode,
+    algorithm: Algorithm,
+    config: &SimConfig,
+    rtl: Option<RtlOptions>,
+    bar: indicatif::ProgressBar,
+) -> anyhow::Result<SimReport> {
     // Drawn on stderr only when it is a terminal, and cleared at the end.
-    let bar = indicatif::ProgressBar::new(p.trace.accesses.len() as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{msg} {bar:40} {human_pos}/{human_len} accesses ({eta})")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
@@ -378,15 +423,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         config.validate_for_hardware().context("--engine rtl")?;
     }
     let out = OutputDir::prepare(&args.out, args.force)?;
-    let mut reports = Vec::new();
-    for m in modes {
-        let rtl = (args.engine == "rtl").then(|| RtlOptions {
+    let reports = simulate_modes(&prepared, &modes, args.algo, &config, |m| {
+        (args.engine == "rtl").then(|| RtlOptions {
             vcd: args.vcd_from.zip(args.vcd_to).map(|(f, t)| (out.path().join("vcd").join(m.name()), f, t)),
             no_skip: false,
             lockstep: None,
-        });
-        reports.push(simulate(&prepared, m, args.algo, &config, rtl)?);
-    }
+        })
+    })?;
     let dir = out.path();
     write_file(&dir.join("config.toml"), config.to_toml())?;
     write_file(&dir.join("sim.json"), serde_json::to_string_pretty(&reports)? + "\n")?;
@@ -417,13 +460,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.engine == "rtl" && config.rtl_slice() == RtlSlice::Pipelined {
         // The fast engine does not model the pipelined slice's own timing
         // yet: the run is set beside the paper's timing it should come near.
-        let mut rows = Vec::new();
-        for r in &reports {
-            let mut paper = config.clone();
-            paper.system.slice_timing = "pipelined".into();
-            let fast = simulate(&prepared, r.mode, args.algo, &paper, None)?;
-            rows.push(PaperComparison::of(r, &fast));
-        }
+        let mut paper = config.clone();
+        paper.system.slice_timing = "pipelined".into();
+        let fast = simulate_modes(&prepared, &modes, args.algo, &paper, |_| None)?;
+        let rows: Vec<_> = reports.iter().zip(&fast).map(|(r, f)| PaperComparison::of(r, f)).collect();
         write_file(&dir.join("paper_timing.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
         text += &paper_table(&rows);
         text += &pipelined_table(&reports);
@@ -432,11 +472,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         // Every RTL run checks itself against the fast mode with the hardware's timing.
         let mut timed = config.clone();
         timed.system.slice_timing = "hardware".into();
-        let mut rows = Vec::new();
-        for r in &reports {
-            let fast = simulate(&prepared, r.mode, args.algo, &timed, None)?;
-            rows.push(Agreement::of(r, &fast));
-        }
+        let fast = simulate_modes(&prepared, &modes, args.algo, &timed, |_| None)?;
+        let rows: Vec<_> = reports.iter().zip(&fast).map(|(r, f)| Agreement::of(r, f)).collect();
         write_file(&dir.join("agreement.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
         text += &agreement_table(&rows);
         files = "sim.json, sim.csv, epochs.csv, summary.txt, agreement.json, config.toml";

@@ -52,6 +52,9 @@ pub struct Args {
     /// Write into `--out` even when it holds files buddy did not write.
     #[arg(long)]
     pub force: bool,
+    /// Print the figures as JSON (as `speed.json`) instead of the table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The figures of one `buddy speed` run.
@@ -72,6 +75,11 @@ pub struct SpeedReport {
     pub rtl_cycles: u64,
     pub rtl_seconds: f64,
     pub rtl_cycles_per_second: f64,
+    /// The whole memory system in the RTL mode: the run's DRAM cycles
+    /// (every slice, channel and the link advance together), per wall second.
+    pub rtl_system_cycles: f64,
+    pub rtl_system_cycles_per_second: f64,
+    pub slices: u32,
     /// Verilator replay of slice 0's lock-step lines (one per cycle),
     /// excluding reading the vector file; each cycle drives every input
     /// and compares every output.
@@ -196,6 +204,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         rtl_cycles,
         rtl_seconds,
         rtl_cycles_per_second,
+        rtl_system_cycles: timed.dram_cycles,
+        rtl_system_cycles_per_second: timed.dram_cycles / rtl_seconds.max(1e-9),
+        slices: config.system.slices,
         verilator_opt: args.opt.clone(),
         verilator_cycles: lines.len() as u64,
         verilator_seconds,
@@ -205,8 +216,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     write_file(&staging.path().join("speed.json"), serde_json::to_string_pretty(&report)? + "\n")?;
     let out = staging.commit()?;
-    out!("{}", table(&report))?;
-    outln!("results: {}", out.join("speed.json").display())?;
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        out!("{}", table(&report))?;
+        outln!("results: {}", out.join("speed.json").display())?;
+    }
     Ok(())
 }
 
@@ -234,6 +249,14 @@ pub fn table(r: &SpeedReport) -> String {
         format!("{} cyc", r.rtl_cycles),
         r.rtl_seconds,
         r.rtl_cycles_per_second
+    );
+    let _ = writeln!(
+        s,
+        "{:<34} {:>14} {:>12.3} {:>16.0}",
+        format!("RTL mode, whole system ({} slices)", r.slices),
+        format!("{:.0} cyc", r.rtl_system_cycles),
+        r.rtl_seconds,
+        r.rtl_system_cycles_per_second
     );
     let _ = writeln!(
         s,

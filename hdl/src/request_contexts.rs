@@ -14,6 +14,10 @@ pub const CONTEXT_BITS: usize = 7;
 pub const BUCKET_BITS: usize = 10;
 /// Width of a memory-entry index (`va[63:7]`).
 pub const ENTRY_INDEX_BITS: usize = 57;
+/// Contexts freed in one cycle, at most (one `free_*` port, one
+/// `freeing` register): `in_use` falls by at most this from one cycle to
+/// the next.
+pub const FREED_PER_CYCLE: u64 = 1;
 
 /// The bucket of a memory-entry index `e`: `fold(e) ^ fold(e >> 3)`, where
 /// `fold` XORs the 10-bit groups of its argument (`[9:0] ^ [19:10] ^ ...`).

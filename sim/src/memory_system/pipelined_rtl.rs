@@ -45,7 +45,9 @@ use buddy_golden::metadata_cache::CacheStats;
 use buddy_golden::translation::{BuddyRegisters, PageSize};
 use buddy_golden::{HardwareCodec, MemoryEntry};
 use buddy_hdl::metadata_cache::outcome;
+use buddy_hdl::request_contexts::FREED_PER_CYCLE;
 use buddy_hdl::{EntryBits, PipelinedController, PipelinedControllerMagBdi, PipelinedControllerZvc};
+use rayon::prelude::*;
 use rust_hdl::prelude::*;
 use serde::Serialize;
 
@@ -302,6 +304,8 @@ struct Driver<H: PipelinedHardware> {
     stalled_for: u64,
     skip_idle: bool,
     stats: PipelinedStats,
+    /// `in_flight` in the cycle stepped last, before its edge.
+    in_flight_before_edge: u64,
 }
 
 /// What one cycle of a slice ended with.
@@ -331,6 +335,7 @@ impl<H: PipelinedHardware> Driver<H> {
             stalled_for: 0,
             skip_idle: true,
             stats: PipelinedStats::default(),
+            in_flight_before_edge: 0,
         };
         d.reset();
         d
@@ -363,18 +368,34 @@ impl<H: PipelinedHardware> Driver<H> {
         self.clock.edge(self.hw.as_mut());
     }
 
-    fn holds_anything(&self) -> bool {
-        !self.queue.is_empty()
+    fn finish_edge(&mut self) {
+        self.clock.finish_edge(self.hw.as_mut());
+    }
+
+    /// Whether the slice holds anything: first what the driver knows,
+    /// then (its pending edge clocked) the hardware's `in_flight`.
+    fn holds_anything(&mut self) -> bool {
+        if !self.queue.is_empty()
             || !self.in_flight.is_empty()
             || !self.dev_wait.is_empty()
             || !self.dev_due.is_empty()
             || !self.bud_due.is_empty()
-            || self.hw.in_flight() != 0
+        {
+            return true;
+        }
+        // `in_flight` falls by at most FREED_PER_CYCLE at an edge: above
+        // that before the edge, the slice still holds a request after it.
+        if self.in_flight_before_edge > FREED_PER_CYCLE {
+            return true;
+        }
+        self.finish_edge();
+        self.hw.in_flight() != 0
     }
 
     /// Bring an idle slice to `cycle`: jump (or, without the jump, clock
     /// every idle cycle in between).
     fn wake_at(&mut self, cycle: u64) {
+        self.finish_edge();
         if self.skip_idle {
             self.clock.cycle = self.clock.cycle.max(cycle);
         } else {
@@ -388,8 +409,10 @@ impl<H: PipelinedHardware> Driver<H> {
         self.idle_for = 0;
     }
 
-    /// Simulate the current cycle (its start has come).
+    /// Simulate the current cycle (its start has come); its clock edge may
+    /// be left pending ([`SliceClock::defer_edge`]).
     fn step(&mut self, env: &RtlEnv, zero_reads: &Cell<u64>) -> Result<Step, String> {
+        self.finish_edge();
         let sh = env.shared.clone();
         let cycle = self.clock.cycle;
         // Device reads whose end the model now knows.
@@ -516,9 +539,15 @@ impl<H: PipelinedHardware> Driver<H> {
             // The trace driver may issue its next request now.
             sh.note_finished();
         }
-        self.edge();
+        // The edge waits for the next cycle, when the edges of every slice
+        // that stepped this cycle are clocked together; what decides below
+        // whether the slice stays busy reads the hardware only once the
+        // driver holds nothing, and clocks the edge first.
+        self.in_flight_before_edge = self.hw.in_flight();
+        self.clock.defer_edge(self.hw.as_ref());
         self.stalled_for = if progress { 0 } else { self.stalled_for + 1 };
         if self.stalled_for > HANG_CYCLES {
+            self.finish_edge();
             return Err(format!(
                 "slice {}: no handshake for {HANG_CYCLES} cycles (cycle {}) with {} requests in it; {}",
                 env.slice,
@@ -600,6 +629,9 @@ trait SliceDriver {
     fn cycle(&self) -> u64;
     fn wake_at(&mut self, cycle: u64);
     fn step(&mut self, env: &RtlEnv, zero_reads: &Cell<u64>) -> Result<Step, String>;
+    /// The slice's clock and hardware while an edge is pending, to clock
+    /// it (on any thread).
+    fn pending_edge(&mut self) -> Option<(&mut SliceClock, &mut (dyn ClockedHardware + Send))>;
     fn fail_all(&mut self, message: &str);
     fn simulated_cycles(&self) -> u64;
     fn stats(&self) -> PipelinedStats;
@@ -610,7 +642,7 @@ trait SliceDriver {
     fn take_lines(&mut self) -> Vec<String>;
 }
 
-impl<H: PipelinedHardware> SliceDriver for Driver<H> {
+impl<H: PipelinedHardware + Send> SliceDriver for Driver<H> {
     fn queue(&mut self, q: Queued) {
         self.queue.push_back(q);
     }
@@ -622,6 +654,12 @@ impl<H: PipelinedHardware> SliceDriver for Driver<H> {
     }
     fn step(&mut self, env: &RtlEnv, zero_reads: &Cell<u64>) -> Result<Step, String> {
         Driver::step(self, env, zero_reads)
+    }
+    fn pending_edge(&mut self) -> Option<(&mut SliceClock, &mut (dyn ClockedHardware + Send))> {
+        if !self.clock.edge_pending() {
+            return None;
+        }
+        Some((&mut self.clock, self.hw.as_mut()))
     }
     fn fail_all(&mut self, message: &str) {
         Driver::fail_all(self, message)
@@ -639,6 +677,7 @@ impl<H: PipelinedHardware> SliceDriver for Driver<H> {
         self.clock.record_vcd(w, period_ps, from, to);
     }
     fn finish_vcd(&mut self) -> std::io::Result<Option<bool>> {
+        self.finish_edge();
         self.clock.finish_vcd()
     }
     fn record_lines(&mut self, max: usize) {
@@ -657,7 +696,7 @@ struct SliceState {
 
 /// The RTL engine's pipelined slices.
 pub struct PipelinedSlices {
-    slices: Vec<Rc<RefCell<SliceState>>>,
+    slices: Rc<Vec<RefCell<SliceState>>>,
     pub metadata: Rc<RefCell<CacheStats>>,
     pub zero_reads: Rc<Cell<u64>>,
 }
@@ -669,7 +708,7 @@ impl PipelinedSlices {
     /// The thread that builds them cannot be spawned.
     pub fn new(n: usize, hardware: HardwareCodec, regs: &BuddyRegisters) -> Self {
         PipelinedSlices {
-            slices: (0..n).map(|_| Rc::new(RefCell::new(SliceState { driver: new_driver(hardware, regs), running: false }))).collect(),
+            slices: Rc::new((0..n).map(|_| RefCell::new(SliceState { driver: new_driver(hardware, regs), running: false })).collect()),
             metadata: Rc::new(RefCell::new(CacheStats::default())),
             zero_reads: Rc::new(Cell::new(0)),
         }
@@ -677,24 +716,28 @@ impl PipelinedSlices {
 
     /// Hand `q` to its slice; start clocking the slice if it was idle.
     pub fn submit(&self, world: &mut super::world::World, env: RtlEnv, q: Queued) {
-        let state = self.slices[env.slice as usize].clone();
+        let slice = env.slice as usize;
         let issue = q.issue;
         let start = {
-            let mut s = state.borrow_mut();
+            let mut s = self.slices[slice].borrow_mut();
             s.driver.queue(q);
             !std::mem::replace(&mut s.running, true)
         };
         if !start {
             return;
         }
+        let slices = self.slices.clone();
         let zero_reads = self.zero_reads.clone();
         world.spawn(async move {
             let sh: Rc<Shared> = env.shared.clone();
-            state.borrow_mut().driver.wake_at(issue);
+            slices[slice].borrow_mut().driver.wake_at(issue);
             loop {
-                let cycle = state.borrow().driver.cycle();
+                let cycle = slices[slice].borrow().driver.cycle();
                 sh.until(sh.ps(cycle)).await;
-                let mut s = state.borrow_mut();
+                // The edges left pending before this cycle are clocked
+                // together, by the first slice to step in it.
+                finish_edges(&slices, cycle);
+                let mut s = slices[slice].borrow_mut();
                 match s.driver.step(&env, &zero_reads) {
                     Ok(Step::Busy) => {}
                     Ok(Step::Idle) => {
@@ -754,6 +797,34 @@ impl PipelinedSlices {
     pub fn take_lines(&self, slice: usize) -> Vec<String> {
         self.slices[slice].borrow_mut().driver.take_lines()
     }
+}
+
+/// Clock every edge left pending by a cycle before `cycle`, on all cores
+/// when there are several. An edge touches only its own slice's hardware,
+/// which nothing reads before the edge is clocked, and the memory models
+/// are driven between edges in the same order as before, so the run is
+/// exactly that of one edge after the other.
+fn finish_edges(slices: &[RefCell<SliceState>], cycle: u64) {
+    let mut states: Vec<_> = slices.iter().map(|s| s.borrow_mut()).collect();
+    let mut edges: Vec<_> = states.iter_mut().filter(|s| s.driver.cycle() <= cycle).filter_map(|s| s.driver.pending_edge()).collect();
+    if edges.len() > 1 {
+        edge_pool().install(|| edges.par_iter_mut().for_each(|(clock, hw)| clock.finish_edge(*hw)));
+    } else if let Some((clock, hw)) = edges.pop() {
+        clock.finish_edge(hw);
+    }
+}
+
+/// The threads that clock slices' edges: one per core, with the stack of
+/// a main thread (a slice's update passes hold large values).
+fn edge_pool() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .stack_size(64 << 20)
+            .thread_name(|i| format!("slice-edges-{i}"))
+            .build()
+            .expect("start the threads that clock the slices")
+    })
 }
 
 /// A new slice driver of `hardware`, after reset.

@@ -58,16 +58,49 @@ pub struct SliceClock {
     /// Lock-step lines of every simulated cycle, while `Some` (at most `lines_max`).
     lines: Option<Vec<String>>,
     lines_max: usize,
+    /// An edge counted, not clocked yet.
+    pending: bool,
 }
 
 impl SliceClock {
-    /// Let the combinational logic settle; false if it does not within 500 passes.
-    pub fn settle<H: ClockedHardware>(hw: &mut H) -> bool {
-        simulate(hw, 500)
+    /// Let the combinational logic settle (rust-hdl's `simulate`); false
+    /// if it does not within 500 passes.
+    pub fn settle(hw: &mut dyn ClockedHardware) -> bool {
+        (0..500).any(|_| {
+            hw.update_all();
+            !hw.has_changed()
+        })
     }
 
     /// One rising and falling edge (its lock-step line recorded first:
-    /// the inputs have settled), sampled into the VCD within its window.
+    /// the inputs have settled), sampled into the VCD within its window:
+    /// [`SliceClock::defer_edge`], then [`SliceClock::finish_edge`].
+    pub fn edge(&mut self, hw: &mut dyn ClockedHardware) {
+        self.defer_edge(hw);
+        self.finish_edge(hw);
+    }
+
+    /// The first half of [`SliceClock::edge`]: the lock-step line is
+    /// recorded and the cycle counted (`cycle` is the next one); the
+    /// hardware is clocked by [`SliceClock::finish_edge`], which must come
+    /// before anything reads its outputs or drives its inputs. The edge
+    /// depends on the slice alone, so the edges of several slices may run
+    /// together, on threads of their own.
+    pub fn defer_edge(&mut self, hw: &dyn ClockedHardware) {
+        if let Some(lines) = self.lines.as_mut().filter(|l| l.len() < self.lines_max) {
+            lines.push(hw.port_line());
+        }
+        self.pending = true;
+        self.cycle += 1;
+        self.simulated += 1;
+    }
+
+    /// Whether an edge waits for [`SliceClock::finish_edge`].
+    pub fn edge_pending(&self) -> bool {
+        self.pending
+    }
+
+    /// Clock the edge [`SliceClock::defer_edge`] counted (nothing if none).
     ///
     /// Outside a VCD window the clock is lowered right after the first
     /// update pass: a clock reaches each level of the hierarchy one pass
@@ -75,33 +108,32 @@ impl SliceClock {
     /// pass behind, every flip-flop and RAM still sees exactly one rising
     /// edge, and both settle together (the falling edge's own settle took
     /// about a third of the passes; no block of the slices acts on it).
-    pub fn edge<H: ClockedHardware>(&mut self, hw: &mut H) {
-        if let Some(lines) = self.lines.as_mut().filter(|l| l.len() < self.lines_max) {
-            lines.push(hw.port_line());
+    pub fn finish_edge(&mut self, hw: &mut dyn ClockedHardware) {
+        if !std::mem::take(&mut self.pending) {
+            return;
         }
+        let cycle = self.cycle - 1;
         hw.set_clock(true);
-        if self.in_vcd_window() {
+        if self.in_vcd_window(cycle) {
             Self::settle(hw);
-            self.sample(hw, 0);
+            self.sample(hw, cycle, 0);
             hw.set_clock(false);
             Self::settle(hw);
-            self.sample(hw, 5);
+            self.sample(hw, cycle, 5);
         } else {
             hw.update_all();
             hw.set_clock(false);
             Self::settle(hw);
         }
-        self.cycle += 1;
-        self.simulated += 1;
     }
 
-    fn in_vcd_window(&self) -> bool {
-        self.vcd.as_ref().is_some_and(|v| (v.from..=v.to).contains(&self.cycle))
+    fn in_vcd_window(&self, cycle: u64) -> bool {
+        self.vcd.as_ref().is_some_and(|v| (v.from..=v.to).contains(&cycle))
     }
 
     /// Reset for [`RESET_CYCLES`], then clock the slice through its
     /// metadata cache's [`INIT_CYCLES`], so it is idle from then on.
-    pub fn reset<H: ClockedHardware>(&mut self, hw: &mut H) {
+    pub fn reset(&mut self, hw: &mut dyn ClockedHardware) {
         hw.set_reset(true);
         for _ in 0..RESET_CYCLES {
             Self::settle(hw);
@@ -114,9 +146,9 @@ impl SliceClock {
         }
     }
 
-    fn sample<H: ClockedHardware>(&mut self, hw: &H, half: u64) {
+    fn sample(&mut self, hw: &dyn ClockedHardware, cycle: u64, half: u64) {
         let Some(v) = &mut self.vcd else { return };
-        if self.cycle < v.from || self.cycle > v.to {
+        if cycle < v.from || cycle > v.to {
             return;
         }
         let hw = hw as &dyn Block;
@@ -125,7 +157,7 @@ impl SliceClock {
             None => (write_vcd_header(v.tidy.clone(), hw), true),
         };
         // A write error waits in the tidier for `finish_vcd`.
-        p.timestamp(RAW_UNITS_PER_CYCLE * self.cycle + half).ok();
+        p.timestamp(RAW_UNITS_PER_CYCLE * cycle + half).ok();
         v.probe = Some(if first { write_vcd_dump(p, hw) } else { write_vcd_change(p, hw) });
     }
 

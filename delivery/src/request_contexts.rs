@@ -8,7 +8,7 @@ use std::io::Write;
 
 use crate::cosim::hex_field;
 use crate::stream::{settle, VcdTrace};
-use buddy_hdl::request_contexts::{bucket, CONTEXTS};
+use buddy_hdl::request_contexts::{bucket, CONTEXTS, FREED_PER_CYCLE};
 use buddy_hdl::RequestContexts;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -122,6 +122,7 @@ pub fn run(
     let mut model = Model::new();
     let mut in_flight: HashMap<usize, u64> = HashMap::new();
     let mut out = ContextsRun::default();
+    let mut prev_in_use = 0;
     let mut entry = pool[0];
     for cycle in 0..cycles {
         let alloc = rng.gen_bool(p_alloc);
@@ -145,6 +146,11 @@ pub fn run(
         if got.0 != ready || (ready && got.1 != id) || got.2 != model.in_use() {
             return Err(format!("cycle {cycle}: hardware (ready, id, in_use) {got:?}, model {:?}", (ready, id, model.in_use())));
         }
+        // The RTL engine relies on it to tell a busy slice without clocking it.
+        if prev_in_use > got.2 + FREED_PER_CYCLE as usize {
+            return Err(format!("cycle {cycle}: in_use fell from {prev_in_use} to {}, more than FREED_PER_CYCLE", got.2));
+        }
+        prev_in_use = got.2;
         let take = (alloc && ready).then_some((id, entry));
         if let Some((id, e)) = take {
             if in_flight.contains_key(&id) {

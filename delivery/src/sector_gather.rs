@@ -58,6 +58,9 @@ struct Model {
     b: Stage,
     o_valid: bool,
     o_id: usize,
+    /// The pick register.
+    p_valid: bool,
+    p_id: usize,
     /// The payload RAMs' registered reads (payload as `out_payload` shows it).
     out_payload: [u32; 32],
 }
@@ -78,6 +81,8 @@ impl Model {
             b: None,
             o_valid: false,
             o_id: 0,
+            p_valid: false,
+            p_id: 0,
             out_payload: [0; 32],
         }
     }
@@ -86,9 +91,10 @@ impl Model {
     fn clock(&mut self, plan: Option<Plan>, dev: Option<Sector>, buddy: Option<Sector>, out_ready: bool) {
         let complete = |c: usize| self.closed[c] && self.got[c] == self.want[c];
         let advance = !self.o_valid || out_ready;
+        let p_advance = !self.p_valid || advance;
         let lowest = (0..CONTEXTS).find(|&c| complete(c));
-        let pick = if advance { lowest } else { None };
-        let read = if advance { lowest.unwrap_or(0) } else { self.o_id };
+        let pick = if p_advance { lowest } else { None };
+        let read = if advance { self.p_id } else { self.o_id };
         // Registered reads see the RAMs before this edge's writes.
         let boundary = self.boundary[read];
         self.out_payload = std::array::from_fn(|i| if i < boundary { self.dev_words[read][i] } else { self.bud_words[read][i] });
@@ -129,8 +135,12 @@ impl Model {
             self.closed[c] = false;
         }
         if advance {
-            self.o_valid = pick.is_some();
+            self.o_valid = self.p_valid;
             self.o_id = read;
+        }
+        if p_advance {
+            self.p_valid = pick.is_some();
+            self.p_id = lowest.unwrap_or(0);
         }
         self.d = d_next;
         self.b = b_next;

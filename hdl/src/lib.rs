@@ -30,7 +30,8 @@
 //! a payload, per memory), [`memory_port::MemoryPort`] (one memory's
 //! tagged sector port: metadata fills in order, data sectors by tag),
 //! [`lowest_set::LowestSet`] (the lowest set bit of 128, a log-depth
-//! tree), [`sector_gather::SectorGather`] (the pipelined slice's payloads of the
+//! tree), [`first_set::FirstSet`] (that bit alone, as a one-hot),
+//! [`sector_gather::SectorGather`] (the pipelined slice's payloads of the
 //! reads in flight, gathered from device and buddy sectors),
 //! [`compaction`] (log-depth compaction and expansion networks),
 //! [`sector_compaction`] (their 8-word counterparts in cDMA's engines),
@@ -62,6 +63,7 @@ pub mod compaction;
 pub mod decompressed_entry;
 pub mod delta_packing;
 pub mod entry_bits;
+pub mod first_set;
 pub mod lockstep;
 pub mod lowest_set;
 pub mod mag_bdi_compressor;

@@ -5,6 +5,7 @@
 
 use crate::default_array;
 use crate::entry_bits::EntryBits;
+use crate::first_set::FirstSet;
 use crate::lowest_set::LowestSet;
 use crate::request_contexts::{CONTEXTS, CONTEXT_BITS};
 use rust_hdl::prelude::*;
@@ -24,11 +25,11 @@ pub mod timing {
     /// The last sector of a closed context taken at cycle `s` (its
     /// handshake on `dev_*` or `buddy_*`) raises `out_valid` for it at
     /// `s + LAST_SECTOR_TO_OUT` at the earliest (write stage, pick,
-    /// payload read).
-    pub const LAST_SECTOR_TO_OUT: u64 = 3;
+    /// pick register, payload read).
+    pub const LAST_SECTOR_TO_OUT: u64 = 4;
     /// A context closed at cycle `p` by a plan with no sectors still
     /// missing raises `out_valid` at `p + CLOSE_TO_OUT` at the earliest.
-    pub const CLOSE_TO_OUT: u64 = 2;
+    pub const CLOSE_TO_OUT: u64 = 3;
 }
 
 /// Gathers the stored bytes of up to 128 reads in flight (one per request
@@ -138,9 +139,21 @@ pub struct SectorGather {
     /// Which contexts are complete, registered from the counts' and
     /// `closed`'s next values, so that the pick starts from flip-flops.
     complete: DFF<Bits<CONTEXTS>>,
+    /// The one-hot of the context picked last cycle: its counts and
+    /// `closed` bit are cleared this cycle, and it is masked out of
+    /// `complete` (which was computed without it), so that the pick's
+    /// one-hot ends at a register instead of running on into the counts.
+    last_picked: DFF<Bits<CONTEXTS>>,
+    /// `complete` without the context picked last cycle: what may be picked.
+    avail: Signal<Local, Bits<CONTEXTS>>,
     /// The output register: a context picked, its payload being read.
     o_valid: DFF<Bit>,
     o_id: DFF<Bits<CONTEXT_BITS>>,
+    /// The pick register: the context picked last cycle, for the output
+    /// register.
+    p_valid: DFF<Bit>,
+    p_id: DFF<Bits<CONTEXT_BITS>>,
+    p_advance: Signal<Local, Bit>,
     /// Per payload word: its position in the device part's sectors (the
     /// sector above bit 3, the word below), and in the buddy part's.
     d_pos: [Signal<Local, Bits<6>>; 32],
@@ -153,17 +166,10 @@ pub struct SectorGather {
     plan_count: Signal<Local, Bits<COUNT_BITS>>,
     closed_next: Signal<Local, Bits<CONTEXTS>>,
     complete_next: Signal<Local, Bits<CONTEXTS>>,
-    // Prefix OR of `complete` (bit c: some context at or below c is
-    // complete) and the one-hot of the context picked this cycle.
-    below1: Signal<Local, Bits<CONTEXTS>>,
-    below2: Signal<Local, Bits<CONTEXTS>>,
-    below3: Signal<Local, Bits<CONTEXTS>>,
-    below4: Signal<Local, Bits<CONTEXTS>>,
-    below5: Signal<Local, Bits<CONTEXTS>>,
-    below6: Signal<Local, Bits<CONTEXTS>>,
-    below7: Signal<Local, Bits<CONTEXTS>>,
+    /// The one-hot of the context picked this cycle.
     picked: Signal<Local, Bits<CONTEXTS>>,
     lowest: LowestSet,
+    first_pick: FirstSet,
     pick_id: Signal<Local, Bits<CONTEXT_BITS>>,
     advance: Signal<Local, Bit>,
     pick: Signal<Local, Bit>,
@@ -215,8 +221,13 @@ impl Default for SectorGather {
             want: default_array(),
             closed: Default::default(),
             complete: Default::default(),
+            last_picked: Default::default(),
+            avail: Default::default(),
             o_valid: Default::default(),
             o_id: Default::default(),
+            p_valid: Default::default(),
+            p_id: Default::default(),
+            p_advance: Default::default(),
             d_pos: Default::default(),
             b_sum: Default::default(),
             b_pos: Default::default(),
@@ -225,15 +236,9 @@ impl Default for SectorGather {
             plan_count: Default::default(),
             closed_next: Default::default(),
             complete_next: Default::default(),
-            below1: Default::default(),
-            below2: Default::default(),
-            below3: Default::default(),
-            below4: Default::default(),
-            below5: Default::default(),
-            below6: Default::default(),
-            below7: Default::default(),
             picked: Default::default(),
             lowest: Default::default(),
+            first_pick: Default::default(),
             pick_id: Default::default(),
             advance: Default::default(),
             pick: Default::default(),
@@ -246,7 +251,7 @@ seq_macro::seq!(J in 0..32 {
 impl Logic for SectorGather {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, d_valid, d_id, d_sector, b_valid, b_id, b_sector, closed, complete, o_valid, o_id);
+        dff_setup!(self, clock, d_valid, d_id, d_sector, b_valid, b_id, b_sector, closed, complete, last_picked, o_valid, o_id, p_valid, p_id);
         for m in 0..8 {
             self.d_data[m].clock.next = self.clock.val();
             self.d_data[m].d.next = self.d_data[m].q.val();
@@ -308,43 +313,46 @@ impl Logic for SectorGather {
         self.bud_lead.write_enable.next = self.plan_valid.val() & self.plan_buddy.val();
         self.plan_count.next = bit_cast::<COUNT_BITS, SECTOR_INDEX_BITS>(self.plan_sectors.val());
 
-        // The output register advances when empty or taken; it picks the
-        // lowest complete context (`complete` holds what the counts say
-        // this cycle, computed from their next values last cycle).
-        self.lowest.bits.next = self.complete.q.val();
+        // The pick register takes the lowest complete context when it is
+        // empty or moves on (`complete` holds what the counts say this
+        // cycle, computed from their next values last cycle, less the
+        // context picked last cycle); the output register takes the pick
+        // register's context when empty or taken, and reads its payload.
+        // (The payload is read from a register, not from the pick: the
+        // pick's 8 LUT levels and a RAM read did not fit one cycle.)
+        self.avail.next = self.complete.q.val() & !self.last_picked.q.val();
+        self.lowest.bits.next = self.avail.val();
+        self.first_pick.bits.next = self.avail.val();
         self.pick_id.next = self.lowest.index.val();
         self.advance.next = !self.o_valid.q.val() | self.out_ready.val();
-        self.pick.next = self.advance.val() & self.lowest.any.val();
-        self.below1.next = self.complete.q.val() | (self.complete.q.val() << 1);
-        self.below2.next = self.below1.val() | (self.below1.val() << 2);
-        self.below3.next = self.below2.val() | (self.below2.val() << 4);
-        self.below4.next = self.below3.val() | (self.below3.val() << 8);
-        self.below5.next = self.below4.val() | (self.below4.val() << 16);
-        self.below6.next = self.below5.val() | (self.below5.val() << 32);
-        self.below7.next = self.below6.val() | (self.below6.val() << 64);
+        self.p_advance.next = !self.p_valid.q.val() | self.advance.val();
+        self.pick.next = self.p_advance.val() & self.lowest.any.val();
         self.picked.next = 0.into();
-        if self.advance.val() {
-            self.picked.next = self.complete.q.val() & !(self.below7.val() << 1);
+        if self.p_advance.val() {
+            self.picked.next = self.first_pick.first.val();
+            self.p_valid.d.next = self.pick.val();
+            self.p_id.d.next = self.pick_id.val();
         }
         // A held output re-reads its own payload (the RAMs' reads are registered).
         self.read_address.next = self.o_id.q.val();
         if self.advance.val() {
-            self.o_valid.d.next = self.pick.val();
-            self.o_id.d.next = self.pick_id.val();
-            self.read_address.next = self.pick_id.val();
+            self.o_valid.d.next = self.p_valid.q.val();
+            self.o_id.d.next = self.p_id.q.val();
+            self.read_address.next = self.p_id.q.val();
         }
         self.boundary.read_address.next = self.read_address.val();
 
+        self.last_picked.d.next = self.picked.val();
+
         // Counts: planned sectors add to `want`, sectors written to `got`;
-        // a context picked starts over.
+        // a context picked last cycle starts over.
         self.closed_next.next = self.closed.q.val();
         if self.plan_valid.val() & self.plan_last.val() {
             self.closed_next.next = self.closed_next.val() | (bits::<128>(1) << self.plan_id.val());
         }
         // A context is complete next cycle when it is closed and its counts
-        // agree, unless it is picked now; the counts are compared before a
-        // pick clears them, so that the pick gates only the last AND.
-        self.complete_next.next = self.closed_next.val() & !self.picked.val();
+        // agree, unless it was picked last cycle.
+        self.complete_next.next = self.closed_next.val() & !self.last_picked.q.val();
         for c in 0..128 {
             self.got[c].d.next = self.got[c].q.val()
                 + (self.d_valid.q.val() & (self.d_id.q.val().index() == c))
@@ -355,13 +363,13 @@ impl Logic for SectorGather {
             if self.got[c].d.val() != self.want[c].d.val() {
                 self.complete_next.next = self.complete_next.val().replace_bit(c, false);
             }
-            if self.picked.val().get_bit(c) {
+            if self.last_picked.q.val().get_bit(c) {
                 self.got[c].d.next = 0.into();
                 self.want[c].d.next = 0.into();
             }
         }
         self.complete.d.next = self.complete_next.val();
-        self.closed.d.next = self.closed_next.val() & !self.picked.val();
+        self.closed.d.next = self.closed_next.val() & !self.last_picked.q.val();
 
         // (Masks and compares rather than `get_bits`: rust-hdl shifts even
         // narrow vectors through big integers, ~30x slower in simulation.)
@@ -414,7 +422,9 @@ impl Logic for SectorGather {
             self.b_valid.d.next = false;
             self.closed.d.next = 0.into();
             self.complete.d.next = 0.into();
+            self.last_picked.d.next = 0.into();
             self.o_valid.d.next = false;
+            self.p_valid.d.next = false;
             for c in 0..128 {
                 self.got[c].d.next = 0.into();
                 self.want[c].d.next = 0.into();

@@ -234,38 +234,30 @@ pub fn table(r: &SpeedReport) -> String {
         r.workload, r.trace_accesses, r.requests, r.mode, r.rtl_slice
     );
     let _ = writeln!(s, "{:<34} {:>14} {:>12} {:>16}", "engine", "work", "seconds", "per second");
-    let _ = writeln!(
-        s,
-        "{:<34} {:>14} {:>12.3} {:>16.0}",
-        format!("fast mode ({} runs)", r.fast_runs),
-        format!("{} acc", r.trace_accesses * r.fast_runs as u64),
-        r.fast_seconds,
-        r.fast_accesses_per_second
-    );
-    let _ = writeln!(
-        s,
-        "{:<34} {:>14} {:>12.3} {:>16.0}",
-        "RTL mode (rust-hdl, every slice)",
-        format!("{} cyc", r.rtl_cycles),
-        r.rtl_seconds,
-        r.rtl_cycles_per_second
-    );
-    let _ = writeln!(
-        s,
-        "{:<34} {:>14} {:>12.3} {:>16.0}",
-        format!("RTL mode, whole system ({} slices)", r.slices),
-        format!("{:.0} cyc", r.rtl_system_cycles),
-        r.rtl_seconds,
-        r.rtl_system_cycles_per_second
-    );
-    let _ = writeln!(
-        s,
-        "{:<34} {:>14} {:>12.3} {:>16.0}",
-        format!("Verilator {} (slice 0)", r.verilator_opt),
-        format!("{} cyc", r.verilator_cycles),
-        r.verilator_seconds,
-        r.verilator_cycles_per_second
-    );
+    let rows = [
+        (
+            format!("fast mode ({} runs)", r.fast_runs),
+            format!("{} acc", r.trace_accesses * r.fast_runs as u64),
+            r.fast_seconds,
+            r.fast_accesses_per_second,
+        ),
+        ("RTL mode (rust-hdl, every slice)".to_string(), format!("{} cyc", r.rtl_cycles), r.rtl_seconds, r.rtl_cycles_per_second),
+        (
+            format!("RTL mode, whole system ({} slices)", r.slices),
+            format!("{:.0} cyc", r.rtl_system_cycles),
+            r.rtl_seconds,
+            r.rtl_system_cycles_per_second,
+        ),
+        (
+            format!("Verilator {} (slice 0)", r.verilator_opt),
+            format!("{} cyc", r.verilator_cycles),
+            r.verilator_seconds,
+            r.verilator_cycles_per_second,
+        ),
+    ];
+    for (engine, work, seconds, per_second) in rows {
+        let _ = writeln!(s, "{engine:<34} {work:>14} {seconds:>12.3} {per_second:>16.0}");
+    }
     let _ = writeln!(
         s,
         "Verilator / RTL mode: {:.1}x cycles per second (Verilator build {:.0} s, not counted)",

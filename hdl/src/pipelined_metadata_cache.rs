@@ -15,8 +15,8 @@ pub const MISS_SLOTS: usize = 16;
 pub const FILL_SLOTS: usize = 4;
 
 // The kernel writes these as literals (rust-hdl would print the constants'
-// names into the Verilog): 16 slots (`for m in 0..16`, `m_count < 16`, a
-// 4-bit ring index) and 4 fills (`m_fills < 4`).
+// names into the Verilog): 16 slots (`for m in 0..16`, a 4-bit ring index
+// in 5-bit pointers) and 4 fills (bit 2 of the fills outstanding).
 const _: () = assert!(MISS_SLOTS == 16 && FILL_SLOTS == 4);
 
 /// Width of the `misses` status port (0..=[`MISS_SLOTS`]).
@@ -132,6 +132,15 @@ enum EvictState {
 ///
 /// Timing in [`timing`]: a hit answers 2 cycles after it is accepted and
 /// the next request can be accepted every cycle.
+///
+/// Depth: a request's tag is compared with its set's four ways as it is
+/// taken (into `s1_tag_eq`, corrected for the line the lookup before it
+/// replaces that cycle); the lookup decides every way in parallel and
+/// selects by one-hot (hit, victim, LRU, pending fills), writes each tag
+/// word from its own value, and counts misses, fills and reservations
+/// with up-counters under their own enables. So no path between
+/// flip-flops is longer than 8 LUT levels (`verilog-out/synth/report.md`)
+/// at the same timing.
 #[derive(LogicBlock, Default)]
 pub struct PipelinedMetadataCache {
     pub clock: Signal<In, Clock>,
@@ -171,8 +180,12 @@ pub struct PipelinedMetadataCache {
     /// Tag words, line `{set, way}`.
     lines: [DFF<Bits<63>>; 32],
     lru: [DFF<Bits<8>>; 8],
-    /// Reservations not yet committed, per line (a pinned line is no victim).
-    pins: [DFF<Bits<8>>; 32],
+    /// Reservations and commits per line, mod 256: a line with a
+    /// reservation not yet committed (the two differ) is pinned, no victim.
+    /// Two up-counters rather than one up/down one, so that each adds one
+    /// under its own enable and no adder waits for the lookup's outcome.
+    reserves: [DFF<Bits<8>>; 32],
+    commits: [DFF<Bits<8>>; 32],
     // The lookup register.
     s1_valid: DFF<Bit>,
     s1_write: DFF<Bit>,
@@ -182,16 +195,27 @@ pub struct PipelinedMetadataCache {
     s1_value: DFF<Bits<4>>,
     s1_tag: DFF<Bits<TAG_BITS>>,
     s1_reserve: DFF<Bit>,
+    /// The lookup's tag equals way `W`'s tag in its set: compared as the
+    /// request is taken (with the line a line miss of the lookup before
+    /// writes that cycle), so that the lookup starts from the result.
+    s1_tag_eq: [DFF<Bit>; 4],
     /// The lookup's dirty victim has been written back.
     evicted: DFF<Bit>,
     // Miss registers: a ring of MISS_SLOTS from `m_head`; a slot holds a
     // fill's request (`m_parked` 0) or a lookup parked behind an earlier
     // slot's fill of its sector (`m_parked` 1: no fill of its own, it
     // reads the array when it reaches the head).
-    m_head: DFF<Bits<4>>,
-    m_count: DFF<Bits<MISS_COUNT_BITS>>,
+    // Head and tail pointers mod 32 (slot = low 4 bits), and fills asked
+    // for and taken mod 8: each counts up under its own enable, so no adder
+    // waits for the cycle's outcome; the counts are their differences.
+    m_head: DFF<Bits<5>>,
+    m_tail: DFF<Bits<5>>,
+    m_count: Signal<Local, Bits<MISS_COUNT_BITS>>,
+    fills_asked: DFF<Bits<3>>,
+    fills_taken: DFF<Bits<3>>,
     /// Fills outstanding (at most [`FILL_SLOTS`]).
-    m_fills: DFF<Bits<3>>,
+    occupied: Signal<Local, Bit>,
+    fill_borrow: Signal<Local, Bit>,
     m_used: [DFF<Bit>; MISS_SLOTS],
     m_parked: [DFF<Bit>; MISS_SLOTS],
     m_word: [DFF<Bits<7>>; MISS_SLOTS],
@@ -224,17 +248,23 @@ pub struct PipelinedMetadataCache {
     ev_state: DFF<EvictState>,
     ev_flush: DFF<Bit>,
     ev_line: DFF<Bits<5>>,
+    /// `ev_line + 1` during a flush, kept in a register so that the next
+    /// line's word is read without an adder before the 32-way select.
+    ev_next: DFF<Bits<5>>,
     ev_tag: DFF<Bits<54>>,
     ev_dirty: DFF<Bits<4>>,
     ev_sector: DFF<Bits<2>>,
     set_words: [Signal<Local, Bits<63>>; 4],
+    req_set: Signal<Local, Bits<3>>,
+    req_line_tag: Signal<Local, Bits<54>>,
+    req_words: [Signal<Local, Bits<63>>; 4],
+    req_same_set: Signal<Local, Bit>,
+    req_s1_eq: Signal<Local, Bit>,
     set_lru: Signal<Local, Bits<8>>,
     hit: [Signal<Local, Bit>; 4],
     rank: [Signal<Local, Bits<2>>; 4],
     key: [Signal<Local, Bits<3>>; 4],
-    new_rank: [Signal<Local, Bits<2>>; 4],
     s1_set: Signal<Local, Bits<3>>,
-    victim_line_key: Signal<Local, Bits<7>>,
     commit_line: Signal<Local, Bits<5>>,
     s1_sector: Signal<Local, Bits<2>>,
     s1_line_tag: Signal<Local, Bits<54>>,
@@ -242,7 +272,25 @@ pub struct PipelinedMetadataCache {
     any_hit: Signal<Local, Bit>,
     hit_way: Signal<Local, Bits<2>>,
     victim_way: Signal<Local, Bits<2>>,
-    victim_key: Signal<Local, Bits<3>>,
+    /// The victim way, one-hot: the last way of the largest key.
+    victim_hot: [Signal<Local, Bit>; 4],
+    /// The served way, one-hot: the hit way, else the victim.
+    served_hot: [Signal<Local, Bit>; 4],
+    /// The set's LRU ranks if way `W` is served.
+    lru_if: [Signal<Local, Bits<8>>; 4],
+    /// Way `W`'s new ranks if way `V` is served, at `V * 4 + W`.
+    rank_if: [Signal<Local, Bits<2>>; 16],
+    lru_term: [Signal<Local, Bits<8>>; 4],
+    hit_term: [Signal<Local, Bits<63>>; 4],
+    victim_term: [Signal<Local, Bits<63>>; 4],
+    /// The sector word `{set, W, sector}` of the lookup in way `W`.
+    way_word: [Signal<Local, Bits<7>>; 4],
+    /// A miss register holds way `W`'s sector word / a word of way `W`'s line.
+    pend_way: [Signal<Local, Bit>; 4],
+    line_pend_way: [Signal<Local, Bit>; 4],
+    /// The response register holds way `W`'s sector word.
+    s2_way: [Signal<Local, Bit>; 4],
+    s2_on_hit: Signal<Local, Bit>,
     victim_word: Signal<Local, Bits<63>>,
     victim_dirty: Signal<Local, Bits<4>>,
     set_pinned: [Signal<Local, Bit>; 4],
@@ -256,7 +304,6 @@ pub struct PipelinedMetadataCache {
     reserve_go: Signal<Local, Bit>,
     hit_word: Signal<Local, Bits<63>>,
     served_way: Signal<Local, Bits<2>>,
-    served_rank: Signal<Local, Bits<2>>,
     new_lru: Signal<Local, Bits<8>>,
     hit_address: Signal<Local, Bits<7>>,
     pend_sector: Signal<Local, Bit>,
@@ -281,6 +328,9 @@ pub struct PipelinedMetadataCache {
     pop: Signal<Local, Bit>,
     push_slot: Signal<Local, Bits<4>>,
     new_word: Signal<Local, Bits<63>>,
+    hit_update: Signal<Local, Bit>,
+    valid_bits: Signal<Local, Bits<63>>,
+    miss_word: Signal<Local, Bits<63>>,
     word_we: Signal<Local, Bit>,
     word_line: Signal<Local, Bits<5>>,
     head_word: Signal<Local, Bits<7>>,
@@ -306,9 +356,9 @@ impl Logic for PipelinedMetadataCache {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, s1_valid, s1_write, s1_flush, s1_address, s1_high, s1_value, s1_tag, s1_reserve, evicted, m_head, m_count, m_fills,
+            self, clock, s1_valid, s1_write, s1_flush, s1_address, s1_high, s1_value, s1_tag, s1_reserve, evicted, m_head, m_tail, fills_asked, fills_taken,
             fill_waiting, s2_valid, s2_fill, s2_write, s2_high, s2_offset, s2_value, s2_tag, s2_outcome, s2_word,
-            s2_nibble, mq_valid, mq_write, mq_address, mq_data, ev_state, ev_flush, ev_line, ev_tag, ev_dirty, ev_sector
+            s2_nibble, mq_valid, mq_write, mq_address, mq_data, ev_state, ev_flush, ev_line, ev_next, ev_tag, ev_dirty, ev_sector
         );
         for l in 0..32 {
             self.lines[l].clock.next = self.clock.val();
@@ -316,12 +366,18 @@ impl Logic for PipelinedMetadataCache {
         }
         self.any_pinned.next = false;
         for l in 0..32 {
-            self.pins[l].clock.next = self.clock.val();
-            self.pins[l].d.next = self.pins[l].q.val();
-            if self.pins[l].q.val() != 0 {
+            self.reserves[l].clock.next = self.clock.val();
+            self.reserves[l].d.next = self.reserves[l].q.val();
+            self.commits[l].clock.next = self.clock.val();
+            self.commits[l].d.next = self.commits[l].q.val();
+            if self.reserves[l].q.val() != self.commits[l].q.val() {
                 self.any_pinned.next = true;
             }
         }
+        #(
+            self.s1_tag_eq[W].clock.next = self.clock.val();
+            self.s1_tag_eq[W].d.next = self.s1_tag_eq[W].q.val();
+        )*
         for s in 0..8 {
             self.lru[s].clock.next = self.clock.val();
             self.lru[s].d.next = self.lru[s].q.val();
@@ -370,38 +426,80 @@ impl Logic for PipelinedMetadataCache {
                 self.set_lru.next = self.lru[s].q.val();
                 #(
                     self.set_words[W].next = self.lines[s * 4 + W].q.val();
-                    self.set_pinned[W].next = self.pins[s * 4 + W].q.val() != 0;
+                    self.set_pinned[W].next = self.reserves[s * 4 + W].q.val() != self.commits[s * 4 + W].q.val();
                 )*
             }
         }
-        self.any_hit.next = false;
-        self.hit_way.next = 0.into();
-        self.hit_word.next = 0.into();
-        self.victim_way.next = 0.into();
-        self.victim_key.next = 0.into();
-        self.victim_word.next = 0.into();
-        self.victim_pinned.next = false;
+        // Every way is decided in parallel and selected by a one-hot (the
+        // tags of a set's valid lines differ, so at most one way hits):
+        // no path goes from the tag compare through a way number.
         #(
             self.rank[W].next = self.set_lru.val().get_bits::<2>(2 * W);
-            self.hit[W].next = self.set_words[W].val().get_bit(54)
-                & (self.set_words[W].val().get_bits::<54>(0) == self.s1_line_tag.val());
-            if self.hit[W].val() {
-                self.any_hit.next = true;
-                self.hit_way.next = W.into();
-                self.hit_word.next = self.set_words[W].val();
-            }
+            self.hit[W].next = self.set_words[W].val().get_bit(54) & self.s1_tag_eq[W].q.val();
             // Key {invalid, rank}: unique, since the ranks are a permutation.
             self.key[W].next = bit_cast::<3, 2>(self.rank[W].val());
             if !self.set_words[W].val().get_bit(54) {
                 self.key[W].next = bit_cast::<3, 2>(self.rank[W].val()) + 4;
             }
-            if self.key[W].val() >= self.victim_key.val() {
-                self.victim_key.next = self.key[W].val();
+        )*
+        self.any_hit.next = self.hit[0].val() | self.hit[1].val() | self.hit[2].val() | self.hit[3].val();
+        self.hit_way.next = 0.into();
+        self.victim_way.next = 0.into();
+        #(
+            if self.hit[W].val() {
+                self.hit_way.next = W.into();
+            }
+            if self.victim_hot[W].val() {
                 self.victim_way.next = W.into();
-                self.victim_word.next = self.set_words[W].val();
-                self.victim_pinned.next = self.set_pinned[W].val();
             }
         )*
+        // The victim: an invalid way first, else the least recently used;
+        // among invalid ways the oldest, as the golden model's
+        // `min_by_key((valid, last_use))`; the last of equal keys.
+        self.victim_hot[0].next = (self.key[0].val() > self.key[1].val()) & (self.key[0].val() > self.key[2].val()) & (self.key[0].val() > self.key[3].val());
+        self.victim_hot[1].next = (self.key[1].val() >= self.key[0].val()) & (self.key[1].val() > self.key[2].val()) & (self.key[1].val() > self.key[3].val());
+        self.victim_hot[2].next = (self.key[2].val() >= self.key[0].val()) & (self.key[2].val() >= self.key[1].val()) & (self.key[2].val() > self.key[3].val());
+        self.victim_hot[3].next = (self.key[3].val() >= self.key[0].val()) & (self.key[3].val() >= self.key[1].val()) & (self.key[3].val() >= self.key[2].val());
+        // LRU: the served way becomes the most recent; the ways more
+        // recent than it age by one.
+        #(
+            self.served_hot[W].next = self.victim_hot[W].val();
+            if self.any_hit.val() {
+                self.served_hot[W].next = self.hit[W].val();
+            }
+            for v in 0..4 {
+                self.rank_if[W * 4 + v].next = 0.into();
+                if self.rank[v].val() < self.rank[W].val() {
+                    self.rank_if[W * 4 + v].next = self.rank[v].val() + 1;
+                }
+                if self.rank[v].val() > self.rank[W].val() {
+                    self.rank_if[W * 4 + v].next = self.rank[v].val();
+                }
+            }
+            self.lru_if[W].next = (bit_cast::<8, 2>(self.rank_if[W * 4 + 3].val()) << 6)
+                | (bit_cast::<8, 2>(self.rank_if[W * 4 + 2].val()) << 4)
+                | (bit_cast::<8, 2>(self.rank_if[W * 4 + 1].val()) << 2)
+                | bit_cast::<8, 2>(self.rank_if[W * 4].val());
+            self.lru_term[W].next = 0.into();
+            if self.served_hot[W].val() {
+                self.lru_term[W].next = self.lru_if[W].val();
+            }
+            self.hit_term[W].next = 0.into();
+            if self.hit[W].val() {
+                self.hit_term[W].next = self.set_words[W].val();
+            }
+            self.victim_term[W].next = 0.into();
+            if self.victim_hot[W].val() {
+                self.victim_term[W].next = self.set_words[W].val();
+            }
+        )*
+        self.new_lru.next = self.lru_term[0].val() | self.lru_term[1].val() | self.lru_term[2].val() | self.lru_term[3].val();
+        self.hit_word.next = self.hit_term[0].val() | self.hit_term[1].val() | self.hit_term[2].val() | self.hit_term[3].val();
+        self.victim_word.next = self.victim_term[0].val() | self.victim_term[1].val() | self.victim_term[2].val() | self.victim_term[3].val();
+        self.victim_pinned.next = (self.victim_hot[0].val() & self.set_pinned[0].val())
+            | (self.victim_hot[1].val() & self.set_pinned[1].val())
+            | (self.victim_hot[2].val() & self.set_pinned[2].val())
+            | (self.victim_hot[3].val() & self.set_pinned[3].val());
         self.victim_dirty.next = 0.into();
         if self.victim_word.val().get_bit(54) {
             self.victim_dirty.next = self.victim_word.val().get_bits::<4>(59);
@@ -410,35 +508,17 @@ impl Logic for PipelinedMetadataCache {
         if self.any_hit.val() {
             self.served_way.next = self.hit_way.val();
         }
-        // LRU: the served way becomes the most recent; the ways more
-        // recent than it age by one.
-        self.served_rank.next = 0.into();
-        #(
-            if self.served_way.val() == W {
-                self.served_rank.next = self.rank[W].val();
-            }
-        )*
-        #(
-            self.new_rank[W].next = 0.into();
-            if (self.served_way.val() != W) & (self.rank[W].val() < self.served_rank.val()) {
-                self.new_rank[W].next = self.rank[W].val() + 1;
-            }
-            if (self.served_way.val() != W) & (self.rank[W].val() > self.served_rank.val()) {
-                self.new_rank[W].next = self.rank[W].val();
-            }
-        )*
-        self.new_lru.next = (bit_cast::<8, 2>(self.new_rank[3].val()) << 6)
-            | (bit_cast::<8, 2>(self.new_rank[2].val()) << 4)
-            | (bit_cast::<8, 2>(self.new_rank[1].val()) << 2)
-            | bit_cast::<8, 2>(self.new_rank[0].val());
         self.hit_address.next = (bit_cast::<7, 3>(self.s1_set.val()) << 4)
             | (bit_cast::<7, 2>(self.hit_way.val()) << 2)
             | bit_cast::<7, 2>(self.s1_sector.val());
 
         // Miss registers: which slots hold a fill, whether the lookup's
         // sector or its victim line has one outstanding, the oldest slot.
-        self.pend_sector.next = false;
-        self.pend_line.next = self.victim_pinned.val();
+        #(
+            self.way_word[W].next = (bit_cast::<7, 3>(self.s1_set.val()) << 4) | (bits::<7>(W) << 2) | bit_cast::<7, 2>(self.s1_sector.val());
+            self.pend_way[W].next = false;
+            self.line_pend_way[W].next = false;
+        )*
         self.commit_pend.next = false;
         self.head_word.next = 0.into();
         self.head_write.next = false;
@@ -448,23 +528,22 @@ impl Logic for PipelinedMetadataCache {
         self.head_tag.next = 0.into();
         self.head_outcome.next = 0.into();
         self.head_parked.next = false;
-        // The victim line's words (set and way; any sector, either half),
-        // compared under a mask: rust-hdl simulates `get_bits` of even a
-        // narrow vector through big integers.
-        self.victim_line_key.next = (bit_cast::<7, 3>(self.s1_set.val()) << 4) | (bit_cast::<7, 2>(self.victim_way.val()) << 2);
+        // A line's words (set and way; any sector, either half) compared
+        // under a mask: rust-hdl simulates `get_bits` of even a narrow
+        // vector through big integers.
         for m in 0..16 {
-            if self.m_used[m].q.val() & (self.m_word[m].q.val() == self.hit_address.val()) {
-                self.pend_sector.next = true;
-            }
+            #(
+                if self.m_used[m].q.val() & (self.m_word[m].q.val() == self.way_word[W].val()) {
+                    self.pend_way[W].next = true;
+                }
+                if self.m_used[m].q.val() & ((self.m_word[m].q.val() & bits::<7>(0x7C)) == (self.way_word[W].val() & bits::<7>(0x7C))) {
+                    self.line_pend_way[W].next = true;
+                }
+            )*
             if self.m_used[m].q.val() & (self.m_word[m].q.val() == self.commit_word.val()) {
                 self.commit_pend.next = true;
             }
-            if self.m_used[m].q.val()
-                & ((self.m_word[m].q.val() & bits::<7>(0x7C)) == self.victim_line_key.val())
-            {
-                self.pend_line.next = true;
-            }
-            if self.m_head.q.val().index() == m {
+            if self.m_head.q.val().get_bits::<4>(0).index() == m {
                 self.head_word.next = self.m_word[m].q.val();
                 self.head_write.next = self.m_write[m].q.val();
                 self.head_high.next = self.m_high[m].q.val();
@@ -475,9 +554,39 @@ impl Logic for PipelinedMetadataCache {
                 self.head_parked.next = self.m_parked[m].q.val();
             }
         }
-        self.push_slot.next = self.m_head.q.val() + self.m_count.q.val().get_bits::<4>(0);
-        self.room.next = self.m_count.q.val() < 16;
-        self.fill_room.next = self.room.val() & (self.m_fills.q.val() < 4);
+        // The hit's sector has a fill outstanding; the victim's line has a
+        // fill, a parked lookup or a reservation.
+        self.pend_sector.next = (self.hit[0].val() & self.pend_way[0].val())
+            | (self.hit[1].val() & self.pend_way[1].val())
+            | (self.hit[2].val() & self.pend_way[2].val())
+            | (self.hit[3].val() & self.pend_way[3].val());
+        self.pend_line.next = self.victim_pinned.val()
+            | (self.victim_hot[0].val() & self.line_pend_way[0].val())
+            | (self.victim_hot[1].val() & self.line_pend_way[1].val())
+            | (self.victim_hot[2].val() & self.line_pend_way[2].val())
+            | (self.victim_hot[3].val() & self.line_pend_way[3].val());
+        #(
+            self.s2_way[W].next = self.s2_word.q.val() == self.way_word[W].val();
+        )*
+        self.s2_on_hit.next = (self.hit[0].val() & self.s2_way[0].val())
+            | (self.hit[1].val() & self.s2_way[1].val())
+            | (self.hit[2].val() & self.s2_way[2].val())
+            | (self.hit[3].val() & self.s2_way[3].val());
+        self.m_count.next = self.m_tail.q.val() - self.m_head.q.val();
+        self.push_slot.next = self.m_tail.q.val().get_bits::<4>(0);
+        // From the pointers directly, not through a subtraction: a slot is
+        // in use when they differ, all 16 are when they differ in bit 4 alone.
+        self.occupied.next = self.m_tail.q.val() != self.m_head.q.val();
+        self.room.next = (self.m_tail.q.val().get_bits::<4>(0) != self.m_head.q.val().get_bits::<4>(0))
+            | (self.m_tail.q.val().get_bit(4) == self.m_head.q.val().get_bit(4));
+        // Fewer than 4 fills out: bit 2 of `fills_asked - fills_taken` is 0,
+        // written out (a borrow into bit 2) so that it maps to one LUT.
+        self.fill_borrow.next = (!self.fills_asked.q.val().get_bit(1) & self.fills_taken.q.val().get_bit(1))
+            | ((self.fills_asked.q.val().get_bit(1) == self.fills_taken.q.val().get_bit(1))
+                & !self.fills_asked.q.val().get_bit(0)
+                & self.fills_taken.q.val().get_bit(0));
+        self.fill_room.next = self.room.val()
+            & ((self.fills_asked.q.val().get_bit(2) ^ self.fills_taken.q.val().get_bit(2)) == self.fill_borrow.val());
 
         // Who goes this cycle. The response register frees when it is
         // empty or answered; a hit write commits its merged word then, so
@@ -498,7 +607,7 @@ impl Logic for PipelinedMetadataCache {
         // The head slot is a parked lookup (its sector's fill has been
         // taken): it reads the array as a hit does, before lookups' hits
         // (and not while a write-back reads it).
-        self.parked_go.next = (self.m_count.q.val() != 0)
+        self.parked_go.next = self.occupied.val()
             & self.head_parked.val()
             & (self.ev_state.q.val() == EvictState::Idle)
             & !(self.s2_hit_write.val() & (self.s2_word.q.val() == self.head_word.val()))
@@ -509,7 +618,7 @@ impl Logic for PipelinedMetadataCache {
             & self.any_hit.val()
             & ((self.hit_word.val().get_bits::<4>(55) & self.sector_bit.val()) != 0)
             & !self.pend_sector.val()
-            & !(self.s2_hit_write.val() & (self.s2_word.q.val() == self.hit_address.val()))
+            & !(self.s2_hit_write.val() & self.s2_on_hit.val())
             & self.s2_free.val()
             & !self.fill_waiting.q.val()
             & !self.commit_go.val()
@@ -531,7 +640,7 @@ impl Logic for PipelinedMetadataCache {
             & ((self.victim_dirty.val() == 0) | self.evicted.q.val())
             & self.fill_room.val()
             & self.mq_free.val();
-        self.mem_fill_ready.next = (self.m_count.q.val() != 0)
+        self.mem_fill_ready.next = self.occupied.val()
             & !self.head_parked.val()
             & self.s2_free.val()
             & !self.s2_hit_write.val()
@@ -540,7 +649,7 @@ impl Logic for PipelinedMetadataCache {
         self.fill_take.next = self.mem_fill_ready.val() & self.mem_fill_valid.val();
         // A fill or a parked head that could not go holds back the next
         // cycle's hits and commits, so a stream of them cannot starve it.
-        self.fill_waiting.d.next = (self.m_count.q.val() != 0)
+        self.fill_waiting.d.next = self.occupied.val()
             & ((self.mem_fill_valid.val() & !self.fill_take.val()) | (self.head_parked.val() & !self.parked_go.val()));
 
         // The response register's output.
@@ -614,7 +723,7 @@ impl Logic for PipelinedMetadataCache {
         if self.pop.val() {
             self.m_head.d.next = self.m_head.q.val() + 1;
             for m in 0..16 {
-                if self.m_head.q.val().index() == m {
+                if self.m_head.q.val().get_bits::<4>(0).index() == m {
                     self.m_used[m].d.next = false;
                 }
             }
@@ -647,11 +756,13 @@ impl Logic for PipelinedMetadataCache {
             self.s2_word.d.next = self.commit_word.val();
         }
 
-        // Tag word and LRU of the served way (lookups that go), or the
-        // line a flush invalidates.
+        // Tag word of the served way (lookups that go; written in the
+        // lines' loop below, each line from its own word, so that no
+        // selected word waits for the hit), or the line a flush invalidates.
         self.word_we.next = false;
+        self.word_line.next = self.ev_line.q.val();
+        self.new_word.next = bit_cast::<63, 54>(self.ev_tag.q.val());
         self.served_line.next = (bit_cast::<5, 3>(self.s1_set.val()) << 2) | bit_cast::<5, 2>(self.served_way.val());
-        self.word_line.next = self.served_line.val();
         // A write or reservation dirties the sector; a miss makes it valid;
         // a line miss replaces the word with the new tag.
         self.dirty_op.next = self.s1_write.q.val() | self.s1_reserve.q.val();
@@ -659,15 +770,16 @@ impl Logic for PipelinedMetadataCache {
         if self.dirty_op.val() {
             self.dirty_bits.next = bit_cast::<63, 4>(self.sector_bit.val()) << 59;
         }
-        self.new_word.next = self.hit_word.val() | self.dirty_bits.val();
+        self.hit_update.next = self.hit_go.val() | self.park_go.val() | self.sector_miss_go.val();
+        self.valid_bits.next = 0.into();
         if self.sector_miss_go.val() {
-            self.new_word.next = self.hit_word.val() | self.dirty_bits.val() | (bit_cast::<63, 4>(self.sector_bit.val()) << 55);
+            self.valid_bits.next = bit_cast::<63, 4>(self.sector_bit.val()) << 55;
         }
+        self.miss_word.next = self.dirty_bits.val()
+            | (bit_cast::<63, 4>(self.sector_bit.val()) << 55)
+            | (bits::<63>(1) << 54)
+            | bit_cast::<63, 54>(self.s1_line_tag.val());
         if self.line_miss_go.val() {
-            self.new_word.next = self.dirty_bits.val()
-                | (bit_cast::<63, 4>(self.sector_bit.val()) << 55)
-                | (bits::<63>(1) << 54)
-                | bit_cast::<63, 54>(self.s1_line_tag.val());
             self.evicted.d.next = false;
         }
         // Pins: a reservation's line is pinned at lookup, its commit unpins it.
@@ -675,19 +787,14 @@ impl Logic for PipelinedMetadataCache {
             (self.hit_go.val() | self.park_go.val() | self.sector_miss_go.val() | self.line_miss_go.val()) & self.s1_reserve.q.val();
         self.commit_line.next = self.commit_word.val().get_bits::<5>(2);
         for l in 0..32 {
-            if (self.reserve_go.val() & (self.served_line.val().index() == l))
-                & !(self.commit_go.val() & (self.commit_line.val().index() == l))
-            {
-                self.pins[l].d.next = self.pins[l].q.val() + 1;
+            if self.reserve_go.val() & (self.served_line.val().index() == l) {
+                self.reserves[l].d.next = self.reserves[l].q.val() + 1;
             }
-            if !(self.reserve_go.val() & (self.served_line.val().index() == l))
-                & (self.commit_go.val() & (self.commit_line.val().index() == l))
-            {
-                self.pins[l].d.next = self.pins[l].q.val() - 1;
+            if self.commit_go.val() & (self.commit_line.val().index() == l) {
+                self.commits[l].d.next = self.commits[l].q.val() + 1;
             }
         }
         if self.hit_go.val() | self.park_go.val() | self.sector_miss_go.val() | self.line_miss_go.val() {
-            self.word_we.next = true;
             for s in 0..8 {
                 if self.s1_set.val().index() == s {
                     self.lru[s].d.next = self.new_lru.val();
@@ -730,19 +837,14 @@ impl Logic for PipelinedMetadataCache {
                 }
             }
         }
-        self.m_count.d.next = self.m_count.q.val();
-        if self.slot_push.val() & !self.pop.val() {
-            self.m_count.d.next = self.m_count.q.val() + 1;
+        if self.slot_push.val() {
+            self.m_tail.d.next = self.m_tail.q.val() + 1;
         }
-        if !self.slot_push.val() & self.pop.val() {
-            self.m_count.d.next = self.m_count.q.val() - 1;
+        if self.push.val() {
+            self.fills_asked.d.next = self.fills_asked.q.val() + 1;
         }
-        self.m_fills.d.next = self.m_fills.q.val();
-        if self.push.val() & !self.fill_take.val() {
-            self.m_fills.d.next = self.m_fills.q.val() + 1;
-        }
-        if !self.push.val() & self.fill_take.val() {
-            self.m_fills.d.next = self.m_fills.q.val() - 1;
+        if self.fill_take.val() {
+            self.fills_taken.d.next = self.fills_taken.q.val() + 1;
         }
 
         // Write-backs: a line miss's dirty victim, or every line (flush).
@@ -756,7 +858,7 @@ impl Logic for PipelinedMetadataCache {
         if self.ev_dirty.q.val().get_bit(0) {
             self.ev_low.next = 0.into();
         }
-        self.next_line.next = self.ev_line.q.val() + 1;
+        self.next_line.next = self.ev_next.q.val();
         self.next_word.next = 0.into();
         for l in 0..32 {
             if self.next_line.val().index() == l {
@@ -775,13 +877,14 @@ impl Logic for PipelinedMetadataCache {
                 }
                 if self.s1_valid.q.val()
                     & self.s1_flush.q.val()
-                    & (self.m_count.q.val() == 0)
+                    & !self.occupied.val()
                     & !self.s2_valid.q.val()
                     & !self.any_pinned.val()
                 {
                     self.ev_state.d.next = EvictState::Read;
                     self.ev_flush.d.next = true;
                     self.ev_line.d.next = 0.into();
+                    self.ev_next.d.next = 1.into();
                     self.ev_tag.d.next = self.lines[0].q.val().get_bits::<54>(0);
                     self.ev_dirty.d.next = 0.into();
                     if self.lines[0].q.val().get_bit(54) {
@@ -794,9 +897,8 @@ impl Logic for PipelinedMetadataCache {
                     if self.ev_flush.q.val() {
                         // The line becomes invalid (tag kept, as golden).
                         self.word_we.next = true;
-                        self.word_line.next = self.ev_line.q.val();
-                        self.new_word.next = bit_cast::<63, 54>(self.ev_tag.q.val());
                         self.ev_line.d.next = self.next_line.val();
+                        self.ev_next.d.next = self.ev_next.q.val() + 1;
                         self.ev_tag.d.next = self.next_word.val().get_bits::<54>(0);
                         self.ev_dirty.d.next = 0.into();
                         if self.next_word.val().get_bit(54) {
@@ -838,13 +940,37 @@ impl Logic for PipelinedMetadataCache {
                 self.ev_state.d.next = EvictState::Read;
             }
         }
-        for l in 0..32 {
-            if self.word_we.val() & (self.word_line.val().index() == l) {
-                self.lines[l].d.next = self.new_word.val();
-            }
+        for s in 0..8 {
+            #(
+                if self.word_we.val() & (self.word_line.val().index() == s * 4 + W) {
+                    self.lines[s * 4 + W].d.next = self.new_word.val();
+                }
+                if (self.s1_set.val().index() == s) & self.hit[W].val() & self.hit_update.val() {
+                    self.lines[s * 4 + W].d.next = self.lines[s * 4 + W].q.val() | self.dirty_bits.val() | self.valid_bits.val();
+                }
+                if (self.s1_set.val().index() == s) & self.victim_hot[W].val() & self.line_miss_go.val() {
+                    self.lines[s * 4 + W].d.next = self.miss_word.val();
+                }
+            )*
         }
 
-        // The lookup register.
+        // The lookup register. A request's tag is compared with its set's
+        // ways as it is taken; a line miss of the lookup in that set this
+        // cycle replaces its victim's tag with the lookup's.
+        self.req_set.next = self.req_address.val().get_bits::<3>(7);
+        self.req_line_tag.next = self.req_address.val().get_bits::<54>(10);
+        #(
+            self.req_words[W].next = 0.into();
+        )*
+        for s in 0..8 {
+            if self.req_set.val().index() == s {
+                #(
+                    self.req_words[W].next = self.lines[s * 4 + W].q.val();
+                )*
+            }
+        }
+        self.req_same_set.next = self.req_set.val() == self.s1_set.val();
+        self.req_s1_eq.next = self.req_line_tag.val() == self.s1_line_tag.val();
         self.s1_done.next = self.hit_go.val() | self.slot_push.val() | self.flush_done.val();
         self.req_ready.next = !self.s1_valid.q.val() | self.s1_done.val();
         if self.s1_done.val() {
@@ -859,20 +985,27 @@ impl Logic for PipelinedMetadataCache {
             self.s1_value.d.next = self.req_value.val();
             self.s1_tag.d.next = self.req_tag.val();
             self.s1_reserve.d.next = self.req_reserve.val() & !self.req_write.val();
+            #(
+                self.s1_tag_eq[W].d.next = self.req_words[W].val().get_bits::<54>(0) == self.req_line_tag.val();
+                if self.line_miss_go.val() & self.victim_hot[W].val() & self.req_same_set.val() {
+                    self.s1_tag_eq[W].d.next = self.req_s1_eq.val();
+                }
+            )*
         }
 
         self.mem_req_valid.next = self.mq_valid.q.val();
         self.mem_req_write.next = self.mq_write.q.val();
         self.mem_req_address.next = self.mq_address.q.val();
         self.mem_req_data.next = self.mq_data.q.val();
-        self.misses.next = self.m_count.q.val();
+        self.misses.next = self.m_count.val();
 
         if self.reset.val() {
             self.s1_valid.d.next = false;
             self.evicted.d.next = false;
             self.m_head.d.next = 0.into();
-            self.m_count.d.next = 0.into();
-            self.m_fills.d.next = 0.into();
+            self.m_tail.d.next = 0.into();
+            self.fills_asked.d.next = 0.into();
+            self.fills_taken.d.next = 0.into();
             for m in 0..16 {
                 self.m_used[m].d.next = false;
             }
@@ -882,7 +1015,8 @@ impl Logic for PipelinedMetadataCache {
             self.ev_state.d.next = EvictState::Idle;
             for l in 0..32 {
                 self.lines[l].d.next = 0.into();
-                self.pins[l].d.next = 0.into();
+                self.reserves[l].d.next = 0.into();
+                self.commits[l].d.next = 0.into();
             }
             // Ranks 3, 2, 1, 0 for ways 0..3: the golden model picks the
             // lowest invalid way first.

@@ -257,7 +257,7 @@ pub struct PipelinedMetadataCache {
     set_words: [Signal<Local, Bits<63>>; 4],
     req_set: Signal<Local, Bits<3>>,
     req_line_tag: Signal<Local, Bits<54>>,
-    req_words: [Signal<Local, Bits<63>>; 4],
+    req_words: [Signal<Local, Bits<54>>; 4],
     req_same_set: Signal<Local, Bit>,
     req_s1_eq: Signal<Local, Bit>,
     set_lru: Signal<Local, Bits<8>>,
@@ -281,7 +281,7 @@ pub struct PipelinedMetadataCache {
     /// Way `W`'s new ranks if way `V` is served, at `V * 4 + W`.
     rank_if: [Signal<Local, Bits<2>>; 16],
     lru_term: [Signal<Local, Bits<8>>; 4],
-    hit_term: [Signal<Local, Bits<63>>; 4],
+    hit_term: [Signal<Local, Bits<4>>; 4],
     victim_term: [Signal<Local, Bits<63>>; 4],
     /// The sector word `{set, W, sector}` of the lookup in way `W`.
     way_word: [Signal<Local, Bits<7>>; 4],
@@ -302,7 +302,8 @@ pub struct PipelinedMetadataCache {
     commit_pend: Signal<Local, Bit>,
     served_line: Signal<Local, Bits<5>>,
     reserve_go: Signal<Local, Bit>,
-    hit_word: Signal<Local, Bits<63>>,
+    /// The hit line's sector valid bits.
+    hit_valid: Signal<Local, Bits<4>>,
     served_way: Signal<Local, Bits<2>>,
     new_lru: Signal<Local, Bits<8>>,
     hit_address: Signal<Local, Bits<7>>,
@@ -443,6 +444,13 @@ impl Logic for PipelinedMetadataCache {
             }
         )*
         self.any_hit.next = self.hit[0].val() | self.hit[1].val() | self.hit[2].val() | self.hit[3].val();
+        // The victim: an invalid way first, else the least recently used;
+        // among invalid ways the oldest, as the golden model's
+        // `min_by_key((valid, last_use))`; the last of equal keys.
+        self.victim_hot[0].next = (self.key[0].val() > self.key[1].val()) & (self.key[0].val() > self.key[2].val()) & (self.key[0].val() > self.key[3].val());
+        self.victim_hot[1].next = (self.key[1].val() >= self.key[0].val()) & (self.key[1].val() > self.key[2].val()) & (self.key[1].val() > self.key[3].val());
+        self.victim_hot[2].next = (self.key[2].val() >= self.key[0].val()) & (self.key[2].val() >= self.key[1].val()) & (self.key[2].val() > self.key[3].val());
+        self.victim_hot[3].next = (self.key[3].val() >= self.key[0].val()) & (self.key[3].val() >= self.key[1].val()) & (self.key[3].val() >= self.key[2].val());
         self.hit_way.next = 0.into();
         self.victim_way.next = 0.into();
         #(
@@ -453,13 +461,6 @@ impl Logic for PipelinedMetadataCache {
                 self.victim_way.next = W.into();
             }
         )*
-        // The victim: an invalid way first, else the least recently used;
-        // among invalid ways the oldest, as the golden model's
-        // `min_by_key((valid, last_use))`; the last of equal keys.
-        self.victim_hot[0].next = (self.key[0].val() > self.key[1].val()) & (self.key[0].val() > self.key[2].val()) & (self.key[0].val() > self.key[3].val());
-        self.victim_hot[1].next = (self.key[1].val() >= self.key[0].val()) & (self.key[1].val() > self.key[2].val()) & (self.key[1].val() > self.key[3].val());
-        self.victim_hot[2].next = (self.key[2].val() >= self.key[0].val()) & (self.key[2].val() >= self.key[1].val()) & (self.key[2].val() > self.key[3].val());
-        self.victim_hot[3].next = (self.key[3].val() >= self.key[0].val()) & (self.key[3].val() >= self.key[1].val()) & (self.key[3].val() >= self.key[2].val());
         // LRU: the served way becomes the most recent; the ways more
         // recent than it age by one.
         #(
@@ -486,7 +487,7 @@ impl Logic for PipelinedMetadataCache {
             }
             self.hit_term[W].next = 0.into();
             if self.hit[W].val() {
-                self.hit_term[W].next = self.set_words[W].val();
+                self.hit_term[W].next = self.set_words[W].val().get_bits::<4>(55);
             }
             self.victim_term[W].next = 0.into();
             if self.victim_hot[W].val() {
@@ -494,7 +495,7 @@ impl Logic for PipelinedMetadataCache {
             }
         )*
         self.new_lru.next = self.lru_term[0].val() | self.lru_term[1].val() | self.lru_term[2].val() | self.lru_term[3].val();
-        self.hit_word.next = self.hit_term[0].val() | self.hit_term[1].val() | self.hit_term[2].val() | self.hit_term[3].val();
+        self.hit_valid.next = self.hit_term[0].val() | self.hit_term[1].val() | self.hit_term[2].val() | self.hit_term[3].val();
         self.victim_word.next = self.victim_term[0].val() | self.victim_term[1].val() | self.victim_term[2].val() | self.victim_term[3].val();
         self.victim_pinned.next = (self.victim_hot[0].val() & self.set_pinned[0].val())
             | (self.victim_hot[1].val() & self.set_pinned[1].val())
@@ -616,7 +617,7 @@ impl Logic for PipelinedMetadataCache {
         self.lookup.next = self.s1_valid.q.val() & !self.s1_flush.q.val() & (self.ev_state.q.val() == EvictState::Idle);
         self.hit_go.next = self.lookup.val()
             & self.any_hit.val()
-            & ((self.hit_word.val().get_bits::<4>(55) & self.sector_bit.val()) != 0)
+            & ((self.hit_valid.val() & self.sector_bit.val()) != 0)
             & !self.pend_sector.val()
             & !(self.s2_hit_write.val() & self.s2_on_hit.val())
             & self.s2_free.val()
@@ -626,12 +627,12 @@ impl Logic for PipelinedMetadataCache {
         // A hit whose sector's fill is outstanding parks behind it.
         self.park_go.next = self.lookup.val()
             & self.any_hit.val()
-            & ((self.hit_word.val().get_bits::<4>(55) & self.sector_bit.val()) != 0)
+            & ((self.hit_valid.val() & self.sector_bit.val()) != 0)
             & self.pend_sector.val()
             & self.room.val();
         self.sector_miss_go.next = self.lookup.val()
             & self.any_hit.val()
-            & ((self.hit_word.val().get_bits::<4>(55) & self.sector_bit.val()) == 0)
+            & ((self.hit_valid.val() & self.sector_bit.val()) == 0)
             & self.fill_room.val()
             & self.mq_free.val();
         self.line_miss_go.next = self.lookup.val()
@@ -965,7 +966,7 @@ impl Logic for PipelinedMetadataCache {
         for s in 0..8 {
             if self.req_set.val().index() == s {
                 #(
-                    self.req_words[W].next = self.lines[s * 4 + W].q.val();
+                    self.req_words[W].next = self.lines[s * 4 + W].q.val().get_bits::<54>(0);
                 )*
             }
         }
@@ -986,7 +987,7 @@ impl Logic for PipelinedMetadataCache {
             self.s1_tag.d.next = self.req_tag.val();
             self.s1_reserve.d.next = self.req_reserve.val() & !self.req_write.val();
             #(
-                self.s1_tag_eq[W].d.next = self.req_words[W].val().get_bits::<54>(0) == self.req_line_tag.val();
+                self.s1_tag_eq[W].d.next = self.req_words[W].val() == self.req_line_tag.val();
                 if self.line_miss_go.val() & self.victim_hot[W].val() & self.req_same_set.val() {
                     self.s1_tag_eq[W].d.next = self.req_s1_eq.val();
                 }

@@ -1,5 +1,5 @@
 //! `buddy synth`: synthesize every module of `verilog-out/` with Yosys
-//! (`synth_xilinx -flatten -abc9`) and write `verilog-out/synth/report.{json,md}`:
+//! ([`SYNTH_XILINX`]) and write `verilog-out/synth/report.{json,md}`:
 //! cells, LUTs, flip-flops, inferred memory bits and the RAM primitives they
 //! map to, longest path in cells, LUT levels per kind of path (counted by
 //! [`buddy_delivery::lut_levels`] on the mapped netlist) with an estimated
@@ -16,6 +16,25 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
+
+/// The Yosys mapping command. ABC maps for depth in LUT levels (its
+/// `-lut` unit-delay mode), the figure the report and the 8-level budget
+/// count. `-abc9` is not used: it maps for Yosys's 7-series cell delays,
+/// without routing, in which a LUT's last input costs 127 ps and its first
+/// 642 ps, so it builds chains of small LUTs through fast pins; measured on
+/// one 768-bit shift-OR node of the BPC packer, 9-10 levels against 5, and
+/// on a device each level also costs a route (about 0.3-0.5 ns on
+/// UltraScale+), which the level count follows and `-abc9`'s model leaves out.
+pub const SYNTH_XILINX: &str = "synth_xilinx -flatten";
+
+/// [`ModuleSynth::mapping`] of a run of [`SYNTH_XILINX`].
+pub const MAPPING: &str = "abc";
+
+/// [`ModuleSynth::mapping`] of a report entry written before the field:
+/// those runs used `synth_xilinx -flatten -abc9`.
+fn earlier_mapping() -> String {
+    "abc9".to_string()
+}
 
 /// Arguments of `buddy synth`.
 #[derive(Debug, clap::Args)]
@@ -80,6 +99,11 @@ pub struct ModuleSynth {
     #[serde(default)]
     pub critical_path: Option<CriticalPath>,
     pub yosys_seconds: f64,
+    /// The LUT mapper of the run: [`MAPPING`] (`abc`, depth-oriented), or
+    /// `abc9` for an entry synthesized with `synth_xilinx -flatten -abc9`
+    /// and not yet run again (deeper LUT levels for the same logic).
+    #[serde(default = "earlier_mapping")]
+    pub mapping: String,
     /// Every cell type and its count.
     pub cells_by_type: BTreeMap<String, u64>,
 }
@@ -98,7 +122,7 @@ fn synthesize(dir: &Path, top: &str, work: &Path) -> anyhow::Result<ModuleSynth>
     let netlist = work.join(format!("{stem}.netlist.json"));
     let script = format!(
         "read_verilog {file}.v; hierarchy -top {module}; proc; flatten; tee -q -o {} stat -json; \
-         synth_xilinx -flatten -abc9 -top {module}; tee -q -o {} stat -json; \
+         {SYNTH_XILINX} -top {module}; tee -q -o {} stat -json; \
          hierarchy -top {module} -purge_lib; write_json {}; \
          delete t:RAM* t:FD* t:SRL*; tee -q -o {} ltp -noff",
         memory_stat.display(),
@@ -155,6 +179,7 @@ fn synthesize(dir: &Path, top: &str, work: &Path) -> anyhow::Result<ModuleSynth>
         estimated_fmax_mhz: clocked.map(|f| f.round()),
         critical_path: critical,
         yosys_seconds: (seconds * 10.0).round() / 10.0,
+        mapping: MAPPING.to_string(),
         cells_by_type: by_type,
     })
 }
@@ -266,7 +291,7 @@ fn merge_into_report(out: &Path, fresh: ModuleSynth) -> anyhow::Result<String> {
     std::fs::write(&json, serde_json::to_string_pretty(&results)? + "\n").with_context(|| format!("cannot write {}", json.display()))?;
     let mut md = format!(
         "# Synthesis report\n\n\
-         Yosys 0.23 `synth_xilinx -flatten -abc9` (7-series cells), written by `make synth`.\n\
+         Yosys 0.23 `{SYNTH_XILINX}` (7-series cells, ABC mapping for LUT depth), written by `make synth`.\n\
          LUTs = LUT1..LUT6; flip-flops = FDRE/FDSE/FDCE/FDPE; longest path = `ltp -noff` after deleting the\n\
          flip-flop (`FD*`), shift-register (`SRL*`) and RAM cells, in cells between flip-flops, RAM cells or ports\n\
          (an upper bound on logic levels). I/O buffers are counted in cells.\n\
@@ -280,9 +305,12 @@ fn merge_into_report(out: &Path, fresh: ModuleSynth) -> anyhow::Result<String> {
          that `proc_rom` turns into ROMs); RAM cells = the RAM primitives\n\
          they map to (RAM32M/RAM64M LUT-RAM, RAMB18E1/RAMB36E1 block RAM).\n\
          Latency (cycles) and II of the stream modules are their hardware constants, which the testbenches measure;\n\
-         `-`: timing that depends on the traffic (caches, planners, controller slices: docs/controller.md).\n\n\
-         | module | latency (cycles) | II | cells | LUTs | flip-flops | CARRY4 | MUXF7/F8 | memory bits | RAM cells | longest path (cells) | LUT levels r→r / i→r / r→o / i→o | est. Fmax (MHz) | yosys time (s) |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+         `-`: timing that depends on the traffic (caches, planners, controller slices: docs/controller.md).\n\
+         Mapping: `abc` = this command (ABC mapping for LUT depth); `abc9` = an entry still from the earlier\n\
+         `synth_xilinx -flatten -abc9` (ABC9 mapping for Yosys's 7-series cell delays, which leave out routing and\n\
+         build chains of small LUTs through their fast inputs: more LUT levels for the same logic), not yet run again.\n\n\
+         | module | latency (cycles) | II | cells | LUTs | flip-flops | CARRY4 | MUXF7/F8 | memory bits | RAM cells | longest path (cells) | LUT levels r→r / i→r / r→o / i→o | est. Fmax (MHz) | yosys time (s) | mapping |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
         overhead = buddy_delivery::lut_levels::NS_REGISTER_OVERHEAD,
         lut = buddy_delivery::lut_levels::NS_PER_LUT_LEVEL,
         carry = buddy_delivery::lut_levels::NS_PER_CARRY4,
@@ -295,7 +323,7 @@ fn merge_into_report(out: &Path, fresh: ModuleSynth) -> anyhow::Result<String> {
         );
         let fmax = r.estimated_fmax_mhz.map_or("-".to_string(), |f| format!("{f:.0}"));
         format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {levels} | {fmax} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {levels} | {fmax} | {} | {} |\n",
             r.module,
             r.cells,
             r.luts,
@@ -305,7 +333,8 @@ fn merge_into_report(out: &Path, fresh: ModuleSynth) -> anyhow::Result<String> {
             r.memory_bits,
             r.ram_cells,
             r.longest_path_cells,
-            r.yosys_seconds
+            r.yosys_seconds,
+            r.mapping
         )
     };
     for r in results.iter().filter(|r| !r.module.contains(SEPARATOR)) {
@@ -315,8 +344,8 @@ fn merge_into_report(out: &Path, fresh: ModuleSynth) -> anyhow::Result<String> {
     if results.iter().any(|r| r.module.contains(SEPARATOR)) {
         md += "\nPipeline stages: the combinational block between two stage registers, synthesized on its own \
                (`<module>__<stage>`, ports as its inputs and outputs, so its longest path is the stage's logic depth).\n\n\
-               | stage | cells | LUTs | flip-flops | CARRY4 | MUXF7/F8 | memory bits | RAM cells | longest path (cells) | LUT levels r→r / i→r / r→o / i→o | est. Fmax (MHz) | yosys time (s) |\n\
-               |---|---|---|---|---|---|---|---|---|---|---|---|\n";
+               | stage | cells | LUTs | flip-flops | CARRY4 | MUXF7/F8 | memory bits | RAM cells | longest path (cells) | LUT levels r→r / i→r / r→o / i→o | est. Fmax (MHz) | yosys time (s) | mapping |\n\
+               |---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
         for r in results.iter().filter(|r| r.module.contains(SEPARATOR)) {
             md += &row(r);
         }

@@ -741,8 +741,8 @@ fn synthesis_report_gives_lut_levels_and_fmax_of_every_module() {
 const OVER_EIGHT_LEVELS: &[&str] = &[
     "bpc_compressor",
     "bpc_decompressor",
-    "pipelined_metadata_cache",
-    "request_contexts",
+    "zvc_compressor",
+    "write_planner",
     "buddy_controller",
     "buddy_controller_zvc",
     "buddy_controller_mag_bdi32",

@@ -167,9 +167,7 @@ pub fn simulate_modes(
                     .context("cannot start a simulation thread")
             })
             .collect();
-        runs.into_iter()
-            .map(|run| run?.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect()
+        runs.into_iter().map(|run| run?.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
     })
 }
 

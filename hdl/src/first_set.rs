@@ -57,8 +57,7 @@ impl Logic for FirstSet {
             for j in 0..8 {
                 self.below.next = self.below.val().replace_bit(
                     8 * k + j,
-                    (self.group_any.val() & self.groups_below[k].val()).any()
-                        | (self.group[k].val() & self.lanes_below[j].val()).any(),
+                    (self.group_any.val() & self.groups_below[k].val()).any() | (self.group[k].val() & self.lanes_below[j].val()).any(),
                 );
             }
         }

@@ -11,9 +11,14 @@ use rust_hdl::prelude::*;
 /// |---|---|---|---|
 /// | `size_class` | 3 | in | size class code (`class` is a SystemVerilog keyword) 0-7 (docs/formats.md#size-classes: 0, 8, 16, 32, 64, 80, 96, 128 bytes) |
 /// | `compressed` | 1 | in | the page's PTE `compressed` bit (0: the whole 128-byte slot, no buddy part) |
-/// | `part_bytes` | 8 | in | the device part: 128, 96, 64, 32 or 8 bytes |
+/// | `part_bytes` | 8 | in | the device part: 128, 96, 64, 32 or 8 bytes (bits 2..0 ignored: parts are whole 8-byte units) |
 /// | `device_bytes` | 9 | out | `min(class bytes, part)`; 128 on an uncompressed page |
 /// | `buddy_bytes` | 9 | out | `class bytes - part` when positive, else 0; 0 on an uncompressed page |
+/// | `device_units`, `buddy_units` | 5, 5 | out | the same in 8-byte units (0..=16) |
+///
+/// Every size and part is a multiple of 8 bytes, so the block works on
+/// 5-bit counts of 8-byte units: a planner's sector arithmetic on them is
+/// a few LUT levels shallower than on bytes.
 #[derive(LogicBlock, Default)]
 pub struct PartSizes {
     pub size_class: Signal<In, Bits<3>>,
@@ -21,48 +26,56 @@ pub struct PartSizes {
     pub part_bytes: Signal<In, Bits<8>>,
     pub device_bytes: Signal<Out, Bits<9>>,
     pub buddy_bytes: Signal<Out, Bits<9>>,
-    class_bytes: Signal<Local, Bits<9>>,
-    part: Signal<Local, Bits<9>>,
+    pub device_units: Signal<Out, Bits<5>>,
+    pub buddy_units: Signal<Out, Bits<5>>,
+    class_units: Signal<Local, Bits<5>>,
+    part: Signal<Local, Bits<5>>,
+    dev: Signal<Local, Bits<5>>,
+    bud: Signal<Local, Bits<5>>,
 }
 
 impl Logic for PartSizes {
     #[hdl_gen]
     fn update(&mut self) {
-        self.class_bytes.next = 0.into();
+        self.class_units.next = 0.into();
         match self.size_class.val().index() {
             1 => {
-                self.class_bytes.next = 8.into();
+                self.class_units.next = 1.into();
             }
             2 => {
-                self.class_bytes.next = 16.into();
+                self.class_units.next = 2.into();
             }
             3 => {
-                self.class_bytes.next = 32.into();
+                self.class_units.next = 4.into();
             }
             4 => {
-                self.class_bytes.next = 64.into();
+                self.class_units.next = 8.into();
             }
             5 => {
-                self.class_bytes.next = 80.into();
+                self.class_units.next = 10.into();
             }
             6 => {
-                self.class_bytes.next = 96.into();
+                self.class_units.next = 12.into();
             }
             7 => {
-                self.class_bytes.next = 128.into();
+                self.class_units.next = 16.into();
             }
             _ => {}
         }
-        self.part.next = bit_cast::<9, 8>(self.part_bytes.val());
-        self.device_bytes.next = self.class_bytes.val();
-        self.buddy_bytes.next = 0.into();
-        if self.class_bytes.val() > self.part.val() {
-            self.device_bytes.next = self.part.val();
-            self.buddy_bytes.next = self.class_bytes.val() - self.part.val();
+        self.part.next = self.part_bytes.val().get_bits::<5>(3);
+        self.dev.next = self.class_units.val();
+        self.bud.next = 0.into();
+        if self.class_units.val() > self.part.val() {
+            self.dev.next = self.part.val();
+            self.bud.next = self.class_units.val() - self.part.val();
         }
         if !self.compressed.val() {
-            self.device_bytes.next = 128.into();
-            self.buddy_bytes.next = 0.into();
+            self.dev.next = 16.into();
+            self.bud.next = 0.into();
         }
+        self.device_units.next = self.dev.val();
+        self.buddy_units.next = self.bud.val();
+        self.device_bytes.next = bit_cast::<9, 5>(self.dev.val()) << 3;
+        self.buddy_bytes.next = bit_cast::<9, 5>(self.bud.val()) << 3;
     }
 }

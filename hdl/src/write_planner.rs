@@ -97,16 +97,12 @@ pub struct WritePlanner {
     buddy_pick: SectorPick,
     /// The job's parts, from its class and translation.
     sizes: PartSizes,
-    dev_bytes: Signal<Local, Bits<9>>,
-    bud_bytes: Signal<Local, Bits<9>>,
-    dev_first: Signal<Local, Bits<9>>,
-    bud_first: Signal<Local, Bits<9>>,
-    /// `first + bytes + 31`, at 9 bits (never past 31 + 128 + 31), so that
-    /// the shift that follows is of a 9-bit value in the Verilog too.
-    dev_end_sum: Signal<Local, Bits<9>>,
-    bud_end_sum: Signal<Local, Bits<9>>,
-    dev_last_end: Signal<Local, Bits<9>>,
-    bud_last_end: Signal<Local, Bits<9>>,
+    /// Each part in 8-byte units, and one past its last unit counted from
+    /// its first sector's start (`first + units`, at most 3 + 16).
+    dev_units: Signal<Local, Bits<5>>,
+    bud_units: Signal<Local, Bits<5>>,
+    dev_span: Signal<Local, Bits<5>>,
+    bud_span: Signal<Local, Bits<5>>,
     dev_all: Signal<Local, Bits<PART_SECTORS>>,
     bud_all: Signal<Local, Bits<PART_SECTORS>>,
     /// The sector offered on each port: its index in the part (lowest
@@ -234,58 +230,48 @@ impl Logic for WritePlanner {
         self.sizes.size_class.next = self.in_class.val();
         self.sizes.compressed.next = self.in_compressed.val();
         self.sizes.part_bytes.next = self.in_device_part_bytes.val();
-        self.dev_bytes.next = self.sizes.device_bytes.val();
-        self.bud_bytes.next = self.sizes.buddy_bytes.val();
-        self.dev_first.next = bit_cast::<9, 5>(self.in_device_address.val().get_bits::<5>(0));
-        self.bud_first.next = bit_cast::<9, 5>(self.in_buddy_address.val().get_bits::<5>(0));
-        // One past the last sector's index, times 32: a part of n bytes
-        // from byte f of its first sector spans (f + n + 31) / 32 sectors.
-        self.dev_end_sum.next = self.dev_first.val() + self.dev_bytes.val() + bits::<9>(31);
-        self.bud_end_sum.next = self.bud_first.val() + self.bud_bytes.val() + bits::<9>(31);
-        self.dev_last_end.next = self.dev_end_sum.val() >> 5;
-        self.bud_last_end.next = self.bud_end_sum.val() >> 5;
+        // A part of n units from unit f of its first sector spans
+        // ceil((f + n) / 4) sectors: sector k is written when f + n > 4k.
+        self.dev_units.next = self.sizes.device_units.val();
+        self.bud_units.next = self.sizes.buddy_units.val();
+        self.dev_span.next = bit_cast::<5, 2>(self.in_device_address.val().get_bits::<2>(3)) + self.dev_units.val();
+        self.bud_span.next = bit_cast::<5, 2>(self.in_buddy_address.val().get_bits::<2>(3)) + self.bud_units.val();
         self.dev_all.next = 0.into();
         self.bud_all.next = 0.into();
-        match self.dev_last_end.val().index() {
-            1 => {
-                self.dev_all.next = 0b1.into();
-            }
-            2 => {
-                self.dev_all.next = 0b11.into();
-            }
-            3 => {
-                self.dev_all.next = 0b111.into();
-            }
-            4 => {
-                self.dev_all.next = 0b1111.into();
-            }
-            5 => {
-                self.dev_all.next = 0b11111.into();
-            }
-            _ => {}
+        if self.dev_span.val() > bits::<5>(0) {
+            self.dev_all.next = self.dev_all.val().replace_bit(0, true);
         }
-        match self.bud_last_end.val().index() {
-            1 => {
-                self.bud_all.next = 0b1.into();
-            }
-            2 => {
-                self.bud_all.next = 0b11.into();
-            }
-            3 => {
-                self.bud_all.next = 0b111.into();
-            }
-            4 => {
-                self.bud_all.next = 0b1111.into();
-            }
-            5 => {
-                self.bud_all.next = 0b11111.into();
-            }
-            _ => {}
+        if self.bud_span.val() > bits::<5>(0) {
+            self.bud_all.next = self.bud_all.val().replace_bit(0, true);
         }
-        if self.dev_bytes.val() == bits::<9>(0) {
+        if self.dev_span.val() > bits::<5>(4) {
+            self.dev_all.next = self.dev_all.val().replace_bit(1, true);
+        }
+        if self.bud_span.val() > bits::<5>(4) {
+            self.bud_all.next = self.bud_all.val().replace_bit(1, true);
+        }
+        if self.dev_span.val() > bits::<5>(8) {
+            self.dev_all.next = self.dev_all.val().replace_bit(2, true);
+        }
+        if self.bud_span.val() > bits::<5>(8) {
+            self.bud_all.next = self.bud_all.val().replace_bit(2, true);
+        }
+        if self.dev_span.val() > bits::<5>(12) {
+            self.dev_all.next = self.dev_all.val().replace_bit(3, true);
+        }
+        if self.bud_span.val() > bits::<5>(12) {
+            self.bud_all.next = self.bud_all.val().replace_bit(3, true);
+        }
+        if self.dev_span.val() > bits::<5>(16) {
+            self.dev_all.next = self.dev_all.val().replace_bit(4, true);
+        }
+        if self.bud_span.val() > bits::<5>(16) {
+            self.bud_all.next = self.bud_all.val().replace_bit(4, true);
+        }
+        if self.dev_units.val() == bits::<5>(0) {
             self.dev_all.next = 0.into();
         }
-        if self.bud_bytes.val() == bits::<9>(0) {
+        if self.bud_units.val() == bits::<5>(0) {
             self.bud_all.next = 0.into();
         }
 
@@ -299,9 +285,9 @@ impl Logic for WritePlanner {
             self.j_bud_base.d.next = self.in_buddy_address.val() & !bits::<64>(31);
             self.j_dev_lead.d.next = self.in_device_address.val().get_bits::<3>(2);
             self.j_bud_lead.d.next = self.in_buddy_address.val().get_bits::<3>(2);
-            self.j_dev_end.d.next = self.dev_first.val() + self.dev_bytes.val();
-            self.j_bud_end.d.next = self.bud_first.val() + self.bud_bytes.val();
-            self.j_bud_word.d.next = self.dev_bytes.val().get_bits::<6>(2);
+            self.j_dev_end.d.next = bit_cast::<9, 5>(self.dev_span.val()) << 3;
+            self.j_bud_end.d.next = bit_cast::<9, 5>(self.bud_span.val()) << 3;
+            self.j_bud_word.d.next = bit_cast::<6, 5>(self.dev_units.val()) << 1;
             if !self.in_compressed.val() {
                 // The slot is sector aligned: each written sector whole.
                 self.j_dev_left.d.next = bit_cast::<PART_SECTORS, 4>(self.in_mask.val());

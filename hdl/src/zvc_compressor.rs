@@ -66,8 +66,10 @@ pub const fn latency(stages: Stages) -> u64 {
 ///
 /// [`Stages::EightLevels`] takes the zero flags of the input entry into
 /// stage 1 (so the prefix count starts from flip-flops), registers each
-/// kept word's shift after [`ShiftCount`] (stage 2) and the network's
-/// controls after [`Routing`] (stage 3), each with the entry.
+/// kept word's shift after [`ShiftCount`] (stage 2, with the dense flag
+/// apart: raw routing is applied to the network's controls as stage 3
+/// takes them) and the network's controls after [`Routing`] (stage 3),
+/// each with the entry.
 ///
 /// Internals: a log-depth compaction (see [`crate::compaction`]); an entry with 24 or more non-zero words is routed
 /// in raw mode so that the same network outputs the original words.
@@ -97,6 +99,7 @@ pub struct ZvcCompressor {
     s2_kept: DFF<Bits<32>>,
     s2_shifts: [DFF<Bits<5>>; 32],
     s2_zero_count: DFF<Bits<6>>,
+    s2_raw: DFF<Bit>,
     s2_load: Signal<Local, Bit>,
     s3_valid: DFF<Bit>,
     s3_entry: DFF<EntryBits>,
@@ -155,6 +158,7 @@ impl ZvcCompressor {
             s2_kept: Default::default(),
             s2_shifts: Default::default(),
             s2_zero_count: Default::default(),
+            s2_raw: Default::default(),
             s2_load: Default::default(),
             s3_valid: Default::default(),
             s3_entry: Default::default(),
@@ -184,7 +188,7 @@ seq_macro::seq!(J in 0..32 {
 impl Logic for ZvcCompressor {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_valid, s1_entry, s1_nonzero, s2_valid, s2_entry, s2_nonzero, s2_kept, s2_zero_count,
+        dff_setup!(self, clock, s1_valid, s1_entry, s1_nonzero, s2_valid, s2_entry, s2_nonzero, s2_kept, s2_zero_count, s2_raw,
             s3_valid, s3_entry, s3_nonzero, s3_zero_count);
         for i in 0..32 {
             self.s2_shifts[i].clock.next = self.clock.val();
@@ -228,9 +232,11 @@ impl Logic for ZvcCompressor {
 
         // 24 or more non-zero words: 800+ bits > 768, stored raw. In raw mode
         // word 0 always moves into slot 0, so the mask there needs no gating.
+        // Staged, stage 2 keeps the counts and the dense flag apart and stage
+        // 3 routes raw, so the prefix count's last add ends at a register.
         self.count.valid_words.next = self.nonzero.val();
         self.count.raw.next = false;
-        self.count.raw_when_dense.next = true;
+        self.count.raw_when_dense.next = !self.staged.val();
 
         if self.s2_load.val() {
             self.s2_valid.d.next = self.s1_valid.q.val();
@@ -238,6 +244,7 @@ impl Logic for ZvcCompressor {
             self.s2_nonzero.d.next = self.nonzero.val();
             self.s2_kept.d.next = self.count.valid.val();
             self.s2_zero_count.d.next = self.count.zero_count.val();
+            self.s2_raw.d.next = self.count.dense.val();
             for i in 0..32 {
                 self.s2_shifts[i].d.next = self.count.shifts[i].val();
             }
@@ -269,6 +276,14 @@ impl Logic for ZvcCompressor {
             self.s3_zero_count.d.next = self.s2_zero_count.q.val();
             for k in 0..5 {
                 self.s3_moves[k].d.next = self.routing.moves[k].val();
+            }
+            // Raw routing: every word valid with shift 1, so each moves at
+            // level 0 only.
+            if self.s2_raw.q.val() {
+                self.s3_moves[0].d.next = !bits::<32>(0);
+                for k in 1..5 {
+                    self.s3_moves[k].d.next = 0.into();
+                }
             }
         }
         if self.reset.val() {

@@ -32,9 +32,6 @@ use rust_hdl::prelude::*;
 ///   Verilator would report as circular logic.
 /// - `zero_count` (6 bits, 0..=32): number of clear bits of `valid_words`
 ///   (independent of `raw`).
-/// - `dense` (1 bit): 24 or more words of `valid_words` are kept (independent
-///   of `raw` and `raw_when_dense`), for a parent that registers the counts
-///   and applies raw mode one stage later.
 /// - `valid` (32 bits): the words [`Routing`] moves (all of them in raw mode).
 /// - `shifts[i]` (5 bits): word `i`'s distance towards slot 0 (1 in raw mode,
 ///   so word `i` lands in slot `i`).
@@ -46,11 +43,9 @@ pub struct ShiftCount {
     pub raw: Signal<In, Bit>,
     pub raw_when_dense: Signal<In, Bit>,
     pub zero_count: Signal<Out, Bits<6>>,
-    pub dense: Signal<Out, Bit>,
     pub valid: Signal<Out, Bits<32>>,
     pub shifts: [Signal<Out, Bits<5>>; 32],
     raw_mode: Signal<Local, Bit>,
-    is_dense: Signal<Local, Bit>,
     // Kogge-Stone levels of the inclusive prefix count of zero flags.
     zf: [Signal<Local, Bits<6>>; 32],
     ks1: [Signal<Local, Bits<6>>; 32],
@@ -104,9 +99,7 @@ impl Logic for ShiftCount {
         // A kept word's shift is ks5 at its own index (it is not dropped
         // itself). Outputs are assigned once per evaluation, as in
         // `Routing`: the raw case picks between two values.
-        self.is_dense.next = self.ks5[31].val() <= 8;
-        self.dense.next = self.is_dense.val();
-        self.raw_mode.next = self.raw.val() | (self.raw_when_dense.val() & self.is_dense.val());
+        self.raw_mode.next = self.raw.val() | (self.raw_when_dense.val() & (self.ks5[31].val() <= 8));
         if self.raw_mode.val() {
             self.valid.next = !bits::<32>(0);
             for i in 0..32 {

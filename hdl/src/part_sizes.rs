@@ -12,9 +12,8 @@ use rust_hdl::prelude::*;
 /// | `size_class` | 3 | in | size class code (`class` is a SystemVerilog keyword) 0-7 (docs/formats.md#size-classes: 0, 8, 16, 32, 64, 80, 96, 128 bytes) |
 /// | `compressed` | 1 | in | the page's PTE `compressed` bit (0: the whole 128-byte slot, no buddy part) |
 /// | `part_bytes` | 8 | in | the device part: 128, 96, 64, 32 or 8 bytes (bits 2..0 ignored: parts are whole 8-byte units) |
-/// | `device_bytes` | 9 | out | `min(class bytes, part)`; 128 on an uncompressed page |
-/// | `buddy_bytes` | 9 | out | `class bytes - part` when positive, else 0; 0 on an uncompressed page |
-/// | `device_units`, `buddy_units` | 5, 5 | out | the same in 8-byte units (0..=16) |
+/// | `device_units` | 5 | out | `min(class bytes, part)` in 8-byte units (0..=16); 16 on an uncompressed page |
+/// | `buddy_units` | 5 | out | `class bytes - part` when positive, else 0, in 8-byte units; 0 on an uncompressed page |
 ///
 /// Every size and part is a multiple of 8 bytes, so the block works on
 /// 5-bit counts of 8-byte units: a planner's sector arithmetic on them is
@@ -24,8 +23,6 @@ pub struct PartSizes {
     pub size_class: Signal<In, Bits<3>>,
     pub compressed: Signal<In, Bit>,
     pub part_bytes: Signal<In, Bits<8>>,
-    pub device_bytes: Signal<Out, Bits<9>>,
-    pub buddy_bytes: Signal<Out, Bits<9>>,
     pub device_units: Signal<Out, Bits<5>>,
     pub buddy_units: Signal<Out, Bits<5>>,
     class_units: Signal<Local, Bits<5>>,
@@ -75,7 +72,5 @@ impl Logic for PartSizes {
         }
         self.device_units.next = self.dev.val();
         self.buddy_units.next = self.bud.val();
-        self.device_bytes.next = bit_cast::<9, 5>(self.dev.val()) << 3;
-        self.buddy_bytes.next = bit_cast::<9, 5>(self.bud.val()) << 3;
     }
 }

@@ -190,8 +190,8 @@ impl Logic for ReadPlanner {
         self.sizes.size_class.next = self.in_class.val();
         self.sizes.compressed.next = self.in_compressed.val();
         self.sizes.part_bytes.next = self.in_device_part_bytes.val();
-        self.dev_bytes.next = self.sizes.device_bytes.val();
-        self.bud_bytes.next = self.sizes.buddy_bytes.val();
+        self.dev_bytes.next = bit_cast::<9, 5>(self.sizes.device_units.val()) << 3;
+        self.bud_bytes.next = bit_cast::<9, 5>(self.sizes.buddy_units.val()) << 3;
         if (self.in_kind.val() == 1) & self.in_compressed.val() {
             // kind::SLOT: the whole device part.
             self.dev_bytes.next = bit_cast::<9, 8>(self.in_device_part_bytes.val());

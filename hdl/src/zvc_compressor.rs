@@ -244,7 +244,7 @@ impl Logic for ZvcCompressor {
             self.s2_nonzero.d.next = self.nonzero.val();
             self.s2_kept.d.next = self.count.valid.val();
             self.s2_zero_count.d.next = self.count.zero_count.val();
-            self.s2_raw.d.next = self.count.dense.val();
+            self.s2_raw.d.next = self.count.zero_count.val() <= 8;
             for i in 0..32 {
                 self.s2_shifts[i].d.next = self.count.shifts[i].val();
             }

@@ -38,12 +38,17 @@ pub struct Translation {
 /// `buddy_golden::translation::translate_entry` bit for bit.
 ///
 /// ```text
-///               stage 1 (register)          translation logic                 register slice
-/// in_va ───────▶ s1_va ─┬─ e = (va mod page) >> 7 ──┬─ frame + e*device_bytes ──┐   ┌───────────┐
-/// in_frame ────▶ s1_frame│  target decode (PTE[3:1]) ├─ GBBR + off*page/4        ├──▶│main │skid │──▶ out_*
-/// in_pte ──────▶ s1_pte ─┤                           │   + e*stride, carve check │   └───────────┘◀── out_ready
-/// in_class ────▶ s1_class└─ va - HEAP_BASE ──────────┴─ MD_BASE + (rel >> 8) ────┘
+///                     stage 1 (register)              translation logic                   register slice
+/// in_va, in_page_64k ─▶ s1_entry e = (va mod page) >> 7 ─┬─ frame + e*device_bytes ────────┐   ┌───────────┐
+/// GBBR + off*page/4 ──▶ s1_slot_base ────────────────────┼─ slot_base + e*stride           ├──▶│main │skid │──▶ out_*
+/// carve_out - off*page/4 ▶ s1_room ──────────────────────┼─ (e+1)*stride > room: carve-out │   └───────────┘◀── out_ready
+/// va - HEAP_BASE ─────▶ s1_relative ─────────────────────┴─ MD_BASE + (rel >> 8) ──────────┘
+/// in_frame, PTE[3:0], in_class ─▶ s1_* (target decode, faults)
 /// ```
+///
+/// The sums of an access and the configuration alone (`off` is the PTE's
+/// buddy offset) are made as the access is taken, so that stage 1's logic
+/// ends within 8 LUT levels.
 ///
 /// | port | width | direction | meaning |
 /// |---|---|---|---|
@@ -102,25 +107,40 @@ pub struct AddressTranslator {
     pub out_metadata_high: Signal<Out, Bit>,
     pub out_ready: Signal<In, Bit>,
     s1_valid: DFF<Bit>,
-    s1_va: DFF<Bits<64>>,
     s1_frame: DFF<Bits<64>>,
-    s1_pte: DFF<Bits<27>>,
-    s1_page_64k: DFF<Bit>,
+    /// PTE bits 3..0 (compressed, target code).
+    s1_pte: DFF<Bits<4>>,
     s1_class: DFF<Bits<4>>,
+    /// The entry's index in its page, `(va mod page) >> 7`.
+    s1_entry: DFF<Bits<14>>,
+    /// The page's buddy slots start, `GBBR + offset * page/4`.
+    s1_slot_base: DFF<Bits<64>>,
+    /// Carve-out bytes past that start, `carve_out - offset * page/4`, and
+    /// whether that is negative.
+    s1_room: DFF<Bits<64>>,
+    s1_room_negative: DFF<Bit>,
+    /// `(va - HEAP_BASE) >> 7`, and whether `va < HEAP_BASE`.
+    s1_relative: DFF<Bits<57>>,
+    s1_below_heap: DFF<Bit>,
     s1_load: Signal<Local, Bit>,
+    in_buddy_offset: Signal<Local, Bits<64>>,
+    in_entry: Signal<Local, Bits<14>>,
+    in_relative: Signal<Local, Bits<64>>,
     compressed: Signal<Local, Bit>,
     target: Signal<Local, Bits<3>>,
     entry_index: Signal<Local, Bits<64>>,
+    entry_next: Signal<Local, Bits<64>>,
     device_part: Signal<Local, Bits<8>>,
     device_offset: Signal<Local, Bits<64>>,
-    stride: Signal<Local, Bits<8>>,
-    buddy_offset: Signal<Local, Bits<64>>,
-    slot_address: Signal<Local, Bits<64>>,
-    slot_end: Signal<Local, Bits<64>>,
-    carve_end: Signal<Local, Bits<64>>,
+    slot_offset: Signal<Local, Bits<64>>,
+    /// Per target 1-4: the entry's buddy slot ends past the carve-out.
+    past_96: Signal<Local, Bit>,
+    past_64: Signal<Local, Bit>,
+    past_32: Signal<Local, Bit>,
+    past_128: Signal<Local, Bit>,
+    outside: Signal<Local, Bit>,
     class_bytes: Signal<Local, Bits<8>>,
     class_reserved: Signal<Local, Bit>,
-    relative: Signal<Local, Bits<64>>,
     fault_code: Signal<Local, Bits<3>>,
     result: Signal<Local, Translation>,
     slice: RegisterSlice<Translation>,
@@ -129,19 +149,49 @@ pub struct AddressTranslator {
 impl Logic for AddressTranslator {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_valid, s1_va, s1_frame, s1_pte, s1_page_64k, s1_class);
+        dff_setup!(
+            self,
+            clock,
+            s1_valid,
+            s1_frame,
+            s1_pte,
+            s1_class,
+            s1_entry,
+            s1_slot_base,
+            s1_room,
+            s1_room_negative,
+            s1_relative,
+            s1_below_heap
+        );
         self.slice.clock.next = self.clock.val();
         self.slice.reset.next = self.reset.val();
 
+        // The sums of the access and the configuration alone are taken
+        // with the access (the configuration is stable while accesses are
+        // in flight), so stage 1's logic starts from them and meets the
+        // 8-level budget.
+        // The page's buddy slots: offset * page/4 (2^19 or 2^14 bytes).
+        self.in_buddy_offset.next = bit_cast::<64, 23>(self.in_pte.val().get_bits::<23>(4)) << 19;
+        // e = (va mod page) div 128: 14 bits for 2 MiB, 9 bits for 64 KiB.
+        self.in_entry.next = self.in_va.val().get_bits::<14>(7);
+        if self.in_page_64k.val() {
+            self.in_buddy_offset.next = bit_cast::<64, 23>(self.in_pte.val().get_bits::<23>(4)) << 14;
+            self.in_entry.next = bit_cast::<14, 9>(self.in_va.val().get_bits::<9>(7));
+        }
+        self.in_relative.next = self.in_va.val() - self.heap_base.val();
         self.s1_load.next = !self.s1_valid.q.val() | self.slice.in_ready.val();
         self.in_ready.next = self.s1_load.val();
         if self.s1_load.val() {
             self.s1_valid.d.next = self.in_valid.val();
-            self.s1_va.d.next = self.in_va.val();
             self.s1_frame.d.next = self.in_frame.val();
-            self.s1_pte.d.next = self.in_pte.val();
-            self.s1_page_64k.d.next = self.in_page_64k.val();
+            self.s1_pte.d.next = self.in_pte.val().get_bits::<4>(0);
             self.s1_class.d.next = self.in_class.val();
+            self.s1_entry.d.next = self.in_entry.val();
+            self.s1_slot_base.d.next = self.gbbr.val() + self.in_buddy_offset.val();
+            self.s1_room.d.next = self.carve_out_bytes.val() - self.in_buddy_offset.val();
+            self.s1_room_negative.d.next = self.in_buddy_offset.val() > self.carve_out_bytes.val();
+            self.s1_relative.d.next = self.in_relative.val().get_bits::<57>(7);
+            self.s1_below_heap.d.next = self.in_va.val() < self.heap_base.val();
         }
         if self.reset.val() {
             self.s1_valid.d.next = false;
@@ -149,57 +199,56 @@ impl Logic for AddressTranslator {
 
         self.compressed.next = self.s1_pte.q.val().get_bit(0);
         self.target.next = self.s1_pte.q.val().get_bits::<3>(1);
-        // e = (va mod page) div 128: 14 bits for 2 MiB, 9 bits for 64 KiB.
-        self.entry_index.next = bit_cast::<64, 14>(self.s1_va.q.val().get_bits::<14>(7));
-        if self.s1_page_64k.q.val() {
-            self.entry_index.next = bit_cast::<64, 9>(self.s1_va.q.val().get_bits::<9>(7));
-        }
-        // The buddy slot of the page: offset * page/4 (2^19 or 2^14 bytes).
-        self.buddy_offset.next = bit_cast::<64, 23>(self.s1_pte.q.val().get_bits::<23>(4)) << 19;
-        if self.s1_page_64k.q.val() {
-            self.buddy_offset.next = bit_cast::<64, 23>(self.s1_pte.q.val().get_bits::<23>(4)) << 14;
-        }
+        self.entry_index.next = bit_cast::<64, 14>(self.s1_entry.q.val());
+        self.entry_next.next = self.entry_index.val() + 1;
 
         // Device part and buddy stride per target (Table of §1); products
-        // by 96 are two shifts, so no multiplier is built.
+        // by 96 are two shifts, so no multiplier is built. The slot of
+        // entry e ends at (e + 1) * stride past the page's slots: past the
+        // carve-out when that exceeds the room, checked per target in
+        // parallel (no wrap: GBBR + carve-out < 2^64).
+        self.past_32.next = self.s1_room_negative.q.val() | ((self.entry_next.val() << 5) > self.s1_room.q.val());
+        self.past_64.next = self.s1_room_negative.q.val() | ((self.entry_next.val() << 6) > self.s1_room.q.val());
+        self.past_96.next =
+            self.s1_room_negative.q.val() | (((self.entry_next.val() << 6) + (self.entry_next.val() << 5)) > self.s1_room.q.val());
+        self.past_128.next = self.s1_room_negative.q.val() | ((self.entry_next.val() << 7) > self.s1_room.q.val());
         self.device_part.next = 0.into();
-        self.stride.next = 0.into();
-        self.device_offset.next = 0.into();
-        self.slot_address.next = self.gbbr.val() + self.buddy_offset.val();
+        self.device_offset.next = self.entry_index.val() << 7;
+        self.slot_offset.next = 0.into();
+        self.outside.next = false;
         match self.target.val().index() {
             0 => {
                 self.device_part.next = 128.into();
-                self.device_offset.next = self.entry_index.val() << 7;
             }
             1 => {
                 self.device_part.next = 96.into();
-                self.stride.next = 32.into();
                 self.device_offset.next = (self.entry_index.val() << 6) + (self.entry_index.val() << 5);
-                self.slot_address.next = self.gbbr.val() + self.buddy_offset.val() + (self.entry_index.val() << 5);
+                self.slot_offset.next = self.entry_index.val() << 5;
+                self.outside.next = self.past_32.val();
             }
             2 => {
                 self.device_part.next = 64.into();
-                self.stride.next = 64.into();
                 self.device_offset.next = self.entry_index.val() << 6;
-                self.slot_address.next = self.gbbr.val() + self.buddy_offset.val() + (self.entry_index.val() << 6);
+                self.slot_offset.next = self.entry_index.val() << 6;
+                self.outside.next = self.past_64.val();
             }
             3 => {
                 self.device_part.next = 32.into();
-                self.stride.next = 96.into();
                 self.device_offset.next = self.entry_index.val() << 5;
-                self.slot_address.next =
-                    self.gbbr.val() + self.buddy_offset.val() + ((self.entry_index.val() << 6) + (self.entry_index.val() << 5));
+                self.slot_offset.next = (self.entry_index.val() << 6) + (self.entry_index.val() << 5);
+                self.outside.next = self.past_96.val();
             }
             4 => {
                 self.device_part.next = 8.into();
-                self.stride.next = 128.into();
                 self.device_offset.next = self.entry_index.val() << 3;
-                self.slot_address.next = self.gbbr.val() + self.buddy_offset.val() + (self.entry_index.val() << 7);
+                self.slot_offset.next = self.entry_index.val() << 7;
+                self.outside.next = self.past_128.val();
             }
             _ => {}
         }
-        self.slot_end.next = self.slot_address.val() + bit_cast::<64, 8>(self.stride.val());
-        self.carve_end.next = self.gbbr.val() + self.carve_out_bytes.val();
+        if !self.compressed.val() {
+            self.device_offset.next = self.entry_index.val() << 7;
+        }
 
         self.class_reserved.next = self.s1_class.q.val().get_bit(3);
         match self.s1_class.q.val().index() {
@@ -213,17 +262,16 @@ impl Logic for AddressTranslator {
             7 => self.class_bytes.next = 128.into(),
             _ => self.class_bytes.next = 0.into(),
         }
-        self.relative.next = self.s1_va.q.val() - self.heap_base.val();
 
         self.fault_code.next = 0.into();
         if self.compressed.val() {
             if self.class_reserved.val() {
                 self.fault_code.next = 4.into();
             }
-            if (self.stride.val() != 0) & (self.slot_end.val() > self.carve_end.val()) {
+            if self.outside.val() {
                 self.fault_code.next = 3.into();
             }
-            if self.s1_va.q.val() < self.heap_base.val() {
+            if self.s1_below_heap.q.val() {
                 self.fault_code.next = 2.into();
             }
             if self.target.val() >= 5 {
@@ -242,7 +290,7 @@ impl Logic for AddressTranslator {
         self.result.next.metadata_high = false;
         self.result.next.fault = self.fault_code.val();
         if !self.compressed.val() {
-            self.result.next.device_address = self.s1_frame.q.val() + (self.entry_index.val() << 7);
+            self.result.next.device_address = self.s1_frame.q.val() + self.device_offset.val();
             self.result.next.device_bytes = 128.into();
             self.result.next.device_part_bytes = 128.into();
         }
@@ -253,12 +301,12 @@ impl Logic for AddressTranslator {
             if self.class_bytes.val() > self.device_part.val() {
                 self.result.next.device_bytes = self.device_part.val();
                 self.result.next.buddy_valid = true;
-                self.result.next.buddy_address = self.slot_address.val();
+                self.result.next.buddy_address = self.s1_slot_base.q.val() + self.slot_offset.val();
                 self.result.next.buddy_bytes = self.class_bytes.val() - self.device_part.val();
             }
             self.result.next.metadata_valid = true;
-            self.result.next.metadata_address = self.md_base.val() + (self.relative.val() >> 8);
-            self.result.next.metadata_high = self.relative.val().get_bit(7);
+            self.result.next.metadata_address = self.md_base.val() + bit_cast::<64, 56>(self.s1_relative.q.val().get_bits::<56>(1));
+            self.result.next.metadata_high = self.s1_relative.q.val().get_bit(0);
         }
 
         self.slice.in_valid.next = self.s1_valid.q.val();

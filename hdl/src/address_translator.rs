@@ -111,8 +111,11 @@ pub struct AddressTranslator {
     /// PTE bits 3..0 (compressed, target code).
     s1_pte: DFF<Bits<4>>,
     s1_class: DFF<Bits<4>>,
-    /// The entry's index in its page, `(va mod page) >> 7`.
+    /// The entry's index in its page, `e = (va mod page) >> 7`; `e + 1`
+    /// and `96 (e + 1)`, the ends of its buddy slot in strides.
     s1_entry: DFF<Bits<14>>,
+    s1_entry_next: DFF<Bits<15>>,
+    s1_end_96: DFF<Bits<22>>,
     /// The page's buddy slots start, `GBBR + offset * page/4`.
     s1_slot_base: DFF<Bits<64>>,
     /// Carve-out bytes past that start, `carve_out - offset * page/4`, and
@@ -125,11 +128,13 @@ pub struct AddressTranslator {
     s1_load: Signal<Local, Bit>,
     in_buddy_offset: Signal<Local, Bits<64>>,
     in_entry: Signal<Local, Bits<14>>,
+    in_entry_next: Signal<Local, Bits<15>>,
     in_relative: Signal<Local, Bits<64>>,
     compressed: Signal<Local, Bit>,
     target: Signal<Local, Bits<3>>,
     entry_index: Signal<Local, Bits<64>>,
     entry_next: Signal<Local, Bits<64>>,
+    end_96: Signal<Local, Bits<64>>,
     device_part: Signal<Local, Bits<8>>,
     device_offset: Signal<Local, Bits<64>>,
     slot_offset: Signal<Local, Bits<64>>,
@@ -157,6 +162,8 @@ impl Logic for AddressTranslator {
             s1_pte,
             s1_class,
             s1_entry,
+            s1_entry_next,
+            s1_end_96,
             s1_slot_base,
             s1_room,
             s1_room_negative,
@@ -178,6 +185,7 @@ impl Logic for AddressTranslator {
             self.in_buddy_offset.next = bit_cast::<64, 23>(self.in_pte.val().get_bits::<23>(4)) << 14;
             self.in_entry.next = bit_cast::<14, 9>(self.in_va.val().get_bits::<9>(7));
         }
+        self.in_entry_next.next = bit_cast::<15, 14>(self.in_entry.val()) + 1;
         self.in_relative.next = self.in_va.val() - self.heap_base.val();
         self.s1_load.next = !self.s1_valid.q.val() | self.slice.in_ready.val();
         self.in_ready.next = self.s1_load.val();
@@ -187,6 +195,9 @@ impl Logic for AddressTranslator {
             self.s1_pte.d.next = self.in_pte.val().get_bits::<4>(0);
             self.s1_class.d.next = self.in_class.val();
             self.s1_entry.d.next = self.in_entry.val();
+            self.s1_entry_next.d.next = self.in_entry_next.val();
+            self.s1_end_96.d.next =
+                (bit_cast::<22, 15>(self.in_entry_next.val()) << 6) + (bit_cast::<22, 15>(self.in_entry_next.val()) << 5);
             self.s1_slot_base.d.next = self.gbbr.val() + self.in_buddy_offset.val();
             self.s1_room.d.next = self.carve_out_bytes.val() - self.in_buddy_offset.val();
             self.s1_room_negative.d.next = self.in_buddy_offset.val() > self.carve_out_bytes.val();
@@ -200,7 +211,8 @@ impl Logic for AddressTranslator {
         self.compressed.next = self.s1_pte.q.val().get_bit(0);
         self.target.next = self.s1_pte.q.val().get_bits::<3>(1);
         self.entry_index.next = bit_cast::<64, 14>(self.s1_entry.q.val());
-        self.entry_next.next = self.entry_index.val() + 1;
+        self.entry_next.next = bit_cast::<64, 15>(self.s1_entry_next.q.val());
+        self.end_96.next = bit_cast::<64, 22>(self.s1_end_96.q.val());
 
         // Device part and buddy stride per target (Table of §1); products
         // by 96 are two shifts, so no multiplier is built. The slot of
@@ -209,8 +221,7 @@ impl Logic for AddressTranslator {
         // parallel (no wrap: GBBR + carve-out < 2^64).
         self.past_32.next = self.s1_room_negative.q.val() | ((self.entry_next.val() << 5) > self.s1_room.q.val());
         self.past_64.next = self.s1_room_negative.q.val() | ((self.entry_next.val() << 6) > self.s1_room.q.val());
-        self.past_96.next =
-            self.s1_room_negative.q.val() | (((self.entry_next.val() << 6) + (self.entry_next.val() << 5)) > self.s1_room.q.val());
+        self.past_96.next = self.s1_room_negative.q.val() | (self.end_96.val() > self.s1_room.q.val());
         self.past_128.next = self.s1_room_negative.q.val() | ((self.entry_next.val() << 7) > self.s1_room.q.val());
         self.device_part.next = 0.into();
         self.device_offset.next = self.entry_index.val() << 7;

@@ -5,6 +5,7 @@
 use crate::address_translator::AddressTranslator;
 use crate::entry_bits::EntryBits;
 use crate::metadata_cache::MetadataCache;
+use crate::part_sizes::PartSizes;
 use crate::sector_lanes::{EntryMerge, SectorPick, SectorPlace};
 use crate::{BpcCompressor, BpcDecompressor, MagBdiCompressor, MagBdiDecompressor, ZvcCompressor, ZvcDecompressor};
 use buddy_golden::mag_bdi::Mag;
@@ -186,7 +187,12 @@ pub struct $name {
     buddy_bytes: DFF<Bits<8>>,
     buddy_recv: DFF<Bits<3>>,
     buddy_rword: DFF<Bits<6>>,
-    class_bytes: Signal<Local, Bits<8>>,
+    sizes: PartSizes,
+    dev_units: Signal<Local, Bits<5>>,
+    bud_units: Signal<Local, Bits<5>>,
+    dev_span: Signal<Local, Bits<5>>,
+    dev_round: Signal<Local, Bits<5>>,
+    bud_round: Signal<Local, Bits<5>>,
     need_dev: Signal<Local, Bits<8>>,
     need_buddy: Signal<Local, Bits<8>>,
     offset: Signal<Local, Bits<8>>,
@@ -196,8 +202,6 @@ pub struct $name {
     slot_sectors: Signal<Local, Bits<8>>,
     /// The sums before `>> 5` of the three sector counts, at 8 bits (none
     /// passes 31 + 128 + 31), so that the Verilog shifts 8-bit values.
-    dev_end_sum: Signal<Local, Bits<8>>,
-    buddy_end_sum: Signal<Local, Bits<8>>,
     slot_end_sum: Signal<Local, Bits<8>>,
     sector_base: Signal<Local, Bits<64>>,
     /// `mask >> plain_sector` (a part-select of a shift is no Verilog-2005).
@@ -299,7 +303,12 @@ impl $name {
             buddy_bytes: Default::default(),
             buddy_recv: Default::default(),
             buddy_rword: Default::default(),
-            class_bytes: Default::default(),
+            sizes: Default::default(),
+            dev_units: Default::default(),
+            bud_units: Default::default(),
+            dev_span: Default::default(),
+            dev_round: Default::default(),
+            bud_round: Default::default(),
             need_dev: Default::default(),
             need_buddy: Default::default(),
             offset: Default::default(),
@@ -307,8 +316,6 @@ impl $name {
             dev_sectors: Default::default(),
             buddy_sectors: Default::default(),
             slot_sectors: Default::default(),
-            dev_end_sum: Default::default(),
-            buddy_end_sum: Default::default(),
             slot_end_sum: Default::default(),
             sector_base: Default::default(),
             mask_shifted: Default::default(),
@@ -338,45 +345,32 @@ impl Logic for $name {
         // part of them in the device slot and in the buddy slot, and the
         // sectors each spans. A 16x device part (8 bytes) sits at byte
         // 0, 8, 16 or 24 of its sector.
-        self.class_bytes.next = 0.into();
-        if self.size_code.q.val() == 1 {
-            self.class_bytes.next = 8.into();
+        self.sizes.size_class.next = self.size_code.q.val().get_bits::<3>(0);
+        self.sizes.compressed.next = true;
+        self.sizes.part_bytes.next = self.part.q.val();
+        self.dev_units.next = self.sizes.device_units.val();
+        self.bud_units.next = self.sizes.buddy_units.val();
+        if self.size_code.q.val().get_bit(3) {
+            self.dev_units.next = 0.into();
+            self.bud_units.next = 0.into();
         }
-        if self.size_code.q.val() == 2 {
-            self.class_bytes.next = 16.into();
-        }
-        if self.size_code.q.val() == 3 {
-            self.class_bytes.next = 32.into();
-        }
-        if self.size_code.q.val() == 4 {
-            self.class_bytes.next = 64.into();
-        }
-        if self.size_code.q.val() == 5 {
-            self.class_bytes.next = 80.into();
-        }
-        if self.size_code.q.val() == 6 {
-            self.class_bytes.next = 96.into();
-        }
-        if self.size_code.q.val() == 7 {
-            self.class_bytes.next = 128.into();
-        }
-        self.need_dev.next = self.class_bytes.val();
-        if self.class_bytes.val() > self.part.q.val() {
-            self.need_dev.next = self.part.q.val();
-        }
-        self.need_buddy.next = self.class_bytes.val() - self.need_dev.val();
+        self.need_dev.next = bit_cast::<8, 5>(self.dev_units.val()) << 3;
+        self.need_buddy.next = bit_cast::<8, 5>(self.bud_units.val()) << 3;
         self.offset.next = bit_cast::<8, 5>(self.slot.q.val().get_bits::<5>(0));
         self.x16.next = self.part.q.val() == 8;
         self.sector_base.next = (self.slot.q.val() >> 5) << 5;
         self.mask_shifted.next = self.mask.q.val() >> self.plain_sector.q.val();
-        self.dev_end_sum.next = self.offset.val() + self.need_dev.val() + 31;
-        self.buddy_end_sum.next = self.need_buddy.val() + 31;
+        // In 8-byte units: a part of n units from unit f of its first
+        // sector spans (f + n + 3) / 4 sectors.
+        self.dev_span.next = bit_cast::<5, 2>(self.slot.q.val().get_bits::<2>(3)) + self.dev_units.val();
         self.slot_end_sum.next = self.offset.val() + self.part.q.val() + 31;
         self.dev_sectors.next = 0.into();
-        if self.need_dev.val() != 0 {
-            self.dev_sectors.next = self.dev_end_sum.val() >> 5;
+        self.dev_round.next = self.dev_span.val() + bits::<5>(3);
+        self.bud_round.next = self.bud_units.val() + bits::<5>(3);
+        if self.dev_units.val() != 0 {
+            self.dev_sectors.next = bit_cast::<8, 3>(self.dev_round.val().get_bits::<3>(2));
         }
-        self.buddy_sectors.next = self.buddy_end_sum.val() >> 5;
+        self.buddy_sectors.next = bit_cast::<8, 3>(self.bud_round.val().get_bits::<3>(2));
         self.slot_sectors.next = self.slot_end_sum.val() >> 5;
 
         // Translator: the request's fields, class RAW.

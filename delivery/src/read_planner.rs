@@ -109,8 +109,9 @@ impl Model {
             address: self.bud_base + SECTOR_BYTES * self.bud_next,
         })
     }
-    /// `in_ready` given which outputs are taken this cycle.
-    fn in_ready(&self, plan_go: bool, dev_go: bool, bud_go: bool) -> bool {
+    /// Whether nothing of the job is left after this cycle's transfers
+    /// (a new job starts then).
+    fn done(&self, plan_go: bool, dev_go: bool, bud_go: bool) -> bool {
         let dev_plan_left = self.dev_plan && !plan_go;
         let bud_plan_left = self.bud_plan && !(plan_go && !self.dev_plan);
         !dev_plan_left
@@ -118,7 +119,7 @@ impl Model {
             && self.dev_next + dev_go as u64 == self.dev_sectors
             && self.bud_next + bud_go as u64 == self.bud_sectors
     }
-    fn clock(&mut self, take: Option<Job>, plan_go: bool, dev_go: bool, bud_go: bool) {
+    fn clock(&mut self, start: Option<Job>, plan_go: bool, dev_go: bool, bud_go: bool) {
         if plan_go {
             if self.dev_plan {
                 self.dev_plan = false;
@@ -128,7 +129,7 @@ impl Model {
         }
         self.dev_next += dev_go as u64;
         self.bud_next += bud_go as u64;
-        let Some(j) = take else { return };
+        let Some(j) = start else { return };
         let class_bytes = [0u64, 8, 16, 32, 64, 80, 96, 128][j.class as usize];
         let (mut dev, mut bud) = (class_bytes.min(j.part_bytes), class_bytes.saturating_sub(j.part_bytes));
         if j.kind == kind::SLOT {
@@ -389,6 +390,8 @@ pub fn run(
     dut.reset.next = false;
 
     let mut model = Model::default();
+    // A job taken while the current one had transfers left (one at most).
+    let mut waiting: Option<Job> = None;
     let mut expected = Expected::default();
     // Jobs to offer, in order, each with what it must hand on.
     let mut pending: VecDeque<(Job, Expected)> = VecDeque::new();
@@ -402,6 +405,7 @@ pub fn run(
             && offered.is_none()
             && pending.is_empty()
             && parked.is_empty()
+            && waiting.is_none()
             && model.plan().is_none()
             && model.dev_req().is_none()
             && model.bud_req().is_none()
@@ -472,7 +476,7 @@ pub fn run(
         let got_dev = req(dut.dev_req_valid.val(), &dut.dev_req_id, &dut.dev_req_sector, &dut.dev_req_address);
         let got_bud = req(dut.buddy_req_valid.val(), &dut.buddy_req_id, &dut.buddy_req_sector, &dut.buddy_req_address);
         let (plan_go, dev_go, bud_go) = (plan.is_some() && plan_ready, dev.is_some() && dev_ready, bud.is_some() && bud_ready);
-        let in_ready = model.in_ready(plan_go, dev_go, bud_go);
+        let in_ready = waiting.is_none();
         if (got_plan, got_dev, got_bud, dut.in_ready.val()) != (plan, dev, bud, in_ready) {
             return Err(format!(
                 "cycle {cycle}: hardware (plan, device, buddy, in_ready) {:?}, model {:?}",
@@ -509,11 +513,15 @@ pub fn run(
             expected.device.extend(e.device.iter().copied());
             expected.buddy.extend(e.buddy.iter().copied());
         }
-        let take = take.map(|(j, _)| j);
+        let mut take = take.map(|(j, _)| j);
         if let Some(l) = lockstep.as_deref_mut() {
             l.push(line(&dut));
         }
-        model.clock(take, plan_go, dev_go, bud_go);
+        let start = if model.done(plan_go, dev_go, bud_go) { waiting.take().or_else(|| take.take()) } else { None };
+        if take.is_some() {
+            waiting = take;
+        }
+        model.clock(start, plan_go, dev_go, bud_go);
         edge(&mut dut);
         cycle += 1;
         out.cycles += 1;

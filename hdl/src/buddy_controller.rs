@@ -190,9 +190,17 @@ pub struct $name {
     sizes: PartSizes,
     dev_units: Signal<Local, Bits<5>>,
     bud_units: Signal<Local, Bits<5>>,
-    dev_span: Signal<Local, Bits<5>>,
-    dev_round: Signal<Local, Bits<5>>,
-    bud_round: Signal<Local, Bits<5>>,
+    /// Per size class (code 0-7), the device and buddy sectors of this
+    /// entry's parts, registered from its slot and part: they are ready
+    /// before the class is (the slot is translated at least two cycles
+    /// before a plan state), so a plan only selects one.
+    class_codes: [Constant<Bits<3>>; 8],
+    class_sizes: [PartSizes; 8],
+    dev_span: [Signal<Local, Bits<5>>; 8],
+    dev_round: [Signal<Local, Bits<5>>; 8],
+    bud_round: [Signal<Local, Bits<5>>; 8],
+    dev_table: [DFF<Bits<3>>; 8],
+    bud_table: [DFF<Bits<3>>; 8],
     need_dev: Signal<Local, Bits<8>>,
     need_buddy: Signal<Local, Bits<8>>,
     offset: Signal<Local, Bits<8>>,
@@ -306,9 +314,13 @@ impl $name {
             sizes: Default::default(),
             dev_units: Default::default(),
             bud_units: Default::default(),
+            class_codes: std::array::from_fn(|k| Constant::new((k as u64).into())),
+            class_sizes: Default::default(),
             dev_span: Default::default(),
             dev_round: Default::default(),
             bud_round: Default::default(),
+            dev_table: Default::default(),
+            bud_table: Default::default(),
             need_dev: Default::default(),
             need_buddy: Default::default(),
             offset: Default::default(),
@@ -362,15 +374,60 @@ impl Logic for $name {
         self.mask_shifted.next = self.mask.q.val() >> self.plain_sector.q.val();
         // In 8-byte units: a part of n units from unit f of its first
         // sector spans (f + n + 3) / 4 sectors.
-        self.dev_span.next = bit_cast::<5, 2>(self.slot.q.val().get_bits::<2>(3)) + self.dev_units.val();
-        self.slot_end_sum.next = self.offset.val() + self.part.q.val() + 31;
-        self.dev_sectors.next = 0.into();
-        self.dev_round.next = self.dev_span.val() + bits::<5>(3);
-        self.bud_round.next = self.bud_units.val() + bits::<5>(3);
-        if self.dev_units.val() != 0 {
-            self.dev_sectors.next = bit_cast::<8, 3>(self.dev_round.val().get_bits::<3>(2));
+        for k in 0..8 {
+            self.class_sizes[k].size_class.next = self.class_codes[k].val();
+            self.class_sizes[k].compressed.next = true;
+            self.class_sizes[k].part_bytes.next = self.part.q.val();
+            self.dev_span[k].next = bit_cast::<5, 2>(self.slot.q.val().get_bits::<2>(3)) + self.class_sizes[k].device_units.val();
+            self.dev_round[k].next = self.dev_span[k].val() + bits::<5>(3);
+            self.bud_round[k].next = self.class_sizes[k].buddy_units.val() + bits::<5>(3);
+            self.dev_table[k].clock.next = self.clock.val();
+            self.dev_table[k].d.next = self.dev_round[k].val().get_bits::<3>(2);
+            if self.class_sizes[k].device_units.val() == 0 {
+                self.dev_table[k].d.next = 0.into();
+            }
+            self.bud_table[k].clock.next = self.clock.val();
+            self.bud_table[k].d.next = self.bud_round[k].val().get_bits::<3>(2);
         }
-        self.buddy_sectors.next = bit_cast::<8, 3>(self.bud_round.val().get_bits::<3>(2));
+        // A reserved code (8-15) has no sectors.
+        self.dev_sectors.next = 0.into();
+        self.buddy_sectors.next = 0.into();
+        match self.size_code.q.val().index() {
+            0 => {
+                self.dev_sectors.next = bit_cast::<8, 3>(self.dev_table[0].q.val());
+                self.buddy_sectors.next = bit_cast::<8, 3>(self.bud_table[0].q.val());
+            }
+            1 => {
+                self.dev_sectors.next = bit_cast::<8, 3>(self.dev_table[1].q.val());
+                self.buddy_sectors.next = bit_cast::<8, 3>(self.bud_table[1].q.val());
+            }
+            2 => {
+                self.dev_sectors.next = bit_cast::<8, 3>(self.dev_table[2].q.val());
+                self.buddy_sectors.next = bit_cast::<8, 3>(self.bud_table[2].q.val());
+            }
+            3 => {
+                self.dev_sectors.next = bit_cast::<8, 3>(self.dev_table[3].q.val());
+                self.buddy_sectors.next = bit_cast::<8, 3>(self.bud_table[3].q.val());
+            }
+            4 => {
+                self.dev_sectors.next = bit_cast::<8, 3>(self.dev_table[4].q.val());
+                self.buddy_sectors.next = bit_cast::<8, 3>(self.bud_table[4].q.val());
+            }
+            5 => {
+                self.dev_sectors.next = bit_cast::<8, 3>(self.dev_table[5].q.val());
+                self.buddy_sectors.next = bit_cast::<8, 3>(self.bud_table[5].q.val());
+            }
+            6 => {
+                self.dev_sectors.next = bit_cast::<8, 3>(self.dev_table[6].q.val());
+                self.buddy_sectors.next = bit_cast::<8, 3>(self.bud_table[6].q.val());
+            }
+            7 => {
+                self.dev_sectors.next = bit_cast::<8, 3>(self.dev_table[7].q.val());
+                self.buddy_sectors.next = bit_cast::<8, 3>(self.bud_table[7].q.val());
+            }
+            _ => {}
+        }
+        self.slot_end_sum.next = self.offset.val() + self.part.q.val() + 31;
         self.slot_sectors.next = self.slot_end_sum.val() >> 5;
 
         // Translator: the request's fields, class RAW.

@@ -20,6 +20,22 @@ pub mod kind {
     pub const FINISH: u64 = 2;
 }
 
+/// A job as the planner holds it (the fields of its `j_*` registers).
+#[derive(Clone, Copy, Debug, PartialEq, Default, LogicStruct)]
+pub struct ReadJob {
+    pub id: Bits<CONTEXT_BITS>,
+    pub dev_plan: Bit,
+    pub bud_plan: Bit,
+    pub dev_lead: Bits<3>,
+    pub dev_words: Bits<6>,
+    pub dev_sectors: Bits<SECTOR_INDEX_BITS>,
+    pub dev_last: Bit,
+    pub bud_lead: Bits<3>,
+    pub bud_sectors: Bits<SECTOR_INDEX_BITS>,
+    pub dev_base: Bits<64>,
+    pub bud_base: Bits<64>,
+}
+
 /// Plans one read per job (Buddy Compression Sec. III-B;
 /// docs/formats.md#sectors; mirrors which sectors `buddy_golden::controller_slice` reads): from
 /// the read's translation (device slot start and device part bytes, buddy
@@ -35,7 +51,7 @@ pub mod kind {
 /// | port | width | direction | meaning |
 /// |---|---|---|---|
 /// | `clock`, `reset` | 1, 1 | in | rising-edge clock; synchronous active-high reset (drops the job) |
-/// | `in_valid`, `in_ready` | 1, 1 | in, out | a job; `in_ready` is high when the current job's last transfers go this cycle |
+/// | `in_valid`, `in_ready` | 1, 1 | in, out | a job; `in_ready` (a flip-flop) is high when no job is waiting behind the current one |
 /// | `in_id` | 7 | in | the read's context |
 /// | `in_kind` | 2 | in | [`kind`]: 0 full read, 1 device slot (metadata miss), 2 finish after a slot |
 /// | `in_class` | 3 | in | size class code 0-7 (docs/formats.md#size-classes: 0, 8, 16, 32, 64, 80, 96, 128 bytes) |
@@ -48,12 +64,13 @@ pub mod kind {
 /// | `dev_req_id`, `dev_req_sector`, `dev_req_address` | 7, 3, 64 | out | its context, its index in the device part, its 32-byte-aligned byte address |
 /// | `buddy_req_*` | as `dev_req_*` | | the same for buddy-memory |
 ///
-/// Timing: a job accepted at cycle `a` offers its first plan at `a + 1`;
-/// a part's sectors are offered one per cycle from the cycle after its
-/// plan is taken; the next job is accepted in the cycle of the current
-/// one's last transfer. With every port ready a full read of `d` device and
-/// `b` buddy sectors thus occupies the planner for `max(1 + d, 2 + b)`
-/// cycles (`1` for a ZERO entry).
+/// Timing: a job starts in the cycle it is accepted if the current job's
+/// last transfers go that cycle (or there is none), else it waits (one
+/// job at most) and starts in the cycle they go; a job started at cycle
+/// `a` offers its first plan at `a + 1`; a part's sectors are offered one
+/// per cycle from the cycle after its plan is taken. With every port ready
+/// a full read of `d` device and `b` buddy sectors thus occupies the
+/// planner for `max(1 + d, 2 + b)` cycles (`1` for a ZERO entry).
 #[derive(LogicBlock, Default)]
 pub struct ReadPlanner {
     pub clock: Signal<In, Clock>,
@@ -100,6 +117,13 @@ pub struct ReadPlanner {
     j_bud_next: DFF<Bits<SECTOR_INDEX_BITS>>,
     j_dev_base: DFF<Bits<64>>,
     j_bud_base: DFF<Bits<64>>,
+    /// A job taken while the current one still had transfers left: it
+    /// starts when they are done. So `in_ready` is a flip-flop, and the
+    /// memory ports' ready signals do not reach the planner's source.
+    n_valid: DFF<Bit>,
+    n_job: DFF<ReadJob>,
+    job: Signal<Local, ReadJob>,
+    free: Signal<Local, Bit>,
     sizes: PartSizes,
     dev_bytes: Signal<Local, Bits<9>>,
     bud_bytes: Signal<Local, Bits<9>>,
@@ -135,7 +159,9 @@ impl Logic for ReadPlanner {
             j_dev_next,
             j_bud_next,
             j_dev_base,
-            j_bud_base
+            j_bud_base,
+            n_valid,
+            n_job
         );
 
         // What the job offers: the device plan first, then the buddy
@@ -177,12 +203,13 @@ impl Logic for ReadPlanner {
         self.bud_next.next = self.j_bud_next.q.val() + self.bud_go.val();
         self.j_dev_next.d.next = self.dev_next.val();
         self.j_bud_next.d.next = self.bud_next.val();
-        // The next job is taken when nothing of this one is left after
-        // this cycle's transfers.
-        self.in_ready.next = !(self.j_dev_plan.q.val() & !self.plan_go.val())
+        // The current job is done when nothing of it is left after this
+        // cycle's transfers; a job arriving before is held in `n_job`.
+        self.free.next = !(self.j_dev_plan.q.val() & !self.plan_go.val())
             & !(self.j_bud_plan.q.val() & !(self.plan_go.val() & !self.j_dev_plan.q.val()))
             & (self.dev_next.val() == self.j_dev_sectors.q.val())
             & (self.bud_next.val() == self.j_bud_sectors.q.val());
+        self.in_ready.next = !self.n_valid.q.val();
         self.take.next = self.in_valid.val() & self.in_ready.val();
 
         // The job's parts, from its class and translation (9-bit sums:
@@ -208,36 +235,71 @@ impl Logic for ReadPlanner {
             self.bud_sectors.next = 0.into();
         }
 
+        self.job.next.id = self.in_id.val();
+        self.job.next.dev_lead = self.in_device_address.val().get_bits::<3>(2);
+        self.job.next.dev_words = self.dev_bytes.val().get_bits::<6>(2);
+        self.job.next.dev_sectors = self.dev_sectors.val();
+        self.job.next.bud_lead = self.in_buddy_address.val().get_bits::<3>(2);
+        self.job.next.bud_sectors = self.bud_sectors.val();
+        self.job.next.dev_base = self.in_device_address.val() & !bits::<64>(31);
+        self.job.next.bud_base = self.in_buddy_address.val() & !bits::<64>(31);
+        // Full: a device plan, and a buddy plan when the class spills.
+        self.job.next.dev_plan = true;
+        self.job.next.dev_last = self.bud_bytes.val() == bits::<9>(0);
+        self.job.next.bud_plan = self.bud_bytes.val() != bits::<9>(0);
+        if self.in_kind.val() == 1 {
+            // kind::SLOT
+            self.job.next.dev_last = false;
+            self.job.next.bud_plan = false;
+            self.job.next.bud_sectors = 0.into();
+        }
+        if self.in_kind.val() == 2 {
+            // kind::FINISH
+            self.job.next.dev_plan = false;
+            self.job.next.dev_sectors = 0.into();
+            self.job.next.bud_plan = true;
+        }
+
+        // A new job starts when the current one is done: the waiting one
+        // first, else the one taken now; one taken before that waits.
         if self.take.val() {
-            self.j_id.d.next = self.in_id.val();
-            self.j_dev_lead.d.next = self.in_device_address.val().get_bits::<3>(2);
-            self.j_dev_words.d.next = self.dev_bytes.val().get_bits::<6>(2);
-            self.j_dev_sectors.d.next = self.dev_sectors.val();
-            self.j_bud_lead.d.next = self.in_buddy_address.val().get_bits::<3>(2);
-            self.j_bud_sectors.d.next = self.bud_sectors.val();
-            self.j_dev_next.d.next = 0.into();
-            self.j_bud_next.d.next = 0.into();
-            self.j_dev_base.d.next = self.in_device_address.val() & !bits::<64>(31);
-            self.j_bud_base.d.next = self.in_buddy_address.val() & !bits::<64>(31);
-            // Full: a device plan, and a buddy plan when the class spills.
-            self.j_dev_plan.d.next = true;
-            self.j_dev_last.d.next = self.bud_bytes.val() == bits::<9>(0);
-            self.j_bud_plan.d.next = self.bud_bytes.val() != bits::<9>(0);
-            if self.in_kind.val() == 1 {
-                // kind::SLOT
-                self.j_dev_last.d.next = false;
-                self.j_bud_plan.d.next = false;
-                self.j_bud_sectors.d.next = 0.into();
-            }
-            if self.in_kind.val() == 2 {
-                // kind::FINISH
-                self.j_dev_plan.d.next = false;
-                self.j_dev_sectors.d.next = 0.into();
-                self.j_bud_plan.d.next = true;
+            self.n_valid.d.next = true;
+            self.n_job.d.next = self.job.val();
+        }
+        if self.free.val() {
+            self.n_valid.d.next = self.n_valid.q.val() & self.take.val();
+            if self.n_valid.q.val() | self.take.val() {
+                self.j_id.d.next = self.job.val().id;
+                self.j_dev_plan.d.next = self.job.val().dev_plan;
+                self.j_bud_plan.d.next = self.job.val().bud_plan;
+                self.j_dev_lead.d.next = self.job.val().dev_lead;
+                self.j_dev_words.d.next = self.job.val().dev_words;
+                self.j_dev_sectors.d.next = self.job.val().dev_sectors;
+                self.j_dev_last.d.next = self.job.val().dev_last;
+                self.j_bud_lead.d.next = self.job.val().bud_lead;
+                self.j_bud_sectors.d.next = self.job.val().bud_sectors;
+                self.j_dev_base.d.next = self.job.val().dev_base;
+                self.j_bud_base.d.next = self.job.val().bud_base;
+                if self.n_valid.q.val() {
+                    self.j_id.d.next = self.n_job.q.val().id;
+                    self.j_dev_plan.d.next = self.n_job.q.val().dev_plan;
+                    self.j_bud_plan.d.next = self.n_job.q.val().bud_plan;
+                    self.j_dev_lead.d.next = self.n_job.q.val().dev_lead;
+                    self.j_dev_words.d.next = self.n_job.q.val().dev_words;
+                    self.j_dev_sectors.d.next = self.n_job.q.val().dev_sectors;
+                    self.j_dev_last.d.next = self.n_job.q.val().dev_last;
+                    self.j_bud_lead.d.next = self.n_job.q.val().bud_lead;
+                    self.j_bud_sectors.d.next = self.n_job.q.val().bud_sectors;
+                    self.j_dev_base.d.next = self.n_job.q.val().dev_base;
+                    self.j_bud_base.d.next = self.n_job.q.val().bud_base;
+                }
+                self.j_dev_next.d.next = 0.into();
+                self.j_bud_next.d.next = 0.into();
             }
         }
 
         if self.reset.val() {
+            self.n_valid.d.next = false;
             self.j_dev_plan.d.next = false;
             self.j_bud_plan.d.next = false;
             self.j_dev_sectors.d.next = 0.into();

@@ -120,8 +120,10 @@ pub struct AddressTranslator {
     s1_slot_base: DFF<Bits<64>>,
     /// Carve-out bytes past that start, `carve_out - offset * page/4`, and
     /// whether that is negative.
-    s1_room: DFF<Bits<64>>,
+    s1_room: DFF<Bits<22>>,
     s1_room_negative: DFF<Bit>,
+    /// The room is 2^22 bytes or more: past any slot end of a page.
+    s1_room_big: DFF<Bit>,
     /// `(va - HEAP_BASE) >> 7`, and whether `va < HEAP_BASE`.
     s1_relative: DFF<Bits<57>>,
     s1_below_heap: DFF<Bit>,
@@ -129,12 +131,13 @@ pub struct AddressTranslator {
     in_buddy_offset: Signal<Local, Bits<64>>,
     in_entry: Signal<Local, Bits<14>>,
     in_entry_next: Signal<Local, Bits<15>>,
+    in_room: Signal<Local, Bits<64>>,
     in_relative: Signal<Local, Bits<64>>,
     compressed: Signal<Local, Bit>,
     target: Signal<Local, Bits<3>>,
     entry_index: Signal<Local, Bits<64>>,
-    entry_next: Signal<Local, Bits<64>>,
-    end_96: Signal<Local, Bits<64>>,
+    entry_next: Signal<Local, Bits<22>>,
+    end_96: Signal<Local, Bits<22>>,
     device_part: Signal<Local, Bits<8>>,
     device_offset: Signal<Local, Bits<64>>,
     slot_offset: Signal<Local, Bits<64>>,
@@ -167,6 +170,7 @@ impl Logic for AddressTranslator {
             s1_slot_base,
             s1_room,
             s1_room_negative,
+            s1_room_big,
             s1_relative,
             s1_below_heap
         );
@@ -187,6 +191,7 @@ impl Logic for AddressTranslator {
         }
         self.in_entry_next.next = bit_cast::<15, 14>(self.in_entry.val()) + 1;
         self.in_relative.next = self.in_va.val() - self.heap_base.val();
+        self.in_room.next = self.carve_out_bytes.val() - self.in_buddy_offset.val();
         self.s1_load.next = !self.s1_valid.q.val() | self.slice.in_ready.val();
         self.in_ready.next = self.s1_load.val();
         if self.s1_load.val() {
@@ -199,7 +204,8 @@ impl Logic for AddressTranslator {
             self.s1_end_96.d.next =
                 (bit_cast::<22, 15>(self.in_entry_next.val()) << 6) + (bit_cast::<22, 15>(self.in_entry_next.val()) << 5);
             self.s1_slot_base.d.next = self.gbbr.val() + self.in_buddy_offset.val();
-            self.s1_room.d.next = self.carve_out_bytes.val() - self.in_buddy_offset.val();
+            self.s1_room.d.next = self.in_room.val().get_bits::<22>(0);
+            self.s1_room_big.d.next = self.in_room.val().get_bits::<42>(22).any();
             self.s1_room_negative.d.next = self.in_buddy_offset.val() > self.carve_out_bytes.val();
             self.s1_relative.d.next = self.in_relative.val().get_bits::<57>(7);
             self.s1_below_heap.d.next = self.in_va.val() < self.heap_base.val();
@@ -211,18 +217,22 @@ impl Logic for AddressTranslator {
         self.compressed.next = self.s1_pte.q.val().get_bit(0);
         self.target.next = self.s1_pte.q.val().get_bits::<3>(1);
         self.entry_index.next = bit_cast::<64, 14>(self.s1_entry.q.val());
-        self.entry_next.next = bit_cast::<64, 15>(self.s1_entry_next.q.val());
-        self.end_96.next = bit_cast::<64, 22>(self.s1_end_96.q.val());
+        // (e + 1) * stride is at most 2^21: 22 bits against the room's.
+        self.entry_next.next = bit_cast::<22, 15>(self.s1_entry_next.q.val());
+        self.end_96.next = self.s1_end_96.q.val();
 
         // Device part and buddy stride per target (Table of §1); products
         // by 96 are two shifts, so no multiplier is built. The slot of
         // entry e ends at (e + 1) * stride past the page's slots: past the
         // carve-out when that exceeds the room, checked per target in
         // parallel (no wrap: GBBR + carve-out < 2^64).
-        self.past_32.next = self.s1_room_negative.q.val() | ((self.entry_next.val() << 5) > self.s1_room.q.val());
-        self.past_64.next = self.s1_room_negative.q.val() | ((self.entry_next.val() << 6) > self.s1_room.q.val());
-        self.past_96.next = self.s1_room_negative.q.val() | (self.end_96.val() > self.s1_room.q.val());
-        self.past_128.next = self.s1_room_negative.q.val() | ((self.entry_next.val() << 7) > self.s1_room.q.val());
+        self.past_32.next =
+            self.s1_room_negative.q.val() | (!self.s1_room_big.q.val() & ((self.entry_next.val() << 5) > self.s1_room.q.val()));
+        self.past_64.next =
+            self.s1_room_negative.q.val() | (!self.s1_room_big.q.val() & ((self.entry_next.val() << 6) > self.s1_room.q.val()));
+        self.past_96.next = self.s1_room_negative.q.val() | (!self.s1_room_big.q.val() & (self.end_96.val() > self.s1_room.q.val()));
+        self.past_128.next =
+            self.s1_room_negative.q.val() | (!self.s1_room_big.q.val() & ((self.entry_next.val() << 7) > self.s1_room.q.val()));
         self.device_part.next = 0.into();
         self.device_offset.next = self.entry_index.val() << 7;
         self.slot_offset.next = 0.into();

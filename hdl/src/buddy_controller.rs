@@ -204,7 +204,8 @@ pub struct $name {
     need_dev: Signal<Local, Bits<8>>,
     need_buddy: Signal<Local, Bits<8>>,
     offset: Signal<Local, Bits<8>>,
-    x16: Signal<Local, Bit>,
+    /// The device part is 8 bytes (a 16x page), loaded with `part`.
+    x16: DFF<Bit>,
     dev_sectors: Signal<Local, Bits<8>>,
     buddy_sectors: Signal<Local, Bits<8>>,
     slot_sectors: Signal<Local, Bits<8>>,
@@ -339,7 +340,7 @@ impl Logic for $name {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, write, mask, va, frame, pte, page_64k, data, payload, size_code, error, plain, slot, part, buddy_slot,
+            self, clock, state, write, mask, va, frame, pte, page_64k, data, payload, size_code, error, plain, slot, part, x16, buddy_slot,
             md_address, md_high, slot_read, fill_out, plain_sector, dev_left, dev_len, dev_addr, dev_write, dev_word,
             dev_bytes, dev_recv, dev_rword, buddy_left, buddy_len, buddy_addr, buddy_write, buddy_word, buddy_bytes,
             buddy_recv, buddy_rword
@@ -369,7 +370,6 @@ impl Logic for $name {
         self.need_dev.next = bit_cast::<8, 5>(self.dev_units.val()) << 3;
         self.need_buddy.next = bit_cast::<8, 5>(self.bud_units.val()) << 3;
         self.offset.next = bit_cast::<8, 5>(self.slot.q.val().get_bits::<5>(0));
-        self.x16.next = self.part.q.val() == 8;
         self.sector_base.next = (self.slot.q.val() >> 5) << 5;
         self.mask_shifted.next = self.mask.q.val() >> self.plain_sector.q.val();
         // In 8-byte units: a part of n units from unit f of its first
@@ -471,7 +471,7 @@ impl Logic for $name {
         if self.dev_bytes.q.val() < 32 {
             self.dev_pick.bytes.next = self.dev_bytes.q.val().get_bits::<6>(0);
         }
-        if self.x16.val() {
+        if self.x16.q.val() {
             self.dev_pick.skip.next = self.offset.val().get_bits::<3>(2);
             self.dev_pick.offset.next = self.offset.val().get_bits::<5>(0);
         }
@@ -524,7 +524,7 @@ impl Logic for $name {
         self.dev_place.word_at.next = self.dev_rword.q.val();
         self.dev_place.skip.next = 0.into();
         self.dev_place.count.next = 8.into();
-        if self.x16.val() {
+        if self.x16.q.val() {
             self.dev_place.skip.next = self.offset.val().get_bits::<3>(2);
             self.dev_place.count.next = 2.into();
         }
@@ -610,6 +610,7 @@ impl Logic for $name {
                 if self.translator.out_valid.val() {
                     self.slot.d.next = self.translator.out_device_address.val();
                     self.part.d.next = self.translator.out_device_part_bytes.val();
+                    self.x16.d.next = self.translator.out_device_part_bytes.val() == 8;
                     self.buddy_slot.d.next = self.translator.out_buddy_address.val();
                     self.md_address.d.next = self.translator.out_metadata_address.val();
                     self.md_high.d.next = self.translator.out_metadata_high.val();

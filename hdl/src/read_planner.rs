@@ -125,10 +125,19 @@ pub struct ReadPlanner {
     job: Signal<Local, ReadJob>,
     free: Signal<Local, Bit>,
     sizes: PartSizes,
-    dev_bytes: Signal<Local, Bits<9>>,
-    bud_bytes: Signal<Local, Bits<9>>,
-    dev_end: Signal<Local, Bits<9>>,
-    bud_end: Signal<Local, Bits<9>>,
+    /// Counts in 8-byte units (every class and part is a multiple of 8
+    /// bytes): the parts, and each part's first unit in its first sector.
+    dev_units: Signal<Local, Bits<5>>,
+    bud_units: Signal<Local, Bits<5>>,
+    dev_first: Signal<Local, Bits<2>>,
+    /// Sectors of the class's bytes from `dev_first` (a table: no adder)
+    /// and of the device part's: the device part of a class spans the
+    /// fewer of the two, since it is the smaller of class and part.
+    class_sectors: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
+    part_sectors: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
+    /// `first + units + 3` of each part, whose bits 4..2 are its sectors.
+    dev_end: Signal<Local, Bits<5>>,
+    bud_end: Signal<Local, Bits<5>>,
     dev_sectors: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
     bud_sectors: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
     plan_go: Signal<Local, Bit>,
@@ -212,32 +221,86 @@ impl Logic for ReadPlanner {
         self.in_ready.next = !self.n_valid.q.val();
         self.take.next = self.in_valid.val() & self.in_ready.val();
 
-        // The job's parts, from its class and translation (9-bit sums:
-        // offset + bytes + 31 < 512).
+        // The job's parts, from its class and translation, in 8-byte units.
         self.sizes.size_class.next = self.in_class.val();
         self.sizes.compressed.next = self.in_compressed.val();
         self.sizes.part_bytes.next = self.in_device_part_bytes.val();
-        self.dev_bytes.next = bit_cast::<9, 5>(self.sizes.device_units.val()) << 3;
-        self.bud_bytes.next = bit_cast::<9, 5>(self.sizes.buddy_units.val()) << 3;
+        self.dev_units.next = self.sizes.device_units.val();
+        self.bud_units.next = self.sizes.buddy_units.val();
+        self.dev_first.next = self.in_device_address.val().get_bits::<2>(3);
+        self.class_sectors.next = 0.into();
+        match self.in_class.val().index() {
+            1 => {
+                self.class_sectors.next = 1.into();
+            }
+            2 => {
+                self.class_sectors.next = 1.into();
+                if self.dev_first.val() == 3 {
+                    self.class_sectors.next = 2.into();
+                }
+            }
+            3 => {
+                self.class_sectors.next = 1.into();
+                if self.dev_first.val() != 0 {
+                    self.class_sectors.next = 2.into();
+                }
+            }
+            4 => {
+                self.class_sectors.next = 2.into();
+                if self.dev_first.val() != 0 {
+                    self.class_sectors.next = 3.into();
+                }
+            }
+            5 => {
+                self.class_sectors.next = 3.into();
+                if self.dev_first.val() == 3 {
+                    self.class_sectors.next = 4.into();
+                }
+            }
+            6 => {
+                self.class_sectors.next = 3.into();
+                if self.dev_first.val() != 0 {
+                    self.class_sectors.next = 4.into();
+                }
+            }
+            7 => {
+                self.class_sectors.next = 4.into();
+                if self.dev_first.val() != 0 {
+                    self.class_sectors.next = 5.into();
+                }
+            }
+            _ => {}
+        }
+        self.dev_end.next = bit_cast::<5, 2>(self.dev_first.val()) + self.in_device_part_bytes.val().get_bits::<5>(3) + bits::<5>(3);
+        self.part_sectors.next = self.dev_end.val().get_bits::<3>(2);
+        self.dev_sectors.next = self.class_sectors.val();
+        if self.part_sectors.val() < self.class_sectors.val() {
+            self.dev_sectors.next = self.part_sectors.val();
+        }
         if (self.in_kind.val() == 1) & self.in_compressed.val() {
             // kind::SLOT: the whole device part.
-            self.dev_bytes.next = bit_cast::<9, 8>(self.in_device_part_bytes.val());
+            self.dev_units.next = self.in_device_part_bytes.val().get_bits::<5>(3);
+            self.dev_sectors.next = self.part_sectors.val();
         }
-        self.dev_end.next = bit_cast::<9, 5>(self.in_device_address.val().get_bits::<5>(0)) + self.dev_bytes.val() + bits::<9>(31);
-        self.bud_end.next = bit_cast::<9, 5>(self.in_buddy_address.val().get_bits::<5>(0)) + self.bud_bytes.val() + bits::<9>(31);
-        // At most 5 sectors (a part starting 28 bytes into a sector).
-        self.dev_sectors.next = bit_cast::<SECTOR_INDEX_BITS, 9>(self.dev_end.val() >> 5);
-        if self.dev_bytes.val() == bits::<9>(0) {
+        if !self.in_compressed.val() {
+            // The whole 128-byte slot (sector aligned).
+            self.dev_sectors.next = 4.into();
+            if self.dev_first.val() != 0 {
+                self.dev_sectors.next = 5.into();
+            }
+        }
+        if self.dev_units.val() == bits::<5>(0) {
             self.dev_sectors.next = 0.into();
         }
-        self.bud_sectors.next = bit_cast::<SECTOR_INDEX_BITS, 9>(self.bud_end.val() >> 5);
-        if self.bud_bytes.val() == bits::<9>(0) {
+        self.bud_end.next = bit_cast::<5, 2>(self.in_buddy_address.val().get_bits::<2>(3)) + self.bud_units.val() + bits::<5>(3);
+        self.bud_sectors.next = self.bud_end.val().get_bits::<3>(2);
+        if self.bud_units.val() == bits::<5>(0) {
             self.bud_sectors.next = 0.into();
         }
 
         self.job.next.id = self.in_id.val();
         self.job.next.dev_lead = self.in_device_address.val().get_bits::<3>(2);
-        self.job.next.dev_words = self.dev_bytes.val().get_bits::<6>(2);
+        self.job.next.dev_words = bit_cast::<6, 5>(self.dev_units.val()) << 1;
         self.job.next.dev_sectors = self.dev_sectors.val();
         self.job.next.bud_lead = self.in_buddy_address.val().get_bits::<3>(2);
         self.job.next.bud_sectors = self.bud_sectors.val();
@@ -245,8 +308,8 @@ impl Logic for ReadPlanner {
         self.job.next.bud_base = self.in_buddy_address.val() & !bits::<64>(31);
         // Full: a device plan, and a buddy plan when the class spills.
         self.job.next.dev_plan = true;
-        self.job.next.dev_last = self.bud_bytes.val() == bits::<9>(0);
-        self.job.next.bud_plan = self.bud_bytes.val() != bits::<9>(0);
+        self.job.next.dev_last = self.bud_units.val() == bits::<5>(0);
+        self.job.next.bud_plan = self.bud_units.val() != bits::<5>(0);
         if self.in_kind.val() == 1 {
             // kind::SLOT
             self.job.next.dev_last = false;

@@ -60,8 +60,10 @@ pub struct MagBdiUnit {
     pub mask: Signal<Out, Bits<32>>,
     pub deltas: Signal<Out, EntryBits>,
     staged: Constant<Bit>,
-    half: Constant<Bits<32>>,
-    span: Constant<Bits<32>>,
+    /// Bits 31..d-1 of a 32-bit word for `d`-bit deltas: a delta fits when
+    /// they are all equal (sign extension), i.e. `delta + 2^(d-1) < 2^d`
+    /// without the adder.
+    top: Constant<Bits<32>>,
     one: Constant<Bits<32>>,
     a_words: [Signal<Local, Bits<32>>; 32],
     a_fail: Signal<Local, Bits<32>>,
@@ -109,8 +111,7 @@ impl MagBdiUnit {
             mask: Default::default(),
             deltas: Default::default(),
             staged: Constant::new(stages.registers_inputs()),
-            half: Constant::new((1u64 << (delta_bits - 1)).into()),
-            span: Constant::new((1u64 << delta_bits).into()),
+            top: Constant::new((0xFFFF_FFFFu64 & !((1u64 << (delta_bits - 1)) - 1)).into()),
             one: Constant::new(1u64.into()),
             a_words: Default::default(),
             a_fail: Default::default(),
@@ -149,7 +150,10 @@ impl Logic for MagBdiUnit {
         #( self.a_words[J].next = self.in_entry.val().w~J; )*
         self.a_fail.next = 0.into();
         for i in 0..32 {
-            self.a_fail.next = self.a_fail.val().replace_bit(i, (self.a_words[i].val() + self.half.val()) >= self.span.val());
+            self.a_fail.next = self.a_fail.val().replace_bit(
+                i,
+                ((self.a_words[i].val() & self.top.val()) != 0) & ((self.a_words[i].val() & self.top.val()) != self.top.val()),
+            );
         }
         if self.load0.val() {
             self.s0_fail.d.next = self.a_fail.val();
@@ -181,7 +185,10 @@ impl Logic for MagBdiUnit {
         self.all_fit.next = true;
         for i in 0..32 {
             self.diff[i].next = self.b_words[i].val() - self.s1_base.q.val();
-            if self.s1_mask.q.val().get_bit(i) & ((self.diff[i].val() + self.half.val()) >= self.span.val()) {
+            if self.s1_mask.q.val().get_bit(i)
+                & ((self.diff[i].val() & self.top.val()) != 0)
+                & ((self.diff[i].val() & self.top.val()) != self.top.val())
+            {
                 self.all_fit.next = false;
             }
         }

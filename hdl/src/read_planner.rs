@@ -130,9 +130,11 @@ pub struct ReadPlanner {
     dev_units: Signal<Local, Bits<5>>,
     bud_units: Signal<Local, Bits<5>>,
     dev_first: Signal<Local, Bits<2>>,
-    /// Sectors of the class's bytes from `dev_first` (a table: no adder)
-    /// and of the device part's: the device part of a class spans the
-    /// fewer of the two, since it is the smaller of class and part.
+    /// Sectors of the class's bytes from `dev_first` (a table of
+    /// `ceil((8 first + class bytes) / 32)`: no adder; the testbench checks
+    /// every class and first unit against golden's translation) and of
+    /// the device part's: the device part of a class spans the fewer of the
+    /// two, since it is the smaller of class and part.
     class_sectors: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
     part_sectors: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
     /// `first + units + 3` of each part, whose bits 4..2 are its sectors.

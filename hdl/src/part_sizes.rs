@@ -25,6 +25,7 @@ pub struct PartSizes {
     pub part_bytes: Signal<In, Bits<8>>,
     pub device_units: Signal<Out, Bits<5>>,
     pub buddy_units: Signal<Out, Bits<5>>,
+    class_table: ClassUnits,
     class_units: Signal<Local, Bits<5>>,
     part: Signal<Local, Bits<5>>,
     dev: Signal<Local, Bits<5>>,
@@ -34,31 +35,8 @@ pub struct PartSizes {
 impl Logic for PartSizes {
     #[hdl_gen]
     fn update(&mut self) {
-        self.class_units.next = 0.into();
-        match self.size_class.val().index() {
-            1 => {
-                self.class_units.next = 1.into();
-            }
-            2 => {
-                self.class_units.next = 2.into();
-            }
-            3 => {
-                self.class_units.next = 4.into();
-            }
-            4 => {
-                self.class_units.next = 8.into();
-            }
-            5 => {
-                self.class_units.next = 10.into();
-            }
-            6 => {
-                self.class_units.next = 12.into();
-            }
-            7 => {
-                self.class_units.next = 16.into();
-            }
-            _ => {}
-        }
+        self.class_table.size_class.next = self.size_class.val();
+        self.class_units.next = self.class_table.class_units.val();
         self.part.next = self.part_bytes.val().get_bits::<5>(3);
         self.dev.next = self.class_units.val();
         self.bud.next = 0.into();
@@ -72,5 +50,53 @@ impl Logic for PartSizes {
         }
         self.device_units.next = self.dev.val();
         self.buddy_units.next = self.bud.val();
+    }
+}
+
+/// Combinational: the bytes of a size class in 8-byte units
+/// (docs/formats.md#size-classes: 0, 8, 16, 32, 64, 80, 96, 128 bytes ->
+/// 0, 1, 2, 4, 8, 10, 12, 16), the one table the slices' sector
+/// arithmetic reads.
+///
+/// | port | width | dir | meaning |
+/// |---|---|---|---|
+/// | `size_class` | 3 | in | size class code 0-7 |
+/// | `class_units` | 5 | out | its bytes / 8 |
+#[derive(LogicBlock, Default)]
+pub struct ClassUnits {
+    pub size_class: Signal<In, Bits<3>>,
+    pub class_units: Signal<Out, Bits<5>>,
+    value: Signal<Local, Bits<5>>,
+}
+
+impl Logic for ClassUnits {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.value.next = 0.into();
+        match self.size_class.val().index() {
+            1 => {
+                self.value.next = 1.into();
+            }
+            2 => {
+                self.value.next = 2.into();
+            }
+            3 => {
+                self.value.next = 4.into();
+            }
+            4 => {
+                self.value.next = 8.into();
+            }
+            5 => {
+                self.value.next = 10.into();
+            }
+            6 => {
+                self.value.next = 12.into();
+            }
+            7 => {
+                self.value.next = 16.into();
+            }
+            _ => {}
+        }
+        self.class_units.next = self.value.val();
     }
 }

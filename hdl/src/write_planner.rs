@@ -3,7 +3,7 @@
 //! sectors of an uncompressed page), one per cycle per memory.
 
 use crate::entry_bits::EntryBits;
-use crate::part_sizes::PartSizes;
+use crate::part_sizes::ClassUnits;
 use crate::request_contexts::CONTEXT_BITS;
 use crate::sector_lanes::SectorPick;
 use rust_hdl::prelude::*;
@@ -96,13 +96,26 @@ pub struct WritePlanner {
     dev_pick: SectorPick,
     buddy_pick: SectorPick,
     /// The job's parts, from its class and translation.
-    sizes: PartSizes,
     /// Each part in 8-byte units, and one past its last unit counted from
     /// its first sector's start (`first + units`, at most 3 + 16).
     dev_units: Signal<Local, Bits<5>>,
-    bud_units: Signal<Local, Bits<5>>,
-    dev_span: Signal<Local, Bits<5>>,
-    bud_span: Signal<Local, Bits<5>>,
+    /// The class and the device part in 8-byte units, each part's first
+    /// unit in its first sector, and one past its last unit from there:
+    /// the device part's is the smaller of the class's and the part's
+    /// (both sums made at once), the buddy part's `first + class - part`
+    /// when the class spills.
+    class_table: ClassUnits,
+    c8: Signal<Local, Bits<5>>,
+    p8: Signal<Local, Bits<5>>,
+    dev_first: Signal<Local, Bits<2>>,
+    bud_first: Signal<Local, Bits<2>>,
+    class_span: Signal<Local, Bits<6>>,
+    part_span: Signal<Local, Bits<6>>,
+    dev_span: Signal<Local, Bits<6>>,
+    class_bud: Signal<Local, Bits<6>>,
+    bud_diff: Signal<Local, Bits<6>>,
+    spills: Signal<Local, Bit>,
+    bud_span: Signal<Local, Bits<6>>,
     dev_all: Signal<Local, Bits<PART_SECTORS>>,
     bud_all: Signal<Local, Bits<PART_SECTORS>>,
     /// The sector offered on each port: its index in the part (lowest
@@ -226,53 +239,68 @@ impl Logic for WritePlanner {
         self.in_ready.next = !self.j_busy.q.val() | self.done_go.val();
         self.take.next = self.in_valid.val() & self.in_ready.val();
 
-        // The job's parts (9-bit sums: lead bytes + part bytes + 31 < 512).
-        self.sizes.size_class.next = self.in_class.val();
-        self.sizes.compressed.next = self.in_compressed.val();
-        self.sizes.part_bytes.next = self.in_device_part_bytes.val();
+        // The job's parts, in 8-byte units.
         // A part of n units from unit f of its first sector spans
         // ceil((f + n) / 4) sectors: sector k is written when f + n > 4k.
-        self.dev_units.next = self.sizes.device_units.val();
-        self.bud_units.next = self.sizes.buddy_units.val();
-        self.dev_span.next = bit_cast::<5, 2>(self.in_device_address.val().get_bits::<2>(3)) + self.dev_units.val();
-        self.bud_span.next = bit_cast::<5, 2>(self.in_buddy_address.val().get_bits::<2>(3)) + self.bud_units.val();
+        // The device part's sectors are those both the class's and the
+        // part's bytes would reach.
+        self.class_table.size_class.next = self.in_class.val();
+        self.c8.next = self.class_table.class_units.val();
+        self.p8.next = self.in_device_part_bytes.val().get_bits::<5>(3);
+        // The device part of a compressed entry: min(class, part).
+        self.dev_units.next = self.c8.val();
+        if self.p8.val() < self.c8.val() {
+            self.dev_units.next = self.p8.val();
+        }
+        self.dev_first.next = self.in_device_address.val().get_bits::<2>(3);
+        self.bud_first.next = self.in_buddy_address.val().get_bits::<2>(3);
+        self.class_span.next = bit_cast::<6, 2>(self.dev_first.val()) + bit_cast::<6, 5>(self.c8.val());
+        self.part_span.next = bit_cast::<6, 2>(self.dev_first.val()) + bit_cast::<6, 5>(self.p8.val());
+        self.dev_span.next = self.class_span.val();
+        if self.part_span.val() < self.class_span.val() {
+            self.dev_span.next = self.part_span.val();
+        }
+        self.class_bud.next = bit_cast::<6, 2>(self.bud_first.val()) + bit_cast::<6, 5>(self.c8.val());
+        self.bud_diff.next = self.class_bud.val() - bit_cast::<6, 5>(self.p8.val());
+        self.spills.next = self.c8.val() > self.p8.val();
+        self.bud_span.next = bit_cast::<6, 2>(self.bud_first.val());
+        if self.spills.val() {
+            self.bud_span.next = self.bud_diff.val();
+        }
         self.dev_all.next = 0.into();
         self.bud_all.next = 0.into();
-        if self.dev_span.val() > bits::<5>(0) {
+        if (self.class_span.val() > bits::<6>(0)) & (self.part_span.val() > bits::<6>(0)) {
             self.dev_all.next = self.dev_all.val().replace_bit(0, true);
         }
-        if self.bud_span.val() > bits::<5>(0) {
+        if self.spills.val() & (self.bud_diff.val() > bits::<6>(0)) {
             self.bud_all.next = self.bud_all.val().replace_bit(0, true);
         }
-        if self.dev_span.val() > bits::<5>(4) {
+        if (self.class_span.val() > bits::<6>(4)) & (self.part_span.val() > bits::<6>(4)) {
             self.dev_all.next = self.dev_all.val().replace_bit(1, true);
         }
-        if self.bud_span.val() > bits::<5>(4) {
+        if self.spills.val() & (self.bud_diff.val() > bits::<6>(4)) {
             self.bud_all.next = self.bud_all.val().replace_bit(1, true);
         }
-        if self.dev_span.val() > bits::<5>(8) {
+        if (self.class_span.val() > bits::<6>(8)) & (self.part_span.val() > bits::<6>(8)) {
             self.dev_all.next = self.dev_all.val().replace_bit(2, true);
         }
-        if self.bud_span.val() > bits::<5>(8) {
+        if self.spills.val() & (self.bud_diff.val() > bits::<6>(8)) {
             self.bud_all.next = self.bud_all.val().replace_bit(2, true);
         }
-        if self.dev_span.val() > bits::<5>(12) {
+        if (self.class_span.val() > bits::<6>(12)) & (self.part_span.val() > bits::<6>(12)) {
             self.dev_all.next = self.dev_all.val().replace_bit(3, true);
         }
-        if self.bud_span.val() > bits::<5>(12) {
+        if self.spills.val() & (self.bud_diff.val() > bits::<6>(12)) {
             self.bud_all.next = self.bud_all.val().replace_bit(3, true);
         }
-        if self.dev_span.val() > bits::<5>(16) {
+        if (self.class_span.val() > bits::<6>(16)) & (self.part_span.val() > bits::<6>(16)) {
             self.dev_all.next = self.dev_all.val().replace_bit(4, true);
         }
-        if self.bud_span.val() > bits::<5>(16) {
+        if self.spills.val() & (self.bud_diff.val() > bits::<6>(16)) {
             self.bud_all.next = self.bud_all.val().replace_bit(4, true);
         }
-        if self.dev_units.val() == bits::<5>(0) {
+        if (self.c8.val() == bits::<5>(0)) | (self.p8.val() == bits::<5>(0)) {
             self.dev_all.next = 0.into();
-        }
-        if self.bud_units.val() == bits::<5>(0) {
-            self.bud_all.next = 0.into();
         }
 
         if self.take.val() {
@@ -285,8 +313,8 @@ impl Logic for WritePlanner {
             self.j_bud_base.d.next = self.in_buddy_address.val() & !bits::<64>(31);
             self.j_dev_lead.d.next = self.in_device_address.val().get_bits::<3>(2);
             self.j_bud_lead.d.next = self.in_buddy_address.val().get_bits::<3>(2);
-            self.j_dev_end.d.next = bit_cast::<9, 5>(self.dev_span.val()) << 3;
-            self.j_bud_end.d.next = bit_cast::<9, 5>(self.bud_span.val()) << 3;
+            self.j_dev_end.d.next = bit_cast::<9, 6>(self.dev_span.val()) << 3;
+            self.j_bud_end.d.next = bit_cast::<9, 6>(self.bud_span.val()) << 3;
             self.j_bud_word.d.next = bit_cast::<6, 5>(self.dev_units.val()) << 1;
             if !self.in_compressed.val() {
                 // The slot is sector aligned: each written sector whole.

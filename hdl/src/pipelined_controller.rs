@@ -489,11 +489,11 @@ impl Logic for $name {
         self.flags_abort.next = self.w_abort.q.val();
         self.flags_stored.next = self.w_stored.q.val();
 
-        // One-hot masks of the contexts whose flags change this cycle.
+        // One-hot masks of the contexts whose flags are read or change this cycle.
         self.one_hot[0].next = bits::<128>(1) << self.x1_id.q.val();
         self.one_hot[1].next = bits::<128>(1) << self.md.resp_tag.val();
         self.one_hot[2].next = bits::<128>(1) << self.k0_id.q.val();
-        self.one_hot[3].next = bits::<128>(1) << self.dec_ids.head.val();
+        self.one_hot[3].next = bits::<128>(1) << self.d0_id.q.val();
         self.one_hot[4].next = bits::<128>(1) << self.wr_id.q.val();
         self.one_hot[5].next = bits::<128>(1) << self.writer.done_id.val();
         self.one_hot[6].next = bits::<128>(1) << self.m0_id.q.val();
@@ -530,7 +530,10 @@ impl Logic for $name {
         self.pick_to_k0.next = self.commit_pick.any.val() & self.k0_free.val();
         self.m0_abort.next = self.m0_valid.q.val() & self.m0_error.q.val();
         self.m0_to_comp.next = self.m0_valid.q.val() & !self.m0_error.q.val();
-        self.head_partial.next = (self.w_partial.q.val() & self.one_hot[3].val()).any();
+        // Whether the decompressor's next entry is a partial write's old
+        // entry: noted as its id enters the tag queue (the flag holds from
+        // translation to commit, so it cannot change while decompressing).
+        self.head_partial.next = self.dec_ids.head_mark.val();
         self.x1_md.next = (self.x1_fault.q.val() == 0) & self.x1_compressed.q.val();
         self.x1_full.next = self.x1_md.val() & self.x1_write.q.val() & (self.x1_mask.q.val() == 15);
         self.x1_unc_write.next = (self.x1_fault.q.val() == 0) & !self.x1_compressed.q.val() & self.x1_write.q.val();
@@ -609,6 +612,9 @@ impl Logic for $name {
         self.xlate_ids.push.next = self.accept.val();
         self.xlate_ids.push_id.next = self.contexts.alloc_id.val();
         self.xlate_flags.push.next = self.accept.val();
+        self.xlate_flags.push_mark.next = false;
+        self.xlate_ids.push_mark.next = false;
+        self.comp_ids.push_mark.next = false;
         self.xlate_flags.push_id.next =
             (bit_cast::<CONTEXT_BITS, 4>(self.req_mask.val()) << 1) | bit_cast::<CONTEXT_BITS, 1>(self.req_write.val().into());
         self.data_x.write_enable.next = self.accept.val() & self.req_write.val();
@@ -896,6 +902,7 @@ impl Logic for $name {
         self.decomp.in_payload.next = self.d0_payload.q.val();
         self.dec_ids.push.next = self.dec_take.val();
         self.dec_ids.push_id.next = self.d0_id.q.val();
+        self.dec_ids.push_mark.next = (self.w_partial.q.val() & self.one_hot[3].val()).any();
 
         // A decompressed entry: a read's answer, or a partial write's old
         // entry (to M0, whose data and mask are re-read while it waits).

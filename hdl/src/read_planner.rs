@@ -2,7 +2,7 @@
 //! buddy sectors a read needs once its class is known, requested one per
 //! cycle per memory, and the part layouts the sector gather needs.
 
-use crate::part_sizes::PartSizes;
+use crate::part_sizes::{ClassUnits, PartSizes};
 use crate::request_contexts::CONTEXT_BITS;
 use crate::sector_gather::SECTOR_INDEX_BITS;
 use rust_hdl::prelude::*;
@@ -20,7 +20,7 @@ pub mod kind {
     pub const FINISH: u64 = 2;
 }
 
-/// A job as the planner holds it (the fields of its `j_*` registers).
+/// A job as the planner holds it (its `j` and `n_job` registers).
 #[derive(Clone, Copy, Debug, PartialEq, Default, LogicStruct)]
 pub struct ReadJob {
     pub id: Bits<CONTEXT_BITS>,
@@ -104,19 +104,9 @@ pub struct ReadPlanner {
     pub buddy_req_address: Signal<Out, Bits<64>>,
     /// The job: its plans still to send, its parts' layouts, the next
     /// sector of each part and its first sector's address.
-    j_id: DFF<Bits<CONTEXT_BITS>>,
-    j_dev_plan: DFF<Bit>,
-    j_bud_plan: DFF<Bit>,
-    j_dev_lead: DFF<Bits<3>>,
-    j_dev_words: DFF<Bits<6>>,
-    j_dev_sectors: DFF<Bits<SECTOR_INDEX_BITS>>,
-    j_dev_last: DFF<Bit>,
-    j_bud_lead: DFF<Bits<3>>,
-    j_bud_sectors: DFF<Bits<SECTOR_INDEX_BITS>>,
+    j: DFF<ReadJob>,
     j_dev_next: DFF<Bits<SECTOR_INDEX_BITS>>,
     j_bud_next: DFF<Bits<SECTOR_INDEX_BITS>>,
-    j_dev_base: DFF<Bits<64>>,
-    j_bud_base: DFF<Bits<64>>,
     /// A job taken while the current one still had transfers left: it
     /// starts when they are done. So `in_ready` is a flip-flop, and the
     /// memory ports' ready signals do not reach the planner's source.
@@ -130,11 +120,14 @@ pub struct ReadPlanner {
     dev_units: Signal<Local, Bits<5>>,
     bud_units: Signal<Local, Bits<5>>,
     dev_first: Signal<Local, Bits<2>>,
-    /// Sectors of the class's bytes from `dev_first` (a table of
-    /// `ceil((8 first + class bytes) / 32)`: no adder; the testbench checks
-    /// every class and first unit against golden's translation) and of
-    /// the device part's: the device part of a class spans the fewer of the
-    /// two, since it is the smaller of class and part.
+    /// Sectors of the class's bytes from `dev_first`
+    /// (`ceil((8 first + class bytes) / 32)`, a function of five input bits
+    /// that synthesis maps as a table; the testbench checks every class and
+    /// first unit against golden's translation) and of the device part's:
+    /// the device part of a class spans the fewer of the two, since it is
+    /// the smaller of class and part.
+    class_table: ClassUnits,
+    class_end: Signal<Local, Bits<5>>,
     class_sectors: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
     part_sectors: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
     /// `first + units + 3` of each part, whose bits 4..2 are its sectors.
@@ -158,57 +151,47 @@ impl Logic for ReadPlanner {
         dff_setup!(
             self,
             clock,
-            j_id,
-            j_dev_plan,
-            j_bud_plan,
-            j_dev_lead,
-            j_dev_words,
-            j_dev_sectors,
-            j_dev_last,
-            j_bud_lead,
-            j_bud_sectors,
+            j,
             j_dev_next,
             j_bud_next,
-            j_dev_base,
-            j_bud_base,
             n_valid,
             n_job
         );
 
         // What the job offers: the device plan first, then the buddy
         // plan; a part's sectors once its plan is taken.
-        self.plan_valid.next = self.j_dev_plan.q.val() | self.j_bud_plan.q.val();
-        self.plan_id.next = self.j_id.q.val();
-        self.plan_buddy.next = !self.j_dev_plan.q.val();
-        self.plan_lead.next = self.j_bud_lead.q.val();
+        self.plan_valid.next = self.j.q.val().dev_plan | self.j.q.val().bud_plan;
+        self.plan_id.next = self.j.q.val().id;
+        self.plan_buddy.next = !self.j.q.val().dev_plan;
+        self.plan_lead.next = self.j.q.val().bud_lead;
         self.plan_words.next = 0.into();
-        self.plan_sectors.next = self.j_bud_sectors.q.val();
+        self.plan_sectors.next = self.j.q.val().bud_sectors;
         self.plan_last.next = true;
-        if self.j_dev_plan.q.val() {
-            self.plan_lead.next = self.j_dev_lead.q.val();
-            self.plan_words.next = self.j_dev_words.q.val();
-            self.plan_sectors.next = self.j_dev_sectors.q.val();
-            self.plan_last.next = self.j_dev_last.q.val();
+        if self.j.q.val().dev_plan {
+            self.plan_lead.next = self.j.q.val().dev_lead;
+            self.plan_words.next = self.j.q.val().dev_words;
+            self.plan_sectors.next = self.j.q.val().dev_sectors;
+            self.plan_last.next = self.j.q.val().dev_last;
         }
-        self.dev_req_valid.next = !self.j_dev_plan.q.val() & (self.j_dev_next.q.val() != self.j_dev_sectors.q.val());
-        self.dev_req_id.next = self.j_id.q.val();
+        self.dev_req_valid.next = !self.j.q.val().dev_plan & (self.j_dev_next.q.val() != self.j.q.val().dev_sectors);
+        self.dev_req_id.next = self.j.q.val().id;
         self.dev_req_sector.next = self.j_dev_next.q.val();
         self.dev_offset.next = bit_cast::<64, SECTOR_INDEX_BITS>(self.j_dev_next.q.val()) << 5;
-        self.dev_req_address.next = self.j_dev_base.q.val() + self.dev_offset.val();
-        self.buddy_req_valid.next = !self.j_bud_plan.q.val() & (self.j_bud_next.q.val() != self.j_bud_sectors.q.val());
-        self.buddy_req_id.next = self.j_id.q.val();
+        self.dev_req_address.next = self.j.q.val().dev_base + self.dev_offset.val();
+        self.buddy_req_valid.next = !self.j.q.val().bud_plan & (self.j_bud_next.q.val() != self.j.q.val().bud_sectors);
+        self.buddy_req_id.next = self.j.q.val().id;
         self.buddy_req_sector.next = self.j_bud_next.q.val();
         self.bud_offset.next = bit_cast::<64, SECTOR_INDEX_BITS>(self.j_bud_next.q.val()) << 5;
-        self.buddy_req_address.next = self.j_bud_base.q.val() + self.bud_offset.val();
+        self.buddy_req_address.next = self.j.q.val().bud_base + self.bud_offset.val();
 
         self.plan_go.next = self.plan_valid.val() & self.plan_ready.val();
         self.dev_go.next = self.dev_req_valid.val() & self.dev_req_ready.val();
         self.bud_go.next = self.buddy_req_valid.val() & self.buddy_req_ready.val();
-        if self.plan_go.val() & self.j_dev_plan.q.val() {
-            self.j_dev_plan.d.next = false;
+        if self.plan_go.val() & self.j.q.val().dev_plan {
+            self.j.d.next.dev_plan = false;
         }
-        if self.plan_go.val() & !self.j_dev_plan.q.val() {
-            self.j_bud_plan.d.next = false;
+        if self.plan_go.val() & !self.j.q.val().dev_plan {
+            self.j.d.next.bud_plan = false;
         }
         self.dev_next.next = self.j_dev_next.q.val() + self.dev_go.val();
         self.bud_next.next = self.j_bud_next.q.val() + self.bud_go.val();
@@ -216,10 +199,10 @@ impl Logic for ReadPlanner {
         self.j_bud_next.d.next = self.bud_next.val();
         // The current job is done when nothing of it is left after this
         // cycle's transfers; a job arriving before is held in `n_job`.
-        self.free.next = !(self.j_dev_plan.q.val() & !self.plan_go.val())
-            & !(self.j_bud_plan.q.val() & !(self.plan_go.val() & !self.j_dev_plan.q.val()))
-            & (self.dev_next.val() == self.j_dev_sectors.q.val())
-            & (self.bud_next.val() == self.j_bud_sectors.q.val());
+        self.free.next = !(self.j.q.val().dev_plan & !self.plan_go.val())
+            & !(self.j.q.val().bud_plan & !(self.plan_go.val() & !self.j.q.val().dev_plan))
+            & (self.dev_next.val() == self.j.q.val().dev_sectors)
+            & (self.bud_next.val() == self.j.q.val().bud_sectors);
         self.in_ready.next = !self.n_valid.q.val();
         self.take.next = self.in_valid.val() & self.in_ready.val();
 
@@ -230,49 +213,9 @@ impl Logic for ReadPlanner {
         self.dev_units.next = self.sizes.device_units.val();
         self.bud_units.next = self.sizes.buddy_units.val();
         self.dev_first.next = self.in_device_address.val().get_bits::<2>(3);
-        self.class_sectors.next = 0.into();
-        match self.in_class.val().index() {
-            1 => {
-                self.class_sectors.next = 1.into();
-            }
-            2 => {
-                self.class_sectors.next = 1.into();
-                if self.dev_first.val() == 3 {
-                    self.class_sectors.next = 2.into();
-                }
-            }
-            3 => {
-                self.class_sectors.next = 1.into();
-                if self.dev_first.val() != 0 {
-                    self.class_sectors.next = 2.into();
-                }
-            }
-            4 => {
-                self.class_sectors.next = 2.into();
-                if self.dev_first.val() != 0 {
-                    self.class_sectors.next = 3.into();
-                }
-            }
-            5 => {
-                self.class_sectors.next = 3.into();
-                if self.dev_first.val() == 3 {
-                    self.class_sectors.next = 4.into();
-                }
-            }
-            6 => {
-                self.class_sectors.next = 3.into();
-                if self.dev_first.val() != 0 {
-                    self.class_sectors.next = 4.into();
-                }
-            }
-            7 => {
-                self.class_sectors.next = 4.into();
-                if self.dev_first.val() != 0 {
-                    self.class_sectors.next = 5.into();
-                }
-            }
-            _ => {}
-        }
+        self.class_table.size_class.next = self.in_class.val();
+        self.class_end.next = bit_cast::<5, 2>(self.dev_first.val()) + self.class_table.class_units.val() + bits::<5>(3);
+        self.class_sectors.next = self.class_end.val().get_bits::<3>(2);
         self.dev_end.next = bit_cast::<5, 2>(self.dev_first.val()) + self.in_device_part_bytes.val().get_bits::<5>(3) + bits::<5>(3);
         self.part_sectors.next = self.dev_end.val().get_bits::<3>(2);
         self.dev_sectors.next = self.class_sectors.val();
@@ -334,29 +277,9 @@ impl Logic for ReadPlanner {
         if self.free.val() {
             self.n_valid.d.next = self.n_valid.q.val() & self.take.val();
             if self.n_valid.q.val() | self.take.val() {
-                self.j_id.d.next = self.job.val().id;
-                self.j_dev_plan.d.next = self.job.val().dev_plan;
-                self.j_bud_plan.d.next = self.job.val().bud_plan;
-                self.j_dev_lead.d.next = self.job.val().dev_lead;
-                self.j_dev_words.d.next = self.job.val().dev_words;
-                self.j_dev_sectors.d.next = self.job.val().dev_sectors;
-                self.j_dev_last.d.next = self.job.val().dev_last;
-                self.j_bud_lead.d.next = self.job.val().bud_lead;
-                self.j_bud_sectors.d.next = self.job.val().bud_sectors;
-                self.j_dev_base.d.next = self.job.val().dev_base;
-                self.j_bud_base.d.next = self.job.val().bud_base;
+                self.j.d.next = self.job.val();
                 if self.n_valid.q.val() {
-                    self.j_id.d.next = self.n_job.q.val().id;
-                    self.j_dev_plan.d.next = self.n_job.q.val().dev_plan;
-                    self.j_bud_plan.d.next = self.n_job.q.val().bud_plan;
-                    self.j_dev_lead.d.next = self.n_job.q.val().dev_lead;
-                    self.j_dev_words.d.next = self.n_job.q.val().dev_words;
-                    self.j_dev_sectors.d.next = self.n_job.q.val().dev_sectors;
-                    self.j_dev_last.d.next = self.n_job.q.val().dev_last;
-                    self.j_bud_lead.d.next = self.n_job.q.val().bud_lead;
-                    self.j_bud_sectors.d.next = self.n_job.q.val().bud_sectors;
-                    self.j_dev_base.d.next = self.n_job.q.val().dev_base;
-                    self.j_bud_base.d.next = self.n_job.q.val().bud_base;
+                    self.j.d.next = self.n_job.q.val();
                 }
                 self.j_dev_next.d.next = 0.into();
                 self.j_bud_next.d.next = 0.into();
@@ -365,10 +288,10 @@ impl Logic for ReadPlanner {
 
         if self.reset.val() {
             self.n_valid.d.next = false;
-            self.j_dev_plan.d.next = false;
-            self.j_bud_plan.d.next = false;
-            self.j_dev_sectors.d.next = 0.into();
-            self.j_bud_sectors.d.next = 0.into();
+            self.j.d.next.dev_plan = false;
+            self.j.d.next.bud_plan = false;
+            self.j.d.next.dev_sectors = 0.into();
+            self.j.d.next.bud_sectors = 0.into();
             self.j_dev_next.d.next = 0.into();
             self.j_bud_next.d.next = 0.into();
         }

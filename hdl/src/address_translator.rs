@@ -15,18 +15,27 @@ pub mod fault {
     pub const RESERVED_CLASS: u64 = 4;
 }
 
-/// One translated access (one flat vector in Verilog; see
-/// [`AddressTranslator`] for the fields).
+/// One translated access as the register slice holds it (one flat vector
+/// in Verilog): every field as if no fault, and the fault conditions
+/// apart, so the fault's priority and the zeroing of a faulting access's
+/// fields are decided after the register (see [`AddressTranslator`]).
 #[derive(Clone, Copy, Debug, PartialEq, Default, LogicStruct)]
 pub struct Translation {
-    pub fault: Bits<3>,
+    /// The page's PTE `compressed` bit.
+    pub compressed: Bit,
+    /// On a compressed page: the target code is 5-7, `va < HEAP_BASE`,
+    /// the buddy slot ends past the carve-out, the class code is 8-15.
+    pub reserved_target: Bit,
+    pub below_heap: Bit,
+    pub outside: Bit,
+    pub reserved_class: Bit,
     pub device_address: Bits<64>,
     pub device_bytes: Bits<8>,
     pub device_part_bytes: Bits<8>,
+    /// The class spills into the buddy slot; `buddy_*` are 0 when not.
     pub buddy_valid: Bit,
     pub buddy_address: Bits<64>,
     pub buddy_bytes: Bits<8>,
-    pub metadata_valid: Bit,
     pub metadata_address: Bits<64>,
     pub metadata_high: Bit,
 }
@@ -78,7 +87,11 @@ pub struct Translation {
 /// wrap (`GBBR + carve_out_bytes < 2^64`).
 ///
 /// Timing: fully pipelined, initiation interval 1; latency 2 cycles (like
-/// the compressors); `in_ready` and every output come from flip-flops.
+/// the compressors); `in_ready` comes from flip-flops. The register slice
+/// holds every field as if there were no fault and the four fault
+/// conditions apart; `out_fault` (their priority) and the zeroing of a
+/// faulting access's fields are 2 LUT levels after it, so the carve-out
+/// compare ends at a flip-flop.
 #[derive(LogicBlock, Default)]
 pub struct AddressTranslator {
     pub clock: Signal<In, Clock>,
@@ -149,9 +162,10 @@ pub struct AddressTranslator {
     outside: Signal<Local, Bit>,
     class_bytes: Signal<Local, Bits<8>>,
     class_reserved: Signal<Local, Bit>,
-    fault_code: Signal<Local, Bits<3>>,
-    any_fault: Signal<Local, Bit>,
     result: Signal<Local, Translation>,
+    held: Signal<Local, Translation>,
+    any_fault: Signal<Local, Bit>,
+    fault_code: Signal<Local, Bits<3>>,
     slice: RegisterSlice<Translation>,
 }
 
@@ -285,43 +299,21 @@ impl Logic for AddressTranslator {
             _ => self.class_bytes.next = 0.into(),
         }
 
-        self.fault_code.next = 0.into();
-        if self.compressed.val() {
-            if self.class_reserved.val() {
-                self.fault_code.next = 4.into();
-            }
-            if self.outside.val() {
-                self.fault_code.next = 3.into();
-            }
-            if self.s1_below_heap.q.val() {
-                self.fault_code.next = 2.into();
-            }
-            if self.target.val() >= 5 {
-                self.fault_code.next = 1.into();
-            }
-        }
-
-        self.result.next.device_address = 0.into();
-        self.result.next.device_bytes = 0.into();
-        self.result.next.device_part_bytes = 0.into();
+        // Every field as if no fault; the fault conditions apart.
+        self.result.next.compressed = self.compressed.val();
+        self.result.next.reserved_target = self.compressed.val() & (self.target.val() >= 5);
+        self.result.next.below_heap = self.compressed.val() & self.s1_below_heap.q.val();
+        self.result.next.outside = self.compressed.val() & self.outside.val();
+        self.result.next.reserved_class = self.compressed.val() & self.class_reserved.val();
+        self.result.next.device_address = self.s1_frame.q.val() + self.device_offset.val();
+        self.result.next.device_bytes = 128.into();
+        self.result.next.device_part_bytes = 128.into();
         self.result.next.buddy_valid = false;
         self.result.next.buddy_address = 0.into();
         self.result.next.buddy_bytes = 0.into();
-        self.result.next.metadata_valid = false;
         self.result.next.metadata_address = 0.into();
         self.result.next.metadata_high = false;
-        self.result.next.fault = self.fault_code.val();
-        if !self.compressed.val() {
-            self.result.next.device_address = self.s1_frame.q.val() + self.device_offset.val();
-            self.result.next.device_bytes = 128.into();
-            self.result.next.device_part_bytes = 128.into();
-        }
-        // The same faults as a flat OR: gating the fields on it rather than
-        // on the priority code keeps the fault path one LUT level shorter.
-        self.any_fault.next =
-            self.class_reserved.val() | self.outside.val() | self.s1_below_heap.q.val() | (self.target.val() >= 5);
-        if self.compressed.val() & !self.any_fault.val() {
-            self.result.next.device_address = self.s1_frame.q.val() + self.device_offset.val();
+        if self.compressed.val() {
             self.result.next.device_part_bytes = self.device_part.val();
             self.result.next.device_bytes = self.class_bytes.val();
             if self.class_bytes.val() > self.device_part.val() {
@@ -330,7 +322,6 @@ impl Logic for AddressTranslator {
                 self.result.next.buddy_address = self.s1_slot_base.q.val() + self.slot_offset.val();
                 self.result.next.buddy_bytes = self.class_bytes.val() - self.device_part.val();
             }
-            self.result.next.metadata_valid = true;
             self.result.next.metadata_address = self.md_base.val() + bit_cast::<64, 56>(self.s1_relative.q.val().get_bits::<56>(1));
             self.result.next.metadata_high = self.s1_relative.q.val().get_bit(0);
         }
@@ -339,15 +330,48 @@ impl Logic for AddressTranslator {
         self.slice.in_data.next = self.result.val();
         self.slice.out_ready.next = self.out_ready.val();
         self.out_valid.next = self.slice.out_valid.val();
-        self.out_fault.next = self.slice.out_data.val().fault;
-        self.out_device_address.next = self.slice.out_data.val().device_address;
-        self.out_device_bytes.next = self.slice.out_data.val().device_bytes;
-        self.out_device_part_bytes.next = self.slice.out_data.val().device_part_bytes;
-        self.out_buddy_valid.next = self.slice.out_data.val().buddy_valid;
-        self.out_buddy_address.next = self.slice.out_data.val().buddy_address;
-        self.out_buddy_bytes.next = self.slice.out_data.val().buddy_bytes;
-        self.out_metadata_valid.next = self.slice.out_data.val().metadata_valid;
-        self.out_metadata_address.next = self.slice.out_data.val().metadata_address;
-        self.out_metadata_high.next = self.slice.out_data.val().metadata_high;
+        // After the register: the first fault in the golden model's order
+        // (the codes of [`fault`]; the generator cannot name a Rust
+        // constant, the testbench checks each code), and a faulting
+        // access's fields zeroed.
+        self.held.next = self.slice.out_data.val();
+        self.any_fault.next = self.held.val().reserved_target
+            | self.held.val().below_heap
+            | self.held.val().outside
+            | self.held.val().reserved_class;
+        self.fault_code.next = 0.into();
+        if self.held.val().reserved_class {
+            self.fault_code.next = 4.into();
+        }
+        if self.held.val().outside {
+            self.fault_code.next = 3.into();
+        }
+        if self.held.val().below_heap {
+            self.fault_code.next = 2.into();
+        }
+        if self.held.val().reserved_target {
+            self.fault_code.next = 1.into();
+        }
+        self.out_fault.next = self.fault_code.val();
+        self.out_device_address.next = 0.into();
+        self.out_device_bytes.next = 0.into();
+        self.out_device_part_bytes.next = 0.into();
+        self.out_buddy_valid.next = false;
+        self.out_buddy_address.next = 0.into();
+        self.out_buddy_bytes.next = 0.into();
+        self.out_metadata_valid.next = false;
+        self.out_metadata_address.next = 0.into();
+        self.out_metadata_high.next = false;
+        if !self.any_fault.val() {
+            self.out_device_address.next = self.held.val().device_address;
+            self.out_device_bytes.next = self.held.val().device_bytes;
+            self.out_device_part_bytes.next = self.held.val().device_part_bytes;
+            self.out_buddy_valid.next = self.held.val().buddy_valid;
+            self.out_buddy_address.next = self.held.val().buddy_address;
+            self.out_buddy_bytes.next = self.held.val().buddy_bytes;
+            self.out_metadata_valid.next = self.held.val().compressed;
+            self.out_metadata_address.next = self.held.val().metadata_address;
+            self.out_metadata_high.next = self.held.val().metadata_high;
+        }
     }
 }

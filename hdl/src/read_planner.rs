@@ -114,6 +114,8 @@ pub struct ReadPlanner {
     n_job: DFF<ReadJob>,
     job: Signal<Local, ReadJob>,
     free: Signal<Local, Bit>,
+    dev_finished: Signal<Local, Bit>,
+    bud_finished: Signal<Local, Bit>,
     sizes: PartSizes,
     /// Counts in 8-byte units (every class and part is a multiple of 8
     /// bytes): the parts, and each part's first unit in its first sector.
@@ -199,10 +201,16 @@ impl Logic for ReadPlanner {
         self.j_bud_next.d.next = self.bud_next.val();
         // The current job is done when nothing of it is left after this
         // cycle's transfers; a job arriving before is held in `n_job`.
+        // A part is finished when no sector is left, or the last one goes
+        // now (both compares from flip-flops: no adder before `free`).
+        self.dev_finished.next = (self.j_dev_next.q.val() == self.j.q.val().dev_sectors)
+            | (self.dev_go.val() & ((self.j_dev_next.q.val() + 1) == self.j.q.val().dev_sectors));
+        self.bud_finished.next = (self.j_bud_next.q.val() == self.j.q.val().bud_sectors)
+            | (self.bud_go.val() & ((self.j_bud_next.q.val() + 1) == self.j.q.val().bud_sectors));
         self.free.next = !(self.j.q.val().dev_plan & !self.plan_go.val())
             & !(self.j.q.val().bud_plan & !(self.plan_go.val() & !self.j.q.val().dev_plan))
-            & (self.dev_next.val() == self.j.q.val().dev_sectors)
-            & (self.bud_next.val() == self.j.q.val().bud_sectors);
+            & self.dev_finished.val()
+            & self.bud_finished.val();
         self.in_ready.next = !self.n_valid.q.val();
         self.take.next = self.in_valid.val() & self.in_ready.val();
 

@@ -101,10 +101,10 @@ module address_translator(clock,reset,gbbr,carve_out_bytes,md_base,heap_base,in_
     wire  s1_below_heap__q;
     reg  slice__reset;
     reg  slice__in_valid;
-    reg  [221:0] slice__in_data;
+    reg  [222:0] slice__in_data;
     wire  slice__in_ready;
     wire  slice__out_valid;
-    wire  [221:0] slice__out_data;
+    wire  [222:0] slice__out_data;
     reg  slice__out_ready;
     
     // Local signals
@@ -129,9 +129,10 @@ module address_translator(clock,reset,gbbr,carve_out_bytes,md_base,heap_base,in_
     reg  outside;
     reg  [7:0] class_bytes;
     reg  class_reserved;
-    reg  [2:0] fault_code;
+    reg  [222:0] result;
+    reg  [222:0] held;
     reg  any_fault;
-    reg  [221:0] result;
+    reg  [2:0] fault_code;
     
     // Sub module instances
     address_translator__s1_valid s1_valid(
@@ -211,6 +212,15 @@ module address_translator(clock,reset,gbbr,carve_out_bytes,md_base,heap_base,in_
     );
     
     // Update code
+    reg  [63:0] out_buddy_address_comb;
+    reg  [7:0] out_buddy_bytes_comb;
+    reg  out_buddy_valid_comb;
+    reg  [63:0] out_device_address_comb;
+    reg  [7:0] out_device_bytes_comb;
+    reg  [7:0] out_device_part_bytes_comb;
+    reg  [63:0] out_metadata_address_comb;
+    reg  out_metadata_high_comb;
+    reg  out_metadata_valid_comb;
     reg  s1_below_heap__d_comb;
     reg  [3:0] s1_class__d_comb;
     reg  [21:0] s1_end_96__d_comb;
@@ -360,65 +370,80 @@ module address_translator(clock,reset,gbbr,carve_out_bytes,md_base,heap_base,in_
                     class_bytes = 8'h0;
                 end
         endcase
-        fault_code = 3'h0;
+        result[8'h0+:1] = compressed;
+        result[8'h1+:1] = compressed & (target >= 3'h5);
+        result[8'h2+:1] = compressed & s1_below_heap__q;
+        result[8'h3+:1] = compressed & outside;
+        result[8'h4+:1] = compressed & class_reserved;
+        result[8'h5+:64] = s1_frame__q + device_offset;
+        result[8'h45+:8] = 8'h80;
+        result[8'h4d+:8] = 8'h80;
+        result[8'h55+:1] = 1'h0;
+        result[8'h56+:64] = 64'h0;
+        result[8'h96+:8] = 8'h0;
+        result[8'h9e+:64] = 64'h0;
+        result[8'hde+:1] = 1'h0;
         if (compressed) begin
-            if (class_reserved) begin
-                fault_code = 3'h4;
-            end
-            if (outside) begin
-                fault_code = 3'h3;
-            end
-            if (s1_below_heap__q) begin
-                fault_code = 3'h2;
-            end
-            if (target >= 3'h5) begin
-                fault_code = 3'h1;
-            end
-        end
-        result[8'h3+:64] = 64'h0;
-        result[8'h43+:8] = 8'h0;
-        result[8'h4b+:8] = 8'h0;
-        result[8'h53+:1] = 1'h0;
-        result[8'h54+:64] = 64'h0;
-        result[8'h94+:8] = 8'h0;
-        result[8'h9c+:1] = 1'h0;
-        result[8'h9d+:64] = 64'h0;
-        result[8'hdd+:1] = 1'h0;
-        result[8'h0+:3] = fault_code;
-        if (~compressed) begin
-            result[8'h3+:64] = s1_frame__q + device_offset;
-            result[8'h43+:8] = 8'h80;
-            result[8'h4b+:8] = 8'h80;
-        end
-        any_fault = class_reserved | outside | s1_below_heap__q | (target >= 3'h5);
-        if (compressed & ~any_fault) begin
-            result[8'h3+:64] = s1_frame__q + device_offset;
-            result[8'h4b+:8] = device_part;
-            result[8'h43+:8] = class_bytes;
+            result[8'h4d+:8] = device_part;
+            result[8'h45+:8] = class_bytes;
             if (class_bytes > device_part) begin
-                result[8'h43+:8] = device_part;
-                result[8'h53+:1] = 1'h1;
-                result[8'h54+:64] = s1_slot_base__q + slot_offset;
-                result[8'h94+:8] = class_bytes - device_part;
+                result[8'h45+:8] = device_part;
+                result[8'h55+:1] = 1'h1;
+                result[8'h56+:64] = s1_slot_base__q + slot_offset;
+                result[8'h96+:8] = class_bytes - device_part;
             end
-            result[8'h9c+:1] = 1'h1;
-            result[8'h9d+:64] = md_base + (({{8{1'h0}}, s1_relative__q[6'h1+:56]}) & 64'hffffffffffffffff);
-            result[8'hdd+:1] = s1_relative__q[6'h0];
+            result[8'h9e+:64] = md_base + (({{8{1'h0}}, s1_relative__q[6'h1+:56]}) & 64'hffffffffffffffff);
+            result[8'hde+:1] = s1_relative__q[6'h0];
         end
         slice__in_valid = s1_valid__q;
         slice__in_data = result;
         slice__out_ready = out_ready;
         out_valid = slice__out_valid;
-        out_fault = slice__out_data[8'h0+:3];
-        out_device_address = slice__out_data[8'h3+:64];
-        out_device_bytes = slice__out_data[8'h43+:8];
-        out_device_part_bytes = slice__out_data[8'h4b+:8];
-        out_buddy_valid = slice__out_data[8'h53+:1];
-        out_buddy_address = slice__out_data[8'h54+:64];
-        out_buddy_bytes = slice__out_data[8'h94+:8];
-        out_metadata_valid = slice__out_data[8'h9c+:1];
-        out_metadata_address = slice__out_data[8'h9d+:64];
-        out_metadata_high = slice__out_data[8'hdd+:1];
+        held = slice__out_data;
+        any_fault = held[8'h1+:1] | held[8'h2+:1] | held[8'h3+:1] | held[8'h4+:1];
+        fault_code = 3'h0;
+        if (held[8'h4+:1]) begin
+            fault_code = 3'h4;
+        end
+        if (held[8'h3+:1]) begin
+            fault_code = 3'h3;
+        end
+        if (held[8'h2+:1]) begin
+            fault_code = 3'h2;
+        end
+        if (held[8'h1+:1]) begin
+            fault_code = 3'h1;
+        end
+        out_fault = fault_code;
+        out_device_address_comb = 64'h0;
+        out_device_bytes_comb = 8'h0;
+        out_device_part_bytes_comb = 8'h0;
+        out_buddy_valid_comb = 1'h0;
+        out_buddy_address_comb = 64'h0;
+        out_buddy_bytes_comb = 8'h0;
+        out_metadata_valid_comb = 1'h0;
+        out_metadata_address_comb = 64'h0;
+        out_metadata_high_comb = 1'h0;
+        if (~any_fault) begin
+            out_device_address_comb = held[8'h5+:64];
+            out_device_bytes_comb = held[8'h45+:8];
+            out_device_part_bytes_comb = held[8'h4d+:8];
+            out_buddy_valid_comb = held[8'h55+:1];
+            out_buddy_address_comb = held[8'h56+:64];
+            out_buddy_bytes_comb = held[8'h96+:8];
+            out_metadata_valid_comb = held[8'h0+:1];
+            out_metadata_address_comb = held[8'h9e+:64];
+            out_metadata_high_comb = held[8'hde+:1];
+        end
+        out_buddy_address = out_buddy_address_comb;
+        out_buddy_bytes = out_buddy_bytes_comb;
+        out_buddy_valid = out_buddy_valid_comb;
+        out_device_address = out_device_address_comb;
+        out_device_bytes = out_device_bytes_comb;
+        out_device_part_bytes = out_device_part_bytes_comb;
+        out_metadata_address = out_metadata_address_comb;
+        out_metadata_high = out_metadata_high_comb;
+        out_metadata_valid = out_metadata_valid_comb;
         s1_below_heap__d = s1_below_heap__d_comb;
         s1_class__d = s1_class__d_comb;
         s1_end_96__d = s1_end_96__d_comb;
@@ -690,26 +715,26 @@ module address_translator__slice(clock,reset,in_valid,in_data,in_ready,out_valid
     input wire  clock;
     input wire  reset;
     input wire  in_valid;
-    input wire  [221:0] in_data;
+    input wire  [222:0] in_data;
     output reg  in_ready;
     output reg  out_valid;
-    output reg  [221:0] out_data;
+    output reg  [222:0] out_data;
     input wire  out_ready;
     
     // Stub signals
     reg  main_valid__d;
     wire  main_valid__q;
-    reg  [221:0] main_data__d;
-    wire  [221:0] main_data__q;
+    reg  [222:0] main_data__d;
+    wire  [222:0] main_data__q;
     reg  skid_valid__d;
     wire  skid_valid__q;
-    reg  [221:0] skid_data__d;
-    wire  [221:0] skid_data__q;
+    reg  [222:0] skid_data__d;
+    wire  [222:0] skid_data__q;
     
     // Local signals
     reg  load_main;
     reg  load_skid;
-    reg  [221:0] main_source;
+    reg  [222:0] main_source;
     
     // Sub module instances
     address_translator__slice__main_valid main_valid(
@@ -734,9 +759,9 @@ module address_translator__slice(clock,reset,in_valid,in_data,in_ready,out_valid
     );
     
     // Update code
-    reg  [221:0] main_data__d_comb;
+    reg  [222:0] main_data__d_comb;
     reg  main_valid__d_comb;
-    reg  [221:0] skid_data__d_comb;
+    reg  [222:0] skid_data__d_comb;
     reg  skid_valid__d_comb;
     always @(*) begin
         main_valid__d_comb = main_valid__q;
@@ -779,13 +804,13 @@ endmodule // address_translator__slice
 module address_translator__slice__main_data(d,q,clock);
     
     // Module arguments
-    input wire  [221:0] d;
-    output reg  [221:0] q;
+    input wire  [222:0] d;
+    output reg  [222:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 222'h0;
+       q = 223'h0;
     end
     
     always @(posedge clock) begin
@@ -817,13 +842,13 @@ endmodule // address_translator__slice__main_valid
 module address_translator__slice__skid_data(d,q,clock);
     
     // Module arguments
-    input wire  [221:0] d;
-    output reg  [221:0] q;
+    input wire  [222:0] d;
+    output reg  [222:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 222'h0;
+       q = 223'h0;
     end
     
     always @(posedge clock) begin

@@ -6401,6 +6401,41 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
     output reg  [31:0] out_len33;
     output reg  [31:0] out_len34;
     
+    // Constant declarations
+    localparam  payload__0 = 32'h0;
+    localparam  payload__1 = 32'h1;
+    localparam  payload__2 = 32'h2;
+    localparam  payload__3 = 32'h3;
+    localparam  payload__4 = 32'h4;
+    localparam  payload__5 = 32'h5;
+    localparam  payload__6 = 32'h6;
+    localparam  payload__7 = 32'h7;
+    localparam  payload__8 = 32'h8;
+    localparam  payload__9 = 32'h9;
+    localparam  payload__10 = 32'ha;
+    localparam  payload__11 = 32'hb;
+    localparam  payload__12 = 32'hc;
+    localparam  payload__13 = 32'hd;
+    localparam  payload__14 = 32'he;
+    localparam  payload__15 = 32'hf;
+    localparam  payload__16 = 32'h10;
+    localparam  payload__17 = 32'h11;
+    localparam  payload__18 = 32'h12;
+    localparam  payload__19 = 32'h13;
+    localparam  payload__20 = 32'h14;
+    localparam  payload__21 = 32'h15;
+    localparam  payload__22 = 32'h16;
+    localparam  payload__23 = 32'h17;
+    localparam  payload__24 = 32'h18;
+    localparam  payload__25 = 32'h19;
+    localparam  payload__26 = 32'h1a;
+    localparam  payload__27 = 32'h1b;
+    localparam  payload__28 = 32'h1c;
+    localparam  payload__29 = 32'h1d;
+    localparam  payload__30 = 32'h1e;
+    localparam  payload__31 = 32'h1f;
+    localparam  payload__32 = 32'h0;
+    
     // Local signals
     reg  z__0;
     reg  z__1;
@@ -6437,433 +6472,112 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
     reg  z__32;
     reg  z__33;
     reg  z__34;
-    reg  [5:0] count0__0;
-    reg  [5:0] count0__1;
-    reg  [5:0] count0__2;
-    reg  [5:0] count0__3;
-    reg  [5:0] count0__4;
-    reg  [5:0] count0__5;
-    reg  [5:0] count0__6;
-    reg  [5:0] count0__7;
-    reg  [5:0] count0__8;
-    reg  [5:0] count0__9;
-    reg  [5:0] count0__10;
-    reg  [5:0] count0__11;
-    reg  [5:0] count0__12;
-    reg  [5:0] count0__13;
-    reg  [5:0] count0__14;
-    reg  [5:0] count0__15;
-    reg  [5:0] count0__16;
-    reg  [5:0] count0__17;
-    reg  [5:0] count0__18;
-    reg  [5:0] count0__19;
-    reg  [5:0] count0__20;
-    reg  [5:0] count0__21;
-    reg  [5:0] count0__22;
-    reg  [5:0] count0__23;
-    reg  [5:0] count0__24;
-    reg  [5:0] count0__25;
-    reg  [5:0] count0__26;
-    reg  [5:0] count0__27;
-    reg  [5:0] count0__28;
-    reg  [5:0] count0__29;
-    reg  [5:0] count0__30;
-    reg  [5:0] count0__31;
-    reg  [5:0] count0__32;
-    reg  [5:0] count0__33;
-    reg  [5:0] count0__34;
-    reg  [5:0] count1__0;
-    reg  [5:0] count1__1;
-    reg  [5:0] count1__2;
-    reg  [5:0] count1__3;
-    reg  [5:0] count1__4;
-    reg  [5:0] count1__5;
-    reg  [5:0] count1__6;
-    reg  [5:0] count1__7;
-    reg  [5:0] count1__8;
-    reg  [5:0] count1__9;
-    reg  [5:0] count1__10;
-    reg  [5:0] count1__11;
-    reg  [5:0] count1__12;
-    reg  [5:0] count1__13;
-    reg  [5:0] count1__14;
-    reg  [5:0] count1__15;
-    reg  [5:0] count1__16;
-    reg  [5:0] count1__17;
-    reg  [5:0] count1__18;
-    reg  [5:0] count1__19;
-    reg  [5:0] count1__20;
-    reg  [5:0] count1__21;
-    reg  [5:0] count1__22;
-    reg  [5:0] count1__23;
-    reg  [5:0] count1__24;
-    reg  [5:0] count1__25;
-    reg  [5:0] count1__26;
-    reg  [5:0] count1__27;
-    reg  [5:0] count1__28;
-    reg  [5:0] count1__29;
-    reg  [5:0] count1__30;
-    reg  [5:0] count1__31;
-    reg  [5:0] count1__32;
-    reg  [5:0] count1__33;
-    reg  [5:0] count1__34;
-    reg  [5:0] count2__0;
-    reg  [5:0] count2__1;
-    reg  [5:0] count2__2;
-    reg  [5:0] count2__3;
-    reg  [5:0] count2__4;
-    reg  [5:0] count2__5;
-    reg  [5:0] count2__6;
-    reg  [5:0] count2__7;
-    reg  [5:0] count2__8;
-    reg  [5:0] count2__9;
-    reg  [5:0] count2__10;
-    reg  [5:0] count2__11;
-    reg  [5:0] count2__12;
-    reg  [5:0] count2__13;
-    reg  [5:0] count2__14;
-    reg  [5:0] count2__15;
-    reg  [5:0] count2__16;
-    reg  [5:0] count2__17;
-    reg  [5:0] count2__18;
-    reg  [5:0] count2__19;
-    reg  [5:0] count2__20;
-    reg  [5:0] count2__21;
-    reg  [5:0] count2__22;
-    reg  [5:0] count2__23;
-    reg  [5:0] count2__24;
-    reg  [5:0] count2__25;
-    reg  [5:0] count2__26;
-    reg  [5:0] count2__27;
-    reg  [5:0] count2__28;
-    reg  [5:0] count2__29;
-    reg  [5:0] count2__30;
-    reg  [5:0] count2__31;
-    reg  [5:0] count2__32;
-    reg  [5:0] count2__33;
-    reg  [5:0] count2__34;
-    reg  [5:0] count3__0;
-    reg  [5:0] count3__1;
-    reg  [5:0] count3__2;
-    reg  [5:0] count3__3;
-    reg  [5:0] count3__4;
-    reg  [5:0] count3__5;
-    reg  [5:0] count3__6;
-    reg  [5:0] count3__7;
-    reg  [5:0] count3__8;
-    reg  [5:0] count3__9;
-    reg  [5:0] count3__10;
-    reg  [5:0] count3__11;
-    reg  [5:0] count3__12;
-    reg  [5:0] count3__13;
-    reg  [5:0] count3__14;
-    reg  [5:0] count3__15;
-    reg  [5:0] count3__16;
-    reg  [5:0] count3__17;
-    reg  [5:0] count3__18;
-    reg  [5:0] count3__19;
-    reg  [5:0] count3__20;
-    reg  [5:0] count3__21;
-    reg  [5:0] count3__22;
-    reg  [5:0] count3__23;
-    reg  [5:0] count3__24;
-    reg  [5:0] count3__25;
-    reg  [5:0] count3__26;
-    reg  [5:0] count3__27;
-    reg  [5:0] count3__28;
-    reg  [5:0] count3__29;
-    reg  [5:0] count3__30;
-    reg  [5:0] count3__31;
-    reg  [5:0] count3__32;
-    reg  [5:0] count3__33;
-    reg  [5:0] count3__34;
-    reg  [5:0] count4__0;
-    reg  [5:0] count4__1;
-    reg  [5:0] count4__2;
-    reg  [5:0] count4__3;
-    reg  [5:0] count4__4;
-    reg  [5:0] count4__5;
-    reg  [5:0] count4__6;
-    reg  [5:0] count4__7;
-    reg  [5:0] count4__8;
-    reg  [5:0] count4__9;
-    reg  [5:0] count4__10;
-    reg  [5:0] count4__11;
-    reg  [5:0] count4__12;
-    reg  [5:0] count4__13;
-    reg  [5:0] count4__14;
-    reg  [5:0] count4__15;
-    reg  [5:0] count4__16;
-    reg  [5:0] count4__17;
-    reg  [5:0] count4__18;
-    reg  [5:0] count4__19;
-    reg  [5:0] count4__20;
-    reg  [5:0] count4__21;
-    reg  [5:0] count4__22;
-    reg  [5:0] count4__23;
-    reg  [5:0] count4__24;
-    reg  [5:0] count4__25;
-    reg  [5:0] count4__26;
-    reg  [5:0] count4__27;
-    reg  [5:0] count4__28;
-    reg  [5:0] count4__29;
-    reg  [5:0] count4__30;
-    reg  [5:0] count4__31;
-    reg  [5:0] count4__32;
-    reg  [5:0] count4__33;
-    reg  [5:0] count4__34;
-    reg  [5:0] count5__0;
-    reg  [5:0] count5__1;
-    reg  [5:0] count5__2;
-    reg  [5:0] count5__3;
-    reg  [5:0] count5__4;
-    reg  [5:0] count5__5;
-    reg  [5:0] count5__6;
-    reg  [5:0] count5__7;
-    reg  [5:0] count5__8;
-    reg  [5:0] count5__9;
-    reg  [5:0] count5__10;
-    reg  [5:0] count5__11;
-    reg  [5:0] count5__12;
-    reg  [5:0] count5__13;
-    reg  [5:0] count5__14;
-    reg  [5:0] count5__15;
-    reg  [5:0] count5__16;
-    reg  [5:0] count5__17;
-    reg  [5:0] count5__18;
-    reg  [5:0] count5__19;
-    reg  [5:0] count5__20;
-    reg  [5:0] count5__21;
-    reg  [5:0] count5__22;
-    reg  [5:0] count5__23;
-    reg  [5:0] count5__24;
-    reg  [5:0] count5__25;
-    reg  [5:0] count5__26;
-    reg  [5:0] count5__27;
-    reg  [5:0] count5__28;
-    reg  [5:0] count5__29;
-    reg  [5:0] count5__30;
-    reg  [5:0] count5__31;
-    reg  [5:0] count5__32;
-    reg  [5:0] count5__33;
-    reg  [5:0] count5__34;
-    reg  [5:0] count6__0;
-    reg  [5:0] count6__1;
-    reg  [5:0] count6__2;
-    reg  [5:0] count6__3;
-    reg  [5:0] count6__4;
-    reg  [5:0] count6__5;
-    reg  [5:0] count6__6;
-    reg  [5:0] count6__7;
-    reg  [5:0] count6__8;
-    reg  [5:0] count6__9;
-    reg  [5:0] count6__10;
-    reg  [5:0] count6__11;
-    reg  [5:0] count6__12;
-    reg  [5:0] count6__13;
-    reg  [5:0] count6__14;
-    reg  [5:0] count6__15;
-    reg  [5:0] count6__16;
-    reg  [5:0] count6__17;
-    reg  [5:0] count6__18;
-    reg  [5:0] count6__19;
-    reg  [5:0] count6__20;
-    reg  [5:0] count6__21;
-    reg  [5:0] count6__22;
-    reg  [5:0] count6__23;
-    reg  [5:0] count6__24;
-    reg  [5:0] count6__25;
-    reg  [5:0] count6__26;
-    reg  [5:0] count6__27;
-    reg  [5:0] count6__28;
-    reg  [5:0] count6__29;
-    reg  [5:0] count6__30;
-    reg  [5:0] count6__31;
-    reg  [5:0] count6__32;
-    reg  [5:0] count6__33;
-    reg  [5:0] count6__34;
-    reg  full0__0;
-    reg  full0__1;
-    reg  full0__2;
-    reg  full0__3;
-    reg  full0__4;
-    reg  full0__5;
-    reg  full0__6;
-    reg  full0__7;
-    reg  full0__8;
-    reg  full0__9;
-    reg  full0__10;
-    reg  full0__11;
-    reg  full0__12;
-    reg  full0__13;
-    reg  full0__14;
-    reg  full0__15;
-    reg  full0__16;
-    reg  full0__17;
-    reg  full0__18;
-    reg  full0__19;
-    reg  full0__20;
-    reg  full0__21;
-    reg  full0__22;
-    reg  full0__23;
-    reg  full0__24;
-    reg  full0__25;
-    reg  full0__26;
-    reg  full0__27;
-    reg  full0__28;
-    reg  full0__29;
-    reg  full0__30;
-    reg  full0__31;
-    reg  full0__32;
-    reg  full0__33;
-    reg  full1__0;
-    reg  full1__1;
-    reg  full1__2;
-    reg  full1__3;
-    reg  full1__4;
-    reg  full1__5;
-    reg  full1__6;
-    reg  full1__7;
-    reg  full1__8;
-    reg  full1__9;
-    reg  full1__10;
-    reg  full1__11;
-    reg  full1__12;
-    reg  full1__13;
-    reg  full1__14;
-    reg  full1__15;
-    reg  full1__16;
-    reg  full1__17;
-    reg  full1__18;
-    reg  full1__19;
-    reg  full1__20;
-    reg  full1__21;
-    reg  full1__22;
-    reg  full1__23;
-    reg  full1__24;
-    reg  full1__25;
-    reg  full1__26;
-    reg  full1__27;
-    reg  full1__28;
-    reg  full1__29;
-    reg  full1__30;
-    reg  full1__31;
-    reg  full1__32;
-    reg  full2__0;
-    reg  full2__1;
-    reg  full2__2;
-    reg  full2__3;
-    reg  full2__4;
-    reg  full2__5;
-    reg  full2__6;
-    reg  full2__7;
-    reg  full2__8;
-    reg  full2__9;
-    reg  full2__10;
-    reg  full2__11;
-    reg  full2__12;
-    reg  full2__13;
-    reg  full2__14;
-    reg  full2__15;
-    reg  full2__16;
-    reg  full2__17;
-    reg  full2__18;
-    reg  full2__19;
-    reg  full2__20;
-    reg  full2__21;
-    reg  full2__22;
-    reg  full2__23;
-    reg  full2__24;
-    reg  full2__25;
-    reg  full2__26;
-    reg  full2__27;
-    reg  full2__28;
-    reg  full2__29;
-    reg  full2__30;
-    reg  full3__0;
-    reg  full3__1;
-    reg  full3__2;
-    reg  full3__3;
-    reg  full3__4;
-    reg  full3__5;
-    reg  full3__6;
-    reg  full3__7;
-    reg  full3__8;
-    reg  full3__9;
-    reg  full3__10;
-    reg  full3__11;
-    reg  full3__12;
-    reg  full3__13;
-    reg  full3__14;
-    reg  full3__15;
-    reg  full3__16;
-    reg  full3__17;
-    reg  full3__18;
-    reg  full3__19;
-    reg  full3__20;
-    reg  full3__21;
-    reg  full3__22;
-    reg  full3__23;
-    reg  full3__24;
-    reg  full3__25;
-    reg  full3__26;
-    reg  full4__0;
-    reg  full4__1;
-    reg  full4__2;
-    reg  full4__3;
-    reg  full4__4;
-    reg  full4__5;
-    reg  full4__6;
-    reg  full4__7;
-    reg  full4__8;
-    reg  full4__9;
-    reg  full4__10;
-    reg  full4__11;
-    reg  full4__12;
-    reg  full4__13;
-    reg  full4__14;
-    reg  full4__15;
-    reg  full4__16;
-    reg  full4__17;
-    reg  full4__18;
-    reg  full5__0;
-    reg  full5__1;
-    reg  full5__2;
-    reg  [31:0] run__0;
-    reg  [31:0] run__1;
-    reg  [31:0] run__2;
-    reg  [31:0] run__3;
-    reg  [31:0] run__4;
-    reg  [31:0] run__5;
-    reg  [31:0] run__6;
-    reg  [31:0] run__7;
-    reg  [31:0] run__8;
-    reg  [31:0] run__9;
-    reg  [31:0] run__10;
-    reg  [31:0] run__11;
-    reg  [31:0] run__12;
-    reg  [31:0] run__13;
-    reg  [31:0] run__14;
-    reg  [31:0] run__15;
-    reg  [31:0] run__16;
-    reg  [31:0] run__17;
-    reg  [31:0] run__18;
-    reg  [31:0] run__19;
-    reg  [31:0] run__20;
-    reg  [31:0] run__21;
-    reg  [31:0] run__22;
-    reg  [31:0] run__23;
-    reg  [31:0] run__24;
-    reg  [31:0] run__25;
-    reg  [31:0] run__26;
-    reg  [31:0] run__27;
-    reg  [31:0] run__28;
-    reg  [31:0] run__29;
-    reg  [31:0] run__30;
-    reg  [31:0] run__31;
-    reg  [31:0] run__32;
-    reg  [31:0] run__33;
-    reg  [31:0] run__34;
+    reg  [33:0] th__0;
+    reg  [33:0] th__1;
+    reg  [33:0] th__2;
+    reg  [33:0] th__3;
+    reg  [33:0] th__4;
+    reg  [33:0] th__5;
+    reg  [33:0] th__6;
+    reg  [33:0] th__7;
+    reg  [33:0] th__8;
+    reg  [33:0] th__9;
+    reg  [33:0] th__10;
+    reg  [33:0] th__11;
+    reg  [33:0] th__12;
+    reg  [33:0] th__13;
+    reg  [33:0] th__14;
+    reg  [33:0] th__15;
+    reg  [33:0] th__16;
+    reg  [33:0] th__17;
+    reg  [33:0] th__18;
+    reg  [33:0] th__19;
+    reg  [33:0] th__20;
+    reg  [33:0] th__21;
+    reg  [33:0] th__22;
+    reg  [33:0] th__23;
+    reg  [33:0] th__24;
+    reg  [33:0] th__25;
+    reg  [33:0] th__26;
+    reg  [33:0] th__27;
+    reg  [33:0] th__28;
+    reg  [33:0] th__29;
+    reg  [33:0] th__30;
+    reg  [33:0] th__31;
+    reg  [33:0] th__32;
+    reg  [33:0] th__33;
+    reg  [33:0] th__34;
+    reg  [33:0] th__35;
+    reg  [33:0] run_one_hot__0;
+    reg  [33:0] run_one_hot__1;
+    reg  [33:0] run_one_hot__2;
+    reg  [33:0] run_one_hot__3;
+    reg  [33:0] run_one_hot__4;
+    reg  [33:0] run_one_hot__5;
+    reg  [33:0] run_one_hot__6;
+    reg  [33:0] run_one_hot__7;
+    reg  [33:0] run_one_hot__8;
+    reg  [33:0] run_one_hot__9;
+    reg  [33:0] run_one_hot__10;
+    reg  [33:0] run_one_hot__11;
+    reg  [33:0] run_one_hot__12;
+    reg  [33:0] run_one_hot__13;
+    reg  [33:0] run_one_hot__14;
+    reg  [33:0] run_one_hot__15;
+    reg  [33:0] run_one_hot__16;
+    reg  [33:0] run_one_hot__17;
+    reg  [33:0] run_one_hot__18;
+    reg  [33:0] run_one_hot__19;
+    reg  [33:0] run_one_hot__20;
+    reg  [33:0] run_one_hot__21;
+    reg  [33:0] run_one_hot__22;
+    reg  [33:0] run_one_hot__23;
+    reg  [33:0] run_one_hot__24;
+    reg  [33:0] run_one_hot__25;
+    reg  [33:0] run_one_hot__26;
+    reg  [33:0] run_one_hot__27;
+    reg  [33:0] run_one_hot__28;
+    reg  [33:0] run_one_hot__29;
+    reg  [33:0] run_one_hot__30;
+    reg  [33:0] run_one_hot__31;
+    reg  [33:0] run_one_hot__32;
+    reg  [33:0] run_one_hot__33;
+    reg  [33:0] run_one_hot__34;
+    reg  [31:0] zrun__0;
+    reg  [31:0] zrun__1;
+    reg  [31:0] zrun__2;
+    reg  [31:0] zrun__3;
+    reg  [31:0] zrun__4;
+    reg  [31:0] zrun__5;
+    reg  [31:0] zrun__6;
+    reg  [31:0] zrun__7;
+    reg  [31:0] zrun__8;
+    reg  [31:0] zrun__9;
+    reg  [31:0] zrun__10;
+    reg  [31:0] zrun__11;
+    reg  [31:0] zrun__12;
+    reg  [31:0] zrun__13;
+    reg  [31:0] zrun__14;
+    reg  [31:0] zrun__15;
+    reg  [31:0] zrun__16;
+    reg  [31:0] zrun__17;
+    reg  [31:0] zrun__18;
+    reg  [31:0] zrun__19;
+    reg  [31:0] zrun__20;
+    reg  [31:0] zrun__21;
+    reg  [31:0] zrun__22;
+    reg  [31:0] zrun__23;
+    reg  [31:0] zrun__24;
+    reg  [31:0] zrun__25;
+    reg  [31:0] zrun__26;
+    reg  [31:0] zrun__27;
+    reg  [31:0] zrun__28;
+    reg  [31:0] zrun__29;
+    reg  [31:0] zrun__30;
+    reg  [31:0] zrun__31;
+    reg  [31:0] zrun__32;
+    reg  [31:0] zrun__33;
+    reg  [31:0] zrun__34;
     reg  start__0;
     reg  start__1;
     reg  start__2;
@@ -7007,1318 +6721,3682 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
         z__32 = zero32;
         z__33 = zero33;
         z__34 = zero34;
-        count0__0 = 6'h0;
-        if (z__0) begin
-            count0__0 = 6'h1;
-        end
-        count0__1 = 6'h0;
-        if (z__1) begin
-            count0__1 = 6'h1;
-        end
-        count0__2 = 6'h0;
-        if (z__2) begin
-            count0__2 = 6'h1;
-        end
-        count0__3 = 6'h0;
-        if (z__3) begin
-            count0__3 = 6'h1;
-        end
-        count0__4 = 6'h0;
-        if (z__4) begin
-            count0__4 = 6'h1;
-        end
-        count0__5 = 6'h0;
-        if (z__5) begin
-            count0__5 = 6'h1;
-        end
-        count0__6 = 6'h0;
-        if (z__6) begin
-            count0__6 = 6'h1;
-        end
-        count0__7 = 6'h0;
-        if (z__7) begin
-            count0__7 = 6'h1;
-        end
-        count0__8 = 6'h0;
-        if (z__8) begin
-            count0__8 = 6'h1;
-        end
-        count0__9 = 6'h0;
-        if (z__9) begin
-            count0__9 = 6'h1;
-        end
-        count0__10 = 6'h0;
-        if (z__10) begin
-            count0__10 = 6'h1;
-        end
-        count0__11 = 6'h0;
-        if (z__11) begin
-            count0__11 = 6'h1;
-        end
-        count0__12 = 6'h0;
-        if (z__12) begin
-            count0__12 = 6'h1;
-        end
-        count0__13 = 6'h0;
-        if (z__13) begin
-            count0__13 = 6'h1;
-        end
-        count0__14 = 6'h0;
-        if (z__14) begin
-            count0__14 = 6'h1;
-        end
-        count0__15 = 6'h0;
-        if (z__15) begin
-            count0__15 = 6'h1;
-        end
-        count0__16 = 6'h0;
-        if (z__16) begin
-            count0__16 = 6'h1;
-        end
-        count0__17 = 6'h0;
-        if (z__17) begin
-            count0__17 = 6'h1;
-        end
-        count0__18 = 6'h0;
-        if (z__18) begin
-            count0__18 = 6'h1;
-        end
-        count0__19 = 6'h0;
-        if (z__19) begin
-            count0__19 = 6'h1;
-        end
-        count0__20 = 6'h0;
-        if (z__20) begin
-            count0__20 = 6'h1;
-        end
-        count0__21 = 6'h0;
-        if (z__21) begin
-            count0__21 = 6'h1;
-        end
-        count0__22 = 6'h0;
-        if (z__22) begin
-            count0__22 = 6'h1;
-        end
-        count0__23 = 6'h0;
-        if (z__23) begin
-            count0__23 = 6'h1;
-        end
-        count0__24 = 6'h0;
-        if (z__24) begin
-            count0__24 = 6'h1;
-        end
-        count0__25 = 6'h0;
-        if (z__25) begin
-            count0__25 = 6'h1;
-        end
-        count0__26 = 6'h0;
-        if (z__26) begin
-            count0__26 = 6'h1;
-        end
-        count0__27 = 6'h0;
-        if (z__27) begin
-            count0__27 = 6'h1;
-        end
-        count0__28 = 6'h0;
-        if (z__28) begin
-            count0__28 = 6'h1;
-        end
-        count0__29 = 6'h0;
-        if (z__29) begin
-            count0__29 = 6'h1;
-        end
-        count0__30 = 6'h0;
-        if (z__30) begin
-            count0__30 = 6'h1;
-        end
-        count0__31 = 6'h0;
-        if (z__31) begin
-            count0__31 = 6'h1;
-        end
-        count0__32 = 6'h0;
-        if (z__32) begin
-            count0__32 = 6'h1;
-        end
-        count0__33 = 6'h0;
-        if (z__33) begin
-            count0__33 = 6'h1;
-        end
-        count0__34 = 6'h0;
+        th__35 = 34'h0;
+        th__34 = 34'h0;
         if (z__34) begin
-            count0__34 = 6'h1;
-        end
-        full0__0 = z__0;
-        full0__1 = z__1;
-        full0__2 = z__2;
-        full0__3 = z__3;
-        full0__4 = z__4;
-        full0__5 = z__5;
-        full0__6 = z__6;
-        full0__7 = z__7;
-        full0__8 = z__8;
-        full0__9 = z__9;
-        full0__10 = z__10;
-        full0__11 = z__11;
-        full0__12 = z__12;
-        full0__13 = z__13;
-        full0__14 = z__14;
-        full0__15 = z__15;
-        full0__16 = z__16;
-        full0__17 = z__17;
-        full0__18 = z__18;
-        full0__19 = z__19;
-        full0__20 = z__20;
-        full0__21 = z__21;
-        full0__22 = z__22;
-        full0__23 = z__23;
-        full0__24 = z__24;
-        full0__25 = z__25;
-        full0__26 = z__26;
-        full0__27 = z__27;
-        full0__28 = z__28;
-        full0__29 = z__29;
-        full0__30 = z__30;
-        full0__31 = z__31;
-        full0__32 = z__32;
-        full0__33 = z__33;
-        count1__0 = count0__0;
-        if (full0__0) begin
-            count1__0 = count0__0 + count0__1;
-        end
-        count1__1 = count0__1;
-        if (full0__1) begin
-            count1__1 = count0__1 + count0__2;
-        end
-        count1__2 = count0__2;
-        if (full0__2) begin
-            count1__2 = count0__2 + count0__3;
-        end
-        count1__3 = count0__3;
-        if (full0__3) begin
-            count1__3 = count0__3 + count0__4;
-        end
-        count1__4 = count0__4;
-        if (full0__4) begin
-            count1__4 = count0__4 + count0__5;
-        end
-        count1__5 = count0__5;
-        if (full0__5) begin
-            count1__5 = count0__5 + count0__6;
-        end
-        count1__6 = count0__6;
-        if (full0__6) begin
-            count1__6 = count0__6 + count0__7;
-        end
-        count1__7 = count0__7;
-        if (full0__7) begin
-            count1__7 = count0__7 + count0__8;
-        end
-        count1__8 = count0__8;
-        if (full0__8) begin
-            count1__8 = count0__8 + count0__9;
-        end
-        count1__9 = count0__9;
-        if (full0__9) begin
-            count1__9 = count0__9 + count0__10;
-        end
-        count1__10 = count0__10;
-        if (full0__10) begin
-            count1__10 = count0__10 + count0__11;
-        end
-        count1__11 = count0__11;
-        if (full0__11) begin
-            count1__11 = count0__11 + count0__12;
-        end
-        count1__12 = count0__12;
-        if (full0__12) begin
-            count1__12 = count0__12 + count0__13;
-        end
-        count1__13 = count0__13;
-        if (full0__13) begin
-            count1__13 = count0__13 + count0__14;
-        end
-        count1__14 = count0__14;
-        if (full0__14) begin
-            count1__14 = count0__14 + count0__15;
-        end
-        count1__15 = count0__15;
-        if (full0__15) begin
-            count1__15 = count0__15 + count0__16;
-        end
-        count1__16 = count0__16;
-        if (full0__16) begin
-            count1__16 = count0__16 + count0__17;
-        end
-        count1__17 = count0__17;
-        if (full0__17) begin
-            count1__17 = count0__17 + count0__18;
-        end
-        count1__18 = count0__18;
-        if (full0__18) begin
-            count1__18 = count0__18 + count0__19;
-        end
-        count1__19 = count0__19;
-        if (full0__19) begin
-            count1__19 = count0__19 + count0__20;
-        end
-        count1__20 = count0__20;
-        if (full0__20) begin
-            count1__20 = count0__20 + count0__21;
-        end
-        count1__21 = count0__21;
-        if (full0__21) begin
-            count1__21 = count0__21 + count0__22;
-        end
-        count1__22 = count0__22;
-        if (full0__22) begin
-            count1__22 = count0__22 + count0__23;
-        end
-        count1__23 = count0__23;
-        if (full0__23) begin
-            count1__23 = count0__23 + count0__24;
-        end
-        count1__24 = count0__24;
-        if (full0__24) begin
-            count1__24 = count0__24 + count0__25;
-        end
-        count1__25 = count0__25;
-        if (full0__25) begin
-            count1__25 = count0__25 + count0__26;
-        end
-        count1__26 = count0__26;
-        if (full0__26) begin
-            count1__26 = count0__26 + count0__27;
-        end
-        count1__27 = count0__27;
-        if (full0__27) begin
-            count1__27 = count0__27 + count0__28;
-        end
-        count1__28 = count0__28;
-        if (full0__28) begin
-            count1__28 = count0__28 + count0__29;
-        end
-        count1__29 = count0__29;
-        if (full0__29) begin
-            count1__29 = count0__29 + count0__30;
-        end
-        count1__30 = count0__30;
-        if (full0__30) begin
-            count1__30 = count0__30 + count0__31;
-        end
-        count1__31 = count0__31;
-        if (full0__31) begin
-            count1__31 = count0__31 + count0__32;
-        end
-        count1__32 = count0__32;
-        if (full0__32) begin
-            count1__32 = count0__32 + count0__33;
-        end
-        count1__33 = count0__33;
-        if (full0__33) begin
-            count1__33 = count0__33 + count0__34;
-        end
-        count1__34 = count0__34;
-        full1__0 = 1'h0;
-        if (full0__0) begin
-            full1__0 = full0__1;
-        end
-        full1__1 = 1'h0;
-        if (full0__1) begin
-            full1__1 = full0__2;
-        end
-        full1__2 = 1'h0;
-        if (full0__2) begin
-            full1__2 = full0__3;
-        end
-        full1__3 = 1'h0;
-        if (full0__3) begin
-            full1__3 = full0__4;
-        end
-        full1__4 = 1'h0;
-        if (full0__4) begin
-            full1__4 = full0__5;
-        end
-        full1__5 = 1'h0;
-        if (full0__5) begin
-            full1__5 = full0__6;
-        end
-        full1__6 = 1'h0;
-        if (full0__6) begin
-            full1__6 = full0__7;
-        end
-        full1__7 = 1'h0;
-        if (full0__7) begin
-            full1__7 = full0__8;
-        end
-        full1__8 = 1'h0;
-        if (full0__8) begin
-            full1__8 = full0__9;
-        end
-        full1__9 = 1'h0;
-        if (full0__9) begin
-            full1__9 = full0__10;
-        end
-        full1__10 = 1'h0;
-        if (full0__10) begin
-            full1__10 = full0__11;
-        end
-        full1__11 = 1'h0;
-        if (full0__11) begin
-            full1__11 = full0__12;
-        end
-        full1__12 = 1'h0;
-        if (full0__12) begin
-            full1__12 = full0__13;
-        end
-        full1__13 = 1'h0;
-        if (full0__13) begin
-            full1__13 = full0__14;
-        end
-        full1__14 = 1'h0;
-        if (full0__14) begin
-            full1__14 = full0__15;
-        end
-        full1__15 = 1'h0;
-        if (full0__15) begin
-            full1__15 = full0__16;
-        end
-        full1__16 = 1'h0;
-        if (full0__16) begin
-            full1__16 = full0__17;
-        end
-        full1__17 = 1'h0;
-        if (full0__17) begin
-            full1__17 = full0__18;
-        end
-        full1__18 = 1'h0;
-        if (full0__18) begin
-            full1__18 = full0__19;
-        end
-        full1__19 = 1'h0;
-        if (full0__19) begin
-            full1__19 = full0__20;
-        end
-        full1__20 = 1'h0;
-        if (full0__20) begin
-            full1__20 = full0__21;
-        end
-        full1__21 = 1'h0;
-        if (full0__21) begin
-            full1__21 = full0__22;
-        end
-        full1__22 = 1'h0;
-        if (full0__22) begin
-            full1__22 = full0__23;
-        end
-        full1__23 = 1'h0;
-        if (full0__23) begin
-            full1__23 = full0__24;
-        end
-        full1__24 = 1'h0;
-        if (full0__24) begin
-            full1__24 = full0__25;
-        end
-        full1__25 = 1'h0;
-        if (full0__25) begin
-            full1__25 = full0__26;
-        end
-        full1__26 = 1'h0;
-        if (full0__26) begin
-            full1__26 = full0__27;
-        end
-        full1__27 = 1'h0;
-        if (full0__27) begin
-            full1__27 = full0__28;
-        end
-        full1__28 = 1'h0;
-        if (full0__28) begin
-            full1__28 = full0__29;
-        end
-        full1__29 = 1'h0;
-        if (full0__29) begin
-            full1__29 = full0__30;
-        end
-        full1__30 = 1'h0;
-        if (full0__30) begin
-            full1__30 = full0__31;
-        end
-        full1__31 = 1'h0;
-        if (full0__31) begin
-            full1__31 = full0__32;
-        end
-        full1__32 = 1'h0;
-        if (full0__32) begin
-            full1__32 = full0__33;
-        end
-        count2__0 = count1__0;
-        if (full1__0) begin
-            count2__0 = count1__0 + count1__2;
-        end
-        count2__1 = count1__1;
-        if (full1__1) begin
-            count2__1 = count1__1 + count1__3;
-        end
-        count2__2 = count1__2;
-        if (full1__2) begin
-            count2__2 = count1__2 + count1__4;
-        end
-        count2__3 = count1__3;
-        if (full1__3) begin
-            count2__3 = count1__3 + count1__5;
-        end
-        count2__4 = count1__4;
-        if (full1__4) begin
-            count2__4 = count1__4 + count1__6;
-        end
-        count2__5 = count1__5;
-        if (full1__5) begin
-            count2__5 = count1__5 + count1__7;
-        end
-        count2__6 = count1__6;
-        if (full1__6) begin
-            count2__6 = count1__6 + count1__8;
-        end
-        count2__7 = count1__7;
-        if (full1__7) begin
-            count2__7 = count1__7 + count1__9;
-        end
-        count2__8 = count1__8;
-        if (full1__8) begin
-            count2__8 = count1__8 + count1__10;
-        end
-        count2__9 = count1__9;
-        if (full1__9) begin
-            count2__9 = count1__9 + count1__11;
-        end
-        count2__10 = count1__10;
-        if (full1__10) begin
-            count2__10 = count1__10 + count1__12;
-        end
-        count2__11 = count1__11;
-        if (full1__11) begin
-            count2__11 = count1__11 + count1__13;
-        end
-        count2__12 = count1__12;
-        if (full1__12) begin
-            count2__12 = count1__12 + count1__14;
-        end
-        count2__13 = count1__13;
-        if (full1__13) begin
-            count2__13 = count1__13 + count1__15;
-        end
-        count2__14 = count1__14;
-        if (full1__14) begin
-            count2__14 = count1__14 + count1__16;
-        end
-        count2__15 = count1__15;
-        if (full1__15) begin
-            count2__15 = count1__15 + count1__17;
-        end
-        count2__16 = count1__16;
-        if (full1__16) begin
-            count2__16 = count1__16 + count1__18;
-        end
-        count2__17 = count1__17;
-        if (full1__17) begin
-            count2__17 = count1__17 + count1__19;
-        end
-        count2__18 = count1__18;
-        if (full1__18) begin
-            count2__18 = count1__18 + count1__20;
-        end
-        count2__19 = count1__19;
-        if (full1__19) begin
-            count2__19 = count1__19 + count1__21;
-        end
-        count2__20 = count1__20;
-        if (full1__20) begin
-            count2__20 = count1__20 + count1__22;
-        end
-        count2__21 = count1__21;
-        if (full1__21) begin
-            count2__21 = count1__21 + count1__23;
-        end
-        count2__22 = count1__22;
-        if (full1__22) begin
-            count2__22 = count1__22 + count1__24;
-        end
-        count2__23 = count1__23;
-        if (full1__23) begin
-            count2__23 = count1__23 + count1__25;
-        end
-        count2__24 = count1__24;
-        if (full1__24) begin
-            count2__24 = count1__24 + count1__26;
-        end
-        count2__25 = count1__25;
-        if (full1__25) begin
-            count2__25 = count1__25 + count1__27;
-        end
-        count2__26 = count1__26;
-        if (full1__26) begin
-            count2__26 = count1__26 + count1__28;
-        end
-        count2__27 = count1__27;
-        if (full1__27) begin
-            count2__27 = count1__27 + count1__29;
-        end
-        count2__28 = count1__28;
-        if (full1__28) begin
-            count2__28 = count1__28 + count1__30;
-        end
-        count2__29 = count1__29;
-        if (full1__29) begin
-            count2__29 = count1__29 + count1__31;
-        end
-        count2__30 = count1__30;
-        if (full1__30) begin
-            count2__30 = count1__30 + count1__32;
-        end
-        count2__31 = count1__31;
-        if (full1__31) begin
-            count2__31 = count1__31 + count1__33;
-        end
-        count2__32 = count1__32;
-        if (full1__32) begin
-            count2__32 = count1__32 + count1__34;
-        end
-        count2__33 = count1__33;
-        count2__34 = count1__34;
-        full2__0 = 1'h0;
-        if (full1__0) begin
-            full2__0 = full1__2;
-        end
-        full2__1 = 1'h0;
-        if (full1__1) begin
-            full2__1 = full1__3;
-        end
-        full2__2 = 1'h0;
-        if (full1__2) begin
-            full2__2 = full1__4;
-        end
-        full2__3 = 1'h0;
-        if (full1__3) begin
-            full2__3 = full1__5;
-        end
-        full2__4 = 1'h0;
-        if (full1__4) begin
-            full2__4 = full1__6;
-        end
-        full2__5 = 1'h0;
-        if (full1__5) begin
-            full2__5 = full1__7;
-        end
-        full2__6 = 1'h0;
-        if (full1__6) begin
-            full2__6 = full1__8;
-        end
-        full2__7 = 1'h0;
-        if (full1__7) begin
-            full2__7 = full1__9;
-        end
-        full2__8 = 1'h0;
-        if (full1__8) begin
-            full2__8 = full1__10;
-        end
-        full2__9 = 1'h0;
-        if (full1__9) begin
-            full2__9 = full1__11;
-        end
-        full2__10 = 1'h0;
-        if (full1__10) begin
-            full2__10 = full1__12;
-        end
-        full2__11 = 1'h0;
-        if (full1__11) begin
-            full2__11 = full1__13;
-        end
-        full2__12 = 1'h0;
-        if (full1__12) begin
-            full2__12 = full1__14;
-        end
-        full2__13 = 1'h0;
-        if (full1__13) begin
-            full2__13 = full1__15;
-        end
-        full2__14 = 1'h0;
-        if (full1__14) begin
-            full2__14 = full1__16;
-        end
-        full2__15 = 1'h0;
-        if (full1__15) begin
-            full2__15 = full1__17;
-        end
-        full2__16 = 1'h0;
-        if (full1__16) begin
-            full2__16 = full1__18;
-        end
-        full2__17 = 1'h0;
-        if (full1__17) begin
-            full2__17 = full1__19;
-        end
-        full2__18 = 1'h0;
-        if (full1__18) begin
-            full2__18 = full1__20;
-        end
-        full2__19 = 1'h0;
-        if (full1__19) begin
-            full2__19 = full1__21;
-        end
-        full2__20 = 1'h0;
-        if (full1__20) begin
-            full2__20 = full1__22;
-        end
-        full2__21 = 1'h0;
-        if (full1__21) begin
-            full2__21 = full1__23;
-        end
-        full2__22 = 1'h0;
-        if (full1__22) begin
-            full2__22 = full1__24;
-        end
-        full2__23 = 1'h0;
-        if (full1__23) begin
-            full2__23 = full1__25;
-        end
-        full2__24 = 1'h0;
-        if (full1__24) begin
-            full2__24 = full1__26;
-        end
-        full2__25 = 1'h0;
-        if (full1__25) begin
-            full2__25 = full1__27;
-        end
-        full2__26 = 1'h0;
-        if (full1__26) begin
-            full2__26 = full1__28;
-        end
-        full2__27 = 1'h0;
-        if (full1__27) begin
-            full2__27 = full1__29;
-        end
-        full2__28 = 1'h0;
-        if (full1__28) begin
-            full2__28 = full1__30;
-        end
-        full2__29 = 1'h0;
-        if (full1__29) begin
-            full2__29 = full1__31;
-        end
-        full2__30 = 1'h0;
-        if (full1__30) begin
-            full2__30 = full1__32;
-        end
-        count3__0 = count2__0;
-        if (full2__0) begin
-            count3__0 = count2__0 + count2__4;
-        end
-        count3__1 = count2__1;
-        if (full2__1) begin
-            count3__1 = count2__1 + count2__5;
-        end
-        count3__2 = count2__2;
-        if (full2__2) begin
-            count3__2 = count2__2 + count2__6;
-        end
-        count3__3 = count2__3;
-        if (full2__3) begin
-            count3__3 = count2__3 + count2__7;
-        end
-        count3__4 = count2__4;
-        if (full2__4) begin
-            count3__4 = count2__4 + count2__8;
-        end
-        count3__5 = count2__5;
-        if (full2__5) begin
-            count3__5 = count2__5 + count2__9;
-        end
-        count3__6 = count2__6;
-        if (full2__6) begin
-            count3__6 = count2__6 + count2__10;
-        end
-        count3__7 = count2__7;
-        if (full2__7) begin
-            count3__7 = count2__7 + count2__11;
-        end
-        count3__8 = count2__8;
-        if (full2__8) begin
-            count3__8 = count2__8 + count2__12;
-        end
-        count3__9 = count2__9;
-        if (full2__9) begin
-            count3__9 = count2__9 + count2__13;
-        end
-        count3__10 = count2__10;
-        if (full2__10) begin
-            count3__10 = count2__10 + count2__14;
-        end
-        count3__11 = count2__11;
-        if (full2__11) begin
-            count3__11 = count2__11 + count2__15;
-        end
-        count3__12 = count2__12;
-        if (full2__12) begin
-            count3__12 = count2__12 + count2__16;
-        end
-        count3__13 = count2__13;
-        if (full2__13) begin
-            count3__13 = count2__13 + count2__17;
-        end
-        count3__14 = count2__14;
-        if (full2__14) begin
-            count3__14 = count2__14 + count2__18;
-        end
-        count3__15 = count2__15;
-        if (full2__15) begin
-            count3__15 = count2__15 + count2__19;
-        end
-        count3__16 = count2__16;
-        if (full2__16) begin
-            count3__16 = count2__16 + count2__20;
-        end
-        count3__17 = count2__17;
-        if (full2__17) begin
-            count3__17 = count2__17 + count2__21;
-        end
-        count3__18 = count2__18;
-        if (full2__18) begin
-            count3__18 = count2__18 + count2__22;
-        end
-        count3__19 = count2__19;
-        if (full2__19) begin
-            count3__19 = count2__19 + count2__23;
-        end
-        count3__20 = count2__20;
-        if (full2__20) begin
-            count3__20 = count2__20 + count2__24;
-        end
-        count3__21 = count2__21;
-        if (full2__21) begin
-            count3__21 = count2__21 + count2__25;
-        end
-        count3__22 = count2__22;
-        if (full2__22) begin
-            count3__22 = count2__22 + count2__26;
-        end
-        count3__23 = count2__23;
-        if (full2__23) begin
-            count3__23 = count2__23 + count2__27;
-        end
-        count3__24 = count2__24;
-        if (full2__24) begin
-            count3__24 = count2__24 + count2__28;
-        end
-        count3__25 = count2__25;
-        if (full2__25) begin
-            count3__25 = count2__25 + count2__29;
-        end
-        count3__26 = count2__26;
-        if (full2__26) begin
-            count3__26 = count2__26 + count2__30;
-        end
-        count3__27 = count2__27;
-        if (full2__27) begin
-            count3__27 = count2__27 + count2__31;
-        end
-        count3__28 = count2__28;
-        if (full2__28) begin
-            count3__28 = count2__28 + count2__32;
-        end
-        count3__29 = count2__29;
-        if (full2__29) begin
-            count3__29 = count2__29 + count2__33;
-        end
-        count3__30 = count2__30;
-        if (full2__30) begin
-            count3__30 = count2__30 + count2__34;
-        end
-        count3__31 = count2__31;
-        count3__32 = count2__32;
-        count3__33 = count2__33;
-        count3__34 = count2__34;
-        full3__0 = 1'h0;
-        if (full2__0) begin
-            full3__0 = full2__4;
-        end
-        full3__1 = 1'h0;
-        if (full2__1) begin
-            full3__1 = full2__5;
-        end
-        full3__2 = 1'h0;
-        if (full2__2) begin
-            full3__2 = full2__6;
-        end
-        full3__3 = 1'h0;
-        if (full2__3) begin
-            full3__3 = full2__7;
-        end
-        full3__4 = 1'h0;
-        if (full2__4) begin
-            full3__4 = full2__8;
-        end
-        full3__5 = 1'h0;
-        if (full2__5) begin
-            full3__5 = full2__9;
-        end
-        full3__6 = 1'h0;
-        if (full2__6) begin
-            full3__6 = full2__10;
-        end
-        full3__7 = 1'h0;
-        if (full2__7) begin
-            full3__7 = full2__11;
-        end
-        full3__8 = 1'h0;
-        if (full2__8) begin
-            full3__8 = full2__12;
-        end
-        full3__9 = 1'h0;
-        if (full2__9) begin
-            full3__9 = full2__13;
-        end
-        full3__10 = 1'h0;
-        if (full2__10) begin
-            full3__10 = full2__14;
-        end
-        full3__11 = 1'h0;
-        if (full2__11) begin
-            full3__11 = full2__15;
-        end
-        full3__12 = 1'h0;
-        if (full2__12) begin
-            full3__12 = full2__16;
-        end
-        full3__13 = 1'h0;
-        if (full2__13) begin
-            full3__13 = full2__17;
-        end
-        full3__14 = 1'h0;
-        if (full2__14) begin
-            full3__14 = full2__18;
-        end
-        full3__15 = 1'h0;
-        if (full2__15) begin
-            full3__15 = full2__19;
-        end
-        full3__16 = 1'h0;
-        if (full2__16) begin
-            full3__16 = full2__20;
-        end
-        full3__17 = 1'h0;
-        if (full2__17) begin
-            full3__17 = full2__21;
-        end
-        full3__18 = 1'h0;
-        if (full2__18) begin
-            full3__18 = full2__22;
-        end
-        full3__19 = 1'h0;
-        if (full2__19) begin
-            full3__19 = full2__23;
-        end
-        full3__20 = 1'h0;
-        if (full2__20) begin
-            full3__20 = full2__24;
-        end
-        full3__21 = 1'h0;
-        if (full2__21) begin
-            full3__21 = full2__25;
-        end
-        full3__22 = 1'h0;
-        if (full2__22) begin
-            full3__22 = full2__26;
-        end
-        full3__23 = 1'h0;
-        if (full2__23) begin
-            full3__23 = full2__27;
-        end
-        full3__24 = 1'h0;
-        if (full2__24) begin
-            full3__24 = full2__28;
-        end
-        full3__25 = 1'h0;
-        if (full2__25) begin
-            full3__25 = full2__29;
-        end
-        full3__26 = 1'h0;
-        if (full2__26) begin
-            full3__26 = full2__30;
-        end
-        count4__0 = count3__0;
-        if (full3__0) begin
-            count4__0 = count3__0 + count3__8;
-        end
-        count4__1 = count3__1;
-        if (full3__1) begin
-            count4__1 = count3__1 + count3__9;
-        end
-        count4__2 = count3__2;
-        if (full3__2) begin
-            count4__2 = count3__2 + count3__10;
-        end
-        count4__3 = count3__3;
-        if (full3__3) begin
-            count4__3 = count3__3 + count3__11;
-        end
-        count4__4 = count3__4;
-        if (full3__4) begin
-            count4__4 = count3__4 + count3__12;
-        end
-        count4__5 = count3__5;
-        if (full3__5) begin
-            count4__5 = count3__5 + count3__13;
-        end
-        count4__6 = count3__6;
-        if (full3__6) begin
-            count4__6 = count3__6 + count3__14;
-        end
-        count4__7 = count3__7;
-        if (full3__7) begin
-            count4__7 = count3__7 + count3__15;
-        end
-        count4__8 = count3__8;
-        if (full3__8) begin
-            count4__8 = count3__8 + count3__16;
-        end
-        count4__9 = count3__9;
-        if (full3__9) begin
-            count4__9 = count3__9 + count3__17;
-        end
-        count4__10 = count3__10;
-        if (full3__10) begin
-            count4__10 = count3__10 + count3__18;
-        end
-        count4__11 = count3__11;
-        if (full3__11) begin
-            count4__11 = count3__11 + count3__19;
-        end
-        count4__12 = count3__12;
-        if (full3__12) begin
-            count4__12 = count3__12 + count3__20;
-        end
-        count4__13 = count3__13;
-        if (full3__13) begin
-            count4__13 = count3__13 + count3__21;
-        end
-        count4__14 = count3__14;
-        if (full3__14) begin
-            count4__14 = count3__14 + count3__22;
-        end
-        count4__15 = count3__15;
-        if (full3__15) begin
-            count4__15 = count3__15 + count3__23;
-        end
-        count4__16 = count3__16;
-        if (full3__16) begin
-            count4__16 = count3__16 + count3__24;
-        end
-        count4__17 = count3__17;
-        if (full3__17) begin
-            count4__17 = count3__17 + count3__25;
-        end
-        count4__18 = count3__18;
-        if (full3__18) begin
-            count4__18 = count3__18 + count3__26;
-        end
-        count4__19 = count3__19;
-        if (full3__19) begin
-            count4__19 = count3__19 + count3__27;
-        end
-        count4__20 = count3__20;
-        if (full3__20) begin
-            count4__20 = count3__20 + count3__28;
-        end
-        count4__21 = count3__21;
-        if (full3__21) begin
-            count4__21 = count3__21 + count3__29;
-        end
-        count4__22 = count3__22;
-        if (full3__22) begin
-            count4__22 = count3__22 + count3__30;
-        end
-        count4__23 = count3__23;
-        if (full3__23) begin
-            count4__23 = count3__23 + count3__31;
-        end
-        count4__24 = count3__24;
-        if (full3__24) begin
-            count4__24 = count3__24 + count3__32;
-        end
-        count4__25 = count3__25;
-        if (full3__25) begin
-            count4__25 = count3__25 + count3__33;
-        end
-        count4__26 = count3__26;
-        if (full3__26) begin
-            count4__26 = count3__26 + count3__34;
-        end
-        count4__27 = count3__27;
-        count4__28 = count3__28;
-        count4__29 = count3__29;
-        count4__30 = count3__30;
-        count4__31 = count3__31;
-        count4__32 = count3__32;
-        count4__33 = count3__33;
-        count4__34 = count3__34;
-        full4__0 = 1'h0;
-        if (full3__0) begin
-            full4__0 = full3__8;
-        end
-        full4__1 = 1'h0;
-        if (full3__1) begin
-            full4__1 = full3__9;
-        end
-        full4__2 = 1'h0;
-        if (full3__2) begin
-            full4__2 = full3__10;
-        end
-        full4__3 = 1'h0;
-        if (full3__3) begin
-            full4__3 = full3__11;
-        end
-        full4__4 = 1'h0;
-        if (full3__4) begin
-            full4__4 = full3__12;
-        end
-        full4__5 = 1'h0;
-        if (full3__5) begin
-            full4__5 = full3__13;
-        end
-        full4__6 = 1'h0;
-        if (full3__6) begin
-            full4__6 = full3__14;
-        end
-        full4__7 = 1'h0;
-        if (full3__7) begin
-            full4__7 = full3__15;
-        end
-        full4__8 = 1'h0;
-        if (full3__8) begin
-            full4__8 = full3__16;
-        end
-        full4__9 = 1'h0;
-        if (full3__9) begin
-            full4__9 = full3__17;
-        end
-        full4__10 = 1'h0;
-        if (full3__10) begin
-            full4__10 = full3__18;
-        end
-        full4__11 = 1'h0;
-        if (full3__11) begin
-            full4__11 = full3__19;
-        end
-        full4__12 = 1'h0;
-        if (full3__12) begin
-            full4__12 = full3__20;
-        end
-        full4__13 = 1'h0;
-        if (full3__13) begin
-            full4__13 = full3__21;
-        end
-        full4__14 = 1'h0;
-        if (full3__14) begin
-            full4__14 = full3__22;
-        end
-        full4__15 = 1'h0;
-        if (full3__15) begin
-            full4__15 = full3__23;
-        end
-        full4__16 = 1'h0;
-        if (full3__16) begin
-            full4__16 = full3__24;
-        end
-        full4__17 = 1'h0;
-        if (full3__17) begin
-            full4__17 = full3__25;
-        end
-        full4__18 = 1'h0;
-        if (full3__18) begin
-            full4__18 = full3__26;
-        end
-        count5__0 = count4__0;
-        if (full4__0) begin
-            count5__0 = count4__0 + count4__16;
-        end
-        count5__1 = count4__1;
-        if (full4__1) begin
-            count5__1 = count4__1 + count4__17;
-        end
-        count5__2 = count4__2;
-        if (full4__2) begin
-            count5__2 = count4__2 + count4__18;
-        end
-        count5__3 = count4__3;
-        if (full4__3) begin
-            count5__3 = count4__3 + count4__19;
-        end
-        count5__4 = count4__4;
-        if (full4__4) begin
-            count5__4 = count4__4 + count4__20;
-        end
-        count5__5 = count4__5;
-        if (full4__5) begin
-            count5__5 = count4__5 + count4__21;
-        end
-        count5__6 = count4__6;
-        if (full4__6) begin
-            count5__6 = count4__6 + count4__22;
-        end
-        count5__7 = count4__7;
-        if (full4__7) begin
-            count5__7 = count4__7 + count4__23;
-        end
-        count5__8 = count4__8;
-        if (full4__8) begin
-            count5__8 = count4__8 + count4__24;
-        end
-        count5__9 = count4__9;
-        if (full4__9) begin
-            count5__9 = count4__9 + count4__25;
-        end
-        count5__10 = count4__10;
-        if (full4__10) begin
-            count5__10 = count4__10 + count4__26;
-        end
-        count5__11 = count4__11;
-        if (full4__11) begin
-            count5__11 = count4__11 + count4__27;
-        end
-        count5__12 = count4__12;
-        if (full4__12) begin
-            count5__12 = count4__12 + count4__28;
-        end
-        count5__13 = count4__13;
-        if (full4__13) begin
-            count5__13 = count4__13 + count4__29;
-        end
-        count5__14 = count4__14;
-        if (full4__14) begin
-            count5__14 = count4__14 + count4__30;
-        end
-        count5__15 = count4__15;
-        if (full4__15) begin
-            count5__15 = count4__15 + count4__31;
-        end
-        count5__16 = count4__16;
-        if (full4__16) begin
-            count5__16 = count4__16 + count4__32;
-        end
-        count5__17 = count4__17;
-        if (full4__17) begin
-            count5__17 = count4__17 + count4__33;
-        end
-        count5__18 = count4__18;
-        if (full4__18) begin
-            count5__18 = count4__18 + count4__34;
-        end
-        count5__19 = count4__19;
-        count5__20 = count4__20;
-        count5__21 = count4__21;
-        count5__22 = count4__22;
-        count5__23 = count4__23;
-        count5__24 = count4__24;
-        count5__25 = count4__25;
-        count5__26 = count4__26;
-        count5__27 = count4__27;
-        count5__28 = count4__28;
-        count5__29 = count4__29;
-        count5__30 = count4__30;
-        count5__31 = count4__31;
-        count5__32 = count4__32;
-        count5__33 = count4__33;
-        count5__34 = count4__34;
-        full5__0 = 1'h0;
-        if (full4__0) begin
-            full5__0 = full4__16;
-        end
-        full5__1 = 1'h0;
-        if (full4__1) begin
-            full5__1 = full4__17;
-        end
-        full5__2 = 1'h0;
-        if (full4__2) begin
-            full5__2 = full4__18;
-        end
-        count6__0 = count5__0;
-        if (full5__0) begin
-            count6__0 = count5__0 + count5__32;
-        end
-        count6__1 = count5__1;
-        if (full5__1) begin
-            count6__1 = count5__1 + count5__33;
-        end
-        count6__2 = count5__2;
-        if (full5__2) begin
-            count6__2 = count5__2 + count5__34;
-        end
-        count6__3 = count5__3;
-        count6__4 = count5__4;
-        count6__5 = count5__5;
-        count6__6 = count5__6;
-        count6__7 = count5__7;
-        count6__8 = count5__8;
-        count6__9 = count5__9;
-        count6__10 = count5__10;
-        count6__11 = count5__11;
-        count6__12 = count5__12;
-        count6__13 = count5__13;
-        count6__14 = count5__14;
-        count6__15 = count5__15;
-        count6__16 = count5__16;
-        count6__17 = count5__17;
-        count6__18 = count5__18;
-        count6__19 = count5__19;
-        count6__20 = count5__20;
-        count6__21 = count5__21;
-        count6__22 = count5__22;
-        count6__23 = count5__23;
-        count6__24 = count5__24;
-        count6__25 = count5__25;
-        count6__26 = count5__26;
-        count6__27 = count5__27;
-        count6__28 = count5__28;
-        count6__29 = count5__29;
-        count6__30 = count5__30;
-        count6__31 = count5__31;
-        count6__32 = count5__32;
-        count6__33 = count5__33;
-        count6__34 = count5__34;
-        run__0 = (({{26{1'h0}}, count6__0}) & 32'hffffffff);
-        run__1 = (({{26{1'h0}}, count6__1}) & 32'hffffffff);
-        run__2 = (({{26{1'h0}}, count6__2}) & 32'hffffffff);
-        run__3 = (({{26{1'h0}}, count6__3}) & 32'hffffffff);
-        run__4 = (({{26{1'h0}}, count6__4}) & 32'hffffffff);
-        run__5 = (({{26{1'h0}}, count6__5}) & 32'hffffffff);
-        run__6 = (({{26{1'h0}}, count6__6}) & 32'hffffffff);
-        run__7 = (({{26{1'h0}}, count6__7}) & 32'hffffffff);
-        run__8 = (({{26{1'h0}}, count6__8}) & 32'hffffffff);
-        run__9 = (({{26{1'h0}}, count6__9}) & 32'hffffffff);
-        run__10 = (({{26{1'h0}}, count6__10}) & 32'hffffffff);
-        run__11 = (({{26{1'h0}}, count6__11}) & 32'hffffffff);
-        run__12 = (({{26{1'h0}}, count6__12}) & 32'hffffffff);
-        run__13 = (({{26{1'h0}}, count6__13}) & 32'hffffffff);
-        run__14 = (({{26{1'h0}}, count6__14}) & 32'hffffffff);
-        run__15 = (({{26{1'h0}}, count6__15}) & 32'hffffffff);
-        run__16 = (({{26{1'h0}}, count6__16}) & 32'hffffffff);
-        run__17 = (({{26{1'h0}}, count6__17}) & 32'hffffffff);
-        run__18 = (({{26{1'h0}}, count6__18}) & 32'hffffffff);
-        run__19 = (({{26{1'h0}}, count6__19}) & 32'hffffffff);
-        run__20 = (({{26{1'h0}}, count6__20}) & 32'hffffffff);
-        run__21 = (({{26{1'h0}}, count6__21}) & 32'hffffffff);
-        run__22 = (({{26{1'h0}}, count6__22}) & 32'hffffffff);
-        run__23 = (({{26{1'h0}}, count6__23}) & 32'hffffffff);
-        run__24 = (({{26{1'h0}}, count6__24}) & 32'hffffffff);
-        run__25 = (({{26{1'h0}}, count6__25}) & 32'hffffffff);
-        run__26 = (({{26{1'h0}}, count6__26}) & 32'hffffffff);
-        run__27 = (({{26{1'h0}}, count6__27}) & 32'hffffffff);
-        run__28 = (({{26{1'h0}}, count6__28}) & 32'hffffffff);
-        run__29 = (({{26{1'h0}}, count6__29}) & 32'hffffffff);
-        run__30 = (({{26{1'h0}}, count6__30}) & 32'hffffffff);
-        run__31 = (({{26{1'h0}}, count6__31}) & 32'hffffffff);
-        run__32 = (({{26{1'h0}}, count6__32}) & 32'hffffffff);
-        run__33 = (({{26{1'h0}}, count6__33}) & 32'hffffffff);
-        run__34 = (({{26{1'h0}}, count6__34}) & 32'hffffffff);
+            th__34 = (th__35 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__33 = 34'h0;
+        if (z__33) begin
+            th__33 = (th__34 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__32 = 34'h0;
+        if (z__32) begin
+            th__32 = (th__33 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__31 = 34'h0;
+        if (z__31) begin
+            th__31 = (th__32 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__30 = 34'h0;
+        if (z__30) begin
+            th__30 = (th__31 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__29 = 34'h0;
+        if (z__29) begin
+            th__29 = (th__30 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__28 = 34'h0;
+        if (z__28) begin
+            th__28 = (th__29 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__27 = 34'h0;
+        if (z__27) begin
+            th__27 = (th__28 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__26 = 34'h0;
+        if (z__26) begin
+            th__26 = (th__27 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__25 = 34'h0;
+        if (z__25) begin
+            th__25 = (th__26 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__24 = 34'h0;
+        if (z__24) begin
+            th__24 = (th__25 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__23 = 34'h0;
+        if (z__23) begin
+            th__23 = (th__24 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__22 = 34'h0;
+        if (z__22) begin
+            th__22 = (th__23 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__21 = 34'h0;
+        if (z__21) begin
+            th__21 = (th__22 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__20 = 34'h0;
+        if (z__20) begin
+            th__20 = (th__21 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__19 = 34'h0;
+        if (z__19) begin
+            th__19 = (th__20 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__18 = 34'h0;
+        if (z__18) begin
+            th__18 = (th__19 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__17 = 34'h0;
+        if (z__17) begin
+            th__17 = (th__18 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__16 = 34'h0;
+        if (z__16) begin
+            th__16 = (th__17 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__15 = 34'h0;
+        if (z__15) begin
+            th__15 = (th__16 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__14 = 34'h0;
+        if (z__14) begin
+            th__14 = (th__15 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__13 = 34'h0;
+        if (z__13) begin
+            th__13 = (th__14 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__12 = 34'h0;
+        if (z__12) begin
+            th__12 = (th__13 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__11 = 34'h0;
+        if (z__11) begin
+            th__11 = (th__12 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__10 = 34'h0;
+        if (z__10) begin
+            th__10 = (th__11 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__9 = 34'h0;
+        if (z__9) begin
+            th__9 = (th__10 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__8 = 34'h0;
+        if (z__8) begin
+            th__8 = (th__9 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__7 = 34'h0;
+        if (z__7) begin
+            th__7 = (th__8 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__6 = 34'h0;
+        if (z__6) begin
+            th__6 = (th__7 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__5 = 34'h0;
+        if (z__5) begin
+            th__5 = (th__6 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__4 = 34'h0;
+        if (z__4) begin
+            th__4 = (th__5 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__3 = 34'h0;
+        if (z__3) begin
+            th__3 = (th__4 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__2 = 34'h0;
+        if (z__2) begin
+            th__2 = (th__3 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__1 = 34'h0;
+        if (z__1) begin
+            th__1 = (th__2 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        th__0 = 34'h0;
+        if (z__0) begin
+            th__0 = (th__1 << 32'h1) | ((34'h1) & 34'h3ffffffff);
+        end
+        run_one_hot__0 = th__0 & ~(th__0 >> 32'h1);
+        zrun__0 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__0[32'h2 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__0;
+        end
+        if (run_one_hot__0[32'h3 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__1;
+        end
+        if (run_one_hot__0[32'h4 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__2;
+        end
+        if (run_one_hot__0[32'h5 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__3;
+        end
+        if (run_one_hot__0[32'h6 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__4;
+        end
+        if (run_one_hot__0[32'h7 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__5;
+        end
+        if (run_one_hot__0[32'h8 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__6;
+        end
+        if (run_one_hot__0[32'h9 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__7;
+        end
+        if (run_one_hot__0[32'ha - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__8;
+        end
+        if (run_one_hot__0[32'hb - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__9;
+        end
+        if (run_one_hot__0[32'hc - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__10;
+        end
+        if (run_one_hot__0[32'hd - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__11;
+        end
+        if (run_one_hot__0[32'he - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__12;
+        end
+        if (run_one_hot__0[32'hf - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__13;
+        end
+        if (run_one_hot__0[32'h10 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__14;
+        end
+        if (run_one_hot__0[32'h11 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__15;
+        end
+        if (run_one_hot__0[32'h12 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__16;
+        end
+        if (run_one_hot__0[32'h13 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__17;
+        end
+        if (run_one_hot__0[32'h14 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__18;
+        end
+        if (run_one_hot__0[32'h15 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__19;
+        end
+        if (run_one_hot__0[32'h16 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__20;
+        end
+        if (run_one_hot__0[32'h17 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__21;
+        end
+        if (run_one_hot__0[32'h18 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__22;
+        end
+        if (run_one_hot__0[32'h19 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__23;
+        end
+        if (run_one_hot__0[32'h1a - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__24;
+        end
+        if (run_one_hot__0[32'h1b - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__25;
+        end
+        if (run_one_hot__0[32'h1c - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__26;
+        end
+        if (run_one_hot__0[32'h1d - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__27;
+        end
+        if (run_one_hot__0[32'h1e - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__28;
+        end
+        if (run_one_hot__0[32'h1f - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__29;
+        end
+        if (run_one_hot__0[32'h20 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__30;
+        end
+        if (run_one_hot__0[32'h21 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__31;
+        end
+        if (run_one_hot__0[32'h22 - 32'h1]) begin
+            zrun__0 = zrun__0 | payload__32;
+        end
+        run_one_hot__1 = th__1 & ~(th__1 >> 32'h1);
+        zrun__1 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__1[32'h2 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__0;
+        end
+        if (run_one_hot__1[32'h3 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__1;
+        end
+        if (run_one_hot__1[32'h4 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__2;
+        end
+        if (run_one_hot__1[32'h5 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__3;
+        end
+        if (run_one_hot__1[32'h6 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__4;
+        end
+        if (run_one_hot__1[32'h7 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__5;
+        end
+        if (run_one_hot__1[32'h8 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__6;
+        end
+        if (run_one_hot__1[32'h9 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__7;
+        end
+        if (run_one_hot__1[32'ha - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__8;
+        end
+        if (run_one_hot__1[32'hb - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__9;
+        end
+        if (run_one_hot__1[32'hc - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__10;
+        end
+        if (run_one_hot__1[32'hd - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__11;
+        end
+        if (run_one_hot__1[32'he - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__12;
+        end
+        if (run_one_hot__1[32'hf - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__13;
+        end
+        if (run_one_hot__1[32'h10 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__14;
+        end
+        if (run_one_hot__1[32'h11 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__15;
+        end
+        if (run_one_hot__1[32'h12 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__16;
+        end
+        if (run_one_hot__1[32'h13 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__17;
+        end
+        if (run_one_hot__1[32'h14 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__18;
+        end
+        if (run_one_hot__1[32'h15 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__19;
+        end
+        if (run_one_hot__1[32'h16 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__20;
+        end
+        if (run_one_hot__1[32'h17 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__21;
+        end
+        if (run_one_hot__1[32'h18 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__22;
+        end
+        if (run_one_hot__1[32'h19 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__23;
+        end
+        if (run_one_hot__1[32'h1a - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__24;
+        end
+        if (run_one_hot__1[32'h1b - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__25;
+        end
+        if (run_one_hot__1[32'h1c - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__26;
+        end
+        if (run_one_hot__1[32'h1d - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__27;
+        end
+        if (run_one_hot__1[32'h1e - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__28;
+        end
+        if (run_one_hot__1[32'h1f - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__29;
+        end
+        if (run_one_hot__1[32'h20 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__30;
+        end
+        if (run_one_hot__1[32'h21 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__31;
+        end
+        if (run_one_hot__1[32'h22 - 32'h1]) begin
+            zrun__1 = zrun__1 | payload__32;
+        end
+        run_one_hot__2 = th__2 & ~(th__2 >> 32'h1);
+        zrun__2 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__2[32'h2 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__0;
+        end
+        if (run_one_hot__2[32'h3 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__1;
+        end
+        if (run_one_hot__2[32'h4 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__2;
+        end
+        if (run_one_hot__2[32'h5 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__3;
+        end
+        if (run_one_hot__2[32'h6 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__4;
+        end
+        if (run_one_hot__2[32'h7 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__5;
+        end
+        if (run_one_hot__2[32'h8 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__6;
+        end
+        if (run_one_hot__2[32'h9 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__7;
+        end
+        if (run_one_hot__2[32'ha - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__8;
+        end
+        if (run_one_hot__2[32'hb - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__9;
+        end
+        if (run_one_hot__2[32'hc - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__10;
+        end
+        if (run_one_hot__2[32'hd - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__11;
+        end
+        if (run_one_hot__2[32'he - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__12;
+        end
+        if (run_one_hot__2[32'hf - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__13;
+        end
+        if (run_one_hot__2[32'h10 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__14;
+        end
+        if (run_one_hot__2[32'h11 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__15;
+        end
+        if (run_one_hot__2[32'h12 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__16;
+        end
+        if (run_one_hot__2[32'h13 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__17;
+        end
+        if (run_one_hot__2[32'h14 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__18;
+        end
+        if (run_one_hot__2[32'h15 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__19;
+        end
+        if (run_one_hot__2[32'h16 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__20;
+        end
+        if (run_one_hot__2[32'h17 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__21;
+        end
+        if (run_one_hot__2[32'h18 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__22;
+        end
+        if (run_one_hot__2[32'h19 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__23;
+        end
+        if (run_one_hot__2[32'h1a - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__24;
+        end
+        if (run_one_hot__2[32'h1b - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__25;
+        end
+        if (run_one_hot__2[32'h1c - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__26;
+        end
+        if (run_one_hot__2[32'h1d - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__27;
+        end
+        if (run_one_hot__2[32'h1e - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__28;
+        end
+        if (run_one_hot__2[32'h1f - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__29;
+        end
+        if (run_one_hot__2[32'h20 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__30;
+        end
+        if (run_one_hot__2[32'h21 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__31;
+        end
+        if (run_one_hot__2[32'h22 - 32'h1]) begin
+            zrun__2 = zrun__2 | payload__32;
+        end
+        run_one_hot__3 = th__3 & ~(th__3 >> 32'h1);
+        zrun__3 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__3[32'h2 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__0;
+        end
+        if (run_one_hot__3[32'h3 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__1;
+        end
+        if (run_one_hot__3[32'h4 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__2;
+        end
+        if (run_one_hot__3[32'h5 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__3;
+        end
+        if (run_one_hot__3[32'h6 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__4;
+        end
+        if (run_one_hot__3[32'h7 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__5;
+        end
+        if (run_one_hot__3[32'h8 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__6;
+        end
+        if (run_one_hot__3[32'h9 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__7;
+        end
+        if (run_one_hot__3[32'ha - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__8;
+        end
+        if (run_one_hot__3[32'hb - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__9;
+        end
+        if (run_one_hot__3[32'hc - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__10;
+        end
+        if (run_one_hot__3[32'hd - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__11;
+        end
+        if (run_one_hot__3[32'he - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__12;
+        end
+        if (run_one_hot__3[32'hf - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__13;
+        end
+        if (run_one_hot__3[32'h10 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__14;
+        end
+        if (run_one_hot__3[32'h11 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__15;
+        end
+        if (run_one_hot__3[32'h12 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__16;
+        end
+        if (run_one_hot__3[32'h13 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__17;
+        end
+        if (run_one_hot__3[32'h14 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__18;
+        end
+        if (run_one_hot__3[32'h15 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__19;
+        end
+        if (run_one_hot__3[32'h16 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__20;
+        end
+        if (run_one_hot__3[32'h17 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__21;
+        end
+        if (run_one_hot__3[32'h18 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__22;
+        end
+        if (run_one_hot__3[32'h19 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__23;
+        end
+        if (run_one_hot__3[32'h1a - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__24;
+        end
+        if (run_one_hot__3[32'h1b - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__25;
+        end
+        if (run_one_hot__3[32'h1c - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__26;
+        end
+        if (run_one_hot__3[32'h1d - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__27;
+        end
+        if (run_one_hot__3[32'h1e - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__28;
+        end
+        if (run_one_hot__3[32'h1f - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__29;
+        end
+        if (run_one_hot__3[32'h20 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__30;
+        end
+        if (run_one_hot__3[32'h21 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__31;
+        end
+        if (run_one_hot__3[32'h22 - 32'h1]) begin
+            zrun__3 = zrun__3 | payload__32;
+        end
+        run_one_hot__4 = th__4 & ~(th__4 >> 32'h1);
+        zrun__4 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__4[32'h2 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__0;
+        end
+        if (run_one_hot__4[32'h3 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__1;
+        end
+        if (run_one_hot__4[32'h4 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__2;
+        end
+        if (run_one_hot__4[32'h5 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__3;
+        end
+        if (run_one_hot__4[32'h6 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__4;
+        end
+        if (run_one_hot__4[32'h7 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__5;
+        end
+        if (run_one_hot__4[32'h8 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__6;
+        end
+        if (run_one_hot__4[32'h9 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__7;
+        end
+        if (run_one_hot__4[32'ha - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__8;
+        end
+        if (run_one_hot__4[32'hb - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__9;
+        end
+        if (run_one_hot__4[32'hc - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__10;
+        end
+        if (run_one_hot__4[32'hd - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__11;
+        end
+        if (run_one_hot__4[32'he - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__12;
+        end
+        if (run_one_hot__4[32'hf - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__13;
+        end
+        if (run_one_hot__4[32'h10 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__14;
+        end
+        if (run_one_hot__4[32'h11 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__15;
+        end
+        if (run_one_hot__4[32'h12 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__16;
+        end
+        if (run_one_hot__4[32'h13 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__17;
+        end
+        if (run_one_hot__4[32'h14 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__18;
+        end
+        if (run_one_hot__4[32'h15 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__19;
+        end
+        if (run_one_hot__4[32'h16 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__20;
+        end
+        if (run_one_hot__4[32'h17 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__21;
+        end
+        if (run_one_hot__4[32'h18 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__22;
+        end
+        if (run_one_hot__4[32'h19 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__23;
+        end
+        if (run_one_hot__4[32'h1a - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__24;
+        end
+        if (run_one_hot__4[32'h1b - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__25;
+        end
+        if (run_one_hot__4[32'h1c - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__26;
+        end
+        if (run_one_hot__4[32'h1d - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__27;
+        end
+        if (run_one_hot__4[32'h1e - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__28;
+        end
+        if (run_one_hot__4[32'h1f - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__29;
+        end
+        if (run_one_hot__4[32'h20 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__30;
+        end
+        if (run_one_hot__4[32'h21 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__31;
+        end
+        if (run_one_hot__4[32'h22 - 32'h1]) begin
+            zrun__4 = zrun__4 | payload__32;
+        end
+        run_one_hot__5 = th__5 & ~(th__5 >> 32'h1);
+        zrun__5 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__5[32'h2 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__0;
+        end
+        if (run_one_hot__5[32'h3 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__1;
+        end
+        if (run_one_hot__5[32'h4 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__2;
+        end
+        if (run_one_hot__5[32'h5 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__3;
+        end
+        if (run_one_hot__5[32'h6 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__4;
+        end
+        if (run_one_hot__5[32'h7 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__5;
+        end
+        if (run_one_hot__5[32'h8 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__6;
+        end
+        if (run_one_hot__5[32'h9 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__7;
+        end
+        if (run_one_hot__5[32'ha - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__8;
+        end
+        if (run_one_hot__5[32'hb - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__9;
+        end
+        if (run_one_hot__5[32'hc - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__10;
+        end
+        if (run_one_hot__5[32'hd - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__11;
+        end
+        if (run_one_hot__5[32'he - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__12;
+        end
+        if (run_one_hot__5[32'hf - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__13;
+        end
+        if (run_one_hot__5[32'h10 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__14;
+        end
+        if (run_one_hot__5[32'h11 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__15;
+        end
+        if (run_one_hot__5[32'h12 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__16;
+        end
+        if (run_one_hot__5[32'h13 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__17;
+        end
+        if (run_one_hot__5[32'h14 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__18;
+        end
+        if (run_one_hot__5[32'h15 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__19;
+        end
+        if (run_one_hot__5[32'h16 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__20;
+        end
+        if (run_one_hot__5[32'h17 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__21;
+        end
+        if (run_one_hot__5[32'h18 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__22;
+        end
+        if (run_one_hot__5[32'h19 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__23;
+        end
+        if (run_one_hot__5[32'h1a - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__24;
+        end
+        if (run_one_hot__5[32'h1b - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__25;
+        end
+        if (run_one_hot__5[32'h1c - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__26;
+        end
+        if (run_one_hot__5[32'h1d - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__27;
+        end
+        if (run_one_hot__5[32'h1e - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__28;
+        end
+        if (run_one_hot__5[32'h1f - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__29;
+        end
+        if (run_one_hot__5[32'h20 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__30;
+        end
+        if (run_one_hot__5[32'h21 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__31;
+        end
+        if (run_one_hot__5[32'h22 - 32'h1]) begin
+            zrun__5 = zrun__5 | payload__32;
+        end
+        run_one_hot__6 = th__6 & ~(th__6 >> 32'h1);
+        zrun__6 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__6[32'h2 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__0;
+        end
+        if (run_one_hot__6[32'h3 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__1;
+        end
+        if (run_one_hot__6[32'h4 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__2;
+        end
+        if (run_one_hot__6[32'h5 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__3;
+        end
+        if (run_one_hot__6[32'h6 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__4;
+        end
+        if (run_one_hot__6[32'h7 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__5;
+        end
+        if (run_one_hot__6[32'h8 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__6;
+        end
+        if (run_one_hot__6[32'h9 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__7;
+        end
+        if (run_one_hot__6[32'ha - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__8;
+        end
+        if (run_one_hot__6[32'hb - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__9;
+        end
+        if (run_one_hot__6[32'hc - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__10;
+        end
+        if (run_one_hot__6[32'hd - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__11;
+        end
+        if (run_one_hot__6[32'he - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__12;
+        end
+        if (run_one_hot__6[32'hf - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__13;
+        end
+        if (run_one_hot__6[32'h10 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__14;
+        end
+        if (run_one_hot__6[32'h11 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__15;
+        end
+        if (run_one_hot__6[32'h12 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__16;
+        end
+        if (run_one_hot__6[32'h13 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__17;
+        end
+        if (run_one_hot__6[32'h14 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__18;
+        end
+        if (run_one_hot__6[32'h15 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__19;
+        end
+        if (run_one_hot__6[32'h16 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__20;
+        end
+        if (run_one_hot__6[32'h17 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__21;
+        end
+        if (run_one_hot__6[32'h18 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__22;
+        end
+        if (run_one_hot__6[32'h19 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__23;
+        end
+        if (run_one_hot__6[32'h1a - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__24;
+        end
+        if (run_one_hot__6[32'h1b - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__25;
+        end
+        if (run_one_hot__6[32'h1c - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__26;
+        end
+        if (run_one_hot__6[32'h1d - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__27;
+        end
+        if (run_one_hot__6[32'h1e - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__28;
+        end
+        if (run_one_hot__6[32'h1f - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__29;
+        end
+        if (run_one_hot__6[32'h20 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__30;
+        end
+        if (run_one_hot__6[32'h21 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__31;
+        end
+        if (run_one_hot__6[32'h22 - 32'h1]) begin
+            zrun__6 = zrun__6 | payload__32;
+        end
+        run_one_hot__7 = th__7 & ~(th__7 >> 32'h1);
+        zrun__7 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__7[32'h2 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__0;
+        end
+        if (run_one_hot__7[32'h3 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__1;
+        end
+        if (run_one_hot__7[32'h4 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__2;
+        end
+        if (run_one_hot__7[32'h5 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__3;
+        end
+        if (run_one_hot__7[32'h6 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__4;
+        end
+        if (run_one_hot__7[32'h7 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__5;
+        end
+        if (run_one_hot__7[32'h8 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__6;
+        end
+        if (run_one_hot__7[32'h9 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__7;
+        end
+        if (run_one_hot__7[32'ha - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__8;
+        end
+        if (run_one_hot__7[32'hb - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__9;
+        end
+        if (run_one_hot__7[32'hc - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__10;
+        end
+        if (run_one_hot__7[32'hd - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__11;
+        end
+        if (run_one_hot__7[32'he - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__12;
+        end
+        if (run_one_hot__7[32'hf - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__13;
+        end
+        if (run_one_hot__7[32'h10 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__14;
+        end
+        if (run_one_hot__7[32'h11 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__15;
+        end
+        if (run_one_hot__7[32'h12 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__16;
+        end
+        if (run_one_hot__7[32'h13 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__17;
+        end
+        if (run_one_hot__7[32'h14 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__18;
+        end
+        if (run_one_hot__7[32'h15 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__19;
+        end
+        if (run_one_hot__7[32'h16 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__20;
+        end
+        if (run_one_hot__7[32'h17 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__21;
+        end
+        if (run_one_hot__7[32'h18 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__22;
+        end
+        if (run_one_hot__7[32'h19 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__23;
+        end
+        if (run_one_hot__7[32'h1a - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__24;
+        end
+        if (run_one_hot__7[32'h1b - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__25;
+        end
+        if (run_one_hot__7[32'h1c - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__26;
+        end
+        if (run_one_hot__7[32'h1d - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__27;
+        end
+        if (run_one_hot__7[32'h1e - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__28;
+        end
+        if (run_one_hot__7[32'h1f - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__29;
+        end
+        if (run_one_hot__7[32'h20 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__30;
+        end
+        if (run_one_hot__7[32'h21 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__31;
+        end
+        if (run_one_hot__7[32'h22 - 32'h1]) begin
+            zrun__7 = zrun__7 | payload__32;
+        end
+        run_one_hot__8 = th__8 & ~(th__8 >> 32'h1);
+        zrun__8 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__8[32'h2 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__0;
+        end
+        if (run_one_hot__8[32'h3 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__1;
+        end
+        if (run_one_hot__8[32'h4 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__2;
+        end
+        if (run_one_hot__8[32'h5 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__3;
+        end
+        if (run_one_hot__8[32'h6 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__4;
+        end
+        if (run_one_hot__8[32'h7 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__5;
+        end
+        if (run_one_hot__8[32'h8 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__6;
+        end
+        if (run_one_hot__8[32'h9 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__7;
+        end
+        if (run_one_hot__8[32'ha - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__8;
+        end
+        if (run_one_hot__8[32'hb - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__9;
+        end
+        if (run_one_hot__8[32'hc - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__10;
+        end
+        if (run_one_hot__8[32'hd - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__11;
+        end
+        if (run_one_hot__8[32'he - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__12;
+        end
+        if (run_one_hot__8[32'hf - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__13;
+        end
+        if (run_one_hot__8[32'h10 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__14;
+        end
+        if (run_one_hot__8[32'h11 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__15;
+        end
+        if (run_one_hot__8[32'h12 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__16;
+        end
+        if (run_one_hot__8[32'h13 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__17;
+        end
+        if (run_one_hot__8[32'h14 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__18;
+        end
+        if (run_one_hot__8[32'h15 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__19;
+        end
+        if (run_one_hot__8[32'h16 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__20;
+        end
+        if (run_one_hot__8[32'h17 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__21;
+        end
+        if (run_one_hot__8[32'h18 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__22;
+        end
+        if (run_one_hot__8[32'h19 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__23;
+        end
+        if (run_one_hot__8[32'h1a - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__24;
+        end
+        if (run_one_hot__8[32'h1b - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__25;
+        end
+        if (run_one_hot__8[32'h1c - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__26;
+        end
+        if (run_one_hot__8[32'h1d - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__27;
+        end
+        if (run_one_hot__8[32'h1e - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__28;
+        end
+        if (run_one_hot__8[32'h1f - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__29;
+        end
+        if (run_one_hot__8[32'h20 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__30;
+        end
+        if (run_one_hot__8[32'h21 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__31;
+        end
+        if (run_one_hot__8[32'h22 - 32'h1]) begin
+            zrun__8 = zrun__8 | payload__32;
+        end
+        run_one_hot__9 = th__9 & ~(th__9 >> 32'h1);
+        zrun__9 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__9[32'h2 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__0;
+        end
+        if (run_one_hot__9[32'h3 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__1;
+        end
+        if (run_one_hot__9[32'h4 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__2;
+        end
+        if (run_one_hot__9[32'h5 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__3;
+        end
+        if (run_one_hot__9[32'h6 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__4;
+        end
+        if (run_one_hot__9[32'h7 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__5;
+        end
+        if (run_one_hot__9[32'h8 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__6;
+        end
+        if (run_one_hot__9[32'h9 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__7;
+        end
+        if (run_one_hot__9[32'ha - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__8;
+        end
+        if (run_one_hot__9[32'hb - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__9;
+        end
+        if (run_one_hot__9[32'hc - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__10;
+        end
+        if (run_one_hot__9[32'hd - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__11;
+        end
+        if (run_one_hot__9[32'he - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__12;
+        end
+        if (run_one_hot__9[32'hf - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__13;
+        end
+        if (run_one_hot__9[32'h10 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__14;
+        end
+        if (run_one_hot__9[32'h11 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__15;
+        end
+        if (run_one_hot__9[32'h12 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__16;
+        end
+        if (run_one_hot__9[32'h13 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__17;
+        end
+        if (run_one_hot__9[32'h14 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__18;
+        end
+        if (run_one_hot__9[32'h15 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__19;
+        end
+        if (run_one_hot__9[32'h16 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__20;
+        end
+        if (run_one_hot__9[32'h17 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__21;
+        end
+        if (run_one_hot__9[32'h18 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__22;
+        end
+        if (run_one_hot__9[32'h19 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__23;
+        end
+        if (run_one_hot__9[32'h1a - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__24;
+        end
+        if (run_one_hot__9[32'h1b - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__25;
+        end
+        if (run_one_hot__9[32'h1c - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__26;
+        end
+        if (run_one_hot__9[32'h1d - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__27;
+        end
+        if (run_one_hot__9[32'h1e - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__28;
+        end
+        if (run_one_hot__9[32'h1f - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__29;
+        end
+        if (run_one_hot__9[32'h20 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__30;
+        end
+        if (run_one_hot__9[32'h21 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__31;
+        end
+        if (run_one_hot__9[32'h22 - 32'h1]) begin
+            zrun__9 = zrun__9 | payload__32;
+        end
+        run_one_hot__10 = th__10 & ~(th__10 >> 32'h1);
+        zrun__10 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__10[32'h2 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__0;
+        end
+        if (run_one_hot__10[32'h3 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__1;
+        end
+        if (run_one_hot__10[32'h4 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__2;
+        end
+        if (run_one_hot__10[32'h5 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__3;
+        end
+        if (run_one_hot__10[32'h6 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__4;
+        end
+        if (run_one_hot__10[32'h7 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__5;
+        end
+        if (run_one_hot__10[32'h8 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__6;
+        end
+        if (run_one_hot__10[32'h9 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__7;
+        end
+        if (run_one_hot__10[32'ha - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__8;
+        end
+        if (run_one_hot__10[32'hb - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__9;
+        end
+        if (run_one_hot__10[32'hc - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__10;
+        end
+        if (run_one_hot__10[32'hd - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__11;
+        end
+        if (run_one_hot__10[32'he - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__12;
+        end
+        if (run_one_hot__10[32'hf - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__13;
+        end
+        if (run_one_hot__10[32'h10 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__14;
+        end
+        if (run_one_hot__10[32'h11 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__15;
+        end
+        if (run_one_hot__10[32'h12 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__16;
+        end
+        if (run_one_hot__10[32'h13 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__17;
+        end
+        if (run_one_hot__10[32'h14 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__18;
+        end
+        if (run_one_hot__10[32'h15 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__19;
+        end
+        if (run_one_hot__10[32'h16 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__20;
+        end
+        if (run_one_hot__10[32'h17 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__21;
+        end
+        if (run_one_hot__10[32'h18 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__22;
+        end
+        if (run_one_hot__10[32'h19 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__23;
+        end
+        if (run_one_hot__10[32'h1a - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__24;
+        end
+        if (run_one_hot__10[32'h1b - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__25;
+        end
+        if (run_one_hot__10[32'h1c - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__26;
+        end
+        if (run_one_hot__10[32'h1d - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__27;
+        end
+        if (run_one_hot__10[32'h1e - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__28;
+        end
+        if (run_one_hot__10[32'h1f - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__29;
+        end
+        if (run_one_hot__10[32'h20 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__30;
+        end
+        if (run_one_hot__10[32'h21 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__31;
+        end
+        if (run_one_hot__10[32'h22 - 32'h1]) begin
+            zrun__10 = zrun__10 | payload__32;
+        end
+        run_one_hot__11 = th__11 & ~(th__11 >> 32'h1);
+        zrun__11 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__11[32'h2 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__0;
+        end
+        if (run_one_hot__11[32'h3 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__1;
+        end
+        if (run_one_hot__11[32'h4 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__2;
+        end
+        if (run_one_hot__11[32'h5 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__3;
+        end
+        if (run_one_hot__11[32'h6 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__4;
+        end
+        if (run_one_hot__11[32'h7 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__5;
+        end
+        if (run_one_hot__11[32'h8 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__6;
+        end
+        if (run_one_hot__11[32'h9 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__7;
+        end
+        if (run_one_hot__11[32'ha - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__8;
+        end
+        if (run_one_hot__11[32'hb - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__9;
+        end
+        if (run_one_hot__11[32'hc - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__10;
+        end
+        if (run_one_hot__11[32'hd - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__11;
+        end
+        if (run_one_hot__11[32'he - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__12;
+        end
+        if (run_one_hot__11[32'hf - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__13;
+        end
+        if (run_one_hot__11[32'h10 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__14;
+        end
+        if (run_one_hot__11[32'h11 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__15;
+        end
+        if (run_one_hot__11[32'h12 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__16;
+        end
+        if (run_one_hot__11[32'h13 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__17;
+        end
+        if (run_one_hot__11[32'h14 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__18;
+        end
+        if (run_one_hot__11[32'h15 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__19;
+        end
+        if (run_one_hot__11[32'h16 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__20;
+        end
+        if (run_one_hot__11[32'h17 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__21;
+        end
+        if (run_one_hot__11[32'h18 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__22;
+        end
+        if (run_one_hot__11[32'h19 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__23;
+        end
+        if (run_one_hot__11[32'h1a - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__24;
+        end
+        if (run_one_hot__11[32'h1b - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__25;
+        end
+        if (run_one_hot__11[32'h1c - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__26;
+        end
+        if (run_one_hot__11[32'h1d - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__27;
+        end
+        if (run_one_hot__11[32'h1e - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__28;
+        end
+        if (run_one_hot__11[32'h1f - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__29;
+        end
+        if (run_one_hot__11[32'h20 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__30;
+        end
+        if (run_one_hot__11[32'h21 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__31;
+        end
+        if (run_one_hot__11[32'h22 - 32'h1]) begin
+            zrun__11 = zrun__11 | payload__32;
+        end
+        run_one_hot__12 = th__12 & ~(th__12 >> 32'h1);
+        zrun__12 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__12[32'h2 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__0;
+        end
+        if (run_one_hot__12[32'h3 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__1;
+        end
+        if (run_one_hot__12[32'h4 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__2;
+        end
+        if (run_one_hot__12[32'h5 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__3;
+        end
+        if (run_one_hot__12[32'h6 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__4;
+        end
+        if (run_one_hot__12[32'h7 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__5;
+        end
+        if (run_one_hot__12[32'h8 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__6;
+        end
+        if (run_one_hot__12[32'h9 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__7;
+        end
+        if (run_one_hot__12[32'ha - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__8;
+        end
+        if (run_one_hot__12[32'hb - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__9;
+        end
+        if (run_one_hot__12[32'hc - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__10;
+        end
+        if (run_one_hot__12[32'hd - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__11;
+        end
+        if (run_one_hot__12[32'he - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__12;
+        end
+        if (run_one_hot__12[32'hf - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__13;
+        end
+        if (run_one_hot__12[32'h10 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__14;
+        end
+        if (run_one_hot__12[32'h11 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__15;
+        end
+        if (run_one_hot__12[32'h12 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__16;
+        end
+        if (run_one_hot__12[32'h13 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__17;
+        end
+        if (run_one_hot__12[32'h14 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__18;
+        end
+        if (run_one_hot__12[32'h15 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__19;
+        end
+        if (run_one_hot__12[32'h16 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__20;
+        end
+        if (run_one_hot__12[32'h17 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__21;
+        end
+        if (run_one_hot__12[32'h18 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__22;
+        end
+        if (run_one_hot__12[32'h19 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__23;
+        end
+        if (run_one_hot__12[32'h1a - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__24;
+        end
+        if (run_one_hot__12[32'h1b - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__25;
+        end
+        if (run_one_hot__12[32'h1c - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__26;
+        end
+        if (run_one_hot__12[32'h1d - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__27;
+        end
+        if (run_one_hot__12[32'h1e - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__28;
+        end
+        if (run_one_hot__12[32'h1f - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__29;
+        end
+        if (run_one_hot__12[32'h20 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__30;
+        end
+        if (run_one_hot__12[32'h21 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__31;
+        end
+        if (run_one_hot__12[32'h22 - 32'h1]) begin
+            zrun__12 = zrun__12 | payload__32;
+        end
+        run_one_hot__13 = th__13 & ~(th__13 >> 32'h1);
+        zrun__13 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__13[32'h2 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__0;
+        end
+        if (run_one_hot__13[32'h3 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__1;
+        end
+        if (run_one_hot__13[32'h4 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__2;
+        end
+        if (run_one_hot__13[32'h5 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__3;
+        end
+        if (run_one_hot__13[32'h6 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__4;
+        end
+        if (run_one_hot__13[32'h7 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__5;
+        end
+        if (run_one_hot__13[32'h8 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__6;
+        end
+        if (run_one_hot__13[32'h9 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__7;
+        end
+        if (run_one_hot__13[32'ha - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__8;
+        end
+        if (run_one_hot__13[32'hb - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__9;
+        end
+        if (run_one_hot__13[32'hc - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__10;
+        end
+        if (run_one_hot__13[32'hd - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__11;
+        end
+        if (run_one_hot__13[32'he - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__12;
+        end
+        if (run_one_hot__13[32'hf - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__13;
+        end
+        if (run_one_hot__13[32'h10 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__14;
+        end
+        if (run_one_hot__13[32'h11 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__15;
+        end
+        if (run_one_hot__13[32'h12 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__16;
+        end
+        if (run_one_hot__13[32'h13 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__17;
+        end
+        if (run_one_hot__13[32'h14 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__18;
+        end
+        if (run_one_hot__13[32'h15 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__19;
+        end
+        if (run_one_hot__13[32'h16 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__20;
+        end
+        if (run_one_hot__13[32'h17 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__21;
+        end
+        if (run_one_hot__13[32'h18 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__22;
+        end
+        if (run_one_hot__13[32'h19 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__23;
+        end
+        if (run_one_hot__13[32'h1a - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__24;
+        end
+        if (run_one_hot__13[32'h1b - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__25;
+        end
+        if (run_one_hot__13[32'h1c - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__26;
+        end
+        if (run_one_hot__13[32'h1d - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__27;
+        end
+        if (run_one_hot__13[32'h1e - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__28;
+        end
+        if (run_one_hot__13[32'h1f - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__29;
+        end
+        if (run_one_hot__13[32'h20 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__30;
+        end
+        if (run_one_hot__13[32'h21 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__31;
+        end
+        if (run_one_hot__13[32'h22 - 32'h1]) begin
+            zrun__13 = zrun__13 | payload__32;
+        end
+        run_one_hot__14 = th__14 & ~(th__14 >> 32'h1);
+        zrun__14 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__14[32'h2 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__0;
+        end
+        if (run_one_hot__14[32'h3 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__1;
+        end
+        if (run_one_hot__14[32'h4 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__2;
+        end
+        if (run_one_hot__14[32'h5 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__3;
+        end
+        if (run_one_hot__14[32'h6 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__4;
+        end
+        if (run_one_hot__14[32'h7 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__5;
+        end
+        if (run_one_hot__14[32'h8 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__6;
+        end
+        if (run_one_hot__14[32'h9 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__7;
+        end
+        if (run_one_hot__14[32'ha - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__8;
+        end
+        if (run_one_hot__14[32'hb - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__9;
+        end
+        if (run_one_hot__14[32'hc - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__10;
+        end
+        if (run_one_hot__14[32'hd - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__11;
+        end
+        if (run_one_hot__14[32'he - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__12;
+        end
+        if (run_one_hot__14[32'hf - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__13;
+        end
+        if (run_one_hot__14[32'h10 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__14;
+        end
+        if (run_one_hot__14[32'h11 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__15;
+        end
+        if (run_one_hot__14[32'h12 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__16;
+        end
+        if (run_one_hot__14[32'h13 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__17;
+        end
+        if (run_one_hot__14[32'h14 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__18;
+        end
+        if (run_one_hot__14[32'h15 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__19;
+        end
+        if (run_one_hot__14[32'h16 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__20;
+        end
+        if (run_one_hot__14[32'h17 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__21;
+        end
+        if (run_one_hot__14[32'h18 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__22;
+        end
+        if (run_one_hot__14[32'h19 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__23;
+        end
+        if (run_one_hot__14[32'h1a - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__24;
+        end
+        if (run_one_hot__14[32'h1b - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__25;
+        end
+        if (run_one_hot__14[32'h1c - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__26;
+        end
+        if (run_one_hot__14[32'h1d - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__27;
+        end
+        if (run_one_hot__14[32'h1e - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__28;
+        end
+        if (run_one_hot__14[32'h1f - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__29;
+        end
+        if (run_one_hot__14[32'h20 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__30;
+        end
+        if (run_one_hot__14[32'h21 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__31;
+        end
+        if (run_one_hot__14[32'h22 - 32'h1]) begin
+            zrun__14 = zrun__14 | payload__32;
+        end
+        run_one_hot__15 = th__15 & ~(th__15 >> 32'h1);
+        zrun__15 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__15[32'h2 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__0;
+        end
+        if (run_one_hot__15[32'h3 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__1;
+        end
+        if (run_one_hot__15[32'h4 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__2;
+        end
+        if (run_one_hot__15[32'h5 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__3;
+        end
+        if (run_one_hot__15[32'h6 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__4;
+        end
+        if (run_one_hot__15[32'h7 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__5;
+        end
+        if (run_one_hot__15[32'h8 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__6;
+        end
+        if (run_one_hot__15[32'h9 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__7;
+        end
+        if (run_one_hot__15[32'ha - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__8;
+        end
+        if (run_one_hot__15[32'hb - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__9;
+        end
+        if (run_one_hot__15[32'hc - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__10;
+        end
+        if (run_one_hot__15[32'hd - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__11;
+        end
+        if (run_one_hot__15[32'he - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__12;
+        end
+        if (run_one_hot__15[32'hf - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__13;
+        end
+        if (run_one_hot__15[32'h10 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__14;
+        end
+        if (run_one_hot__15[32'h11 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__15;
+        end
+        if (run_one_hot__15[32'h12 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__16;
+        end
+        if (run_one_hot__15[32'h13 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__17;
+        end
+        if (run_one_hot__15[32'h14 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__18;
+        end
+        if (run_one_hot__15[32'h15 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__19;
+        end
+        if (run_one_hot__15[32'h16 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__20;
+        end
+        if (run_one_hot__15[32'h17 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__21;
+        end
+        if (run_one_hot__15[32'h18 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__22;
+        end
+        if (run_one_hot__15[32'h19 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__23;
+        end
+        if (run_one_hot__15[32'h1a - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__24;
+        end
+        if (run_one_hot__15[32'h1b - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__25;
+        end
+        if (run_one_hot__15[32'h1c - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__26;
+        end
+        if (run_one_hot__15[32'h1d - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__27;
+        end
+        if (run_one_hot__15[32'h1e - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__28;
+        end
+        if (run_one_hot__15[32'h1f - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__29;
+        end
+        if (run_one_hot__15[32'h20 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__30;
+        end
+        if (run_one_hot__15[32'h21 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__31;
+        end
+        if (run_one_hot__15[32'h22 - 32'h1]) begin
+            zrun__15 = zrun__15 | payload__32;
+        end
+        run_one_hot__16 = th__16 & ~(th__16 >> 32'h1);
+        zrun__16 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__16[32'h2 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__0;
+        end
+        if (run_one_hot__16[32'h3 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__1;
+        end
+        if (run_one_hot__16[32'h4 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__2;
+        end
+        if (run_one_hot__16[32'h5 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__3;
+        end
+        if (run_one_hot__16[32'h6 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__4;
+        end
+        if (run_one_hot__16[32'h7 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__5;
+        end
+        if (run_one_hot__16[32'h8 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__6;
+        end
+        if (run_one_hot__16[32'h9 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__7;
+        end
+        if (run_one_hot__16[32'ha - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__8;
+        end
+        if (run_one_hot__16[32'hb - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__9;
+        end
+        if (run_one_hot__16[32'hc - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__10;
+        end
+        if (run_one_hot__16[32'hd - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__11;
+        end
+        if (run_one_hot__16[32'he - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__12;
+        end
+        if (run_one_hot__16[32'hf - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__13;
+        end
+        if (run_one_hot__16[32'h10 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__14;
+        end
+        if (run_one_hot__16[32'h11 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__15;
+        end
+        if (run_one_hot__16[32'h12 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__16;
+        end
+        if (run_one_hot__16[32'h13 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__17;
+        end
+        if (run_one_hot__16[32'h14 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__18;
+        end
+        if (run_one_hot__16[32'h15 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__19;
+        end
+        if (run_one_hot__16[32'h16 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__20;
+        end
+        if (run_one_hot__16[32'h17 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__21;
+        end
+        if (run_one_hot__16[32'h18 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__22;
+        end
+        if (run_one_hot__16[32'h19 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__23;
+        end
+        if (run_one_hot__16[32'h1a - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__24;
+        end
+        if (run_one_hot__16[32'h1b - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__25;
+        end
+        if (run_one_hot__16[32'h1c - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__26;
+        end
+        if (run_one_hot__16[32'h1d - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__27;
+        end
+        if (run_one_hot__16[32'h1e - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__28;
+        end
+        if (run_one_hot__16[32'h1f - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__29;
+        end
+        if (run_one_hot__16[32'h20 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__30;
+        end
+        if (run_one_hot__16[32'h21 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__31;
+        end
+        if (run_one_hot__16[32'h22 - 32'h1]) begin
+            zrun__16 = zrun__16 | payload__32;
+        end
+        run_one_hot__17 = th__17 & ~(th__17 >> 32'h1);
+        zrun__17 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__17[32'h2 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__0;
+        end
+        if (run_one_hot__17[32'h3 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__1;
+        end
+        if (run_one_hot__17[32'h4 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__2;
+        end
+        if (run_one_hot__17[32'h5 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__3;
+        end
+        if (run_one_hot__17[32'h6 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__4;
+        end
+        if (run_one_hot__17[32'h7 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__5;
+        end
+        if (run_one_hot__17[32'h8 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__6;
+        end
+        if (run_one_hot__17[32'h9 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__7;
+        end
+        if (run_one_hot__17[32'ha - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__8;
+        end
+        if (run_one_hot__17[32'hb - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__9;
+        end
+        if (run_one_hot__17[32'hc - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__10;
+        end
+        if (run_one_hot__17[32'hd - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__11;
+        end
+        if (run_one_hot__17[32'he - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__12;
+        end
+        if (run_one_hot__17[32'hf - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__13;
+        end
+        if (run_one_hot__17[32'h10 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__14;
+        end
+        if (run_one_hot__17[32'h11 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__15;
+        end
+        if (run_one_hot__17[32'h12 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__16;
+        end
+        if (run_one_hot__17[32'h13 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__17;
+        end
+        if (run_one_hot__17[32'h14 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__18;
+        end
+        if (run_one_hot__17[32'h15 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__19;
+        end
+        if (run_one_hot__17[32'h16 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__20;
+        end
+        if (run_one_hot__17[32'h17 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__21;
+        end
+        if (run_one_hot__17[32'h18 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__22;
+        end
+        if (run_one_hot__17[32'h19 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__23;
+        end
+        if (run_one_hot__17[32'h1a - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__24;
+        end
+        if (run_one_hot__17[32'h1b - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__25;
+        end
+        if (run_one_hot__17[32'h1c - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__26;
+        end
+        if (run_one_hot__17[32'h1d - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__27;
+        end
+        if (run_one_hot__17[32'h1e - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__28;
+        end
+        if (run_one_hot__17[32'h1f - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__29;
+        end
+        if (run_one_hot__17[32'h20 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__30;
+        end
+        if (run_one_hot__17[32'h21 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__31;
+        end
+        if (run_one_hot__17[32'h22 - 32'h1]) begin
+            zrun__17 = zrun__17 | payload__32;
+        end
+        run_one_hot__18 = th__18 & ~(th__18 >> 32'h1);
+        zrun__18 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__18[32'h2 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__0;
+        end
+        if (run_one_hot__18[32'h3 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__1;
+        end
+        if (run_one_hot__18[32'h4 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__2;
+        end
+        if (run_one_hot__18[32'h5 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__3;
+        end
+        if (run_one_hot__18[32'h6 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__4;
+        end
+        if (run_one_hot__18[32'h7 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__5;
+        end
+        if (run_one_hot__18[32'h8 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__6;
+        end
+        if (run_one_hot__18[32'h9 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__7;
+        end
+        if (run_one_hot__18[32'ha - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__8;
+        end
+        if (run_one_hot__18[32'hb - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__9;
+        end
+        if (run_one_hot__18[32'hc - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__10;
+        end
+        if (run_one_hot__18[32'hd - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__11;
+        end
+        if (run_one_hot__18[32'he - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__12;
+        end
+        if (run_one_hot__18[32'hf - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__13;
+        end
+        if (run_one_hot__18[32'h10 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__14;
+        end
+        if (run_one_hot__18[32'h11 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__15;
+        end
+        if (run_one_hot__18[32'h12 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__16;
+        end
+        if (run_one_hot__18[32'h13 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__17;
+        end
+        if (run_one_hot__18[32'h14 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__18;
+        end
+        if (run_one_hot__18[32'h15 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__19;
+        end
+        if (run_one_hot__18[32'h16 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__20;
+        end
+        if (run_one_hot__18[32'h17 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__21;
+        end
+        if (run_one_hot__18[32'h18 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__22;
+        end
+        if (run_one_hot__18[32'h19 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__23;
+        end
+        if (run_one_hot__18[32'h1a - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__24;
+        end
+        if (run_one_hot__18[32'h1b - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__25;
+        end
+        if (run_one_hot__18[32'h1c - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__26;
+        end
+        if (run_one_hot__18[32'h1d - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__27;
+        end
+        if (run_one_hot__18[32'h1e - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__28;
+        end
+        if (run_one_hot__18[32'h1f - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__29;
+        end
+        if (run_one_hot__18[32'h20 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__30;
+        end
+        if (run_one_hot__18[32'h21 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__31;
+        end
+        if (run_one_hot__18[32'h22 - 32'h1]) begin
+            zrun__18 = zrun__18 | payload__32;
+        end
+        run_one_hot__19 = th__19 & ~(th__19 >> 32'h1);
+        zrun__19 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__19[32'h2 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__0;
+        end
+        if (run_one_hot__19[32'h3 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__1;
+        end
+        if (run_one_hot__19[32'h4 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__2;
+        end
+        if (run_one_hot__19[32'h5 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__3;
+        end
+        if (run_one_hot__19[32'h6 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__4;
+        end
+        if (run_one_hot__19[32'h7 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__5;
+        end
+        if (run_one_hot__19[32'h8 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__6;
+        end
+        if (run_one_hot__19[32'h9 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__7;
+        end
+        if (run_one_hot__19[32'ha - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__8;
+        end
+        if (run_one_hot__19[32'hb - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__9;
+        end
+        if (run_one_hot__19[32'hc - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__10;
+        end
+        if (run_one_hot__19[32'hd - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__11;
+        end
+        if (run_one_hot__19[32'he - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__12;
+        end
+        if (run_one_hot__19[32'hf - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__13;
+        end
+        if (run_one_hot__19[32'h10 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__14;
+        end
+        if (run_one_hot__19[32'h11 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__15;
+        end
+        if (run_one_hot__19[32'h12 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__16;
+        end
+        if (run_one_hot__19[32'h13 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__17;
+        end
+        if (run_one_hot__19[32'h14 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__18;
+        end
+        if (run_one_hot__19[32'h15 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__19;
+        end
+        if (run_one_hot__19[32'h16 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__20;
+        end
+        if (run_one_hot__19[32'h17 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__21;
+        end
+        if (run_one_hot__19[32'h18 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__22;
+        end
+        if (run_one_hot__19[32'h19 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__23;
+        end
+        if (run_one_hot__19[32'h1a - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__24;
+        end
+        if (run_one_hot__19[32'h1b - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__25;
+        end
+        if (run_one_hot__19[32'h1c - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__26;
+        end
+        if (run_one_hot__19[32'h1d - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__27;
+        end
+        if (run_one_hot__19[32'h1e - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__28;
+        end
+        if (run_one_hot__19[32'h1f - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__29;
+        end
+        if (run_one_hot__19[32'h20 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__30;
+        end
+        if (run_one_hot__19[32'h21 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__31;
+        end
+        if (run_one_hot__19[32'h22 - 32'h1]) begin
+            zrun__19 = zrun__19 | payload__32;
+        end
+        run_one_hot__20 = th__20 & ~(th__20 >> 32'h1);
+        zrun__20 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__20[32'h2 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__0;
+        end
+        if (run_one_hot__20[32'h3 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__1;
+        end
+        if (run_one_hot__20[32'h4 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__2;
+        end
+        if (run_one_hot__20[32'h5 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__3;
+        end
+        if (run_one_hot__20[32'h6 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__4;
+        end
+        if (run_one_hot__20[32'h7 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__5;
+        end
+        if (run_one_hot__20[32'h8 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__6;
+        end
+        if (run_one_hot__20[32'h9 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__7;
+        end
+        if (run_one_hot__20[32'ha - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__8;
+        end
+        if (run_one_hot__20[32'hb - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__9;
+        end
+        if (run_one_hot__20[32'hc - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__10;
+        end
+        if (run_one_hot__20[32'hd - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__11;
+        end
+        if (run_one_hot__20[32'he - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__12;
+        end
+        if (run_one_hot__20[32'hf - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__13;
+        end
+        if (run_one_hot__20[32'h10 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__14;
+        end
+        if (run_one_hot__20[32'h11 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__15;
+        end
+        if (run_one_hot__20[32'h12 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__16;
+        end
+        if (run_one_hot__20[32'h13 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__17;
+        end
+        if (run_one_hot__20[32'h14 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__18;
+        end
+        if (run_one_hot__20[32'h15 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__19;
+        end
+        if (run_one_hot__20[32'h16 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__20;
+        end
+        if (run_one_hot__20[32'h17 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__21;
+        end
+        if (run_one_hot__20[32'h18 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__22;
+        end
+        if (run_one_hot__20[32'h19 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__23;
+        end
+        if (run_one_hot__20[32'h1a - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__24;
+        end
+        if (run_one_hot__20[32'h1b - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__25;
+        end
+        if (run_one_hot__20[32'h1c - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__26;
+        end
+        if (run_one_hot__20[32'h1d - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__27;
+        end
+        if (run_one_hot__20[32'h1e - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__28;
+        end
+        if (run_one_hot__20[32'h1f - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__29;
+        end
+        if (run_one_hot__20[32'h20 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__30;
+        end
+        if (run_one_hot__20[32'h21 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__31;
+        end
+        if (run_one_hot__20[32'h22 - 32'h1]) begin
+            zrun__20 = zrun__20 | payload__32;
+        end
+        run_one_hot__21 = th__21 & ~(th__21 >> 32'h1);
+        zrun__21 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__21[32'h2 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__0;
+        end
+        if (run_one_hot__21[32'h3 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__1;
+        end
+        if (run_one_hot__21[32'h4 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__2;
+        end
+        if (run_one_hot__21[32'h5 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__3;
+        end
+        if (run_one_hot__21[32'h6 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__4;
+        end
+        if (run_one_hot__21[32'h7 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__5;
+        end
+        if (run_one_hot__21[32'h8 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__6;
+        end
+        if (run_one_hot__21[32'h9 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__7;
+        end
+        if (run_one_hot__21[32'ha - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__8;
+        end
+        if (run_one_hot__21[32'hb - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__9;
+        end
+        if (run_one_hot__21[32'hc - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__10;
+        end
+        if (run_one_hot__21[32'hd - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__11;
+        end
+        if (run_one_hot__21[32'he - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__12;
+        end
+        if (run_one_hot__21[32'hf - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__13;
+        end
+        if (run_one_hot__21[32'h10 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__14;
+        end
+        if (run_one_hot__21[32'h11 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__15;
+        end
+        if (run_one_hot__21[32'h12 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__16;
+        end
+        if (run_one_hot__21[32'h13 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__17;
+        end
+        if (run_one_hot__21[32'h14 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__18;
+        end
+        if (run_one_hot__21[32'h15 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__19;
+        end
+        if (run_one_hot__21[32'h16 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__20;
+        end
+        if (run_one_hot__21[32'h17 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__21;
+        end
+        if (run_one_hot__21[32'h18 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__22;
+        end
+        if (run_one_hot__21[32'h19 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__23;
+        end
+        if (run_one_hot__21[32'h1a - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__24;
+        end
+        if (run_one_hot__21[32'h1b - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__25;
+        end
+        if (run_one_hot__21[32'h1c - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__26;
+        end
+        if (run_one_hot__21[32'h1d - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__27;
+        end
+        if (run_one_hot__21[32'h1e - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__28;
+        end
+        if (run_one_hot__21[32'h1f - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__29;
+        end
+        if (run_one_hot__21[32'h20 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__30;
+        end
+        if (run_one_hot__21[32'h21 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__31;
+        end
+        if (run_one_hot__21[32'h22 - 32'h1]) begin
+            zrun__21 = zrun__21 | payload__32;
+        end
+        run_one_hot__22 = th__22 & ~(th__22 >> 32'h1);
+        zrun__22 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__22[32'h2 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__0;
+        end
+        if (run_one_hot__22[32'h3 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__1;
+        end
+        if (run_one_hot__22[32'h4 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__2;
+        end
+        if (run_one_hot__22[32'h5 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__3;
+        end
+        if (run_one_hot__22[32'h6 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__4;
+        end
+        if (run_one_hot__22[32'h7 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__5;
+        end
+        if (run_one_hot__22[32'h8 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__6;
+        end
+        if (run_one_hot__22[32'h9 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__7;
+        end
+        if (run_one_hot__22[32'ha - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__8;
+        end
+        if (run_one_hot__22[32'hb - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__9;
+        end
+        if (run_one_hot__22[32'hc - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__10;
+        end
+        if (run_one_hot__22[32'hd - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__11;
+        end
+        if (run_one_hot__22[32'he - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__12;
+        end
+        if (run_one_hot__22[32'hf - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__13;
+        end
+        if (run_one_hot__22[32'h10 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__14;
+        end
+        if (run_one_hot__22[32'h11 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__15;
+        end
+        if (run_one_hot__22[32'h12 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__16;
+        end
+        if (run_one_hot__22[32'h13 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__17;
+        end
+        if (run_one_hot__22[32'h14 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__18;
+        end
+        if (run_one_hot__22[32'h15 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__19;
+        end
+        if (run_one_hot__22[32'h16 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__20;
+        end
+        if (run_one_hot__22[32'h17 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__21;
+        end
+        if (run_one_hot__22[32'h18 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__22;
+        end
+        if (run_one_hot__22[32'h19 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__23;
+        end
+        if (run_one_hot__22[32'h1a - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__24;
+        end
+        if (run_one_hot__22[32'h1b - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__25;
+        end
+        if (run_one_hot__22[32'h1c - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__26;
+        end
+        if (run_one_hot__22[32'h1d - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__27;
+        end
+        if (run_one_hot__22[32'h1e - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__28;
+        end
+        if (run_one_hot__22[32'h1f - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__29;
+        end
+        if (run_one_hot__22[32'h20 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__30;
+        end
+        if (run_one_hot__22[32'h21 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__31;
+        end
+        if (run_one_hot__22[32'h22 - 32'h1]) begin
+            zrun__22 = zrun__22 | payload__32;
+        end
+        run_one_hot__23 = th__23 & ~(th__23 >> 32'h1);
+        zrun__23 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__23[32'h2 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__0;
+        end
+        if (run_one_hot__23[32'h3 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__1;
+        end
+        if (run_one_hot__23[32'h4 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__2;
+        end
+        if (run_one_hot__23[32'h5 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__3;
+        end
+        if (run_one_hot__23[32'h6 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__4;
+        end
+        if (run_one_hot__23[32'h7 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__5;
+        end
+        if (run_one_hot__23[32'h8 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__6;
+        end
+        if (run_one_hot__23[32'h9 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__7;
+        end
+        if (run_one_hot__23[32'ha - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__8;
+        end
+        if (run_one_hot__23[32'hb - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__9;
+        end
+        if (run_one_hot__23[32'hc - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__10;
+        end
+        if (run_one_hot__23[32'hd - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__11;
+        end
+        if (run_one_hot__23[32'he - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__12;
+        end
+        if (run_one_hot__23[32'hf - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__13;
+        end
+        if (run_one_hot__23[32'h10 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__14;
+        end
+        if (run_one_hot__23[32'h11 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__15;
+        end
+        if (run_one_hot__23[32'h12 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__16;
+        end
+        if (run_one_hot__23[32'h13 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__17;
+        end
+        if (run_one_hot__23[32'h14 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__18;
+        end
+        if (run_one_hot__23[32'h15 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__19;
+        end
+        if (run_one_hot__23[32'h16 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__20;
+        end
+        if (run_one_hot__23[32'h17 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__21;
+        end
+        if (run_one_hot__23[32'h18 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__22;
+        end
+        if (run_one_hot__23[32'h19 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__23;
+        end
+        if (run_one_hot__23[32'h1a - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__24;
+        end
+        if (run_one_hot__23[32'h1b - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__25;
+        end
+        if (run_one_hot__23[32'h1c - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__26;
+        end
+        if (run_one_hot__23[32'h1d - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__27;
+        end
+        if (run_one_hot__23[32'h1e - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__28;
+        end
+        if (run_one_hot__23[32'h1f - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__29;
+        end
+        if (run_one_hot__23[32'h20 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__30;
+        end
+        if (run_one_hot__23[32'h21 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__31;
+        end
+        if (run_one_hot__23[32'h22 - 32'h1]) begin
+            zrun__23 = zrun__23 | payload__32;
+        end
+        run_one_hot__24 = th__24 & ~(th__24 >> 32'h1);
+        zrun__24 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__24[32'h2 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__0;
+        end
+        if (run_one_hot__24[32'h3 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__1;
+        end
+        if (run_one_hot__24[32'h4 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__2;
+        end
+        if (run_one_hot__24[32'h5 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__3;
+        end
+        if (run_one_hot__24[32'h6 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__4;
+        end
+        if (run_one_hot__24[32'h7 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__5;
+        end
+        if (run_one_hot__24[32'h8 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__6;
+        end
+        if (run_one_hot__24[32'h9 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__7;
+        end
+        if (run_one_hot__24[32'ha - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__8;
+        end
+        if (run_one_hot__24[32'hb - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__9;
+        end
+        if (run_one_hot__24[32'hc - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__10;
+        end
+        if (run_one_hot__24[32'hd - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__11;
+        end
+        if (run_one_hot__24[32'he - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__12;
+        end
+        if (run_one_hot__24[32'hf - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__13;
+        end
+        if (run_one_hot__24[32'h10 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__14;
+        end
+        if (run_one_hot__24[32'h11 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__15;
+        end
+        if (run_one_hot__24[32'h12 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__16;
+        end
+        if (run_one_hot__24[32'h13 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__17;
+        end
+        if (run_one_hot__24[32'h14 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__18;
+        end
+        if (run_one_hot__24[32'h15 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__19;
+        end
+        if (run_one_hot__24[32'h16 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__20;
+        end
+        if (run_one_hot__24[32'h17 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__21;
+        end
+        if (run_one_hot__24[32'h18 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__22;
+        end
+        if (run_one_hot__24[32'h19 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__23;
+        end
+        if (run_one_hot__24[32'h1a - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__24;
+        end
+        if (run_one_hot__24[32'h1b - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__25;
+        end
+        if (run_one_hot__24[32'h1c - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__26;
+        end
+        if (run_one_hot__24[32'h1d - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__27;
+        end
+        if (run_one_hot__24[32'h1e - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__28;
+        end
+        if (run_one_hot__24[32'h1f - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__29;
+        end
+        if (run_one_hot__24[32'h20 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__30;
+        end
+        if (run_one_hot__24[32'h21 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__31;
+        end
+        if (run_one_hot__24[32'h22 - 32'h1]) begin
+            zrun__24 = zrun__24 | payload__32;
+        end
+        run_one_hot__25 = th__25 & ~(th__25 >> 32'h1);
+        zrun__25 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__25[32'h2 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__0;
+        end
+        if (run_one_hot__25[32'h3 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__1;
+        end
+        if (run_one_hot__25[32'h4 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__2;
+        end
+        if (run_one_hot__25[32'h5 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__3;
+        end
+        if (run_one_hot__25[32'h6 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__4;
+        end
+        if (run_one_hot__25[32'h7 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__5;
+        end
+        if (run_one_hot__25[32'h8 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__6;
+        end
+        if (run_one_hot__25[32'h9 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__7;
+        end
+        if (run_one_hot__25[32'ha - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__8;
+        end
+        if (run_one_hot__25[32'hb - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__9;
+        end
+        if (run_one_hot__25[32'hc - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__10;
+        end
+        if (run_one_hot__25[32'hd - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__11;
+        end
+        if (run_one_hot__25[32'he - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__12;
+        end
+        if (run_one_hot__25[32'hf - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__13;
+        end
+        if (run_one_hot__25[32'h10 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__14;
+        end
+        if (run_one_hot__25[32'h11 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__15;
+        end
+        if (run_one_hot__25[32'h12 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__16;
+        end
+        if (run_one_hot__25[32'h13 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__17;
+        end
+        if (run_one_hot__25[32'h14 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__18;
+        end
+        if (run_one_hot__25[32'h15 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__19;
+        end
+        if (run_one_hot__25[32'h16 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__20;
+        end
+        if (run_one_hot__25[32'h17 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__21;
+        end
+        if (run_one_hot__25[32'h18 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__22;
+        end
+        if (run_one_hot__25[32'h19 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__23;
+        end
+        if (run_one_hot__25[32'h1a - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__24;
+        end
+        if (run_one_hot__25[32'h1b - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__25;
+        end
+        if (run_one_hot__25[32'h1c - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__26;
+        end
+        if (run_one_hot__25[32'h1d - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__27;
+        end
+        if (run_one_hot__25[32'h1e - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__28;
+        end
+        if (run_one_hot__25[32'h1f - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__29;
+        end
+        if (run_one_hot__25[32'h20 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__30;
+        end
+        if (run_one_hot__25[32'h21 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__31;
+        end
+        if (run_one_hot__25[32'h22 - 32'h1]) begin
+            zrun__25 = zrun__25 | payload__32;
+        end
+        run_one_hot__26 = th__26 & ~(th__26 >> 32'h1);
+        zrun__26 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__26[32'h2 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__0;
+        end
+        if (run_one_hot__26[32'h3 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__1;
+        end
+        if (run_one_hot__26[32'h4 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__2;
+        end
+        if (run_one_hot__26[32'h5 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__3;
+        end
+        if (run_one_hot__26[32'h6 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__4;
+        end
+        if (run_one_hot__26[32'h7 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__5;
+        end
+        if (run_one_hot__26[32'h8 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__6;
+        end
+        if (run_one_hot__26[32'h9 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__7;
+        end
+        if (run_one_hot__26[32'ha - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__8;
+        end
+        if (run_one_hot__26[32'hb - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__9;
+        end
+        if (run_one_hot__26[32'hc - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__10;
+        end
+        if (run_one_hot__26[32'hd - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__11;
+        end
+        if (run_one_hot__26[32'he - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__12;
+        end
+        if (run_one_hot__26[32'hf - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__13;
+        end
+        if (run_one_hot__26[32'h10 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__14;
+        end
+        if (run_one_hot__26[32'h11 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__15;
+        end
+        if (run_one_hot__26[32'h12 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__16;
+        end
+        if (run_one_hot__26[32'h13 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__17;
+        end
+        if (run_one_hot__26[32'h14 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__18;
+        end
+        if (run_one_hot__26[32'h15 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__19;
+        end
+        if (run_one_hot__26[32'h16 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__20;
+        end
+        if (run_one_hot__26[32'h17 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__21;
+        end
+        if (run_one_hot__26[32'h18 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__22;
+        end
+        if (run_one_hot__26[32'h19 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__23;
+        end
+        if (run_one_hot__26[32'h1a - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__24;
+        end
+        if (run_one_hot__26[32'h1b - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__25;
+        end
+        if (run_one_hot__26[32'h1c - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__26;
+        end
+        if (run_one_hot__26[32'h1d - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__27;
+        end
+        if (run_one_hot__26[32'h1e - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__28;
+        end
+        if (run_one_hot__26[32'h1f - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__29;
+        end
+        if (run_one_hot__26[32'h20 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__30;
+        end
+        if (run_one_hot__26[32'h21 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__31;
+        end
+        if (run_one_hot__26[32'h22 - 32'h1]) begin
+            zrun__26 = zrun__26 | payload__32;
+        end
+        run_one_hot__27 = th__27 & ~(th__27 >> 32'h1);
+        zrun__27 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__27[32'h2 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__0;
+        end
+        if (run_one_hot__27[32'h3 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__1;
+        end
+        if (run_one_hot__27[32'h4 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__2;
+        end
+        if (run_one_hot__27[32'h5 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__3;
+        end
+        if (run_one_hot__27[32'h6 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__4;
+        end
+        if (run_one_hot__27[32'h7 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__5;
+        end
+        if (run_one_hot__27[32'h8 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__6;
+        end
+        if (run_one_hot__27[32'h9 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__7;
+        end
+        if (run_one_hot__27[32'ha - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__8;
+        end
+        if (run_one_hot__27[32'hb - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__9;
+        end
+        if (run_one_hot__27[32'hc - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__10;
+        end
+        if (run_one_hot__27[32'hd - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__11;
+        end
+        if (run_one_hot__27[32'he - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__12;
+        end
+        if (run_one_hot__27[32'hf - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__13;
+        end
+        if (run_one_hot__27[32'h10 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__14;
+        end
+        if (run_one_hot__27[32'h11 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__15;
+        end
+        if (run_one_hot__27[32'h12 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__16;
+        end
+        if (run_one_hot__27[32'h13 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__17;
+        end
+        if (run_one_hot__27[32'h14 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__18;
+        end
+        if (run_one_hot__27[32'h15 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__19;
+        end
+        if (run_one_hot__27[32'h16 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__20;
+        end
+        if (run_one_hot__27[32'h17 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__21;
+        end
+        if (run_one_hot__27[32'h18 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__22;
+        end
+        if (run_one_hot__27[32'h19 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__23;
+        end
+        if (run_one_hot__27[32'h1a - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__24;
+        end
+        if (run_one_hot__27[32'h1b - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__25;
+        end
+        if (run_one_hot__27[32'h1c - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__26;
+        end
+        if (run_one_hot__27[32'h1d - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__27;
+        end
+        if (run_one_hot__27[32'h1e - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__28;
+        end
+        if (run_one_hot__27[32'h1f - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__29;
+        end
+        if (run_one_hot__27[32'h20 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__30;
+        end
+        if (run_one_hot__27[32'h21 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__31;
+        end
+        if (run_one_hot__27[32'h22 - 32'h1]) begin
+            zrun__27 = zrun__27 | payload__32;
+        end
+        run_one_hot__28 = th__28 & ~(th__28 >> 32'h1);
+        zrun__28 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__28[32'h2 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__0;
+        end
+        if (run_one_hot__28[32'h3 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__1;
+        end
+        if (run_one_hot__28[32'h4 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__2;
+        end
+        if (run_one_hot__28[32'h5 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__3;
+        end
+        if (run_one_hot__28[32'h6 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__4;
+        end
+        if (run_one_hot__28[32'h7 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__5;
+        end
+        if (run_one_hot__28[32'h8 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__6;
+        end
+        if (run_one_hot__28[32'h9 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__7;
+        end
+        if (run_one_hot__28[32'ha - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__8;
+        end
+        if (run_one_hot__28[32'hb - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__9;
+        end
+        if (run_one_hot__28[32'hc - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__10;
+        end
+        if (run_one_hot__28[32'hd - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__11;
+        end
+        if (run_one_hot__28[32'he - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__12;
+        end
+        if (run_one_hot__28[32'hf - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__13;
+        end
+        if (run_one_hot__28[32'h10 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__14;
+        end
+        if (run_one_hot__28[32'h11 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__15;
+        end
+        if (run_one_hot__28[32'h12 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__16;
+        end
+        if (run_one_hot__28[32'h13 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__17;
+        end
+        if (run_one_hot__28[32'h14 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__18;
+        end
+        if (run_one_hot__28[32'h15 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__19;
+        end
+        if (run_one_hot__28[32'h16 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__20;
+        end
+        if (run_one_hot__28[32'h17 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__21;
+        end
+        if (run_one_hot__28[32'h18 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__22;
+        end
+        if (run_one_hot__28[32'h19 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__23;
+        end
+        if (run_one_hot__28[32'h1a - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__24;
+        end
+        if (run_one_hot__28[32'h1b - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__25;
+        end
+        if (run_one_hot__28[32'h1c - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__26;
+        end
+        if (run_one_hot__28[32'h1d - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__27;
+        end
+        if (run_one_hot__28[32'h1e - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__28;
+        end
+        if (run_one_hot__28[32'h1f - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__29;
+        end
+        if (run_one_hot__28[32'h20 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__30;
+        end
+        if (run_one_hot__28[32'h21 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__31;
+        end
+        if (run_one_hot__28[32'h22 - 32'h1]) begin
+            zrun__28 = zrun__28 | payload__32;
+        end
+        run_one_hot__29 = th__29 & ~(th__29 >> 32'h1);
+        zrun__29 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__29[32'h2 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__0;
+        end
+        if (run_one_hot__29[32'h3 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__1;
+        end
+        if (run_one_hot__29[32'h4 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__2;
+        end
+        if (run_one_hot__29[32'h5 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__3;
+        end
+        if (run_one_hot__29[32'h6 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__4;
+        end
+        if (run_one_hot__29[32'h7 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__5;
+        end
+        if (run_one_hot__29[32'h8 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__6;
+        end
+        if (run_one_hot__29[32'h9 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__7;
+        end
+        if (run_one_hot__29[32'ha - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__8;
+        end
+        if (run_one_hot__29[32'hb - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__9;
+        end
+        if (run_one_hot__29[32'hc - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__10;
+        end
+        if (run_one_hot__29[32'hd - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__11;
+        end
+        if (run_one_hot__29[32'he - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__12;
+        end
+        if (run_one_hot__29[32'hf - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__13;
+        end
+        if (run_one_hot__29[32'h10 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__14;
+        end
+        if (run_one_hot__29[32'h11 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__15;
+        end
+        if (run_one_hot__29[32'h12 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__16;
+        end
+        if (run_one_hot__29[32'h13 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__17;
+        end
+        if (run_one_hot__29[32'h14 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__18;
+        end
+        if (run_one_hot__29[32'h15 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__19;
+        end
+        if (run_one_hot__29[32'h16 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__20;
+        end
+        if (run_one_hot__29[32'h17 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__21;
+        end
+        if (run_one_hot__29[32'h18 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__22;
+        end
+        if (run_one_hot__29[32'h19 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__23;
+        end
+        if (run_one_hot__29[32'h1a - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__24;
+        end
+        if (run_one_hot__29[32'h1b - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__25;
+        end
+        if (run_one_hot__29[32'h1c - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__26;
+        end
+        if (run_one_hot__29[32'h1d - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__27;
+        end
+        if (run_one_hot__29[32'h1e - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__28;
+        end
+        if (run_one_hot__29[32'h1f - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__29;
+        end
+        if (run_one_hot__29[32'h20 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__30;
+        end
+        if (run_one_hot__29[32'h21 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__31;
+        end
+        if (run_one_hot__29[32'h22 - 32'h1]) begin
+            zrun__29 = zrun__29 | payload__32;
+        end
+        run_one_hot__30 = th__30 & ~(th__30 >> 32'h1);
+        zrun__30 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__30[32'h2 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__0;
+        end
+        if (run_one_hot__30[32'h3 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__1;
+        end
+        if (run_one_hot__30[32'h4 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__2;
+        end
+        if (run_one_hot__30[32'h5 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__3;
+        end
+        if (run_one_hot__30[32'h6 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__4;
+        end
+        if (run_one_hot__30[32'h7 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__5;
+        end
+        if (run_one_hot__30[32'h8 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__6;
+        end
+        if (run_one_hot__30[32'h9 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__7;
+        end
+        if (run_one_hot__30[32'ha - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__8;
+        end
+        if (run_one_hot__30[32'hb - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__9;
+        end
+        if (run_one_hot__30[32'hc - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__10;
+        end
+        if (run_one_hot__30[32'hd - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__11;
+        end
+        if (run_one_hot__30[32'he - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__12;
+        end
+        if (run_one_hot__30[32'hf - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__13;
+        end
+        if (run_one_hot__30[32'h10 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__14;
+        end
+        if (run_one_hot__30[32'h11 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__15;
+        end
+        if (run_one_hot__30[32'h12 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__16;
+        end
+        if (run_one_hot__30[32'h13 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__17;
+        end
+        if (run_one_hot__30[32'h14 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__18;
+        end
+        if (run_one_hot__30[32'h15 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__19;
+        end
+        if (run_one_hot__30[32'h16 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__20;
+        end
+        if (run_one_hot__30[32'h17 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__21;
+        end
+        if (run_one_hot__30[32'h18 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__22;
+        end
+        if (run_one_hot__30[32'h19 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__23;
+        end
+        if (run_one_hot__30[32'h1a - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__24;
+        end
+        if (run_one_hot__30[32'h1b - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__25;
+        end
+        if (run_one_hot__30[32'h1c - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__26;
+        end
+        if (run_one_hot__30[32'h1d - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__27;
+        end
+        if (run_one_hot__30[32'h1e - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__28;
+        end
+        if (run_one_hot__30[32'h1f - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__29;
+        end
+        if (run_one_hot__30[32'h20 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__30;
+        end
+        if (run_one_hot__30[32'h21 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__31;
+        end
+        if (run_one_hot__30[32'h22 - 32'h1]) begin
+            zrun__30 = zrun__30 | payload__32;
+        end
+        run_one_hot__31 = th__31 & ~(th__31 >> 32'h1);
+        zrun__31 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__31[32'h2 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__0;
+        end
+        if (run_one_hot__31[32'h3 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__1;
+        end
+        if (run_one_hot__31[32'h4 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__2;
+        end
+        if (run_one_hot__31[32'h5 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__3;
+        end
+        if (run_one_hot__31[32'h6 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__4;
+        end
+        if (run_one_hot__31[32'h7 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__5;
+        end
+        if (run_one_hot__31[32'h8 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__6;
+        end
+        if (run_one_hot__31[32'h9 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__7;
+        end
+        if (run_one_hot__31[32'ha - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__8;
+        end
+        if (run_one_hot__31[32'hb - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__9;
+        end
+        if (run_one_hot__31[32'hc - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__10;
+        end
+        if (run_one_hot__31[32'hd - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__11;
+        end
+        if (run_one_hot__31[32'he - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__12;
+        end
+        if (run_one_hot__31[32'hf - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__13;
+        end
+        if (run_one_hot__31[32'h10 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__14;
+        end
+        if (run_one_hot__31[32'h11 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__15;
+        end
+        if (run_one_hot__31[32'h12 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__16;
+        end
+        if (run_one_hot__31[32'h13 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__17;
+        end
+        if (run_one_hot__31[32'h14 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__18;
+        end
+        if (run_one_hot__31[32'h15 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__19;
+        end
+        if (run_one_hot__31[32'h16 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__20;
+        end
+        if (run_one_hot__31[32'h17 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__21;
+        end
+        if (run_one_hot__31[32'h18 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__22;
+        end
+        if (run_one_hot__31[32'h19 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__23;
+        end
+        if (run_one_hot__31[32'h1a - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__24;
+        end
+        if (run_one_hot__31[32'h1b - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__25;
+        end
+        if (run_one_hot__31[32'h1c - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__26;
+        end
+        if (run_one_hot__31[32'h1d - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__27;
+        end
+        if (run_one_hot__31[32'h1e - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__28;
+        end
+        if (run_one_hot__31[32'h1f - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__29;
+        end
+        if (run_one_hot__31[32'h20 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__30;
+        end
+        if (run_one_hot__31[32'h21 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__31;
+        end
+        if (run_one_hot__31[32'h22 - 32'h1]) begin
+            zrun__31 = zrun__31 | payload__32;
+        end
+        run_one_hot__32 = th__32 & ~(th__32 >> 32'h1);
+        zrun__32 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__32[32'h2 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__0;
+        end
+        if (run_one_hot__32[32'h3 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__1;
+        end
+        if (run_one_hot__32[32'h4 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__2;
+        end
+        if (run_one_hot__32[32'h5 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__3;
+        end
+        if (run_one_hot__32[32'h6 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__4;
+        end
+        if (run_one_hot__32[32'h7 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__5;
+        end
+        if (run_one_hot__32[32'h8 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__6;
+        end
+        if (run_one_hot__32[32'h9 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__7;
+        end
+        if (run_one_hot__32[32'ha - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__8;
+        end
+        if (run_one_hot__32[32'hb - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__9;
+        end
+        if (run_one_hot__32[32'hc - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__10;
+        end
+        if (run_one_hot__32[32'hd - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__11;
+        end
+        if (run_one_hot__32[32'he - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__12;
+        end
+        if (run_one_hot__32[32'hf - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__13;
+        end
+        if (run_one_hot__32[32'h10 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__14;
+        end
+        if (run_one_hot__32[32'h11 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__15;
+        end
+        if (run_one_hot__32[32'h12 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__16;
+        end
+        if (run_one_hot__32[32'h13 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__17;
+        end
+        if (run_one_hot__32[32'h14 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__18;
+        end
+        if (run_one_hot__32[32'h15 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__19;
+        end
+        if (run_one_hot__32[32'h16 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__20;
+        end
+        if (run_one_hot__32[32'h17 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__21;
+        end
+        if (run_one_hot__32[32'h18 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__22;
+        end
+        if (run_one_hot__32[32'h19 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__23;
+        end
+        if (run_one_hot__32[32'h1a - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__24;
+        end
+        if (run_one_hot__32[32'h1b - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__25;
+        end
+        if (run_one_hot__32[32'h1c - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__26;
+        end
+        if (run_one_hot__32[32'h1d - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__27;
+        end
+        if (run_one_hot__32[32'h1e - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__28;
+        end
+        if (run_one_hot__32[32'h1f - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__29;
+        end
+        if (run_one_hot__32[32'h20 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__30;
+        end
+        if (run_one_hot__32[32'h21 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__31;
+        end
+        if (run_one_hot__32[32'h22 - 32'h1]) begin
+            zrun__32 = zrun__32 | payload__32;
+        end
+        run_one_hot__33 = th__33 & ~(th__33 >> 32'h1);
+        zrun__33 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__33[32'h2 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__0;
+        end
+        if (run_one_hot__33[32'h3 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__1;
+        end
+        if (run_one_hot__33[32'h4 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__2;
+        end
+        if (run_one_hot__33[32'h5 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__3;
+        end
+        if (run_one_hot__33[32'h6 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__4;
+        end
+        if (run_one_hot__33[32'h7 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__5;
+        end
+        if (run_one_hot__33[32'h8 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__6;
+        end
+        if (run_one_hot__33[32'h9 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__7;
+        end
+        if (run_one_hot__33[32'ha - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__8;
+        end
+        if (run_one_hot__33[32'hb - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__9;
+        end
+        if (run_one_hot__33[32'hc - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__10;
+        end
+        if (run_one_hot__33[32'hd - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__11;
+        end
+        if (run_one_hot__33[32'he - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__12;
+        end
+        if (run_one_hot__33[32'hf - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__13;
+        end
+        if (run_one_hot__33[32'h10 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__14;
+        end
+        if (run_one_hot__33[32'h11 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__15;
+        end
+        if (run_one_hot__33[32'h12 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__16;
+        end
+        if (run_one_hot__33[32'h13 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__17;
+        end
+        if (run_one_hot__33[32'h14 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__18;
+        end
+        if (run_one_hot__33[32'h15 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__19;
+        end
+        if (run_one_hot__33[32'h16 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__20;
+        end
+        if (run_one_hot__33[32'h17 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__21;
+        end
+        if (run_one_hot__33[32'h18 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__22;
+        end
+        if (run_one_hot__33[32'h19 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__23;
+        end
+        if (run_one_hot__33[32'h1a - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__24;
+        end
+        if (run_one_hot__33[32'h1b - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__25;
+        end
+        if (run_one_hot__33[32'h1c - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__26;
+        end
+        if (run_one_hot__33[32'h1d - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__27;
+        end
+        if (run_one_hot__33[32'h1e - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__28;
+        end
+        if (run_one_hot__33[32'h1f - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__29;
+        end
+        if (run_one_hot__33[32'h20 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__30;
+        end
+        if (run_one_hot__33[32'h21 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__31;
+        end
+        if (run_one_hot__33[32'h22 - 32'h1]) begin
+            zrun__33 = zrun__33 | payload__32;
+        end
+        run_one_hot__34 = th__34 & ~(th__34 >> 32'h1);
+        zrun__34 = ((32'h20) & 32'hffffffff);
+        if (run_one_hot__34[32'h2 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__0;
+        end
+        if (run_one_hot__34[32'h3 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__1;
+        end
+        if (run_one_hot__34[32'h4 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__2;
+        end
+        if (run_one_hot__34[32'h5 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__3;
+        end
+        if (run_one_hot__34[32'h6 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__4;
+        end
+        if (run_one_hot__34[32'h7 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__5;
+        end
+        if (run_one_hot__34[32'h8 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__6;
+        end
+        if (run_one_hot__34[32'h9 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__7;
+        end
+        if (run_one_hot__34[32'ha - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__8;
+        end
+        if (run_one_hot__34[32'hb - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__9;
+        end
+        if (run_one_hot__34[32'hc - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__10;
+        end
+        if (run_one_hot__34[32'hd - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__11;
+        end
+        if (run_one_hot__34[32'he - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__12;
+        end
+        if (run_one_hot__34[32'hf - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__13;
+        end
+        if (run_one_hot__34[32'h10 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__14;
+        end
+        if (run_one_hot__34[32'h11 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__15;
+        end
+        if (run_one_hot__34[32'h12 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__16;
+        end
+        if (run_one_hot__34[32'h13 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__17;
+        end
+        if (run_one_hot__34[32'h14 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__18;
+        end
+        if (run_one_hot__34[32'h15 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__19;
+        end
+        if (run_one_hot__34[32'h16 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__20;
+        end
+        if (run_one_hot__34[32'h17 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__21;
+        end
+        if (run_one_hot__34[32'h18 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__22;
+        end
+        if (run_one_hot__34[32'h19 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__23;
+        end
+        if (run_one_hot__34[32'h1a - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__24;
+        end
+        if (run_one_hot__34[32'h1b - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__25;
+        end
+        if (run_one_hot__34[32'h1c - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__26;
+        end
+        if (run_one_hot__34[32'h1d - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__27;
+        end
+        if (run_one_hot__34[32'h1e - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__28;
+        end
+        if (run_one_hot__34[32'h1f - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__29;
+        end
+        if (run_one_hot__34[32'h20 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__30;
+        end
+        if (run_one_hot__34[32'h21 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__31;
+        end
+        if (run_one_hot__34[32'h22 - 32'h1]) begin
+            zrun__34 = zrun__34 | payload__32;
+        end
         start__0 = 1'h0;
         start__1 = 1'h0;
         start__2 = z__2;
@@ -8428,9 +10506,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__0 = 32'h0;
             slot_len__0 = 32'h0;
             if (start__0) begin
-                slot_code__0 = (run__0 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__0 = zrun__0;
                 slot_len__0 = 32'h7;
-                if ({{26{1'h0}}, count6__0} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__0[6'h0]) begin
                     slot_code__0 = 32'h1;
                     slot_len__0 = 32'h3;
                 end
@@ -8440,9 +10518,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__1 = 32'h0;
             slot_len__1 = 32'h0;
             if (start__1) begin
-                slot_code__1 = (run__1 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__1 = zrun__1;
                 slot_len__1 = 32'h7;
-                if ({{26{1'h0}}, count6__1} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__1[6'h0]) begin
                     slot_code__1 = 32'h1;
                     slot_len__1 = 32'h3;
                 end
@@ -8452,9 +10530,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__2 = 32'h0;
             slot_len__2 = 32'h0;
             if (start__2) begin
-                slot_code__2 = (run__2 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__2 = zrun__2;
                 slot_len__2 = 32'h7;
-                if ({{26{1'h0}}, count6__2} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__2[6'h0]) begin
                     slot_code__2 = 32'h1;
                     slot_len__2 = 32'h3;
                 end
@@ -8464,9 +10542,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__3 = 32'h0;
             slot_len__3 = 32'h0;
             if (start__3) begin
-                slot_code__3 = (run__3 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__3 = zrun__3;
                 slot_len__3 = 32'h7;
-                if ({{26{1'h0}}, count6__3} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__3[6'h0]) begin
                     slot_code__3 = 32'h1;
                     slot_len__3 = 32'h3;
                 end
@@ -8476,9 +10554,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__4 = 32'h0;
             slot_len__4 = 32'h0;
             if (start__4) begin
-                slot_code__4 = (run__4 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__4 = zrun__4;
                 slot_len__4 = 32'h7;
-                if ({{26{1'h0}}, count6__4} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__4[6'h0]) begin
                     slot_code__4 = 32'h1;
                     slot_len__4 = 32'h3;
                 end
@@ -8488,9 +10566,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__5 = 32'h0;
             slot_len__5 = 32'h0;
             if (start__5) begin
-                slot_code__5 = (run__5 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__5 = zrun__5;
                 slot_len__5 = 32'h7;
-                if ({{26{1'h0}}, count6__5} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__5[6'h0]) begin
                     slot_code__5 = 32'h1;
                     slot_len__5 = 32'h3;
                 end
@@ -8500,9 +10578,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__6 = 32'h0;
             slot_len__6 = 32'h0;
             if (start__6) begin
-                slot_code__6 = (run__6 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__6 = zrun__6;
                 slot_len__6 = 32'h7;
-                if ({{26{1'h0}}, count6__6} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__6[6'h0]) begin
                     slot_code__6 = 32'h1;
                     slot_len__6 = 32'h3;
                 end
@@ -8512,9 +10590,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__7 = 32'h0;
             slot_len__7 = 32'h0;
             if (start__7) begin
-                slot_code__7 = (run__7 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__7 = zrun__7;
                 slot_len__7 = 32'h7;
-                if ({{26{1'h0}}, count6__7} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__7[6'h0]) begin
                     slot_code__7 = 32'h1;
                     slot_len__7 = 32'h3;
                 end
@@ -8524,9 +10602,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__8 = 32'h0;
             slot_len__8 = 32'h0;
             if (start__8) begin
-                slot_code__8 = (run__8 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__8 = zrun__8;
                 slot_len__8 = 32'h7;
-                if ({{26{1'h0}}, count6__8} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__8[6'h0]) begin
                     slot_code__8 = 32'h1;
                     slot_len__8 = 32'h3;
                 end
@@ -8536,9 +10614,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__9 = 32'h0;
             slot_len__9 = 32'h0;
             if (start__9) begin
-                slot_code__9 = (run__9 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__9 = zrun__9;
                 slot_len__9 = 32'h7;
-                if ({{26{1'h0}}, count6__9} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__9[6'h0]) begin
                     slot_code__9 = 32'h1;
                     slot_len__9 = 32'h3;
                 end
@@ -8548,9 +10626,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__10 = 32'h0;
             slot_len__10 = 32'h0;
             if (start__10) begin
-                slot_code__10 = (run__10 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__10 = zrun__10;
                 slot_len__10 = 32'h7;
-                if ({{26{1'h0}}, count6__10} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__10[6'h0]) begin
                     slot_code__10 = 32'h1;
                     slot_len__10 = 32'h3;
                 end
@@ -8560,9 +10638,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__11 = 32'h0;
             slot_len__11 = 32'h0;
             if (start__11) begin
-                slot_code__11 = (run__11 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__11 = zrun__11;
                 slot_len__11 = 32'h7;
-                if ({{26{1'h0}}, count6__11} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__11[6'h0]) begin
                     slot_code__11 = 32'h1;
                     slot_len__11 = 32'h3;
                 end
@@ -8572,9 +10650,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__12 = 32'h0;
             slot_len__12 = 32'h0;
             if (start__12) begin
-                slot_code__12 = (run__12 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__12 = zrun__12;
                 slot_len__12 = 32'h7;
-                if ({{26{1'h0}}, count6__12} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__12[6'h0]) begin
                     slot_code__12 = 32'h1;
                     slot_len__12 = 32'h3;
                 end
@@ -8584,9 +10662,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__13 = 32'h0;
             slot_len__13 = 32'h0;
             if (start__13) begin
-                slot_code__13 = (run__13 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__13 = zrun__13;
                 slot_len__13 = 32'h7;
-                if ({{26{1'h0}}, count6__13} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__13[6'h0]) begin
                     slot_code__13 = 32'h1;
                     slot_len__13 = 32'h3;
                 end
@@ -8596,9 +10674,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__14 = 32'h0;
             slot_len__14 = 32'h0;
             if (start__14) begin
-                slot_code__14 = (run__14 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__14 = zrun__14;
                 slot_len__14 = 32'h7;
-                if ({{26{1'h0}}, count6__14} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__14[6'h0]) begin
                     slot_code__14 = 32'h1;
                     slot_len__14 = 32'h3;
                 end
@@ -8608,9 +10686,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__15 = 32'h0;
             slot_len__15 = 32'h0;
             if (start__15) begin
-                slot_code__15 = (run__15 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__15 = zrun__15;
                 slot_len__15 = 32'h7;
-                if ({{26{1'h0}}, count6__15} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__15[6'h0]) begin
                     slot_code__15 = 32'h1;
                     slot_len__15 = 32'h3;
                 end
@@ -8620,9 +10698,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__16 = 32'h0;
             slot_len__16 = 32'h0;
             if (start__16) begin
-                slot_code__16 = (run__16 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__16 = zrun__16;
                 slot_len__16 = 32'h7;
-                if ({{26{1'h0}}, count6__16} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__16[6'h0]) begin
                     slot_code__16 = 32'h1;
                     slot_len__16 = 32'h3;
                 end
@@ -8632,9 +10710,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__17 = 32'h0;
             slot_len__17 = 32'h0;
             if (start__17) begin
-                slot_code__17 = (run__17 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__17 = zrun__17;
                 slot_len__17 = 32'h7;
-                if ({{26{1'h0}}, count6__17} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__17[6'h0]) begin
                     slot_code__17 = 32'h1;
                     slot_len__17 = 32'h3;
                 end
@@ -8644,9 +10722,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__18 = 32'h0;
             slot_len__18 = 32'h0;
             if (start__18) begin
-                slot_code__18 = (run__18 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__18 = zrun__18;
                 slot_len__18 = 32'h7;
-                if ({{26{1'h0}}, count6__18} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__18[6'h0]) begin
                     slot_code__18 = 32'h1;
                     slot_len__18 = 32'h3;
                 end
@@ -8656,9 +10734,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__19 = 32'h0;
             slot_len__19 = 32'h0;
             if (start__19) begin
-                slot_code__19 = (run__19 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__19 = zrun__19;
                 slot_len__19 = 32'h7;
-                if ({{26{1'h0}}, count6__19} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__19[6'h0]) begin
                     slot_code__19 = 32'h1;
                     slot_len__19 = 32'h3;
                 end
@@ -8668,9 +10746,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__20 = 32'h0;
             slot_len__20 = 32'h0;
             if (start__20) begin
-                slot_code__20 = (run__20 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__20 = zrun__20;
                 slot_len__20 = 32'h7;
-                if ({{26{1'h0}}, count6__20} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__20[6'h0]) begin
                     slot_code__20 = 32'h1;
                     slot_len__20 = 32'h3;
                 end
@@ -8680,9 +10758,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__21 = 32'h0;
             slot_len__21 = 32'h0;
             if (start__21) begin
-                slot_code__21 = (run__21 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__21 = zrun__21;
                 slot_len__21 = 32'h7;
-                if ({{26{1'h0}}, count6__21} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__21[6'h0]) begin
                     slot_code__21 = 32'h1;
                     slot_len__21 = 32'h3;
                 end
@@ -8692,9 +10770,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__22 = 32'h0;
             slot_len__22 = 32'h0;
             if (start__22) begin
-                slot_code__22 = (run__22 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__22 = zrun__22;
                 slot_len__22 = 32'h7;
-                if ({{26{1'h0}}, count6__22} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__22[6'h0]) begin
                     slot_code__22 = 32'h1;
                     slot_len__22 = 32'h3;
                 end
@@ -8704,9 +10782,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__23 = 32'h0;
             slot_len__23 = 32'h0;
             if (start__23) begin
-                slot_code__23 = (run__23 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__23 = zrun__23;
                 slot_len__23 = 32'h7;
-                if ({{26{1'h0}}, count6__23} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__23[6'h0]) begin
                     slot_code__23 = 32'h1;
                     slot_len__23 = 32'h3;
                 end
@@ -8716,9 +10794,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__24 = 32'h0;
             slot_len__24 = 32'h0;
             if (start__24) begin
-                slot_code__24 = (run__24 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__24 = zrun__24;
                 slot_len__24 = 32'h7;
-                if ({{26{1'h0}}, count6__24} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__24[6'h0]) begin
                     slot_code__24 = 32'h1;
                     slot_len__24 = 32'h3;
                 end
@@ -8728,9 +10806,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__25 = 32'h0;
             slot_len__25 = 32'h0;
             if (start__25) begin
-                slot_code__25 = (run__25 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__25 = zrun__25;
                 slot_len__25 = 32'h7;
-                if ({{26{1'h0}}, count6__25} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__25[6'h0]) begin
                     slot_code__25 = 32'h1;
                     slot_len__25 = 32'h3;
                 end
@@ -8740,9 +10818,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__26 = 32'h0;
             slot_len__26 = 32'h0;
             if (start__26) begin
-                slot_code__26 = (run__26 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__26 = zrun__26;
                 slot_len__26 = 32'h7;
-                if ({{26{1'h0}}, count6__26} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__26[6'h0]) begin
                     slot_code__26 = 32'h1;
                     slot_len__26 = 32'h3;
                 end
@@ -8752,9 +10830,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__27 = 32'h0;
             slot_len__27 = 32'h0;
             if (start__27) begin
-                slot_code__27 = (run__27 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__27 = zrun__27;
                 slot_len__27 = 32'h7;
-                if ({{26{1'h0}}, count6__27} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__27[6'h0]) begin
                     slot_code__27 = 32'h1;
                     slot_len__27 = 32'h3;
                 end
@@ -8764,9 +10842,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__28 = 32'h0;
             slot_len__28 = 32'h0;
             if (start__28) begin
-                slot_code__28 = (run__28 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__28 = zrun__28;
                 slot_len__28 = 32'h7;
-                if ({{26{1'h0}}, count6__28} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__28[6'h0]) begin
                     slot_code__28 = 32'h1;
                     slot_len__28 = 32'h3;
                 end
@@ -8776,9 +10854,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__29 = 32'h0;
             slot_len__29 = 32'h0;
             if (start__29) begin
-                slot_code__29 = (run__29 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__29 = zrun__29;
                 slot_len__29 = 32'h7;
-                if ({{26{1'h0}}, count6__29} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__29[6'h0]) begin
                     slot_code__29 = 32'h1;
                     slot_len__29 = 32'h3;
                 end
@@ -8788,9 +10866,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__30 = 32'h0;
             slot_len__30 = 32'h0;
             if (start__30) begin
-                slot_code__30 = (run__30 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__30 = zrun__30;
                 slot_len__30 = 32'h7;
-                if ({{26{1'h0}}, count6__30} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__30[6'h0]) begin
                     slot_code__30 = 32'h1;
                     slot_len__30 = 32'h3;
                 end
@@ -8800,9 +10878,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__31 = 32'h0;
             slot_len__31 = 32'h0;
             if (start__31) begin
-                slot_code__31 = (run__31 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__31 = zrun__31;
                 slot_len__31 = 32'h7;
-                if ({{26{1'h0}}, count6__31} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__31[6'h0]) begin
                     slot_code__31 = 32'h1;
                     slot_len__31 = 32'h3;
                 end
@@ -8812,9 +10890,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__32 = 32'h0;
             slot_len__32 = 32'h0;
             if (start__32) begin
-                slot_code__32 = (run__32 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__32 = zrun__32;
                 slot_len__32 = 32'h7;
-                if ({{26{1'h0}}, count6__32} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__32[6'h0]) begin
                     slot_code__32 = 32'h1;
                     slot_len__32 = 32'h3;
                 end
@@ -8824,9 +10902,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__33 = 32'h0;
             slot_len__33 = 32'h0;
             if (start__33) begin
-                slot_code__33 = (run__33 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__33 = zrun__33;
                 slot_len__33 = 32'h7;
-                if ({{26{1'h0}}, count6__33} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__33[6'h0]) begin
                     slot_code__33 = 32'h1;
                     slot_len__33 = 32'h3;
                 end
@@ -8836,9 +10914,9 @@ module buddy_controller__comp__runs(code0,code1,code2,code3,code4,code5,code6,co
             slot_code__34 = 32'h0;
             slot_len__34 = 32'h0;
             if (start__34) begin
-                slot_code__34 = (run__34 - ((32'h2) & 32'hffffffff)) | ((32'h20) & 32'hffffffff);
+                slot_code__34 = zrun__34;
                 slot_len__34 = 32'h7;
-                if ({{26{1'h0}}, count6__34} == ((32'h1) & 32'h3f)) begin
+                if (run_one_hot__34[6'h0]) begin
                     slot_code__34 = 32'h1;
                     slot_len__34 = 32'h3;
                 end
@@ -23404,10 +25482,10 @@ module buddy_controller__translator(clock,reset,gbbr,carve_out_bytes,md_base,hea
     wire  s1_below_heap__q;
     reg  slice__reset;
     reg  slice__in_valid;
-    reg  [221:0] slice__in_data;
+    reg  [222:0] slice__in_data;
     wire  slice__in_ready;
     wire  slice__out_valid;
-    wire  [221:0] slice__out_data;
+    wire  [222:0] slice__out_data;
     reg  slice__out_ready;
     
     // Local signals
@@ -23432,9 +25510,10 @@ module buddy_controller__translator(clock,reset,gbbr,carve_out_bytes,md_base,hea
     reg  outside;
     reg  [7:0] class_bytes;
     reg  class_reserved;
-    reg  [2:0] fault_code;
+    reg  [222:0] result;
+    reg  [222:0] held;
     reg  any_fault;
-    reg  [221:0] result;
+    reg  [2:0] fault_code;
     
     // Sub module instances
     buddy_controller__translator__s1_valid s1_valid(
@@ -23514,6 +25593,15 @@ module buddy_controller__translator(clock,reset,gbbr,carve_out_bytes,md_base,hea
     );
     
     // Update code
+    reg  [63:0] out_buddy_address_comb;
+    reg  [7:0] out_buddy_bytes_comb;
+    reg  out_buddy_valid_comb;
+    reg  [63:0] out_device_address_comb;
+    reg  [7:0] out_device_bytes_comb;
+    reg  [7:0] out_device_part_bytes_comb;
+    reg  [63:0] out_metadata_address_comb;
+    reg  out_metadata_high_comb;
+    reg  out_metadata_valid_comb;
     reg  s1_below_heap__d_comb;
     reg  [3:0] s1_class__d_comb;
     reg  [21:0] s1_end_96__d_comb;
@@ -23663,65 +25751,80 @@ module buddy_controller__translator(clock,reset,gbbr,carve_out_bytes,md_base,hea
                     class_bytes = 8'h0;
                 end
         endcase
-        fault_code = 3'h0;
+        result[8'h0+:1] = compressed;
+        result[8'h1+:1] = compressed & (target >= 3'h5);
+        result[8'h2+:1] = compressed & s1_below_heap__q;
+        result[8'h3+:1] = compressed & outside;
+        result[8'h4+:1] = compressed & class_reserved;
+        result[8'h5+:64] = s1_frame__q + device_offset;
+        result[8'h45+:8] = 8'h80;
+        result[8'h4d+:8] = 8'h80;
+        result[8'h55+:1] = 1'h0;
+        result[8'h56+:64] = 64'h0;
+        result[8'h96+:8] = 8'h0;
+        result[8'h9e+:64] = 64'h0;
+        result[8'hde+:1] = 1'h0;
         if (compressed) begin
-            if (class_reserved) begin
-                fault_code = 3'h4;
-            end
-            if (outside) begin
-                fault_code = 3'h3;
-            end
-            if (s1_below_heap__q) begin
-                fault_code = 3'h2;
-            end
-            if (target >= 3'h5) begin
-                fault_code = 3'h1;
-            end
-        end
-        result[8'h3+:64] = 64'h0;
-        result[8'h43+:8] = 8'h0;
-        result[8'h4b+:8] = 8'h0;
-        result[8'h53+:1] = 1'h0;
-        result[8'h54+:64] = 64'h0;
-        result[8'h94+:8] = 8'h0;
-        result[8'h9c+:1] = 1'h0;
-        result[8'h9d+:64] = 64'h0;
-        result[8'hdd+:1] = 1'h0;
-        result[8'h0+:3] = fault_code;
-        if (~compressed) begin
-            result[8'h3+:64] = s1_frame__q + device_offset;
-            result[8'h43+:8] = 8'h80;
-            result[8'h4b+:8] = 8'h80;
-        end
-        any_fault = class_reserved | outside | s1_below_heap__q | (target >= 3'h5);
-        if (compressed & ~any_fault) begin
-            result[8'h3+:64] = s1_frame__q + device_offset;
-            result[8'h4b+:8] = device_part;
-            result[8'h43+:8] = class_bytes;
+            result[8'h4d+:8] = device_part;
+            result[8'h45+:8] = class_bytes;
             if (class_bytes > device_part) begin
-                result[8'h43+:8] = device_part;
-                result[8'h53+:1] = 1'h1;
-                result[8'h54+:64] = s1_slot_base__q + slot_offset;
-                result[8'h94+:8] = class_bytes - device_part;
+                result[8'h45+:8] = device_part;
+                result[8'h55+:1] = 1'h1;
+                result[8'h56+:64] = s1_slot_base__q + slot_offset;
+                result[8'h96+:8] = class_bytes - device_part;
             end
-            result[8'h9c+:1] = 1'h1;
-            result[8'h9d+:64] = md_base + (({{8{1'h0}}, s1_relative__q[6'h1+:56]}) & 64'hffffffffffffffff);
-            result[8'hdd+:1] = s1_relative__q[6'h0];
+            result[8'h9e+:64] = md_base + (({{8{1'h0}}, s1_relative__q[6'h1+:56]}) & 64'hffffffffffffffff);
+            result[8'hde+:1] = s1_relative__q[6'h0];
         end
         slice__in_valid = s1_valid__q;
         slice__in_data = result;
         slice__out_ready = out_ready;
         out_valid = slice__out_valid;
-        out_fault = slice__out_data[8'h0+:3];
-        out_device_address = slice__out_data[8'h3+:64];
-        out_device_bytes = slice__out_data[8'h43+:8];
-        out_device_part_bytes = slice__out_data[8'h4b+:8];
-        out_buddy_valid = slice__out_data[8'h53+:1];
-        out_buddy_address = slice__out_data[8'h54+:64];
-        out_buddy_bytes = slice__out_data[8'h94+:8];
-        out_metadata_valid = slice__out_data[8'h9c+:1];
-        out_metadata_address = slice__out_data[8'h9d+:64];
-        out_metadata_high = slice__out_data[8'hdd+:1];
+        held = slice__out_data;
+        any_fault = held[8'h1+:1] | held[8'h2+:1] | held[8'h3+:1] | held[8'h4+:1];
+        fault_code = 3'h0;
+        if (held[8'h4+:1]) begin
+            fault_code = 3'h4;
+        end
+        if (held[8'h3+:1]) begin
+            fault_code = 3'h3;
+        end
+        if (held[8'h2+:1]) begin
+            fault_code = 3'h2;
+        end
+        if (held[8'h1+:1]) begin
+            fault_code = 3'h1;
+        end
+        out_fault = fault_code;
+        out_device_address_comb = 64'h0;
+        out_device_bytes_comb = 8'h0;
+        out_device_part_bytes_comb = 8'h0;
+        out_buddy_valid_comb = 1'h0;
+        out_buddy_address_comb = 64'h0;
+        out_buddy_bytes_comb = 8'h0;
+        out_metadata_valid_comb = 1'h0;
+        out_metadata_address_comb = 64'h0;
+        out_metadata_high_comb = 1'h0;
+        if (~any_fault) begin
+            out_device_address_comb = held[8'h5+:64];
+            out_device_bytes_comb = held[8'h45+:8];
+            out_device_part_bytes_comb = held[8'h4d+:8];
+            out_buddy_valid_comb = held[8'h55+:1];
+            out_buddy_address_comb = held[8'h56+:64];
+            out_buddy_bytes_comb = held[8'h96+:8];
+            out_metadata_valid_comb = held[8'h0+:1];
+            out_metadata_address_comb = held[8'h9e+:64];
+            out_metadata_high_comb = held[8'hde+:1];
+        end
+        out_buddy_address = out_buddy_address_comb;
+        out_buddy_bytes = out_buddy_bytes_comb;
+        out_buddy_valid = out_buddy_valid_comb;
+        out_device_address = out_device_address_comb;
+        out_device_bytes = out_device_bytes_comb;
+        out_device_part_bytes = out_device_part_bytes_comb;
+        out_metadata_address = out_metadata_address_comb;
+        out_metadata_high = out_metadata_high_comb;
+        out_metadata_valid = out_metadata_valid_comb;
         s1_below_heap__d = s1_below_heap__d_comb;
         s1_class__d = s1_class__d_comb;
         s1_end_96__d = s1_end_96__d_comb;
@@ -23993,26 +26096,26 @@ module buddy_controller__translator__slice(clock,reset,in_valid,in_data,in_ready
     input wire  clock;
     input wire  reset;
     input wire  in_valid;
-    input wire  [221:0] in_data;
+    input wire  [222:0] in_data;
     output reg  in_ready;
     output reg  out_valid;
-    output reg  [221:0] out_data;
+    output reg  [222:0] out_data;
     input wire  out_ready;
     
     // Stub signals
     reg  main_valid__d;
     wire  main_valid__q;
-    reg  [221:0] main_data__d;
-    wire  [221:0] main_data__q;
+    reg  [222:0] main_data__d;
+    wire  [222:0] main_data__q;
     reg  skid_valid__d;
     wire  skid_valid__q;
-    reg  [221:0] skid_data__d;
-    wire  [221:0] skid_data__q;
+    reg  [222:0] skid_data__d;
+    wire  [222:0] skid_data__q;
     
     // Local signals
     reg  load_main;
     reg  load_skid;
-    reg  [221:0] main_source;
+    reg  [222:0] main_source;
     
     // Sub module instances
     buddy_controller__translator__slice__main_valid main_valid(
@@ -24037,9 +26140,9 @@ module buddy_controller__translator__slice(clock,reset,in_valid,in_data,in_ready
     );
     
     // Update code
-    reg  [221:0] main_data__d_comb;
+    reg  [222:0] main_data__d_comb;
     reg  main_valid__d_comb;
-    reg  [221:0] skid_data__d_comb;
+    reg  [222:0] skid_data__d_comb;
     reg  skid_valid__d_comb;
     always @(*) begin
         main_valid__d_comb = main_valid__q;
@@ -24082,13 +26185,13 @@ endmodule // buddy_controller__translator__slice
 module buddy_controller__translator__slice__main_data(d,q,clock);
     
     // Module arguments
-    input wire  [221:0] d;
-    output reg  [221:0] q;
+    input wire  [222:0] d;
+    output reg  [222:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 222'h0;
+       q = 223'h0;
     end
     
     always @(posedge clock) begin
@@ -24120,13 +26223,13 @@ endmodule // buddy_controller__translator__slice__main_valid
 module buddy_controller__translator__slice__skid_data(d,q,clock);
     
     // Module arguments
-    input wire  [221:0] d;
-    output reg  [221:0] q;
+    input wire  [222:0] d;
+    output reg  [222:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 222'h0;
+       q = 223'h0;
     end
     
     always @(posedge clock) begin

@@ -98,6 +98,8 @@ module read_planner(clock,reset,in_valid,in_ready,in_id,in_kind,in_class,in_comp
     // Local signals
     reg  [155:0] job;
     reg  free;
+    reg  dev_finished;
+    reg  bud_finished;
     reg  [4:0] dev_units;
     reg  [4:0] bud_units;
     reg  [1:0] dev_first;
@@ -207,7 +209,9 @@ module read_planner(clock,reset,in_valid,in_ready,in_id,in_kind,in_class,in_comp
         bud_next = j_bud_next__q + {{2{1'h0}}, bud_go};
         j_dev_next__d_comb = dev_next;
         j_bud_next__d_comb = bud_next;
-        free = ~(j__q[8'h7+:1] & ~plan_go) & ~(j__q[8'h8+:1] & ~(plan_go & ~j__q[8'h7+:1])) & (dev_next == j__q[8'h12+:3]) & (bud_next == j__q[8'h19+:3]);
+        dev_finished = (j_dev_next__q == j__q[8'h12+:3]) | (dev_go & (({{29{1'h0}}, j_dev_next__q} + 32'h1) == {{29{1'h0}}, j__q[8'h12+:3]}));
+        bud_finished = (j_bud_next__q == j__q[8'h19+:3]) | (bud_go & (({{29{1'h0}}, j_bud_next__q} + 32'h1) == {{29{1'h0}}, j__q[8'h19+:3]}));
+        free = ~(j__q[8'h7+:1] & ~plan_go) & ~(j__q[8'h8+:1] & ~(plan_go & ~j__q[8'h7+:1])) & dev_finished & bud_finished;
         in_ready = ~n_valid__q;
         take = in_valid & in_ready;
         sizes__size_class = in_class;

@@ -398,7 +398,7 @@ pub fn shipped_testbench(tagged: bool, shipped: Option<(usize, usize)>) -> Strin
         ("wire [1:0] resp_outcome;", misses_decl.as_str()),
         (
             ".req_value(req_value),",
-            ".req_value(req_value), .req_tag(req_tag), .resp_tag(resp_tag), .misses(misses), .resp_word(),\n    \
+            ".req_value(req_value), .req_tag(req_tag), .resp_tag(resp_tag), .misses(misses), .resp_word(), .resp_commit(),\n    \
              .req_reserve(1'b0), .commit_valid(1'b0), .commit_ready(), .commit_word(7'd0), .commit_offset(5'd0),\n    \
              .commit_high(1'b0), .commit_value(4'd0), .commit_tag(7'd0),",
         ),
@@ -648,6 +648,11 @@ pub fn run_pipelined_cache<R: Rng>(
         }
         if dut.resp_valid.val() && resp_ready {
             let t = dut.resp_tag.val().index();
+            if let Some((_, is_commit)) = in_flight[t] {
+                if dut.resp_commit.val() != is_commit {
+                    return Err(format!("cycle {}: tag {t}'s response has resp_commit {}", run.cycles, dut.resp_commit.val()));
+                }
+            }
             match in_flight[t] {
                 None => return Err(format!("cycle {}: response with tag {t}, which is not in flight", run.cycles)),
                 Some((i, true)) => {
@@ -732,6 +737,7 @@ pub const PIPELINED_LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
     ("resp_nibble", 4, "resp_valid"),
     ("resp_outcome", 2, "resp_valid"),
     ("resp_word", 7, "resp_valid"),
+    ("resp_commit", 1, "resp_valid"),
     ("commit_ready", 1, ""),
     ("mem_req_valid", 1, ""),
     ("mem_req_write", 1, "mem_req_valid"),
@@ -775,6 +781,7 @@ fn pipelined_lockstep_line(dut: &buddy_hdl::PipelinedMetadataCache) -> String {
         hex_field(dut.resp_nibble.val().to_u64(), 4),
         hex_field(dut.resp_outcome.val().to_u64(), 2),
         hex_field(dut.resp_word.val().to_u64(), 7),
+        b(dut.resp_commit.val()),
         b(dut.commit_ready.val()),
         b(dut.mem_req_valid.val()),
         b(dut.mem_req_write.val()),

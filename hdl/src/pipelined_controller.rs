@@ -207,7 +207,8 @@ pub struct $name {
     xw_device: RAM<Bits<64>, CONTEXT_BITS>,
     xw_part: RAM<Bits<8>, CONTEXT_BITS>,
     xw_buddy: RAM<Bits<64>, CONTEXT_BITS>,
-    xw_md: RAM<Bits<6>, CONTEXT_BITS>,
+    /// `{compressed, metadata high, metadata address[4:0]}`.
+    xw_md: RAM<Bits<7>, CONTEXT_BITS>,
     res_word: RAM<Bits<7>, CONTEXT_BITS>,
     w_class: RAM<Bits<4>, CONTEXT_BITS>,
     old_nibble: RAM<Bits<4>, CONTEXT_BITS>,
@@ -215,13 +216,13 @@ pub struct $name {
     data_m: RAM<EntryBits, CONTEXT_BITS>,
     mask_m: RAM<Bits<4>, CONTEXT_BITS>,
     /// Per context, bit `id`: a full or partial write to a compressed page
-    /// (its nibble reserved), its reservation answered, its commit sent, a
-    /// partial write whose entry did not decode, a write stored (or a
-    /// partial write that did not decode) and not yet taken into K0.
+    /// (its nibble reserved), its reservation answered, a partial write
+    /// whose entry did not decode, a write stored (or a partial write that
+    /// did not decode) and not yet taken into K0. (A commit's answer is
+    /// marked by the metadata cache, `resp_commit`.)
     w_full: DFF<Bits<128>>,
     w_partial: DFF<Bits<128>>,
     w_reserved: DFF<Bits<128>>,
-    w_commit: DFF<Bits<128>>,
     w_abort: DFF<Bits<128>>,
     w_stored: DFF<Bits<128>>,
     /// Picks the stored write K0 takes next: the lowest context whose
@@ -345,7 +346,6 @@ pub struct $name {
     flags_full: Signal<Local, Bits<128>>,
     flags_partial: Signal<Local, Bits<128>>,
     flags_reserved: Signal<Local, Bits<128>>,
-    flags_commit: Signal<Local, Bits<128>>,
     flags_abort: Signal<Local, Bits<128>>,
     flags_stored: Signal<Local, Bits<128>>,
     j0_free: Signal<Local, Bit>,
@@ -416,7 +416,6 @@ impl Logic for $name {
             w_full,
             w_partial,
             w_reserved,
-            w_commit,
             w_abort,
             w_stored
         );
@@ -485,7 +484,6 @@ impl Logic for $name {
         self.flags_full.next = self.w_full.q.val();
         self.flags_partial.next = self.w_partial.q.val();
         self.flags_reserved.next = self.w_reserved.q.val();
-        self.flags_commit.next = self.w_commit.q.val();
         self.flags_abort.next = self.w_abort.q.val();
         self.flags_stored.next = self.w_stored.q.val();
 
@@ -505,7 +503,9 @@ impl Logic for $name {
         self.j1_free.next = !self.j1_valid.q.val() | self.planner.in_ready.val();
         self.j1_load.next = self.j0_valid.q.val() & self.j1_free.val();
         self.j0_free.next = !self.j0_valid.q.val() | self.j1_load.val();
-        self.md_commit_resp.next = (self.w_commit.q.val() & self.one_hot[1].val()).any();
+        // The cache marks a commit's answer itself (a flip-flop): no
+        // lookup of the tag's flags on this path.
+        self.md_commit_resp.next = self.md.resp_commit.val();
         self.md_reserved_resp.next =
             ((self.w_full.q.val() | self.w_partial.q.val()) & self.one_hot[1].val()).any() & !self.md_commit_resp.val();
         self.md_full_resp.next = (self.w_full.q.val() & self.one_hot[1].val()).any() & !self.md_commit_resp.val();
@@ -520,7 +520,10 @@ impl Logic for $name {
         self.md_to_wr.next = self.md.resp_valid.val() & (self.f_sent.q.val() | self.md_commit_resp.val()) & self.wr_free.val();
         self.md_to_j0.next = self.md_wants_j0.val() & self.j0_free.val();
         self.md_take.next = self.md_to_j0.val();
-        self.k0_compressed.next = ((self.w_full.q.val() | self.w_partial.q.val()) & self.one_hot[2].val()).any();
+        // A compressed page's write (full or partial), from the
+        // translation kept per context: read with K0's other fields, so
+        // the commit pick waits for no lookup of K0's flags.
+        self.k0_compressed.next = self.xw_md.read_data.val().get_bit(6);
         self.k0_abort.next = (self.w_abort.q.val() & self.one_hot[2].val()).any();
         self.k0_commit.next = self.k0_valid.q.val() & self.k0_compressed.val();
         self.k0_answer.next = self.k0_valid.q.val() & !self.k0_compressed.val() & self.wr_free.val() & !self.md_to_wr.val();
@@ -656,8 +659,9 @@ impl Logic for $name {
         self.xw_buddy.write_data.next = self.translator.out_buddy_address.val();
         self.xw_md.write_enable.next = self.x_take.val() & !self.x_fault.val();
         self.xw_md.write_address.next = self.xlate_ids.head.val();
-        self.xw_md.write_data.next = (bit_cast::<6, 1>(self.translator.out_metadata_high.val().into()) << 5)
-            | bit_cast::<6, 5>(self.translator.out_metadata_address.val().get_bits::<5>(0));
+        self.xw_md.write_data.next = (bit_cast::<7, 1>(self.translator.out_metadata_valid.val().into()) << 6)
+            | (bit_cast::<7, 1>(self.translator.out_metadata_high.val().into()) << 5)
+            | bit_cast::<7, 5>(self.translator.out_metadata_address.val().get_bits::<5>(0));
         // X1's write data, re-read while it waits (registered reads).
         self.data_x.read_address.next = self.x1_id.q.val();
         if self.x_take.val() {
@@ -729,7 +733,6 @@ impl Logic for $name {
             self.flags_full.next = self.flags_full.val() & !self.one_hot[1].val();
             self.flags_partial.next = self.flags_partial.val() & !self.one_hot[1].val();
             self.flags_reserved.next = self.flags_reserved.val() & !self.one_hot[1].val();
-            self.flags_commit.next = self.flags_commit.val() & !self.one_hot[1].val();
         }
 
         // J0 -> J1 -> read planner; J0's translation is re-read from the
@@ -1012,9 +1015,6 @@ impl Logic for $name {
             self.w_class.read_address.next = self.commit_pick.index.val();
             self.old_nibble.read_address.next = self.commit_pick.index.val();
         }
-        if self.k0_commit.val() & self.md.commit_ready.val() {
-            self.flags_commit.next = self.flags_commit.val() | self.one_hot[2].val();
-        }
         if self.k0_free.val() {
             self.k0_valid.d.next = false;
         }
@@ -1082,7 +1082,6 @@ impl Logic for $name {
         self.w_full.d.next = self.flags_full.val();
         self.w_partial.d.next = self.flags_partial.val();
         self.w_reserved.d.next = self.flags_reserved.val();
-        self.w_commit.d.next = self.flags_commit.val();
         self.w_abort.d.next = self.flags_abort.val();
         self.w_stored.d.next = self.flags_stored.val();
         if self.reset.val() {
@@ -1100,7 +1099,6 @@ impl Logic for $name {
             self.w_full.d.next = 0.into();
             self.w_partial.d.next = 0.into();
             self.w_reserved.d.next = 0.into();
-            self.w_commit.d.next = 0.into();
             self.w_abort.d.next = 0.into();
             self.w_stored.d.next = 0.into();
         }

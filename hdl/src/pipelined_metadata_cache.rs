@@ -121,6 +121,7 @@ enum EvictState {
 /// | `resp_tag` | 7 | out | the request's `req_tag` |
 /// | `resp_nibble` | 4 | out | the nibble read (a write: the value written; a flush: 0) |
 /// | `resp_outcome` | 2 | out | a [`crate::metadata_cache::outcome`] code (0 for a flush and a commit) |
+/// | `resp_commit` | 1 | out | the response answers a commit (`commit_*`), a flip-flop |
 /// | `resp_word` | 7 | out | the data-array word `{set, way, sector}` of the request's nibble (reads, writes, reservations) |
 /// | `mem_req_valid`, `mem_req_ready` | 1, 1 | out, in | memory-side request: a sector fill or write-back |
 /// | `mem_req_write` | 1 | out | 1: write-back of `mem_req_data`, 0: fill (answered on `mem_fill_*`, in order) |
@@ -165,6 +166,7 @@ pub struct PipelinedMetadataCache {
     pub resp_tag: Signal<Out, Bits<TAG_BITS>>,
     pub resp_nibble: Signal<Out, Bits<4>>,
     pub resp_outcome: Signal<Out, Bits<2>>,
+    pub resp_commit: Signal<Out, Bit>,
     pub resp_word: Signal<Out, Bits<7>>,
     pub resp_ready: Signal<In, Bit>,
     pub mem_req_valid: Signal<Out, Bit>,
@@ -238,6 +240,8 @@ pub struct PipelinedMetadataCache {
     s2_tag: DFF<Bits<TAG_BITS>>,
     s2_outcome: DFF<Bits<2>>,
     s2_word: DFF<Bits<7>>,
+    /// The response register holds a commit's answer.
+    s2_commit: DFF<Bit>,
     s2_nibble: DFF<Bits<4>>,
     // The memory-side request register.
     mq_valid: DFF<Bit>,
@@ -358,7 +362,7 @@ impl Logic for PipelinedMetadataCache {
     fn update(&mut self) {
         dff_setup!(
             self, clock, s1_valid, s1_write, s1_flush, s1_address, s1_high, s1_value, s1_tag, s1_reserve, evicted, m_head, m_tail, fills_asked, fills_taken,
-            fill_waiting, s2_valid, s2_fill, s2_write, s2_high, s2_offset, s2_value, s2_tag, s2_outcome, s2_word,
+            fill_waiting, s2_valid, s2_fill, s2_write, s2_high, s2_offset, s2_value, s2_tag, s2_outcome, s2_word, s2_commit,
             s2_nibble, mq_valid, mq_write, mq_address, mq_data, ev_state, ev_flush, ev_line, ev_next, ev_tag, ev_dirty, ev_sector
         );
         for l in 0..32 {
@@ -664,6 +668,7 @@ impl Logic for PipelinedMetadataCache {
         self.resp_valid.next = self.s2_valid.q.val();
         self.resp_tag.next = self.s2_tag.q.val();
         self.resp_outcome.next = self.s2_outcome.q.val();
+        self.resp_commit.next = self.s2_commit.q.val();
         self.resp_word.next = self.s2_word.q.val();
         self.resp_nibble.next = self.s2_shifted.val().get_bits::<4>(0);
         if self.s2_fill.q.val() {
@@ -698,6 +703,7 @@ impl Logic for PipelinedMetadataCache {
             self.data.write_address.next = self.head_word.val();
             self.data.write_data.next = self.fill_merged.val();
             self.s2_valid.d.next = true;
+            self.s2_commit.d.next = false;
             self.s2_fill.d.next = true;
             self.s2_tag.d.next = self.head_tag.val();
             self.s2_outcome.d.next = self.head_outcome.val();
@@ -711,6 +717,7 @@ impl Logic for PipelinedMetadataCache {
         if self.parked_go.val() {
             self.data.read_address.next = self.head_word.val();
             self.s2_valid.d.next = true;
+            self.s2_commit.d.next = false;
             self.s2_fill.d.next = false;
             self.s2_write.d.next = self.head_write.val();
             self.s2_high.d.next = self.head_high.val();
@@ -734,6 +741,7 @@ impl Logic for PipelinedMetadataCache {
         if self.hit_go.val() {
             self.data.read_address.next = self.hit_address.val();
             self.s2_valid.d.next = true;
+            self.s2_commit.d.next = false;
             self.s2_fill.d.next = false;
             self.s2_write.d.next = self.s1_write.q.val();
             self.s2_high.d.next = self.s1_high.q.val();
@@ -747,12 +755,14 @@ impl Logic for PipelinedMetadataCache {
         if self.commit_go.val() {
             self.data.read_address.next = self.commit_word.val();
             self.s2_valid.d.next = true;
+            self.s2_commit.d.next = false;
             self.s2_fill.d.next = false;
             self.s2_write.d.next = true;
             self.s2_high.d.next = self.commit_high.val();
             self.s2_offset.d.next = self.commit_offset.val();
             self.s2_value.d.next = self.commit_value.val();
             self.s2_tag.d.next = self.commit_tag.val();
+            self.s2_commit.d.next = true;
             self.s2_outcome.d.next = 0.into();
             self.s2_word.d.next = self.commit_word.val();
         }
@@ -915,6 +925,7 @@ impl Logic for PipelinedMetadataCache {
                         if (self.ev_line.q.val() == 31) & self.mq_free.val() {
                             self.ev_state.d.next = EvictState::Idle;
                             self.s2_valid.d.next = true;
+                            self.s2_commit.d.next = false;
                             self.s2_fill.d.next = true;
                             self.s2_tag.d.next = self.s1_tag.q.val();
                             self.s2_outcome.d.next = 0.into();

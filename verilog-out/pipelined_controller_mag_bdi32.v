@@ -215,6 +215,7 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
     wire  [6:0] md__resp_tag;
     wire  [3:0] md__resp_nibble;
     wire  [1:0] md__resp_outcome;
+    wire  md__resp_commit;
     wire  [6:0] md__resp_word;
     reg  md__resp_ready;
     wire  md__mem_req_valid;
@@ -262,9 +263,9 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
     reg  [63:0] xw_buddy__write_data;
     reg  xw_buddy__write_enable;
     reg  [6:0] xw_md__read_address;
-    wire  [5:0] xw_md__read_data;
+    wire  [6:0] xw_md__read_data;
     reg  [6:0] xw_md__write_address;
-    reg  [5:0] xw_md__write_data;
+    reg  [6:0] xw_md__write_data;
     reg  xw_md__write_enable;
     reg  [6:0] res_word__read_address;
     wire  [6:0] res_word__read_data;
@@ -302,8 +303,6 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
     wire  [127:0] w_partial__q;
     reg  [127:0] w_reserved__d;
     wire  [127:0] w_reserved__q;
-    reg  [127:0] w_commit__d;
-    wire  [127:0] w_commit__q;
     reg  [127:0] w_abort__d;
     wire  [127:0] w_abort__q;
     reg  [127:0] w_stored__d;
@@ -632,7 +631,6 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
     reg  [127:0] flags_full;
     reg  [127:0] flags_partial;
     reg  [127:0] flags_reserved;
-    reg  [127:0] flags_commit;
     reg  [127:0] flags_abort;
     reg  [127:0] flags_stored;
     reg  j0_free;
@@ -755,6 +753,7 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
         .resp_tag(md__resp_tag),
         .resp_nibble(md__resp_nibble),
         .resp_outcome(md__resp_outcome),
+        .resp_commit(md__resp_commit),
         .resp_word(md__resp_word),
         .resp_ready(md__resp_ready),
         .mem_req_valid(md__mem_req_valid),
@@ -906,11 +905,6 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
     pipelined_controller_mag_bdi32__w_reserved w_reserved(
         .d(w_reserved__d),
         .q(w_reserved__q),
-        .clock(clock)
-    );
-    pipelined_controller_mag_bdi32__w_commit w_commit(
-        .d(w_commit__d),
-        .q(w_commit__q),
         .clock(clock)
     );
     pipelined_controller_mag_bdi32__w_abort w_abort(
@@ -1428,7 +1422,6 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
     reg  w0_valid__d_comb;
     reg  [127:0] w_abort__d_comb;
     reg  [6:0] w_class__read_address_comb;
-    reg  [127:0] w_commit__d_comb;
     reg  [127:0] w_full__d_comb;
     reg  [127:0] w_partial__d_comb;
     reg  [127:0] w_reserved__d_comb;
@@ -1515,7 +1508,6 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
         w_full__d_comb = w_full__q;
         w_partial__d_comb = w_partial__q;
         w_reserved__d_comb = w_reserved__q;
-        w_commit__d_comb = w_commit__q;
         w_abort__d_comb = w_abort__q;
         w_stored__d_comb = w_stored__q;
         zero__d = zero__q;
@@ -1536,7 +1528,6 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
         flags_full = w_full__q;
         flags_partial = w_partial__q;
         flags_reserved = w_reserved__q;
-        flags_commit = w_commit__q;
         flags_abort = w_abort__q;
         flags_stored = w_stored__q;
         one_hot__0 = ((128'h1) & 128'hffffffffffffffffffffffffffffffff) << x1_id__q;
@@ -1550,7 +1541,7 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
         j1_free = ~j1_valid__q | planner__in_ready;
         j1_load = j0_valid__q & j1_free;
         j0_free = ~j0_valid__q | j1_load;
-        md_commit_resp = |(w_commit__q & one_hot__1);
+        md_commit_resp = md__resp_commit;
         md_reserved_resp = |((w_full__q | w_partial__q) & one_hot__1) & ~md_commit_resp;
         md_full_resp = |(w_full__q & one_hot__1) & ~md_commit_resp;
         md_wants_j0 = md__resp_valid & ~f_sent__q & ~md_commit_resp & ~md_full_resp;
@@ -1565,7 +1556,7 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
         md_to_wr = md__resp_valid & (f_sent__q | md_commit_resp) & wr_free;
         md_to_j0 = md_wants_j0 & j0_free;
         md_take = md_to_j0;
-        k0_compressed = |((w_full__q | w_partial__q) & one_hot__2);
+        k0_compressed = xw_md__read_data[3'h6];
         k0_abort = |(w_abort__q & one_hot__2);
         k0_commit = k0_valid__q & k0_compressed;
         k0_answer = k0_valid__q & ~k0_compressed & wr_free & ~md_to_wr;
@@ -1680,7 +1671,7 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
         xw_buddy__write_data = translator__out_buddy_address;
         xw_md__write_enable = x_take & ~x_fault;
         xw_md__write_address = xlate_ids__head;
-        xw_md__write_data = ((({{5{1'h0}}, translator__out_metadata_high}) & 6'h3f) << 32'h5) | (({{1{1'h0}}, translator__out_metadata_address[6'h0+:5]}) & 6'h3f);
+        xw_md__write_data = ((({{6{1'h0}}, translator__out_metadata_valid}) & 7'h7f) << 32'h6) | ((({{6{1'h0}}, translator__out_metadata_high}) & 7'h7f) << 32'h5) | (({{2{1'h0}}, translator__out_metadata_address[6'h0+:5]}) & 7'h7f);
         data_x__read_address_comb = x1_id__q;
         if (x_take) begin
             data_x__read_address_comb = xlate_ids__head;
@@ -1742,7 +1733,6 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
             flags_full = flags_full & ~one_hot__1;
             flags_partial = flags_partial & ~one_hot__1;
             flags_reserved = flags_reserved & ~one_hot__1;
-            flags_commit = flags_commit & ~one_hot__1;
         end
         xl_device__read_address_comb = j0_id__q;
         xl_part__read_address_comb = j0_id__q;
@@ -2000,9 +1990,6 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
             w_class__read_address_comb = commit_pick__index;
             old_nibble__read_address_comb = commit_pick__index;
         end
-        if (k0_commit & md__commit_ready) begin
-            flags_commit = flags_commit | one_hot__2;
-        end
         if (k0_free) begin
             k0_valid__d_comb = 1'h0;
         end
@@ -2063,7 +2050,6 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
         w_full__d_comb = flags_full;
         w_partial__d_comb = flags_partial;
         w_reserved__d_comb = flags_reserved;
-        w_commit__d_comb = flags_commit;
         w_abort__d_comb = flags_abort;
         w_stored__d_comb = flags_stored;
         if (reset) begin
@@ -2081,7 +2067,6 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
             w_full__d_comb = 128'h0;
             w_partial__d_comb = 128'h0;
             w_reserved__d_comb = 128'h0;
-            w_commit__d_comb = 128'h0;
             w_abort__d_comb = 128'h0;
             w_stored__d_comb = 128'h0;
         end
@@ -2143,7 +2128,6 @@ module pipelined_controller_mag_bdi32(clock,reset,gbbr,carve_out_bytes,md_base,h
         w0_valid__d = w0_valid__d_comb;
         w_abort__d = w_abort__d_comb;
         w_class__read_address = w_class__read_address_comb;
-        w_commit__d = w_commit__d_comb;
         w_full__d = w_full__d_comb;
         w_partial__d = w_partial__d_comb;
         w_reserved__d = w_reserved__d_comb;
@@ -30073,7 +30057,7 @@ module pipelined_controller_mag_bdi32__mask_m(read_address,read_clock,read_data,
 endmodule // pipelined_controller_mag_bdi32__mask_m
 
 
-module pipelined_controller_mag_bdi32__md(clock,reset,req_valid,req_write,req_flush,req_address,req_high,req_value,req_tag,req_reserve,req_ready,commit_valid,commit_ready,commit_word,commit_offset,commit_high,commit_value,commit_tag,resp_valid,resp_tag,resp_nibble,resp_outcome,resp_word,resp_ready,mem_req_valid,mem_req_write,mem_req_address,mem_req_data,mem_req_ready,mem_fill_valid,mem_fill_data,mem_fill_ready,misses);
+module pipelined_controller_mag_bdi32__md(clock,reset,req_valid,req_write,req_flush,req_address,req_high,req_value,req_tag,req_reserve,req_ready,commit_valid,commit_ready,commit_word,commit_offset,commit_high,commit_value,commit_tag,resp_valid,resp_tag,resp_nibble,resp_outcome,resp_commit,resp_word,resp_ready,mem_req_valid,mem_req_write,mem_req_address,mem_req_data,mem_req_ready,mem_fill_valid,mem_fill_data,mem_fill_ready,misses);
     
     // Module arguments
     input wire  clock;
@@ -30098,6 +30082,7 @@ module pipelined_controller_mag_bdi32__md(clock,reset,req_valid,req_write,req_fl
     output reg  [6:0] resp_tag;
     output reg  [3:0] resp_nibble;
     output reg  [1:0] resp_outcome;
+    output reg  resp_commit;
     output reg  [6:0] resp_word;
     input wire  resp_ready;
     output reg  mem_req_valid;
@@ -30671,6 +30656,8 @@ module pipelined_controller_mag_bdi32__md(clock,reset,req_valid,req_write,req_fl
     wire  [1:0] s2_outcome__q;
     reg  [6:0] s2_word__d;
     wire  [6:0] s2_word__q;
+    reg  s2_commit__d;
+    wire  s2_commit__q;
     reg  [3:0] s2_nibble__d;
     wire  [3:0] s2_nibble__q;
     reg  mq_valid__d;
@@ -32237,6 +32224,11 @@ module pipelined_controller_mag_bdi32__md(clock,reset,req_valid,req_write,req_fl
         .q(s2_word__q),
         .clock(clock)
     );
+    pipelined_controller_mag_bdi32__md__s2_commit s2_commit(
+        .d(s2_commit__d),
+        .q(s2_commit__q),
+        .clock(clock)
+    );
     pipelined_controller_mag_bdi32__md__s2_nibble s2_nibble(
         .d(s2_nibble__d),
         .q(s2_nibble__q),
@@ -32581,6 +32573,7 @@ module pipelined_controller_mag_bdi32__md(clock,reset,req_valid,req_write,req_fl
     reg  s1_valid__d_comb;
     reg  [3:0] s1_value__d_comb;
     reg  s1_write__d_comb;
+    reg  s2_commit__d_comb;
     reg  s2_fill__d_comb;
     reg  s2_high__d_comb;
     reg  [3:0] s2_nibble__d_comb;
@@ -32615,6 +32608,7 @@ module pipelined_controller_mag_bdi32__md(clock,reset,req_valid,req_write,req_fl
         s2_tag__d_comb = s2_tag__q;
         s2_outcome__d_comb = s2_outcome__q;
         s2_word__d_comb = s2_word__q;
+        s2_commit__d_comb = s2_commit__q;
         s2_nibble__d_comb = s2_nibble__q;
         mq_valid__d_comb = mq_valid__q;
         mq_write__d_comb = mq_write__q;
@@ -33978,6 +33972,7 @@ module pipelined_controller_mag_bdi32__md(clock,reset,req_valid,req_write,req_fl
         resp_valid = s2_valid__q;
         resp_tag = s2_tag__q;
         resp_outcome = s2_outcome__q;
+        resp_commit = s2_commit__q;
         resp_word = s2_word__q;
         resp_nibble_comb = s2_shifted[8'h0+:4];
         if (s2_fill__q) begin
@@ -34008,6 +34003,7 @@ module pipelined_controller_mag_bdi32__md(clock,reset,req_valid,req_write,req_fl
             data__write_address_comb = head_word;
             data__write_data_comb = fill_merged;
             s2_valid__d_comb = 1'h1;
+            s2_commit__d_comb = 1'h0;
             s2_fill__d_comb = 1'h1;
             s2_tag__d_comb = head_tag;
             s2_outcome__d_comb = head_outcome;
@@ -34020,6 +34016,7 @@ module pipelined_controller_mag_bdi32__md(clock,reset,req_valid,req_write,req_fl
         if (parked_go) begin
             data__read_address_comb = head_word;
             s2_valid__d_comb = 1'h1;
+            s2_commit__d_comb = 1'h0;
             s2_fill__d_comb = 1'h0;
             s2_write__d_comb = head_write;
             s2_high__d_comb = head_high;
@@ -34084,6 +34081,7 @@ module pipelined_controller_mag_bdi32__md(clock,reset,req_valid,req_write,req_fl
         if (hit_go) begin
             data__read_address_comb = hit_address;
             s2_valid__d_comb = 1'h1;
+            s2_commit__d_comb = 1'h0;
             s2_fill__d_comb = 1'h0;
             s2_write__d_comb = s1_write__q;
             s2_high__d_comb = s1_high__q;
@@ -34096,12 +34094,14 @@ module pipelined_controller_mag_bdi32__md(clock,reset,req_valid,req_write,req_fl
         if (commit_go) begin
             data__read_address_comb = commit_word;
             s2_valid__d_comb = 1'h1;
+            s2_commit__d_comb = 1'h0;
             s2_fill__d_comb = 1'h0;
             s2_write__d_comb = 1'h1;
             s2_high__d_comb = commit_high;
             s2_offset__d_comb = commit_offset;
             s2_value__d_comb = commit_value;
             s2_tag__d_comb = commit_tag;
+            s2_commit__d_comb = 1'h1;
             s2_outcome__d_comb = 2'h0;
             s2_word__d_comb = commit_word;
         end
@@ -34788,6 +34788,7 @@ module pipelined_controller_mag_bdi32__md(clock,reset,req_valid,req_write,req_fl
                             if ((ev_line__q == 5'h1f) & mq_free) begin
                                 ev_state__d_comb = EvictState__Idle[5'h0+:2];
                                 s2_valid__d_comb = 1'h1;
+                                s2_commit__d_comb = 1'h0;
                                 s2_fill__d_comb = 1'h1;
                                 s2_tag__d_comb = s1_tag__q;
                                 s2_outcome__d_comb = 2'h0;
@@ -35609,6 +35610,7 @@ module pipelined_controller_mag_bdi32__md(clock,reset,req_valid,req_write,req_fl
         s1_valid__d = s1_valid__d_comb;
         s1_value__d = s1_value__d_comb;
         s1_write__d = s1_write__d_comb;
+        s2_commit__d = s2_commit__d_comb;
         s2_fill__d = s2_fill__d_comb;
         s2_high__d = s2_high__d_comb;
         s2_nibble__d = s2_nibble__d_comb;
@@ -40921,6 +40923,25 @@ module pipelined_controller_mag_bdi32__md__s1_write(d,q,clock);
 endmodule // pipelined_controller_mag_bdi32__md__s1_write
 
 
+module pipelined_controller_mag_bdi32__md__s2_commit(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // pipelined_controller_mag_bdi32__md__s2_commit
+
+
 module pipelined_controller_mag_bdi32__md__s2_fill(d,q,clock);
     
     // Module arguments
@@ -42681,25 +42702,6 @@ module pipelined_controller_mag_bdi32__w_class(read_address,read_clock,read_data
     end
                 
 endmodule // pipelined_controller_mag_bdi32__w_class
-
-
-module pipelined_controller_mag_bdi32__w_commit(d,q,clock);
-    
-    // Module arguments
-    input wire  [127:0] d;
-    output reg  [127:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 128'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // pipelined_controller_mag_bdi32__w_commit
 
 
 module pipelined_controller_mag_bdi32__w_full(d,q,clock);
@@ -46428,14 +46430,14 @@ module pipelined_controller_mag_bdi32__xw_md(read_address,read_clock,read_data,w
     // Module arguments
     input wire  [6:0] read_address;
     input wire  read_clock;
-    output reg  [5:0] read_data;
+    output reg  [6:0] read_data;
     input wire  [6:0] write_address;
     input wire  write_clock;
-    input wire  [5:0] write_data;
+    input wire  [6:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg[5:0] mem[127:0];
+    reg[6:0] mem[127:0];
     
     
     

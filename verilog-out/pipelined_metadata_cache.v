@@ -25,6 +25,7 @@
 //   resp_tag         output     7
 //   resp_nibble      output     4
 //   resp_outcome     output     2
+//   resp_commit      output     1
 //   resp_word        output     7
 //   resp_ready       input      1
 //   mem_req_valid    output     1
@@ -49,7 +50,7 @@
 `default_nettype none
 
 
-module pipelined_metadata_cache(clock,reset,req_valid,req_write,req_flush,req_address,req_high,req_value,req_tag,req_reserve,req_ready,commit_valid,commit_ready,commit_word,commit_offset,commit_high,commit_value,commit_tag,resp_valid,resp_tag,resp_nibble,resp_outcome,resp_word,resp_ready,mem_req_valid,mem_req_write,mem_req_address,mem_req_data,mem_req_ready,mem_fill_valid,mem_fill_data,mem_fill_ready,misses);
+module pipelined_metadata_cache(clock,reset,req_valid,req_write,req_flush,req_address,req_high,req_value,req_tag,req_reserve,req_ready,commit_valid,commit_ready,commit_word,commit_offset,commit_high,commit_value,commit_tag,resp_valid,resp_tag,resp_nibble,resp_outcome,resp_commit,resp_word,resp_ready,mem_req_valid,mem_req_write,mem_req_address,mem_req_data,mem_req_ready,mem_fill_valid,mem_fill_data,mem_fill_ready,misses);
     
     // Module arguments
     input wire  clock;
@@ -74,6 +75,7 @@ module pipelined_metadata_cache(clock,reset,req_valid,req_write,req_flush,req_ad
     output reg  [6:0] resp_tag;
     output reg  [3:0] resp_nibble;
     output reg  [1:0] resp_outcome;
+    output reg  resp_commit;
     output reg  [6:0] resp_word;
     input wire  resp_ready;
     output reg  mem_req_valid;
@@ -647,6 +649,8 @@ module pipelined_metadata_cache(clock,reset,req_valid,req_write,req_flush,req_ad
     wire  [1:0] s2_outcome__q;
     reg  [6:0] s2_word__d;
     wire  [6:0] s2_word__q;
+    reg  s2_commit__d;
+    wire  s2_commit__q;
     reg  [3:0] s2_nibble__d;
     wire  [3:0] s2_nibble__q;
     reg  mq_valid__d;
@@ -2213,6 +2217,11 @@ module pipelined_metadata_cache(clock,reset,req_valid,req_write,req_flush,req_ad
         .q(s2_word__q),
         .clock(clock)
     );
+    pipelined_metadata_cache__s2_commit s2_commit(
+        .d(s2_commit__d),
+        .q(s2_commit__q),
+        .clock(clock)
+    );
     pipelined_metadata_cache__s2_nibble s2_nibble(
         .d(s2_nibble__d),
         .q(s2_nibble__q),
@@ -2557,6 +2566,7 @@ module pipelined_metadata_cache(clock,reset,req_valid,req_write,req_flush,req_ad
     reg  s1_valid__d_comb;
     reg  [3:0] s1_value__d_comb;
     reg  s1_write__d_comb;
+    reg  s2_commit__d_comb;
     reg  s2_fill__d_comb;
     reg  s2_high__d_comb;
     reg  [3:0] s2_nibble__d_comb;
@@ -2591,6 +2601,7 @@ module pipelined_metadata_cache(clock,reset,req_valid,req_write,req_flush,req_ad
         s2_tag__d_comb = s2_tag__q;
         s2_outcome__d_comb = s2_outcome__q;
         s2_word__d_comb = s2_word__q;
+        s2_commit__d_comb = s2_commit__q;
         s2_nibble__d_comb = s2_nibble__q;
         mq_valid__d_comb = mq_valid__q;
         mq_write__d_comb = mq_write__q;
@@ -3954,6 +3965,7 @@ module pipelined_metadata_cache(clock,reset,req_valid,req_write,req_flush,req_ad
         resp_valid = s2_valid__q;
         resp_tag = s2_tag__q;
         resp_outcome = s2_outcome__q;
+        resp_commit = s2_commit__q;
         resp_word = s2_word__q;
         resp_nibble_comb = s2_shifted[8'h0+:4];
         if (s2_fill__q) begin
@@ -3984,6 +3996,7 @@ module pipelined_metadata_cache(clock,reset,req_valid,req_write,req_flush,req_ad
             data__write_address_comb = head_word;
             data__write_data_comb = fill_merged;
             s2_valid__d_comb = 1'h1;
+            s2_commit__d_comb = 1'h0;
             s2_fill__d_comb = 1'h1;
             s2_tag__d_comb = head_tag;
             s2_outcome__d_comb = head_outcome;
@@ -3996,6 +4009,7 @@ module pipelined_metadata_cache(clock,reset,req_valid,req_write,req_flush,req_ad
         if (parked_go) begin
             data__read_address_comb = head_word;
             s2_valid__d_comb = 1'h1;
+            s2_commit__d_comb = 1'h0;
             s2_fill__d_comb = 1'h0;
             s2_write__d_comb = head_write;
             s2_high__d_comb = head_high;
@@ -4060,6 +4074,7 @@ module pipelined_metadata_cache(clock,reset,req_valid,req_write,req_flush,req_ad
         if (hit_go) begin
             data__read_address_comb = hit_address;
             s2_valid__d_comb = 1'h1;
+            s2_commit__d_comb = 1'h0;
             s2_fill__d_comb = 1'h0;
             s2_write__d_comb = s1_write__q;
             s2_high__d_comb = s1_high__q;
@@ -4072,12 +4087,14 @@ module pipelined_metadata_cache(clock,reset,req_valid,req_write,req_flush,req_ad
         if (commit_go) begin
             data__read_address_comb = commit_word;
             s2_valid__d_comb = 1'h1;
+            s2_commit__d_comb = 1'h0;
             s2_fill__d_comb = 1'h0;
             s2_write__d_comb = 1'h1;
             s2_high__d_comb = commit_high;
             s2_offset__d_comb = commit_offset;
             s2_value__d_comb = commit_value;
             s2_tag__d_comb = commit_tag;
+            s2_commit__d_comb = 1'h1;
             s2_outcome__d_comb = 2'h0;
             s2_word__d_comb = commit_word;
         end
@@ -4764,6 +4781,7 @@ module pipelined_metadata_cache(clock,reset,req_valid,req_write,req_flush,req_ad
                             if ((ev_line__q == 5'h1f) & mq_free) begin
                                 ev_state__d_comb = EvictState__Idle[5'h0+:2];
                                 s2_valid__d_comb = 1'h1;
+                                s2_commit__d_comb = 1'h0;
                                 s2_fill__d_comb = 1'h1;
                                 s2_tag__d_comb = s1_tag__q;
                                 s2_outcome__d_comb = 2'h0;
@@ -5585,6 +5603,7 @@ module pipelined_metadata_cache(clock,reset,req_valid,req_write,req_flush,req_ad
         s1_valid__d = s1_valid__d_comb;
         s1_value__d = s1_value__d_comb;
         s1_write__d = s1_write__d_comb;
+        s2_commit__d = s2_commit__d_comb;
         s2_fill__d = s2_fill__d_comb;
         s2_high__d = s2_high__d_comb;
         s2_nibble__d = s2_nibble__d_comb;
@@ -10895,6 +10914,25 @@ module pipelined_metadata_cache__s1_write(d,q,clock);
     end
           
 endmodule // pipelined_metadata_cache__s1_write
+
+
+module pipelined_metadata_cache__s2_commit(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // pipelined_metadata_cache__s2_commit
 
 
 module pipelined_metadata_cache__s2_fill(d,q,clock);

@@ -40,7 +40,7 @@ module pipelined_metadata_cache_tb;
   pipelined_metadata_cache dut (
     .clock(clock), .reset(reset),
     .req_valid(req_valid), .req_ready(req_ready), .req_write(req_write), .req_flush(req_flush),
-    .req_address(req_address), .req_high(req_high), .req_value(req_value), .req_tag(req_tag), .resp_tag(resp_tag), .misses(misses), .resp_word(),
+    .req_address(req_address), .req_high(req_high), .req_value(req_value), .req_tag(req_tag), .resp_tag(resp_tag), .misses(misses), .resp_word(), .resp_commit(),
     .req_reserve(1'b0), .commit_valid(1'b0), .commit_ready(), .commit_word(7'd0), .commit_offset(5'd0),
     .commit_high(1'b0), .commit_value(4'd0), .commit_tag(7'd0),
     .resp_valid(resp_valid), .resp_ready(resp_ready), .resp_nibble(resp_nibble), .resp_outcome(resp_outcome),

@@ -95,9 +95,8 @@ pub struct WritePlanner {
     j_bud_word: DFF<Bits<6>>,
     dev_pick: SectorPick,
     buddy_pick: SectorPick,
-    /// The job's parts, from its class and translation.
-    /// Each part in 8-byte units, and one past its last unit counted from
-    /// its first sector's start (`first + units`, at most 3 + 16).
+    /// The device part in 8-byte units, `min(class, part)`: where the
+    /// buddy part's words start in the payload.
     dev_units: Signal<Local, Bits<5>>,
     /// The class and the device part in 8-byte units, each part's first
     /// unit in its first sector, and one past its last unit from there:

@@ -149,7 +149,7 @@ impl HwModule {
     /// (`<name>__<stage>` in its Verilog), for per-stage synthesis figures.
     pub const fn stages(self) -> &'static [&'static str] {
         match self {
-            HwModule::BpcCompressor => &["transform", "runs", "leaves", "root"],
+            HwModule::BpcCompressor => &["transform", "runs", "packer"],
             HwModule::BpcDecompressor => &["p1", "p2", "p3", "p4", "p5", "p6", "rebuild"],
             _ => &[],
         }
@@ -160,7 +160,11 @@ impl HwModule {
     /// yet offer the 8-level build, #20).
     pub const fn built_stages(self) -> Option<Stages> {
         match self {
-            HwModule::CdmaZvcCompressor | HwModule::CdmaZvcDecompressor | HwModule::ZvcCompressor | HwModule::ZvcDecompressor => {
+            HwModule::BpcCompressor
+            | HwModule::CdmaZvcCompressor
+            | HwModule::CdmaZvcDecompressor
+            | HwModule::ZvcCompressor
+            | HwModule::ZvcDecompressor => {
                 Some(Stages::DELIVERED)
             }
             _ => None,
@@ -173,7 +177,7 @@ impl HwModule {
     pub fn stream_timing(self) -> Option<(String, String)> {
         let entry = |latency: u64| Some((latency.to_string(), "1 entry".to_string()));
         match self {
-            HwModule::BpcCompressor => entry(buddy_hdl::bpc_compressor::LATENCY),
+            HwModule::BpcCompressor => entry(buddy_hdl::bpc_compressor::latency(Stages::DELIVERED)),
             HwModule::BpcDecompressor => entry(buddy_hdl::bpc_decompressor::LATENCY),
             HwModule::ZvcCompressor => entry(buddy_hdl::zvc_compressor::latency(Stages::DELIVERED)),
             HwModule::ZvcDecompressor => entry(buddy_hdl::zvc_decompressor::latency(Stages::DELIVERED)),

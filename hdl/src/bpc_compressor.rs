@@ -2,12 +2,13 @@
 //! (docs/formats.md#bpc; Kim et al. ISCA 2016; the Buddy Compression
 //! paper's algorithm, Sec. IV-A).
 
-use crate::bpc_symbol_packer::{PackerLeaves, PackerRoot};
+use crate::bpc_symbol_packer::{BpcPacker, PackerCuts};
 use crate::bpc_transform::BpcTransform;
 use crate::bpc_zero_runs::BpcZeroRuns;
 use crate::default_array;
 use crate::entry_bits::EntryBits;
 use crate::register_slice::RegisterSlice;
+use crate::stages::Stages;
 use rust_hdl::prelude::*;
 
 /// What [`BpcCompressor`] emits per entry (one flat vector in Verilog:
@@ -25,28 +26,51 @@ pub struct BpcCompressed {
     pub stream_bits: Bits<11>,
 }
 
-seq_macro::seq!(J in 0..35 {
-/// Latency of [`BpcCompressor`] in clock cycles: a memory-entry accepted on edge `t` is on `out_*` after edge `t + 5`;
-/// the initiation interval is 1. The testbenches measure it; the memory
+/// Latency of [`BpcCompressor`] built `stages`, clock cycles: a
+/// memory-entry accepted on edge `t` is on `out_*` after edge
+/// `t + latency`; the initiation interval is 1. 5 ([`Stages::Paper`]) or
+/// 10 ([`Stages::EightLevels`]). The testbenches measure it; the memory
 /// system's hardware timing reads it (`buddy_hdl::timing`).
-pub const LATENCY: u64 = 5;
+pub const fn latency(stages: Stages) -> u64 {
+    // The input register, the symbols, the zero runs, the packer's cuts and the output slice.
+    let transform_cut = if matches!(stages, Stages::EightLevels) { 1 } else { 0 };
+    4 + transform_cut + cuts(stages).count()
+}
 
+/// The packer's registers built `stages`.
+const fn cuts(stages: Stages) -> PackerCuts {
+    match stages {
+        Stages::Paper => PackerCuts::PAPER,
+        Stages::EightLevels => PackerCuts::EIGHT_LEVELS,
+    }
+}
+
+/// Pipeline registers that can be built, in order: the input, the
+/// transform's cut, the symbols, the zero runs, and the packer's five cuts.
+const STAGES: usize = 9;
+/// Index of the first packer cut in that order.
+const PACKER: usize = 4;
+
+seq_macro::seq!(J in 0..35 {
 /// BPC compressor: one memory-entry per cycle, exactly as the golden
 /// `buddy_golden::Bpc` (docs/formats.md#bpc, docs/formats.md#size-classes).
 ///
 /// ```text
-///  s1 input ─▶ transform ─▶ s2: 35 slots ─▶ zero runs ─▶ s3: 35 slots ─▶ packer leaves ─▶ s4: 5 partial ─▶ packer root, ─▶ slice ─▶ out_*
-///  register    (stage 1)     (code, len,     (stage 2)    (code, len)     (stage 3)         streams, the    class          (main|skid)
-///                            zero)                                                          entry           (stage 4)
-/// in_ready ◀── !s1_valid | s2 moves ◀── !s2_valid | s3 moves ◀── ... ◀── !s4_valid | slice ready (a flip-flop)
+///  input ─▶ transform ─▶ symbols: 35 slots ─▶ zero runs ─▶ 35 slots ─▶ packer: shift-OR ─▶ root, ─▶ slice ─▶ out_*
+///  register (deltas | DBX, (code, len, zero)               (code, len)   tree, levels 1-5    class    (main|skid)
+///           symbols)
+/// in_ready ◀── !valid | next stage moves ◀── ... ◀── slice ready (a flip-flop)
 /// ```
 ///
-/// | stage | block | logic |
+/// | register | built | logic before it |
 /// |---|---|---|
-/// | 1 | [`BpcTransform`] | deltas and signs, the 33 bit-planes (wiring), DBX, per plane in parallel its symbol by the mandatory priority, the base symbol |
-/// | 2 | [`BpcZeroRuns`] | run lengths (a 6-level segmented prefix count), run starts, ZERO1 / ZRUN |
-/// | 3 | [`PackerLeaves`] | bit-reversal of each slot, shift-OR tree levels 1-3: 5 partial streams |
-/// | 4 | [`PackerRoot`] and the class | tree levels 4-6 (768 bits kept), class by the length, RAW above 768 bits, ZERO for an all-zero entry |
+/// | input | both | none: `in_entry` as it comes |
+/// | transform's cut | [`Stages::EightLevels`] | [`BpcTransform`]'s first half: deltas and signs, the 33 bit-planes (wiring), `DBX`, each plane's zero flag |
+/// | symbols | both | [`BpcTransform`]'s second half: per plane in parallel its symbol by the mandatory priority, the base symbol |
+/// | zero runs | both | [`BpcZeroRuns`]: run lengths (thermometers), ZERO1 / ZRUN |
+/// | packer, after tree level 1, 2, 4, 5 | [`Stages::EightLevels`] | [`BpcPacker`]: one shift-OR level each (level 1 with the bit-reversal of each slot) |
+/// | packer, after tree level 3 | both | [`Stages::Paper`]: bit-reversal and levels 1-3 (5 partial streams); [`Stages::EightLevels`]: level 3 |
+/// | output slice | both | the rest of the tree (levels 4-6, or 6), the class by the length (summed before the last register), RAW above 768 bits, ZERO for an all-zero entry |
 ///
 /// | port | width | direction | meaning |
 /// |---|---|---|---|
@@ -59,9 +83,10 @@ pub const LATENCY: u64 = 5;
 /// | `out_class` | 4 | out | size class code 0..7 |
 /// | `out_stream_bits` | 11 | out | see [`BpcCompressed::stream_bits`] |
 ///
-/// Timing: initiation interval 1; latency 5 cycles (accepted on edge `t`,
-/// `out_valid` after edge `t + 5`). `in_ready` depends only on flip-flops;
-/// every output comes from a flip-flop.
+/// Timing: initiation interval 1; latency [`latency`]: 5 cycles built
+/// [`Stages::Paper`], 10 built [`Stages::EightLevels`] (accepted on edge
+/// `t`, `out_valid` after edge `t + latency`). `in_ready` depends only on
+/// flip-flops; every output comes from a flip-flop.
 #[derive(LogicBlock)]
 pub struct BpcCompressor {
     pub clock: Signal<In, Clock>,
@@ -76,29 +101,25 @@ pub struct BpcCompressor {
     pub out_ready: Signal<In, Bit>,
     limits: [Constant<Bits<11>>; 6],
     zero_entry: Constant<EntryBits>,
-    s1_valid: DFF<Bit>,
-    s1_entry: DFF<EntryBits>,
-    s1_load: Signal<Local, Bit>,
+    /// Which of the [`STAGES`] registers the build has.
+    built: [Constant<Bit>; STAGES],
+    /// Each register's entry and valid bit (the entry rides along for RAW).
+    valid: [DFF<Bit>; STAGES],
+    entry: [DFF<EntryBits>; STAGES],
+    load: [Signal<Local, Bit>; STAGES],
+    /// What leaves each register's place: its flip-flops, or (not built)
+    /// what enters it.
+    valid_out: [Signal<Local, Bit>; STAGES],
+    entry_out: [Signal<Local, EntryBits>; STAGES],
     transform: BpcTransform,
-    s2_valid: DFF<Bit>,
-    s2_entry: DFF<EntryBits>,
-    s2_load: Signal<Local, Bit>,
     s2_code: [DFF<Bits<32>>; 35],
     s2_len: [DFF<Bits<32>>; 35],
     s2_zero: [DFF<Bit>; 35],
     runs: BpcZeroRuns,
-    s3_valid: DFF<Bit>,
-    s3_entry: DFF<EntryBits>,
-    s3_load: Signal<Local, Bit>,
     s3_code: [DFF<Bits<32>>; 35],
     s3_len: [DFF<Bits<32>>; 35],
-    leaves: PackerLeaves,
-    s4_valid: DFF<Bit>,
-    s4_entry: DFF<EntryBits>,
-    s4_load: Signal<Local, Bit>,
-    s4_part: [DFF<EntryBits>; 5],
-    s4_part_len: [DFF<Bits<11>>; 5],
-    root: PackerRoot,
+    packer: BpcPacker,
+    packer_load: Signal<Local, Bits<5>>,
     nonzero: Signal<Local, Bit>,
     size_code: Signal<Local, Bits<4>>,
     stream_bits: Signal<Local, Bits<11>>,
@@ -107,9 +128,23 @@ pub struct BpcCompressor {
     slice: RegisterSlice<BpcCompressed>,
 }
 
-
+/// [`Stages::DELIVERED`].
 impl Default for BpcCompressor {
     fn default() -> Self {
+        Self::new(Stages::DELIVERED)
+    }
+}
+
+impl BpcCompressor {
+    /// The compressor pipelined as `stages` says ([`latency`]).
+    pub fn new(stages: Stages) -> Self {
+        let cuts = cuts(stages);
+        let built: [bool; STAGES] =
+            std::array::from_fn(|k| match k {
+                1 => matches!(stages, Stages::EightLevels),
+                k if k >= PACKER => cuts.0[k - PACKER],
+                _ => true,
+            });
         BpcCompressor {
             clock: Default::default(),
             reset: Default::default(),
@@ -124,29 +159,21 @@ impl Default for BpcCompressor {
             // Class limits in stream bits: B8 .. B96 hold 64, 128, 256, 512, 640, 768.
             limits: [64u64, 128, 256, 512, 640, 768].map(|b| Constant::new(b.into())),
             zero_entry: Constant::new(EntryBits::default()),
-            s1_valid: Default::default(),
-            s1_entry: Default::default(),
-            s1_load: Default::default(),
-            transform: Default::default(),
-            s2_valid: Default::default(),
-            s2_entry: Default::default(),
-            s2_load: Default::default(),
+            built: built.map(Constant::new),
+            valid: default_array(),
+            entry: default_array(),
+            load: default_array(),
+            valid_out: default_array(),
+            entry_out: default_array(),
+            transform: BpcTransform::new(stages),
             s2_code: default_array(),
             s2_len: default_array(),
             s2_zero: default_array(),
             runs: Default::default(),
-            s3_valid: Default::default(),
-            s3_entry: Default::default(),
-            s3_load: Default::default(),
             s3_code: default_array(),
             s3_len: default_array(),
-            leaves: Default::default(),
-            s4_valid: Default::default(),
-            s4_entry: Default::default(),
-            s4_load: Default::default(),
-            s4_part: default_array(),
-            s4_part_len: default_array(),
-            root: Default::default(),
+            packer: BpcPacker::new(cuts),
+            packer_load: Default::default(),
             nonzero: Default::default(),
             size_code: Default::default(),
             stream_bits: Default::default(),
@@ -160,7 +187,12 @@ impl Default for BpcCompressor {
 impl Logic for BpcCompressor {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_valid, s1_entry, s2_valid, s2_entry, s3_valid, s3_entry, s4_valid, s4_entry);
+        for k in 0..9 {
+            self.valid[k].clock.next = self.clock.val();
+            self.valid[k].d.next = self.valid[k].q.val();
+            self.entry[k].clock.next = self.clock.val();
+            self.entry[k].d.next = self.entry[k].q.val();
+        }
         for s in 0..35 {
             self.s2_code[s].clock.next = self.clock.val();
             self.s2_code[s].d.next = self.s2_code[s].q.val();
@@ -173,32 +205,52 @@ impl Logic for BpcCompressor {
             self.s3_len[s].clock.next = self.clock.val();
             self.s3_len[s].d.next = self.s3_len[s].q.val();
         }
-        for k in 0..5 {
-            self.s4_part[k].clock.next = self.clock.val();
-            self.s4_part[k].d.next = self.s4_part[k].q.val();
-            self.s4_part_len[k].clock.next = self.clock.val();
-            self.s4_part_len[k].d.next = self.s4_part_len[k].q.val();
-        }
         self.slice.clock.next = self.clock.val();
         self.slice.reset.next = self.reset.val();
 
-        // A stage moves when it is empty or the next one takes its entry; the
-        // chain starts at the slice's ready, a flip-flop.
-        self.s4_load.next = !self.s4_valid.q.val() | self.slice.in_ready.val();
-        self.s3_load.next = !self.s3_valid.q.val() | self.s4_load.val();
-        self.s2_load.next = !self.s2_valid.q.val() | self.s3_load.val();
-        self.s1_load.next = !self.s1_valid.q.val() | self.s2_load.val();
-        self.in_ready.next = self.s1_load.val();
-        if self.s1_load.val() {
-            self.s1_valid.d.next = self.in_valid.val();
-            self.s1_entry.d.next = self.in_entry.val();
+        // A register moves when it is empty or the next one takes its entry;
+        // the chain starts at the slice's ready, a flip-flop. A register the
+        // build leaves out passes the next one's load back and its input on.
+        self.load[8].next = !self.valid[8].q.val() | self.slice.in_ready.val();
+        if !self.built[8].val() {
+            self.load[8].next = self.slice.in_ready.val();
+        }
+        for k in 0..8 {
+            self.load[7 - k].next = !self.valid[7 - k].q.val() | self.load[8 - k].val();
+            if !self.built[7 - k].val() {
+                self.load[7 - k].next = self.load[8 - k].val();
+            }
+        }
+        self.in_ready.next = self.load[0].val();
+        if self.load[0].val() {
+            self.valid[0].d.next = self.in_valid.val();
+            self.entry[0].d.next = self.in_entry.val();
+        }
+        self.valid_out[0].next = self.valid[0].q.val();
+        self.entry_out[0].next = self.entry[0].q.val();
+        for k in 1..9 {
+            if self.load[k].val() {
+                self.valid[k].d.next = self.valid_out[k - 1].val();
+                self.entry[k].d.next = self.entry_out[k - 1].val();
+            }
+            self.valid_out[k].next = self.valid[k].q.val();
+            self.entry_out[k].next = self.entry[k].q.val();
+            if !self.built[k].val() {
+                self.valid_out[k].next = self.valid_out[k - 1].val();
+                self.entry_out[k].next = self.entry_out[k - 1].val();
+            }
+        }
+        if self.reset.val() {
+            for k in 0..9 {
+                self.valid[k].d.next = false;
+            }
         }
 
-        // Stage 1: transform.
-        self.transform.entry.next = self.s1_entry.q.val();
-        if self.s2_load.val() {
-            self.s2_valid.d.next = self.s1_valid.q.val();
-            self.s2_entry.d.next = self.s1_entry.q.val();
+        // The transform (with its cut, register 1) into the symbols (register 2).
+        self.transform.clock.next = self.clock.val();
+        self.transform.load.next = self.load[1].val();
+        self.transform.entry.next = self.entry[0].q.val();
+        if self.load[2].val() {
             #(
                 self.s2_code[J].d.next = self.transform.code~J.val();
                 self.s2_len[J].d.next = self.transform.len~J.val();
@@ -206,83 +258,63 @@ impl Logic for BpcCompressor {
             )*
         }
 
-        // Stage 2: zero runs.
+        // Zero runs (register 3).
         #(
             self.runs.code~J.next = self.s2_code[J].q.val();
             self.runs.len~J.next = self.s2_len[J].q.val();
             self.runs.zero~J.next = self.s2_zero[J].q.val();
         )*
-        if self.s3_load.val() {
-            self.s3_valid.d.next = self.s2_valid.q.val();
-            self.s3_entry.d.next = self.s2_entry.q.val();
+        if self.load[3].val() {
             #(
                 self.s3_code[J].d.next = self.runs.out_code~J.val();
                 self.s3_len[J].d.next = self.runs.out_len~J.val();
             )*
         }
 
-        // Stage 3: packing, tree levels 1-3.
+        // Packing (registers 4-8 inside the packer, as built).
+        self.packer.clock.next = self.clock.val();
+        self.packer_load.next = 0.into();
+        for k in 0..5 {
+            self.packer_load.next = self.packer_load.val().replace_bit(k, self.load[4 + k].val());
+        }
+        self.packer.load.next = self.packer_load.val();
         #(
-            self.leaves.code~J.next = self.s3_code[J].q.val();
-            self.leaves.len~J.next = self.s3_len[J].q.val();
+            self.packer.code~J.next = self.s3_code[J].q.val();
+            self.packer.len~J.next = self.s3_len[J].q.val();
         )*
-        if self.s4_load.val() {
-            self.s4_valid.d.next = self.s3_valid.q.val();
-            self.s4_entry.d.next = self.s3_entry.q.val();
-            self.s4_part[0].d.next = self.leaves.part0.val();
-            self.s4_part[1].d.next = self.leaves.part1.val();
-            self.s4_part[2].d.next = self.leaves.part2.val();
-            self.s4_part[3].d.next = self.leaves.part3.val();
-            self.s4_part[4].d.next = self.leaves.part4.val();
-            self.s4_part_len[0].d.next = self.leaves.part_len0.val();
-            self.s4_part_len[1].d.next = self.leaves.part_len1.val();
-            self.s4_part_len[2].d.next = self.leaves.part_len2.val();
-            self.s4_part_len[3].d.next = self.leaves.part_len3.val();
-            self.s4_part_len[4].d.next = self.leaves.part_len4.val();
-        }
 
-        // Stage 4: packing, tree levels 4-6, and the size class (docs/formats.md#size-classes).
-        self.root.part0.next = self.s4_part[0].q.val();
-        self.root.part1.next = self.s4_part[1].q.val();
-        self.root.part2.next = self.s4_part[2].q.val();
-        self.root.part3.next = self.s4_part[3].q.val();
-        self.root.part4.next = self.s4_part[4].q.val();
-        self.root.part_len0.next = self.s4_part_len[0].q.val();
-        self.root.part_len1.next = self.s4_part_len[1].q.val();
-        self.root.part_len2.next = self.s4_part_len[2].q.val();
-        self.root.part_len3.next = self.s4_part_len[3].q.val();
-        self.root.part_len4.next = self.s4_part_len[4].q.val();
-        self.nonzero.next = self.s4_entry.q.val().w0.any() | self.s4_entry.q.val().w1.any() | self.s4_entry.q.val().w2.any()
-            | self.s4_entry.q.val().w3.any() | self.s4_entry.q.val().w4.any() | self.s4_entry.q.val().w5.any()
-            | self.s4_entry.q.val().w6.any() | self.s4_entry.q.val().w7.any() | self.s4_entry.q.val().w8.any()
-            | self.s4_entry.q.val().w9.any() | self.s4_entry.q.val().w10.any() | self.s4_entry.q.val().w11.any()
-            | self.s4_entry.q.val().w12.any() | self.s4_entry.q.val().w13.any() | self.s4_entry.q.val().w14.any()
-            | self.s4_entry.q.val().w15.any() | self.s4_entry.q.val().w16.any() | self.s4_entry.q.val().w17.any()
-            | self.s4_entry.q.val().w18.any() | self.s4_entry.q.val().w19.any() | self.s4_entry.q.val().w20.any()
-            | self.s4_entry.q.val().w21.any() | self.s4_entry.q.val().w22.any() | self.s4_entry.q.val().w23.any()
-            | self.s4_entry.q.val().w24.any() | self.s4_entry.q.val().w25.any() | self.s4_entry.q.val().w26.any()
-            | self.s4_entry.q.val().w27.any() | self.s4_entry.q.val().w28.any() | self.s4_entry.q.val().w29.any()
-            | self.s4_entry.q.val().w30.any() | self.s4_entry.q.val().w31.any();
-        self.stream_bits.next = self.root.total.val();
+        // The size class (docs/formats.md#size-classes).
+        self.nonzero.next = self.entry_out[8].val().w0.any() | self.entry_out[8].val().w1.any() | self.entry_out[8].val().w2.any()
+            | self.entry_out[8].val().w3.any() | self.entry_out[8].val().w4.any() | self.entry_out[8].val().w5.any()
+            | self.entry_out[8].val().w6.any() | self.entry_out[8].val().w7.any() | self.entry_out[8].val().w8.any()
+            | self.entry_out[8].val().w9.any() | self.entry_out[8].val().w10.any() | self.entry_out[8].val().w11.any()
+            | self.entry_out[8].val().w12.any() | self.entry_out[8].val().w13.any() | self.entry_out[8].val().w14.any()
+            | self.entry_out[8].val().w15.any() | self.entry_out[8].val().w16.any() | self.entry_out[8].val().w17.any()
+            | self.entry_out[8].val().w18.any() | self.entry_out[8].val().w19.any() | self.entry_out[8].val().w20.any()
+            | self.entry_out[8].val().w21.any() | self.entry_out[8].val().w22.any() | self.entry_out[8].val().w23.any()
+            | self.entry_out[8].val().w24.any() | self.entry_out[8].val().w25.any() | self.entry_out[8].val().w26.any()
+            | self.entry_out[8].val().w27.any() | self.entry_out[8].val().w28.any() | self.entry_out[8].val().w29.any()
+            | self.entry_out[8].val().w30.any() | self.entry_out[8].val().w31.any();
+        self.stream_bits.next = self.packer.total.val();
         self.size_code.next = 7.into();
-        self.payload.next = self.s4_entry.q.val();
-        if self.root.total.val() <= self.limits[5].val() {
+        self.payload.next = self.entry_out[8].val();
+        if self.packer.total.val() <= self.limits[5].val() {
             self.size_code.next = 6.into();
-            self.payload.next = self.root.stream.val();
+            self.payload.next = self.packer.stream.val();
         }
-        if self.root.total.val() <= self.limits[4].val() {
+        if self.packer.total.val() <= self.limits[4].val() {
             self.size_code.next = 5.into();
         }
-        if self.root.total.val() <= self.limits[3].val() {
+        if self.packer.total.val() <= self.limits[3].val() {
             self.size_code.next = 4.into();
         }
-        if self.root.total.val() <= self.limits[2].val() {
+        if self.packer.total.val() <= self.limits[2].val() {
             self.size_code.next = 3.into();
         }
-        if self.root.total.val() <= self.limits[1].val() {
+        if self.packer.total.val() <= self.limits[1].val() {
             self.size_code.next = 2.into();
         }
-        if self.root.total.val() <= self.limits[0].val() {
+        if self.packer.total.val() <= self.limits[0].val() {
             self.size_code.next = 1.into();
         }
         if !self.nonzero.val() {
@@ -294,13 +326,7 @@ impl Logic for BpcCompressor {
         self.result.next.class = self.size_code.val();
         self.result.next.stream_bits = self.stream_bits.val();
 
-        if self.reset.val() {
-            self.s1_valid.d.next = false;
-            self.s2_valid.d.next = false;
-            self.s3_valid.d.next = false;
-            self.s4_valid.d.next = false;
-        }
-        self.slice.in_valid.next = self.s4_valid.q.val();
+        self.slice.in_valid.next = self.valid_out[8].val();
         self.slice.in_data.next = self.result.val();
         self.slice.out_ready.next = self.out_ready.val();
         self.out_valid.next = self.slice.out_valid.val();

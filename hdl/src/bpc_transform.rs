@@ -4,17 +4,22 @@
 
 use crate::default_array;
 use crate::entry_bits::EntryBits;
+use crate::stages::Stages;
 use rust_hdl::prelude::*;
 
 /// Bit-planes of 33-bit deltas.
 const PLANES: usize = 33;
 
 seq_macro::seq!(J in 0..35 {
-/// Combinational: the entry's symbols, before zero planes are merged into
-/// runs.
+/// The entry's symbols, before zero planes are merged into runs:
+/// combinational built [`Stages::Paper`]; built [`Stages::EightLevels`] a
+/// register (loaded by `load`) cuts it after the deltas, the planes' `DBX`
+/// and their zero flags, so the symbols take one cycle more.
 ///
 /// | port | width | dir | meaning |
 /// |---|---|---|---|
+/// | `clock` | 1 | in | rising-edge clock (the cut register, [`Stages::EightLevels`]) |
+/// | `load` | 1 | in | the cut register takes this cycle's `DBX` ([`Stages::EightLevels`]) |
 /// | `entry` | 1024 | in | `w[i]` at `[32i +: 32]` |
 /// | `code0` .. `code34` | 32 each | out | slot `N`: code word and payload, first emitted bit at bit `len - 1` |
 /// | `len0` .. `len34` | 32 each | out | slot `N`'s bits (0..=32) |
@@ -32,10 +37,14 @@ seq_macro::seq!(J in 0..35 {
 /// and compares.
 #[derive(LogicBlock)]
 pub struct BpcTransform {
+    pub clock: Signal<In, Clock>,
+    pub load: Signal<In, Bit>,
     pub entry: Signal<In, EntryBits>,
     #( pub code~J: Signal<Out, Bits<32>>, )*
     #( pub len~J: Signal<Out, Bits<32>>, )*
     #( pub zero~J: Signal<Out, Bit>, )*
+    // Stages::EightLevels: the symbols come from the cut register.
+    staged: Constant<Bit>,
     msb: Constant<Bits<32>>,
     all1: Constant<Bits<32>>,
     index: [Constant<Bits<32>>; 31],
@@ -44,6 +53,14 @@ pub struct BpcTransform {
     signs: Signal<Local, Bits<32>>,
     dbp: [Signal<Local, Bits<32>>; PLANES],
     dbx: [Signal<Local, Bits<32>>; PLANES],
+    dbp_nonzero: Signal<Local, Bits<33>>,
+    cut_dbx: [DFF<Bits<32>>; PLANES],
+    cut_dbp_nonzero: DFF<Bits<33>>,
+    cut_base: DFF<Bits<32>>,
+    // What the symbols are made of: this cycle's or the cut register's.
+    x: [Signal<Local, Bits<32>>; PLANES],
+    x_dbp_nonzero: Signal<Local, Bits<33>>,
+    base: Signal<Local, Bits<32>>,
     low: [Signal<Local, Bits<32>>; PLANES],
     pos: [Signal<Local, Bits<32>>; PLANES],
     pcode: [Signal<Local, Bits<32>>; PLANES],
@@ -57,13 +74,25 @@ pub struct BpcTransform {
     slot_zero: [Signal<Local, Bit>; 35],
 }
 
+/// [`Stages::DELIVERED`].
 impl Default for BpcTransform {
     fn default() -> Self {
+        Self::new(Stages::DELIVERED)
+    }
+}
+
+impl BpcTransform {
+    /// The transform built `stages`: with the cut register
+    /// ([`Stages::EightLevels`]) or without.
+    pub fn new(stages: Stages) -> Self {
         BpcTransform {
+            clock: Default::default(),
+            load: Default::default(),
             entry: Default::default(),
             #( code~J: Default::default(), )*
             #( len~J: Default::default(), )*
             #( zero~J: Default::default(), )*
+            staged: Constant::new(matches!(stages, Stages::EightLevels)),
             msb: Constant::new(0x8000_0000u64.into()),
             all1: Constant::new(0x7FFF_FFFFu64.into()),
             index: std::array::from_fn(|j| Constant::new((j as u64).into())),
@@ -72,6 +101,13 @@ impl Default for BpcTransform {
             signs: Default::default(),
             dbp: default_array(),
             dbx: default_array(),
+            dbp_nonzero: Default::default(),
+            cut_dbx: default_array(),
+            cut_dbp_nonzero: Default::default(),
+            cut_base: Default::default(),
+            x: default_array(),
+            x_dbp_nonzero: Default::default(),
+            base: Default::default(),
             low: default_array(),
             pos: default_array(),
             pcode: default_array(),
@@ -142,9 +178,44 @@ impl Logic for BpcTransform {
             self.dbx[b].next = self.dbp[b].val() ^ self.dbp[b + 1].val();
         }
         self.dbx[32].next = self.dbp[32].val();
+        self.dbp_nonzero.next = 0.into();
+        for b in 0..33 {
+            self.dbp_nonzero.next = self.dbp_nonzero.val().replace_bit(b, self.dbp[b].val().any());
+        }
+
+        // The cut (Stages::EightLevels): DBX, the planes' zero flags and the
+        // base word; the symbols below come from it or from this cycle.
+        for b in 0..33 {
+            self.cut_dbx[b].clock.next = self.clock.val();
+            self.cut_dbx[b].d.next = self.cut_dbx[b].q.val();
+        }
+        self.cut_dbp_nonzero.clock.next = self.clock.val();
+        self.cut_dbp_nonzero.d.next = self.cut_dbp_nonzero.q.val();
+        self.cut_base.clock.next = self.clock.val();
+        self.cut_base.d.next = self.cut_base.q.val();
+        if self.load.val() {
+            for b in 0..33 {
+                self.cut_dbx[b].d.next = self.dbx[b].val();
+            }
+            self.cut_dbp_nonzero.d.next = self.dbp_nonzero.val();
+            self.cut_base.d.next = self.w[0].val();
+        }
+        for b in 0..33 {
+            self.x[b].next = self.dbx[b].val();
+        }
+        self.x_dbp_nonzero.next = self.dbp_nonzero.val();
+        self.base.next = self.w[0].val();
+        if self.staged.val() {
+            for b in 0..33 {
+                self.x[b].next = self.cut_dbx[b].q.val();
+            }
+            self.x_dbp_nonzero.next = self.cut_dbp_nonzero.q.val();
+            self.base.next = self.cut_base.q.val();
+        }
+
         for b in 0..33 {
             // Lowest set bit and its position.
-            self.low[b].next = self.dbx[b].val() & ((!self.dbx[b].val()) + bits::<32>(1));
+            self.low[b].next = self.x[b].val() & ((!self.x[b].val()) + bits::<32>(1));
             self.pos[b].next = 0.into();
             for j in 0..31 {
                 if self.low[b].val().get_bit(j) {
@@ -153,46 +224,46 @@ impl Logic for BpcTransform {
             }
             // Mandatory priority, lowest first so that the last match wins:
             // RAW, ONE1, TWO1, DBP0, ALL1 (code word and payload, MSB first).
-            self.pcode[b].next = self.msb.val() | self.dbx[b].val();
+            self.pcode[b].next = self.msb.val() | self.x[b].val();
             self.plen[b].next = 32.into();
-            if self.dbx[b].val() == self.low[b].val() {
+            if self.x[b].val() == self.low[b].val() {
                 self.pcode[b].next = self.pos[b].val() | bits::<32>(0x60);
                 self.plen[b].next = 10.into();
             }
-            if self.dbx[b].val() == (self.low[b].val() | (self.low[b].val() << 1)) {
+            if self.x[b].val() == (self.low[b].val() | (self.low[b].val() << 1)) {
                 self.pcode[b].next = self.pos[b].val() | bits::<32>(0x40);
                 self.plen[b].next = 10.into();
             }
-            if !self.dbp[b].val().any() {
+            if !self.x_dbp_nonzero.val().get_bit(b) {
                 self.pcode[b].next = 1.into();
                 self.plen[b].next = 5.into();
             }
-            if self.dbx[b].val() == self.all1.val() {
+            if self.x[b].val() == self.all1.val() {
                 self.pcode[b].next = 0.into();
                 self.plen[b].next = 5.into();
             }
         }
         // Base word (docs/formats.md#bpc-symbols): -8 <= v <= 7 iff v + 8 < 16, and so on.
-        self.base_sums[0].next = self.w[0].val() + bits::<32>(8);
-        self.base_sums[1].next = self.w[0].val() + bits::<32>(128);
-        self.base_sums[2].next = self.w[0].val() + bits::<32>(32768);
+        self.base_sums[0].next = self.base.val() + bits::<32>(8);
+        self.base_sums[1].next = self.base.val() + bits::<32>(128);
+        self.base_sums[2].next = self.base.val() + bits::<32>(32768);
         self.base_raw.next = true;
         self.base_code.next = 1.into();
         self.base_len.next = 1.into();
         if self.base_sums[2].val() < bits::<32>(65536) {
             self.base_raw.next = false;
-            self.base_code.next = (self.w[0].val() & bits::<32>(0xFFFF)) | bits::<32>(0x30000);
+            self.base_code.next = (self.base.val() & bits::<32>(0xFFFF)) | bits::<32>(0x30000);
             self.base_len.next = 19.into();
         }
         if self.base_sums[1].val() < bits::<32>(256) {
-            self.base_code.next = (self.w[0].val() & bits::<32>(0xFF)) | bits::<32>(0x200);
+            self.base_code.next = (self.base.val() & bits::<32>(0xFF)) | bits::<32>(0x200);
             self.base_len.next = 11.into();
         }
         if self.base_sums[0].val() < bits::<32>(16) {
-            self.base_code.next = (self.w[0].val() & bits::<32>(0xF)) | bits::<32>(0x10);
+            self.base_code.next = (self.base.val() & bits::<32>(0xF)) | bits::<32>(0x10);
             self.base_len.next = 7.into();
         }
-        if !self.w[0].val().any() {
+        if !self.base.val().any() {
             self.base_code.next = 0.into();
             self.base_len.next = 3.into();
         }
@@ -201,7 +272,7 @@ impl Logic for BpcTransform {
         self.slot_code[0].next = self.base_code.val();
         self.slot_len[0].next = self.base_len.val();
         self.slot_zero[0].next = false;
-        self.slot_code[1].next = self.w[0].val();
+        self.slot_code[1].next = self.base.val();
         self.slot_len[1].next = 0.into();
         if self.base_raw.val() {
             self.slot_len[1].next = 32.into();
@@ -210,7 +281,7 @@ impl Logic for BpcTransform {
         for i in 0..33 {
             self.slot_code[i + 2].next = self.pcode[32 - i].val();
             self.slot_len[i + 2].next = self.plen[32 - i].val();
-            self.slot_zero[i + 2].next = !self.dbx[32 - i].val().any();
+            self.slot_zero[i + 2].next = !self.x[32 - i].val().any();
         }
         #(
             self.code~J.next = self.slot_code[J].val();

@@ -19,13 +19,16 @@ pub struct CodecLatency {
 }
 
 /// The latencies of the compressor and decompressor the slice is built
-/// with for `hardware`, each codec built [`Stages::DELIVERED`] (BPC 5 / 7,
+/// with for `hardware`, each codec built [`Stages::DELIVERED`] (BPC 10 / 7,
 /// ZVC 4 / 4, MAG-BDI 4 / 1 at every MAG).
 /// An algorithm without hardware has no latency here:
 /// `Algorithm::hardware` is `None` for it.
 pub const fn codec_latency(hardware: HardwareCodec) -> CodecLatency {
     match hardware {
-        HardwareCodec::Bpc => CodecLatency { compress: crate::bpc_compressor::LATENCY, decompress: crate::bpc_decompressor::LATENCY },
+        HardwareCodec::Bpc => CodecLatency {
+            compress: crate::bpc_compressor::latency(Stages::DELIVERED),
+            decompress: crate::bpc_decompressor::LATENCY,
+        },
         HardwareCodec::Zvc => CodecLatency {
             compress: crate::zvc_compressor::latency(Stages::DELIVERED),
             decompress: crate::zvc_decompressor::latency(Stages::DELIVERED),

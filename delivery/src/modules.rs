@@ -147,10 +147,13 @@ impl HwModule {
 
     /// The module's pipeline stages that are sub-modules of their own
     /// (`<name>__<stage>` in its Verilog), for per-stage synthesis figures.
+    /// The BPC decompressor's 34 parse stages differ only in widths: its
+    /// list names stage 1 (class and base), stage 2 (the first plane
+    /// symbol, the widest window) and stage 34 (the last).
     pub const fn stages(self) -> &'static [&'static str] {
         match self {
             HwModule::BpcCompressor => &["transform", "runs", "packer"],
-            HwModule::BpcDecompressor => &["p1", "p2", "p3", "p4", "p5", "p6", "rebuild"],
+            HwModule::BpcDecompressor => &["p__0", "p__1", "p__33", "rebuild_sums", "rebuild_finish"],
             _ => &[],
         }
     }
@@ -161,12 +164,11 @@ impl HwModule {
     pub const fn built_stages(self) -> Option<Stages> {
         match self {
             HwModule::BpcCompressor
+            | HwModule::BpcDecompressor
             | HwModule::CdmaZvcCompressor
             | HwModule::CdmaZvcDecompressor
             | HwModule::ZvcCompressor
-            | HwModule::ZvcDecompressor => {
-                Some(Stages::DELIVERED)
-            }
+            | HwModule::ZvcDecompressor => Some(Stages::DELIVERED),
             _ => None,
         }
     }
@@ -178,7 +180,7 @@ impl HwModule {
         let entry = |latency: u64| Some((latency.to_string(), "1 entry".to_string()));
         match self {
             HwModule::BpcCompressor => entry(buddy_hdl::bpc_compressor::latency(Stages::DELIVERED)),
-            HwModule::BpcDecompressor => entry(buddy_hdl::bpc_decompressor::LATENCY),
+            HwModule::BpcDecompressor => entry(buddy_hdl::bpc_decompressor::latency(Stages::DELIVERED)),
             HwModule::ZvcCompressor => entry(buddy_hdl::zvc_compressor::latency(Stages::DELIVERED)),
             HwModule::ZvcDecompressor => entry(buddy_hdl::zvc_decompressor::latency(Stages::DELIVERED)),
             HwModule::MagBdiCompressor(_) => entry(buddy_hdl::mag_bdi_compressor::latency(Stages::DELIVERED)),

@@ -335,10 +335,8 @@ impl Logic for AddressTranslator {
         // constant, the testbench checks each code), and a faulting
         // access's fields zeroed.
         self.held.next = self.slice.out_data.val();
-        self.any_fault.next = self.held.val().reserved_target
-            | self.held.val().below_heap
-            | self.held.val().outside
-            | self.held.val().reserved_class;
+        self.any_fault.next =
+            self.held.val().reserved_target | self.held.val().below_heap | self.held.val().outside | self.held.val().reserved_class;
         self.fault_code.next = 0.into();
         if self.held.val().reserved_class {
             self.fault_code.next = 4.into();

@@ -1,20 +1,28 @@
-//! One symbol-parsing stage of [`crate::BpcDecompressor`]: up to six BPC
-//! plane symbols (and, in stage 1, the size class and the base-word symbol)
+//! One symbol-parsing stage of [`crate::BpcDecompressor`]: BPC plane
+//! symbols (and, in stage 1, the size class and the base-word symbol)
 //! decoded from the front of the unread stream (docs/formats.md#bpc-symbols, docs/formats.md#bpc-decoding).
 //!
 //! The parse is sequential by nature: a symbol's position is the sum of the
-//! lengths before it. Each stage therefore chains six decode steps on a
-//! small local window (the first 192 stream bits, 225 in stage 1), each step
-//! shifting it by its symbol's length (a 5-way mux of constant shifts: 32, 7,
-//! 3, 5 or 10 bits), and shifts the whole unread stream once, at the end, by
-//! the bits the stage used (one barrel shifter per stage).
+//! lengths before it. How many symbols a stage decodes is its build's
+//! ([`ParsePlan`]). Built [`crate::Stages::Paper`], each of six stages
+//! chains six decode steps on a small local window (the first 192 stream
+//! bits, 225 in stage 1), each step shifting it by its symbol's length (a
+//! 5-way mux of constant shifts: 32, 7, 3, 5 or 10 bits), and shifts the
+//! whole unread stream once, at the end, by the bits the stage used (one
+//! barrel shifter per stage). Built [`crate::Stages::EightLevels`], stage 1
+//! decodes the class and the base symbol and shifts the stream by the
+//! base symbol's length (a mux of five constant shifts), and each of 33
+//! stages decodes one plane symbol and shifts the stream itself by that
+//! symbol's length: no barrel shifter.
 //!
-//! Widths shrink with the stage. Before the plane steps of stage `s` at most
-//! `33 - 6 (s - 1)` planes are left, since every step of an earlier stage
-//! decoded at least one plane or ended the parse; and a plane symbol is at
-//! most 32 bits, so a well-formed stream needs at most `32 (33 - 6 s)` bits
-//! after stage `s`: the stream kept shrinks from 768 to 672, 480, 288, 96
-//! and 0 bits, and stage `s` writes only planes below `33 - 6 (s - 1)`.
+//! Widths shrink with the stage. Before a stage's plane steps at most
+//! `33 - (steps before it)` planes are left, since every step of an
+//! earlier stage decoded at least one plane or ended the parse; and a plane
+//! symbol is at most 32 bits, so a well-formed stream needs at most 32
+//! bits per plane left: built Paper the stream kept shrinks from 768 to
+//! 672, 480, 288, 96 and 0 bits after stages 1-6 (built EightLevels, from
+//! 768 by 32 bits a stage once 24 planes or fewer are left), and a stage
+//! writes only the planes below its largest `planes_left`.
 //! Dropping the bits past that bound loses nothing: a symbol read from there
 //! would follow more symbols than planes are left. Running out of input is
 //! detected by the bit count `bits_left`, never from window contents.
@@ -29,11 +37,6 @@ use buddy_golden::bpc::{ALL1, PLANES};
 use buddy_golden::size_class::MAX_COMPRESSED_BITS as STREAM_BITS;
 use buddy_golden::SizeClass;
 use rust_hdl::prelude::*;
-
-/// Parse stages of the decompressor.
-pub const STAGES: usize = 6;
-/// Plane symbols decoded per stage.
-pub const STEPS: usize = 6;
 
 /// The parse state carried from stage to stage (one flat vector in Verilog,
 /// fields from bit 0 up in this order: `window` `[1023:0]`, `planes`
@@ -61,32 +64,87 @@ pub struct ParseState {
     pub error: Bit,
 }
 
-/// Stream bits kept in `window` after stage `stage` (1..=6).
-pub const fn window_bits_after(stage: usize) -> usize {
-    let left = PLANES.saturating_sub(STEPS * stage);
-    if 32 * left < STREAM_BITS {
-        32 * left
-    } else {
-        STREAM_BITS
-    }
+/// Where one parse stage sits in its build: its number (1 = the first,
+/// which decodes the class and the base symbol), the plane symbols the
+/// stages before it decode, and its own.
+///
+/// [`Stages::Paper`](crate::Stages::Paper): six stages of six symbols
+/// each. [`Stages::EightLevels`](crate::Stages::EightLevels): stage 1 the
+/// class and the base symbol alone, stages 2..=34 one plane symbol each.
+/// A stage past the last one of its build decodes nothing (its Verilog is
+/// a wire).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParsePlan {
+    pub stage: usize,
+    pub steps_before: usize,
+    pub steps: usize,
 }
 
-/// Stream bits in `window` entering stage `stage`.
-pub const fn window_bits_before(stage: usize) -> usize {
-    if stage <= 1 {
-        STREAM_BITS
-    } else {
-        window_bits_after(stage - 1)
-    }
-}
+/// Parse stages the decompressor can hold: 34 built [`crate::Stages::EightLevels`].
+pub const MAX_STAGES: usize = 34;
 
-/// Planes stage `stage` can write: those below its largest `planes_left`.
-pub const fn planes_written(stage: usize) -> usize {
-    let left = PLANES - STEPS * (stage - 1);
-    if left > 32 {
-        32
-    } else {
-        left
+impl ParsePlan {
+    /// Stage `stage` (1..=[`MAX_STAGES`]) of the build `stages`.
+    pub const fn of(stages: crate::Stages, stage: usize) -> ParsePlan {
+        match stages {
+            crate::Stages::Paper => {
+                let steps = if stage <= 6 { 6 } else { 0 };
+                let before = if stage <= 6 { 6 * (stage - 1) } else { 36 };
+                ParsePlan { stage, steps_before: before, steps }
+            }
+            crate::Stages::EightLevels => ParsePlan { stage, steps_before: stage.saturating_sub(2), steps: if stage >= 2 { 1 } else { 0 } },
+        }
+    }
+
+    /// Stages that decode something in the build `stages`: 6 or 34.
+    pub const fn stages_built(stages: crate::Stages) -> usize {
+        match stages {
+            crate::Stages::Paper => 6,
+            crate::Stages::EightLevels => MAX_STAGES,
+        }
+    }
+
+    /// Planes left at most before this stage's symbols.
+    const fn planes_left_before(self) -> usize {
+        PLANES.saturating_sub(self.steps_before)
+    }
+
+    /// Stream bits kept in `window` after this stage: a plane symbol is at
+    /// most 32 bits, so a well-formed stream needs at most 32 per plane
+    /// left.
+    pub const fn window_bits_after(self) -> usize {
+        let left = PLANES.saturating_sub(self.steps_before + self.steps);
+        if 32 * left < STREAM_BITS {
+            32 * left
+        } else {
+            STREAM_BITS
+        }
+    }
+
+    /// Stream bits in `window` entering this stage.
+    pub const fn window_bits_before(self) -> usize {
+        if self.stage <= 1 {
+            STREAM_BITS
+        } else {
+            let left = self.planes_left_before();
+            if 32 * left < STREAM_BITS {
+                32 * left
+            } else {
+                STREAM_BITS
+            }
+        }
+    }
+
+    /// Planes this stage can write: those below its largest `planes_left`.
+    pub const fn planes_written(self) -> usize {
+        let left = self.planes_left_before();
+        if self.steps == 0 {
+            0
+        } else if left > 32 {
+            32
+        } else {
+            left
+        }
     }
 }
 
@@ -238,43 +296,88 @@ impl State {
     }
 }
 
-/// Stage `stage` (1..=6) of the parse on `input`, in plain Rust: the
-/// reference of the stage's Verilog.
-pub fn parse_stage(stage: usize, input: &ParseState) -> ParseState {
+/// Stage `plan` of the parse on `input`, in plain Rust: the reference of
+/// the stage's Verilog.
+pub fn parse_stage(plan: ParsePlan, input: &ParseState) -> ParseState {
     let mut s = State::from_hdl(input);
-    if stage == 1 {
+    if plan.stage == 1 {
         s.start();
     }
-    for _ in 0..STEPS {
+    for _ in 0..plan.steps {
         s.step();
     }
-    s.window.keep(window_bits_after(stage));
+    s.window.keep(plan.window_bits_after());
     s.to_hdl()
 }
 
-/// Combinational: parse stage `S` (1..=6).
+/// A stage's plan and its last input and output (the parse runs once per
+/// new input, not on every settle pass): state outside rust-hdl's signals.
+#[derive(Clone)]
+struct PlanState {
+    plan: ParsePlan,
+    last: Option<(ParseState, ParseState)>,
+}
+
+impl Logic for PlanState {
+    fn update(&mut self) {}
+}
+
+impl Block for PlanState {
+    fn connect_all(&mut self) {}
+    fn update_all(&mut self) {}
+    fn has_changed(&self) -> bool {
+        false
+    }
+    fn accept(&self, _name: &str, _probe: &mut dyn Probe) {}
+}
+
+/// Combinational: one parse stage ([`ParsePlan`]).
 ///
 /// | port | width | dir | meaning |
 /// |---|---|---|---|
-/// | `state_in` | 2134 | in | the [`ParseState`] after stage `S - 1`; for stage 1 only `window` (the stored payload) and `class` are read |
+/// | `state_in` | 2134 | in | the [`ParseState`] after the stage before; for stage 1 only `window` (the stored payload) and `class` are read |
 /// | `state_out` | 2134 | out | the [`ParseState`] after this stage |
 ///
-/// Logic: (stage 1) the class decode and the base symbol; then six steps,
-/// each: the symbol kind from at most five leading bits, its length, its
+/// Logic: (stage 1) the class decode and the base symbol; then each plane
+/// step: the symbol kind from at most five leading bits, its length, its
 /// plane value (`DBX XOR prev`, 0 for DBP0), the error checks (length
 /// against `bits_left`, run length against `planes_left`, TWO1/ONE1
-/// positions), the writes of the planes it covers, and the local window
-/// shifted by its length; at the end the unread stream shifted by the bits
-/// used.
-#[derive(LogicBlock, Default)]
-pub struct BpcParseStage<const S: usize> {
+/// positions), the writes of the planes it covers, and the window shifted
+/// by its length (with several steps a local window, and the unread stream
+/// shifted once at the end by the bits used; with one step or none, the
+/// stream itself by a mux of the constant shifts).
+#[derive(LogicBlock)]
+pub struct BpcParseStage {
     pub state_in: Signal<In, ParseState>,
     pub state_out: Signal<Out, ParseState>,
+    plan: PlanState,
 }
 
-impl<const S: usize> Logic for BpcParseStage<S> {
+impl BpcParseStage {
+    /// The stage `plan` describes.
+    pub fn new(plan: ParsePlan) -> Self {
+        BpcParseStage { state_in: Default::default(), state_out: Default::default(), plan: PlanState { plan, last: None } }
+    }
+}
+
+impl Default for BpcParseStage {
+    fn default() -> Self {
+        Self::new(ParsePlan::of(crate::Stages::DELIVERED, 1))
+    }
+}
+
+impl Logic for BpcParseStage {
     fn update(&mut self) {
-        self.state_out.next = parse_stage(S, &self.state_in.val());
+        let input = self.state_in.val();
+        let out = match &self.plan.last {
+            Some((i, o)) if *i == input => *o,
+            _ => {
+                let o = parse_stage(self.plan.plan, &input);
+                self.plan.last = Some((input, o));
+                o
+            }
+        };
+        self.state_out.next = out;
     }
 
     fn connect(&mut self) {
@@ -282,7 +385,7 @@ impl<const S: usize> Logic for BpcParseStage<S> {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(stage_verilog(S))
+        Verilog::Custom(stage_verilog(self.plan.plan))
     }
 }
 
@@ -319,17 +422,44 @@ fn msb_first(v: &str, from: usize, n: usize) -> String {
     format!("{{{}}}", bits.join(", "))
 }
 
-/// Local window bits the plane steps read.
-const LOCAL: usize = 32 * STEPS;
+/// `win >> n` cut to its low `w` bits, `win` being `w_in` bits wide.
+fn shifted(n: usize, w: usize, w_in: usize) -> String {
+    if n + w <= w_in {
+        format!("win[{n}+:{w}]")
+    } else if n < w_in {
+        format!("{{{}'d0, win[{}:{n}]}}", n + w - w_in, w_in - 1)
+    } else {
+        format!("{w}'d0")
+    }
+}
 
-/// The Verilog body of stage `stage`.
-fn stage_verilog(stage: usize) -> String {
+/// The shifts a plane symbol can make, as a Verilog mux of `win`
+/// (`w_in` bits) cut to `w` bits: by its length, or none when no plane is
+/// left.
+fn symbol_shift(w: usize, w_in: usize) -> String {
+    let by = |n: usize| shifted(n, w, w_in);
+    format!("!act_0 ? {} : k_raw_0 ? {} : k_zrun_0 ? {} : k_zero1_0 ? {} : c_0[1] ? {} : {}", by(0), by(32), by(7), by(3), by(10), by(5))
+}
+
+/// The Verilog body of stage `plan`.
+fn stage_verilog(plan: ParsePlan) -> String {
     let o = offsets();
-    let w_in = window_bits_before(stage);
-    let w_out = window_bits_after(stage);
+    let (stage, steps) = (plan.stage, plan.steps);
+    let w_in = plan.window_bits_before();
+    let w_out = plan.window_bits_after();
+    if stage > 1 && steps == 0 {
+        return format!(
+            "// BPC decompressor parse stage {stage}: nothing left to decode in this build.\nalways @(*) state_out = state_in;\n"
+        );
+    }
+    // Several steps read a local window and the stream is shifted once by
+    // the bits they used; one step (or the base symbol alone) shifts the
+    // stream itself.
+    let local = steps >= 2;
+    let local_bits = 32 * steps.max(1);
     let mut v = format!(
-        "// BPC decompressor parse stage {stage}: {} six plane symbols; stream window {w_in} -> {w_out} bits.\n",
-        if stage == 1 { "class, base symbol and" } else { "up to" }
+        "// BPC decompressor parse stage {stage}: {}{steps} plane symbol(s); stream window {w_in} -> {w_out} bits.\n",
+        if stage == 1 { "class, base symbol and " } else { "up to " }
     );
     // Signals entering the first plane step: loc_0, left_0, bl_0, prev_0, err_0, used_0.
     if stage == 1 {
@@ -339,7 +469,9 @@ fn stage_verilog(stage: usize) -> String {
         v += "wire cls_stream = (class_in != 4'd0) && (class_in <= 4'd6);\n";
         v += "wire cls_raw = class_in == 4'd7;\n";
         v += "wire [10:0] class_bits = (class_in == 4'd1) ? 11'd64 : (class_in == 4'd2) ? 11'd128 : (class_in == 4'd3) ? 11'd256\n    : (class_in == 4'd4) ? 11'd512 : (class_in == 4'd5) ? 11'd640 : 11'd768;\n";
-        v += "wire [224:0] bw = win[224:0];\n";
+        // The base symbol reads bits 0..32; the plane steps a local window behind it.
+        let bw = if steps > 0 { 33 + local_bits } else { 33 };
+        v += &format!("wire [{}:0] bw = win[{}:0];\n", bw - 1, bw - 1);
         v += "wire [1:0] base_c = {bw[1], bw[2]};\n";
         v +=
             "wire [5:0] base_len = bw[0] ? 6'd33 : (base_c == 2'd0) ? 6'd3 : (base_c == 2'd1) ? 6'd7 : (base_c == 2'd2) ? 6'd11 : 6'd19;\n";
@@ -349,40 +481,45 @@ fn stage_verilog(stage: usize) -> String {
         v += &format!("wire [15:0] base16 = {};\n", msb_first("bw", 3, 16));
         v += "wire [31:0] base_value = bw[0] ? base_raw : (base_c == 2'd0) ? 32'd0 : (base_c == 2'd1) ? {{28{base4[3]}}, base4}\n    : (base_c == 2'd2) ? {{24{base8[7]}}, base8} : {{16{base16[15]}}, base16};\n";
         v += "wire base_short = {5'd0, base_len} > class_bits;\n";
-        v += &format!(
-            "wire [{h}:0] loc_0 = !cls_stream ? {LOCAL}'d0 : bw[0] ? bw[33+:{LOCAL}] : (base_c == 2'd0) ? bw[3+:{LOCAL}] : (base_c == 2'd1) ? bw[7+:{LOCAL}]\n    : (base_c == 2'd2) ? bw[11+:{LOCAL}] : bw[19+:{LOCAL}];\n",
-            h = LOCAL - 1
-        );
+        if steps > 0 {
+            v += &format!(
+                "wire [{h}:0] loc_0 = !cls_stream ? {L}'d0 : bw[0] ? bw[33+:{L}] : (base_c == 2'd0) ? bw[3+:{L}] : (base_c == 2'd1) ? bw[7+:{L}]\n    : (base_c == 2'd2) ? bw[11+:{L}] : bw[19+:{L}];\n",
+                h = local_bits - 1,
+                L = local_bits
+            );
+        }
         v += "wire [5:0] left_0 = cls_stream ? 6'd33 : 6'd0;\n";
         v += "wire [10:0] bl_0 = (cls_stream && !base_short) ? class_bits - {5'd0, base_len} : 11'd0;\n";
         v += "wire [30:0] prev_0 = 31'd0;\n";
         v += "wire err_0 = class_in[3] | (cls_stream & base_short);\n";
-        v += "wire [7:0] used_0 = cls_stream ? {2'd0, base_len} : 8'd0;\n";
+        if local {
+            v += "wire [7:0] used_0 = cls_stream ? {2'd0, base_len} : 8'd0;\n";
+        }
         v += "wire [31:0] base_out = cls_stream ? base_value : 32'd0;\n";
         v += "wire [1023:0] pl_start = cls_raw ? payload : 1024'd0;\n";
     } else {
         if w_in > 0 {
             v += &format!("wire [{}:0] win = state_in[{}+:{w_in}];\n", w_in - 1, o.window);
         }
-        let loc = if w_in >= LOCAL {
-            format!("win[{}:0]", LOCAL - 1)
+        let loc = if w_in >= local_bits {
+            format!("win[{}:0]", local_bits - 1)
         } else if w_in > 0 {
-            format!("{{{}'d0, win}}", LOCAL - w_in)
+            format!("{{{}'d0, win}}", local_bits - w_in)
         } else {
-            format!("{LOCAL}'d0")
+            format!("{local_bits}'d0")
         };
-        v += &format!("wire [{}:0] loc_0 = {loc};\n", LOCAL - 1);
+        v += &format!("wire [{}:0] loc_0 = {loc};\n", local_bits - 1);
         v += &format!("wire [5:0] left_0 = state_in[{}+:6];\n", o.planes_left);
         v += &format!("wire [10:0] bl_0 = state_in[{}+:11];\n", o.bits_left);
         v += &format!("wire [30:0] prev_0 = state_in[{}+:31];\n", o.prev);
         v += &format!("wire err_0 = state_in[{}];\n", o.error);
-        if w_out > 0 {
+        if w_out > 0 && local {
             v += "wire [7:0] used_0 = 8'd0;\n";
         }
         v += &format!("wire [31:0] base_out = state_in[{}+:32];\n", o.base);
         v += &format!("wire [1023:0] pl_start = state_in[{}+:1024];\n", o.planes);
     }
-    for i in 0..STEPS {
+    for i in 0..steps {
         let j = i + 1;
         v += &format!("// plane step {i}\n");
         v += &format!("wire act_{i} = left_{i} != 6'd0;\n");
@@ -416,13 +553,13 @@ fn stage_verilog(stage: usize) -> String {
         v += &format!("wire [5:0] left_{j} = !act_{i} ? left_{i} : (n_{i} >= left_{i}) ? 6'd0 : left_{i} - n_{i};\n");
         v += &format!("wire [10:0] bl_{j} = !act_{i} ? bl_{i} : over_{i} ? 11'd0 : bl_{i} - {{5'd0, len_{i}}};\n");
         v += &format!("wire [30:0] prev_{j} = act_{i} ? v_{i} : prev_{i};\n");
-        if w_out > 0 {
+        if w_out > 0 && local {
             v += &format!("wire [7:0] used_{j} = used_{i} + (act_{i} ? {{2'd0, len_{i}}} : 8'd0);\n");
         }
         // The local window shrinks by 32 bits a step: step i reads only its
-        // first 32 (STEPS - i) bits.
-        if j < STEPS {
-            let w = 32 * (STEPS - j);
+        // first 32 (steps - i) bits.
+        if j < steps {
+            let w = 32 * (steps - j);
             v += &format!(
                 "wire [{}:0] loc_{j} = !act_{i} ? loc_{i}[{}:0] : k_raw_{i} ? loc_{i}[32+:{w}] : k_zrun_{i} ? loc_{i}[7+:{w}] : k_zero1_{i} ? loc_{i}[3+:{w}]\n    : c_{i}[1] ? loc_{i}[10+:{w}] : loc_{i}[5+:{w}];\n",
                 w - 1,
@@ -430,26 +567,45 @@ fn stage_verilog(stage: usize) -> String {
             );
         }
         // Plane b is covered when left - n <= b < left.
-        for b in 0..planes_written(stage) {
+        for b in 0..plan.planes_written() {
             v += &format!("wire w{b}_{i} = act_{i} & ({{1'b0, left_{i}}} > 7'd{b}) & ({{1'b0, n_{i}}} + 7'd{b} >= {{1'b0, left_{i}}});\n");
         }
     }
-    let s = STEPS;
+    let s = steps;
+    if w_out > 0 && !local {
+        // The stream shifted by a mux of the constant shifts, cut to the stage's bound.
+        let shifted = if stage == 1 {
+            let by = |n: usize| shifted(n, w_out, w_in);
+            format!(
+                "!cls_stream ? {w_out}'d0 : bw[0] ? {} : (base_c == 2'd0) ? {} : (base_c == 2'd1) ? {} : (base_c == 2'd2) ? {} : {}",
+                by(33),
+                by(3),
+                by(7),
+                by(11),
+                by(19)
+            )
+        } else {
+            symbol_shift(w_out, w_in)
+        };
+        v += &format!("wire [{}:0] win_out = {shifted};\n", w_out - 1);
+    }
     v += "always @(*) begin\n";
     v += "    state_out = state_in;\n";
     v += &format!("    state_out[{}+:1024] = 1024'd0;\n", o.window);
-    if w_out > 0 {
+    if w_out > 0 && local {
         // Shifted at full width, then cut to the stage's bound.
-        let shifted = if stage == 1 { "(cls_stream ? (win >> used_6) : 768'd0)".to_string() } else { "(win >> used_6)".to_string() };
+        let shifted = if stage == 1 { format!("(cls_stream ? (win >> used_{s}) : 768'd0)") } else { format!("(win >> used_{s})") };
         v += &format!("    state_out[{}+:{w_in}] = {shifted};\n", o.window);
         if w_in > w_out {
             v += &format!("    state_out[{}+:{}] = {}'d0;\n", o.window + w_out, w_in - w_out, w_in - w_out);
         }
+    } else if w_out > 0 {
+        v += &format!("    state_out[{}+:{w_out}] = win_out;\n", o.window);
     }
     v += &format!("    state_out[{}+:1024] = pl_start;\n", o.planes);
-    for b in 0..planes_written(stage) {
+    for b in 0..plan.planes_written() {
         let mut expr = format!("pl_start[{}+:31]", 32 * b);
-        for i in 0..STEPS {
+        for i in 0..steps {
             expr = format!("w{b}_{i} ? v_{i} : {expr}");
         }
         v += &format!("    state_out[{}+:31] = {expr};\n", o.planes + 32 * b);
@@ -465,15 +621,26 @@ fn stage_verilog(stage: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Stages;
 
     #[test]
     fn widths_follow_the_planes_left() {
-        let after: Vec<usize> = (1..=STAGES).map(window_bits_after).collect();
+        let paper: Vec<ParsePlan> = (1..=6).map(|k| ParsePlan::of(Stages::Paper, k)).collect();
+        let after: Vec<usize> = paper.iter().map(|p| p.window_bits_after()).collect();
         assert_eq!(after, [768, 672, 480, 288, 96, 0]);
-        let written: Vec<usize> = (1..=STAGES).map(planes_written).collect();
+        let written: Vec<usize> = paper.iter().map(|p| p.planes_written()).collect();
         assert_eq!(written, [32, 27, 21, 15, 9, 3]);
-        // Six stages of six steps decode every plane.
-        assert!(STAGES * STEPS >= PLANES);
+        assert_eq!(ParsePlan::of(Stages::Paper, 7).steps, 0);
+        // Stage 1 of the 8-level build reads the class and the base only;
+        // 33 stages of one step follow.
+        let eight: Vec<ParsePlan> = (1..=MAX_STAGES).map(|k| ParsePlan::of(Stages::EightLevels, k)).collect();
+        assert_eq!((eight[0].steps, eight[0].window_bits_after(), eight[0].planes_written()), (0, 768, 0));
+        assert_eq!((eight[1].planes_written(), eight[1].window_bits_after()), (32, 768));
+        assert_eq!((eight[33].window_bits_before(), eight[33].window_bits_after(), eight[33].planes_written()), (32, 0, 1));
+        for stages in Stages::ALL {
+            let plans = (1..=MAX_STAGES).map(|k| ParsePlan::of(stages, k));
+            assert_eq!(plans.map(|p| p.steps).sum::<usize>().min(PLANES), PLANES, "{stages:?} decodes every plane");
+        }
     }
 
     #[test]

@@ -33,7 +33,6 @@ pub const SLOTS: usize = 35;
 /// Stream bits kept: a stream longer than 96 bytes is stored RAW.
 pub const KEPT_BITS: usize = 768;
 
-
 /// The bits of `code`'s low `len` bits, most significant first, as an
 /// LSB-first value (`len` 0..=32).
 pub fn stream_order(code: u32, len: u32) -> u32 {

@@ -150,15 +150,7 @@ pub struct ReadPlanner {
 impl Logic for ReadPlanner {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            j,
-            j_dev_next,
-            j_bud_next,
-            n_valid,
-            n_job
-        );
+        dff_setup!(self, clock, j, j_dev_next, j_bud_next, n_valid, n_job);
 
         // What the job offers: the device plan first, then the buddy
         // plan; a part's sectors once its plan is taken.

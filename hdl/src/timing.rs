@@ -19,7 +19,7 @@ pub struct CodecLatency {
 }
 
 /// The latencies of the compressor and decompressor the slice is built
-/// with for `hardware`, each codec built [`Stages::DELIVERED`] (BPC 10 / 7,
+/// with for `hardware`, each codec built [`Stages::DELIVERED`] (BPC 10 / 37,
 /// ZVC 4 / 4, MAG-BDI 4 / 1 at every MAG).
 /// An algorithm without hardware has no latency here:
 /// `Algorithm::hardware` is `None` for it.
@@ -27,7 +27,7 @@ pub const fn codec_latency(hardware: HardwareCodec) -> CodecLatency {
     match hardware {
         HardwareCodec::Bpc => CodecLatency {
             compress: crate::bpc_compressor::latency(Stages::DELIVERED),
-            decompress: crate::bpc_decompressor::LATENCY,
+            decompress: crate::bpc_decompressor::latency(Stages::DELIVERED),
         },
         HardwareCodec::Zvc => CodecLatency {
             compress: crate::zvc_compressor::latency(Stages::DELIVERED),

@@ -263,25 +263,38 @@ fn real_snapshot_round_trips_through_the_decompressor() {
     check_against(BpcDecompressor::default, &inputs, &expected, &mut rng).unwrap();
 }
 
-/// The documented timing of the decompressor: latency 7 cycles and one
-/// entry per cycle.
+/// The documented timing of the decompressor: latency 37 cycles built
+/// `EightLevels` (the delivered build), 7 built `Paper`, one entry per
+/// cycle in both, and both builds equal golden.
 #[test]
-fn decompressor_latency_is_seven_cycles_and_initiation_interval_one() {
+fn decompressor_latency_is_as_built_and_initiation_interval_one() {
+    use buddy_hdl::{bpc_decompressor::latency, Stages};
+    assert_eq!((latency(Stages::Paper), latency(Stages::EightLevels)), (7, 37));
     let inputs = sample(&decompressor_input(), 64, 41);
-    let mut rng = ChaCha8Rng::seed_from_u64(43);
-    let run = run_stream(&mut BpcDecompressor::default(), &inputs, Traffic::FULL, &mut rng, 1000, None);
-    assert_eq!(run.accept_cycles.len(), 64);
-    assert!(run.accept_cycles.windows(2).all(|w| w[1] == w[0] + 1), "II != 1: {:?}", run.accept_cycles);
-    assert!(
-        run.accept_cycles.iter().zip(&run.deliver_cycles).all(|(a, d)| d - a == buddy_hdl::bpc_decompressor::LATENCY),
-        "latency != LATENCY"
-    );
     let expected: Vec<_> = inputs.iter().map(|i| decompress::expected_decompressed(&Bpc, i)).collect();
-    assert_eq!(run.outputs, expected);
+    for stages in Stages::ALL {
+        let mut rng = ChaCha8Rng::seed_from_u64(43);
+        let run = run_stream(&mut BpcDecompressor::new(stages), &inputs, Traffic::FULL, &mut rng, 1000, None);
+        assert_eq!(run.accept_cycles.len(), 64);
+        assert!(run.accept_cycles.windows(2).all(|w| w[1] == w[0] + 1), "{stages:?}: II != 1: {:?}", run.accept_cycles);
+        let measured: Vec<u64> = run.accept_cycles.iter().zip(&run.deliver_cycles).map(|(a, d)| d - a).collect();
+        assert!(measured.iter().all(|&l| l == latency(stages)), "{stages:?}: latency {measured:?}, documented {}", latency(stages));
+        assert_eq!(run.outputs, expected, "{stages:?}");
+    }
+}
+
+/// The paper build (7 cycles) equals golden on generated streams (every
+/// symbol, run length and error) under bubbles and backpressure.
+#[test]
+fn decompressor_paper_build_equals_golden() {
+    let inputs = sample(&decompressor_input(), 1_000, 47);
+    let expected: Vec<_> = inputs.iter().map(|i| decompress::expected_decompressed(&Bpc, i)).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(53);
+    check_against(|| BpcDecompressor::new(buddy_hdl::Stages::Paper), &inputs, &expected, &mut rng).unwrap();
 }
 
 /// The decompressor's VCD: a stream cut short (E13 stored as B8 instead of
-/// B16) shows `out_error` = 1 when `out_valid` first rises, 7 cycles after
+/// B16) shows `out_error` = 1 when `out_valid` first rises, 37 cycles after
 /// acceptance, and the parse stages are scopes of their own.
 #[test]
 fn vcd_of_the_decompressor_shows_the_error_flag() {
@@ -304,13 +317,14 @@ fn vcd_of_the_decompressor_shows_the_error_flag() {
     let header = parser.parse_header().unwrap();
     let valid = header.find_var(&["uut", "out_valid"]).expect("out_valid in VCD").code;
     let error = header.find_var(&["uut", "out_error"]).expect("out_error in VCD").code;
-    assert!(header.find_var(&["uut", "p3", "state_out$planes_left"]).is_some(), "parse stage 3 is a scope of its own");
+    assert!(header.find_var(&["uut", "p$2", "state_out$planes_left"]).is_some(), "parse stage 3 is a scope of its own");
     // The stage's state port as in the Verilog (`[2133:0] state_out`), its
-    // fields beside it, its stage register (`s_state$2`) under its own name.
-    assert_eq!(header.find_var(&["uut", "p3", "state_out"]).map(|v| v.size), Some(2134));
-    assert_eq!(header.find_var(&["uut", "p3", "state_out$window"]).map(|v| v.size), Some(1024));
-    assert_eq!(header.find_var(&["uut", "s_state$2"]).map(|v| v.size), Some(2134));
-    assert!(header.find_scope(&["uut", "s_state$2"]).is_none());
+    // fields beside it, its register (`s_state$3`; `$0` is the input
+    // register) under its own name.
+    assert_eq!(header.find_var(&["uut", "p$2", "state_out"]).map(|v| v.size), Some(2134));
+    assert_eq!(header.find_var(&["uut", "p$2", "state_out$window"]).map(|v| v.size), Some(1024));
+    assert_eq!(header.find_var(&["uut", "s_state$3"]).map(|v| v.size), Some(2134));
+    assert!(header.find_scope(&["uut", "s_state$3"]).is_none());
     // Changes are read per timestamp before deciding what held at it.
     let (mut time, mut changes) = (0u64, Vec::new());
     for cmd in parser {
@@ -323,8 +337,8 @@ fn vcd_of_the_decompressor_shows_the_error_flag() {
     }
     let rose = changes.iter().find(|&&(_, s, v)| s == 0 && v == Value::V1).map(|&(t, _, _)| t);
     let error_then = rose.and_then(|r| changes.iter().rfind(|&&(t, s, _)| s == 1 && t <= r).map(|&(_, _, v)| v));
-    // Same testbench as the compressor (valid from 6,000 ps with latency
-    // 5): latency 7 gives 8,000.
-    assert_eq!(rose, Some(8000));
+    // Same testbench as the compressor (valid from 11,000 ps with latency
+    // 10): latency 37 gives 38,000.
+    assert_eq!(rose, Some(38_000));
     assert_eq!(error_then, Some(Value::V1));
 }

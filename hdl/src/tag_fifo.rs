@@ -5,8 +5,13 @@
 use crate::request_contexts::CONTEXT_BITS;
 use rust_hdl::prelude::*;
 
-/// Entries of a [`TagFifo`]: more than any in-order pipeline of the slice
-/// holds (the BPC decompressor, the deepest, holds 8).
+/// Entries of a [`TagFifo`]. The translator and the ZVC and MAG-BDI codecs
+/// hold fewer; the BPC codecs built [`crate::Stages::EightLevels`] hold
+/// more (their latency, 10 and 37, and 2 in the output slice), so the
+/// slice keeps at most 16 entries in each and the BPC decompressor takes
+/// 16 entries per 39 cycles at most, not one a cycle. **Not yet**
+/// deepened: 64 entries measured 15+5m LUT levels in the ZVC slice (9+12m
+/// with 16), through the wider `full` and `empty` compares.
 pub const TAG_FIFO_DEPTH: usize = 16;
 
 /// Holds up to [`TAG_FIFO_DEPTH`] context ids, each with a one-bit mark,

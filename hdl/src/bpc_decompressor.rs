@@ -15,8 +15,9 @@ use rust_hdl::prelude::*;
 /// accepted on edge `t` is on `out_*` after edge `t + latency`; the
 /// initiation interval is 1. 7 ([`Stages::Paper`]: six parse stages and
 /// the output slice) or 37 ([`Stages::EightLevels`]: the input register,
-/// 34 parse stages, a register inside the rebuild, the output slice). The testbenches measure it; the
-/// memory system's hardware timing reads it (`buddy_hdl::timing`).
+/// 34 parse stages, a register inside the rebuild, the output slice). The
+/// testbenches measure it; the memory system's hardware timing reads it
+/// (`buddy_hdl::timing`).
 pub const fn latency(stages: Stages) -> u64 {
     // The input register and the rebuild's are built together.
     let input_and_hold = if stages.registers_inputs() { 2 } else { 0 };
@@ -34,9 +35,11 @@ const HOLD: usize = MAX_STAGES + 1;
 /// docs/formats.md#size-classes.
 ///
 /// ```text
-/// in_class ──▶ (input ──▶ p1: class, base ──▶ s1 ─▶ p2: plane symbols ─▶ s2 ─▶ ... ─▶ pN ─▶ sN ─▶ rebuild: transpose, ─▶ slice ─▶ out_*
-/// in_payload    register)  (+ symbols)                                                              prefix sum, class   (main|skid)
-/// in_ready ◀── !valid | next register moves ◀── ... ◀── !sN_valid | slice ready (a flip-flop)
+/// in_class ──▶ (input ──▶ p1: class, base ──▶ s1 ─▶ p2: plane symbols ─▶ s2 ─▶ ... ─▶ pN ─▶ sN ─▶ rebuild: transpose, ─▶ (hold ─▶ rebuild: ─▶ slice ─▶ out_*
+/// in_payload    register)  (+ symbols)                                                              sums 1-3, class      register)  sums 4-5   (main|skid)
+/// in_ready ◀── !valid | next register moves ◀── ... ◀── !valid | slice ready (a flip-flop)
+///
+/// (Registers in parentheses: built [`Stages::EightLevels`] only.)
 /// ```
 ///
 /// | build | input register | parse stages | symbols per stage | latency |

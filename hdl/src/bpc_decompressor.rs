@@ -237,6 +237,9 @@ impl Logic for BpcDecompressor {
         }
 
         // The words: prefix-sum levels 1-3, and the classes that need no parse.
+        // The rebuild's inputs come from the register or the stage, not
+        // through `last`: Verilator could not split this block's paths
+        // otherwise (UNOPTFLAT through the rebuild).
         self.rebuild_sums.planes.next = self.s_state[34].q.val().planes;
         self.rebuild_sums.base.next = self.s_state[34].q.val().base;
         if !self.built[34].val() {

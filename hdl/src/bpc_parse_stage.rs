@@ -80,6 +80,15 @@ pub struct ParsePlan {
     pub steps: usize,
 }
 
+/// Stream bits a well-formed stream can still need with `left` planes left.
+const fn kept_bits(left: usize) -> usize {
+    if 32 * left < STREAM_BITS {
+        32 * left
+    } else {
+        STREAM_BITS
+    }
+}
+
 /// Parse stages the decompressor can hold: 34 built [`crate::Stages::EightLevels`].
 pub const MAX_STAGES: usize = 34;
 
@@ -113,12 +122,7 @@ impl ParsePlan {
     /// most 32 bits, so a well-formed stream needs at most 32 per plane
     /// left.
     pub const fn window_bits_after(self) -> usize {
-        let left = PLANES.saturating_sub(self.steps_before + self.steps);
-        if 32 * left < STREAM_BITS {
-            32 * left
-        } else {
-            STREAM_BITS
-        }
+        kept_bits(PLANES.saturating_sub(self.steps_before + self.steps))
     }
 
     /// Stream bits in `window` entering this stage.
@@ -126,12 +130,7 @@ impl ParsePlan {
         if self.stage <= 1 {
             STREAM_BITS
         } else {
-            let left = self.planes_left_before();
-            if 32 * left < STREAM_BITS {
-                32 * left
-            } else {
-                STREAM_BITS
-            }
+            kept_bits(self.planes_left_before())
         }
     }
 

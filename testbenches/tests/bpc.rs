@@ -152,12 +152,18 @@ fn latency_is_as_built_and_initiation_interval_one() {
     for stages in Stages::ALL {
         let mut rng = ChaCha8Rng::seed_from_u64(31);
         let run = run_stream(&mut BpcCompressor::new(stages), &entries, Traffic::FULL, &mut rng, 1000, None);
-        assert_eq!(run.accept_cycles.len(), 64);
-        assert!(run.accept_cycles.windows(2).all(|w| w[1] == w[0] + 1), "{stages:?}: II != 1: {:?}", run.accept_cycles);
-        let measured: Vec<u64> = run.accept_cycles.iter().zip(&run.deliver_cycles).map(|(a, d)| d - a).collect();
-        assert!(measured.iter().all(|&l| l == latency(stages)), "{stages:?}: latency {measured:?}, documented {}", latency(stages));
+        assert_timing(&format!("{stages:?}"), &run, entries.len(), latency(stages));
         assert_eq!(run.outputs, expected, "{stages:?}");
     }
+}
+
+/// A full-rate run took one input per cycle and delivered each
+/// `latency` cycles after it took it.
+fn assert_timing<O>(build: &str, run: &buddy_delivery::stream::RunResult<O>, inputs: usize, latency: u64) {
+    assert_eq!(run.accept_cycles.len(), inputs, "{build}");
+    assert!(run.accept_cycles.windows(2).all(|w| w[1] == w[0] + 1), "{build}: II != 1: {:?}", run.accept_cycles);
+    let measured: Vec<u64> = run.accept_cycles.iter().zip(&run.deliver_cycles).map(|(a, d)| d - a).collect();
+    assert!(measured.iter().all(|&l| l == latency), "{build}: latency {measured:?}, documented {latency}");
 }
 
 /// The paper build (5 cycles) equals golden on random entries under
@@ -275,10 +281,7 @@ fn decompressor_latency_is_as_built_and_initiation_interval_one() {
     for stages in Stages::ALL {
         let mut rng = ChaCha8Rng::seed_from_u64(43);
         let run = run_stream(&mut BpcDecompressor::new(stages), &inputs, Traffic::FULL, &mut rng, 1000, None);
-        assert_eq!(run.accept_cycles.len(), 64);
-        assert!(run.accept_cycles.windows(2).all(|w| w[1] == w[0] + 1), "{stages:?}: II != 1: {:?}", run.accept_cycles);
-        let measured: Vec<u64> = run.accept_cycles.iter().zip(&run.deliver_cycles).map(|(a, d)| d - a).collect();
-        assert!(measured.iter().all(|&l| l == latency(stages)), "{stages:?}: latency {measured:?}, documented {}", latency(stages));
+        assert_timing(&format!("{stages:?}"), &run, inputs.len(), latency(stages));
         assert_eq!(run.outputs, expected, "{stages:?}");
     }
 }

@@ -6,7 +6,7 @@
 use crate::stream::{settle, VcdTrace};
 use buddy_golden::metadata_cache::{MetadataCache as GoldenCache, MetadataCacheConfig, Outcome, SectorMemory};
 use buddy_golden::translation::MetadataNibble;
-use buddy_hdl::pipelined_metadata_cache::MISS_COUNT_BITS;
+use buddy_hdl::pipelined_metadata_cache::{MISS_COUNT_BITS, TAG_BITS};
 use buddy_hdl::MetadataCache;
 use rand::Rng;
 use rust_hdl::prelude::*;
@@ -389,19 +389,18 @@ pub fn shipped_testbench(tagged: bool, shipped: Option<(usize, usize)>) -> Strin
     if !tagged {
         return text;
     }
-    let misses_decl = format!("wire [1:0] resp_outcome;\n  wire [6:0] resp_tag;\n  wire [{}:0] misses;", MISS_COUNT_BITS - 1);
+    let top = TAG_BITS - 1;
+    let misses_decl = format!("wire [1:0] resp_outcome;\n  wire [{top}:0] resp_tag;\n  wire [{}:0] misses;", MISS_COUNT_BITS - 1);
+    let tag_decl = format!("reg [3:0] req_value;\n  reg [{top}:0] req_tag;\n  reg [127:0] tag_busy;\n  integer tag_op [0:127];\n  integer expect_op;");
+    let ports = format!(
+        ".req_value(req_value), .req_tag(req_tag), .resp_tag(resp_tag), .misses(misses), .resp_word(), .resp_commit(),\n    \
+         .req_reserve(1'b0), .commit_valid(1'b0), .commit_ready(), .commit_word(7'd0), .commit_offset(5'd0),\n    \
+         .commit_high(1'b0), .commit_value(4'd0), .commit_tag({TAG_BITS}'d0),"
+    );
     let edits = [
-        (
-            "reg [3:0] req_value;",
-            "reg [3:0] req_value;\n  reg [6:0] req_tag;\n  reg [127:0] tag_busy;\n  integer tag_op [0:127];\n  integer expect_op;",
-        ),
+        ("reg [3:0] req_value;", tag_decl.as_str()),
         ("wire [1:0] resp_outcome;", misses_decl.as_str()),
-        (
-            ".req_value(req_value),",
-            ".req_value(req_value), .req_tag(req_tag), .resp_tag(resp_tag), .misses(misses), .resp_word(), .resp_commit(),\n    \
-             .req_reserve(1'b0), .commit_valid(1'b0), .commit_ready(), .commit_word(7'd0), .commit_offset(5'd0),\n    \
-             .commit_high(1'b0), .commit_value(4'd0), .commit_tag(7'd0),",
-        ),
+        (".req_value(req_value),", ports.as_str()),
         ("sent = 0; received = 0;", "tag_busy = 0; req_tag = 0; sent = 0; received = 0;"),
         ("if (!offering && sent < count) offering", "if (!offering && sent < count && !tag_busy[sent % 128]) offering"),
         ("      req_value = ops[sent][11:8];\n", "      req_value = ops[sent][11:8];\n      req_tag = sent % 128;\n"),
@@ -548,12 +547,12 @@ endmodule
 `default_nettype wire
 "#;
 
-/// Tags the pipelined cache's requester may have in flight at once (128:
-/// `req_tag` is `TAG_BITS` wide).
-pub const PIPELINED_TAGS: usize = 1 << buddy_hdl::pipelined_metadata_cache::TAG_BITS;
+/// Tags the pipelined cache's requester may have in flight at once (512:
+/// `req_tag` is `TAG_BITS` wide; the slice uses 128 ids and two kind bits).
+pub const PIPELINED_TAGS: usize = 1 << TAG_BITS;
 
 /// Run `ops` through the [`buddy_hdl::PipelinedMetadataCache`] under
-/// `traffic`: request `i` carries tag `i % 128` and is offered only while
+/// `traffic`: request `i` carries tag `i % 512` (every bit of `req_tag`) and is offered only while
 /// its tag is free; responses are put back in request order by their tag.
 /// Memory answers fills in the order they were requested, each no sooner
 /// than `fill_latency` cycles after its request was taken. A reservation
@@ -715,14 +714,14 @@ pub const PIPELINED_LOCKSTEP_INPUTS: &[(&str, usize)] = &[
     ("req_address", 64),
     ("req_high", 1),
     ("req_value", 4),
-    ("req_tag", 7),
+    ("req_tag", TAG_BITS),
     ("resp_ready", 1),
     ("commit_valid", 1),
     ("commit_word", 7),
     ("commit_offset", 5),
     ("commit_high", 1),
     ("commit_value", 4),
-    ("commit_tag", 7),
+    ("commit_tag", TAG_BITS),
     ("mem_req_ready", 1),
     ("mem_fill_valid", 1),
     ("mem_fill_data", 256),
@@ -733,7 +732,7 @@ pub const PIPELINED_LOCKSTEP_INPUTS: &[(&str, usize)] = &[
 pub const PIPELINED_LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
     ("req_ready", 1, ""),
     ("resp_valid", 1, ""),
-    ("resp_tag", 7, "resp_valid"),
+    ("resp_tag", TAG_BITS, "resp_valid"),
     ("resp_nibble", 4, "resp_valid"),
     ("resp_outcome", 2, "resp_valid"),
     ("resp_word", 7, "resp_valid"),
@@ -764,20 +763,20 @@ fn pipelined_lockstep_line(dut: &buddy_hdl::PipelinedMetadataCache) -> String {
         hex_field(dut.req_address.val().to_u64(), 64),
         b(dut.req_high.val()),
         hex_field(dut.req_value.val().to_u64(), 4),
-        hex_field(dut.req_tag.val().to_u64(), 7),
+        hex_field(dut.req_tag.val().to_u64(), TAG_BITS),
         b(dut.resp_ready.val()),
         b(dut.commit_valid.val()),
         hex_field(dut.commit_word.val().to_u64(), 7),
         hex_field(dut.commit_offset.val().to_u64(), 5),
         b(dut.commit_high.val()),
         hex_field(dut.commit_value.val().to_u64(), 4),
-        hex_field(dut.commit_tag.val().to_u64(), 7),
+        hex_field(dut.commit_tag.val().to_u64(), TAG_BITS),
         b(dut.mem_req_ready.val()),
         b(dut.mem_fill_valid.val()),
         hex256(&dut.mem_fill_data.val()),
         b(dut.req_ready.val()),
         b(dut.resp_valid.val()),
-        hex_field(dut.resp_tag.val().to_u64(), 7),
+        hex_field(dut.resp_tag.val().to_u64(), TAG_BITS),
         hex_field(dut.resp_nibble.val().to_u64(), 4),
         hex_field(dut.resp_outcome.val().to_u64(), 2),
         hex_field(dut.resp_word.val().to_u64(), 7),

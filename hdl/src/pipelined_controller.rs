@@ -9,8 +9,9 @@ use crate::lowest_set::LowestSet;
 use crate::mag_bdi_compressor::MagBdiCompressor;
 use crate::mag_bdi_decompressor::MagBdiDecompressor;
 use crate::memory_port::{MemoryPort, MEM_TAG_BITS};
-use crate::pipelined_metadata_cache::PipelinedMetadataCache;
+use crate::pipelined_metadata_cache::{PipelinedMetadataCache, TAG_BITS as MD_TAG_BITS};
 use crate::read_planner::{kind, ReadPlanner};
+use crate::register_slice::RegisterSlice;
 use crate::request_contexts::{RequestContexts, CONTEXT_BITS};
 use crate::sector_gather::SectorGather;
 use crate::sector_lanes::EntryMerge;
@@ -22,6 +23,12 @@ use buddy_golden::Mag;
 use rust_hdl::prelude::*;
 
 const _: () = assert!(kind::FULL == 0);
+
+/// Bits of a commit between K0 and the metadata cache's commit port, high
+/// to low: data-array word (7), nibble half (1), byte offset (5), value
+/// (4), tag ([`MD_TAG_BITS`]).
+const COMMIT_BITS: usize = 7 + 5 + 1 + 4 + MD_TAG_BITS;
+const _: () = assert!(COMMIT_BITS == 26);
 
 /// The input ports of a lock-step line of a pipelined slice (name, bits),
 /// in line order ([`crate::lockstep`]).
@@ -192,6 +199,11 @@ pub struct $name {
     xlate_flags: TagFifo,
     dec_ids: TagFifo,
     comp_ids: TagFifo,
+    /// K0's commit on its way to the cache's commit port: K0 hands it on
+    /// when the slice has room (a flip-flop), not when the cache takes it,
+    /// so K0's next pick does not wait for the cache's decision (a path of
+    /// 9 LUT levels, through the cache's miss-register compare, before).
+    commit_slice: RegisterSlice<Bits<COMMIT_BITS>>,
     md: PipelinedMetadataCache,
     /// Per context: the translation (device slot start, device part bytes,
     /// buddy slot start) and the size nibble.
@@ -225,6 +237,10 @@ pub struct $name {
     w_reserved: DFF<Bits<128>>,
     w_abort: DFF<Bits<128>>,
     w_stored: DFF<Bits<128>>,
+    /// The contexts K0 may pick (stored, and reserved or not a compressed
+    /// page's write): a flip-flop set from the flags' next values, so the
+    /// pick's 128-bit tree starts at a flip-flop.
+    w_committable: DFF<Bits<128>>,
     /// Picks the stored write K0 takes next: the lowest context whose
     /// reservation is answered (or whose page is uncompressed). Any ready
     /// write goes first, so a write whose reservation waits for a line
@@ -260,6 +276,9 @@ pub struct $name {
     f_sent: DFF<Bit>,
     /// M0: a partial write's old entry, to merge with its data.
     m0_valid: DFF<Bit>,
+    /// `data_m`/`mask_m` hold M0's context's data and mask this cycle (see
+    /// `m0_ahead`).
+    m0_data_ok: DFF<Bit>,
     m0_id: DFF<Bits<CONTEXT_BITS>>,
     m0_old: DFF<EntryBits>,
     m0_error: DFF<Bit>,
@@ -325,10 +344,18 @@ pub struct $name {
     f_req: Signal<Local, Bit>,
     md_to_wr: Signal<Local, Bit>,
     md_full_resp: Signal<Local, Bit>,
+    /// The context id of the metadata cache's answer (its tag's low bits).
+    md_resp_id: Signal<Local, Bits<CONTEXT_BITS>>,
     wr_free: Signal<Local, Bit>,
     m0_free: Signal<Local, Bit>,
     m0_load: Signal<Local, Bit>,
     m0_to_comp: Signal<Local, Bit>,
+    /// The decompressor's partial-write entry would find M0 free if M0
+    /// leaves as it wants to: `data_m`/`mask_m` are read for that entry
+    /// then (not only once M0 is known to leave, which waits for the
+    /// compressor's ready chain); when M0 stays after all it reads its own
+    /// again, a cycle later.
+    m0_ahead: Signal<Local, Bit>,
     m0_abort: Signal<Local, Bit>,
     comp_take: Signal<Local, Bit>,
     comp_out_take: Signal<Local, Bit>,
@@ -417,7 +444,9 @@ impl Logic for $name {
             w_partial,
             w_reserved,
             w_abort,
-            w_stored
+            w_stored,
+            w_committable,
+            m0_data_ok
         );
         clock!(
             self,
@@ -428,6 +457,7 @@ impl Logic for $name {
             xlate_flags,
             dec_ids,
             comp_ids,
+            commit_slice,
             md,
             planner,
             writer,
@@ -445,6 +475,7 @@ impl Logic for $name {
         self.xlate_flags.reset.next = self.reset.val();
         self.dec_ids.reset.next = self.reset.val();
         self.comp_ids.reset.next = self.reset.val();
+        self.commit_slice.reset.next = self.reset.val();
         self.md.reset.next = self.reset.val();
         self.planner.reset.next = self.reset.val();
         self.writer.reset.next = self.reset.val();
@@ -489,7 +520,8 @@ impl Logic for $name {
 
         // One-hot masks of the contexts whose flags are read or change this cycle.
         self.one_hot[0].next = bits::<128>(1) << self.x1_id.q.val();
-        self.one_hot[1].next = bits::<128>(1) << self.md.resp_tag.val();
+        self.md_resp_id.next = self.md.resp_tag.val().get_bits::<CONTEXT_BITS>(0);
+        self.one_hot[1].next = bits::<128>(1) << self.md_resp_id.val();
         self.one_hot[2].next = bits::<128>(1) << self.k0_id.q.val();
         self.one_hot[3].next = bits::<128>(1) << self.d0_id.q.val();
         self.one_hot[4].next = bits::<128>(1) << self.wr_id.q.val();
@@ -506,9 +538,12 @@ impl Logic for $name {
         // The cache marks a commit's answer itself (a flip-flop): no
         // lookup of the tag's flags on this path.
         self.md_commit_resp.next = self.md.resp_commit.val();
-        self.md_reserved_resp.next =
-            ((self.w_full.q.val() | self.w_partial.q.val()) & self.one_hot[1].val()).any() & !self.md_commit_resp.val();
-        self.md_full_resp.next = (self.w_full.q.val() & self.one_hot[1].val()).any() & !self.md_commit_resp.val();
+        // The request's kind rides in the top bits of its metadata tag
+        // (bit 7: a write's reservation, bit 8: a full write's; the
+        // context id is 7 bits, `CONTEXT_BITS`), so the
+        // answer's kind is a flip-flop, not a lookup of per-context flags.
+        self.md_reserved_resp.next = self.md.resp_tag.val().get_bit(7) & !self.md_commit_resp.val();
+        self.md_full_resp.next = self.md.resp_tag.val().get_bit(8) & !self.md_commit_resp.val();
         self.md_wants_j0.next = self.md.resp_valid.val() & !self.f_sent.q.val() & !self.md_commit_resp.val() & !self.md_full_resp.val();
         self.wr_free.next = !self.wr_valid.q.val() | (self.resp_ready.val() & !self.err_valid.q.val());
         self.md_resp_ready.next = self.j0_free.val();
@@ -527,12 +562,11 @@ impl Logic for $name {
         self.k0_abort.next = (self.w_abort.q.val() & self.one_hot[2].val()).any();
         self.k0_commit.next = self.k0_valid.q.val() & self.k0_compressed.val();
         self.k0_answer.next = self.k0_valid.q.val() & !self.k0_compressed.val() & self.wr_free.val() & !self.md_to_wr.val();
-        self.k0_free.next = !self.k0_valid.q.val() | (self.k0_commit.val() & self.md.commit_ready.val()) | self.k0_answer.val();
-        self.commit_pick.bits.next =
-            self.w_stored.q.val() & (self.w_reserved.q.val() | !(self.w_full.q.val() | self.w_partial.q.val()));
+        self.k0_free.next = !self.k0_valid.q.val() | (self.k0_commit.val() & self.commit_slice.in_ready.val()) | self.k0_answer.val();
+        self.commit_pick.bits.next = self.w_committable.q.val();
         self.pick_to_k0.next = self.commit_pick.any.val() & self.k0_free.val();
         self.m0_abort.next = self.m0_valid.q.val() & self.m0_error.q.val();
-        self.m0_to_comp.next = self.m0_valid.q.val() & !self.m0_error.q.val();
+        self.m0_to_comp.next = self.m0_valid.q.val() & !self.m0_error.q.val() & self.m0_data_ok.q.val();
         // Whether the decompressor's next entry is a partial write's old
         // entry: noted as its id enters the tag queue (the flag holds from
         // translation to commit, so it cannot change while decompressing).
@@ -552,7 +586,12 @@ impl Logic for $name {
         self.x1_to_comp.next = self.x1_valid.q.val() & self.x1_full.val() & self.md.req_ready.val();
         self.comp_in_valid.next = (self.m0_to_comp.val() | self.x1_to_comp.val()) & !self.comp_ids.full.val();
         self.comp_take.next = self.comp_in_valid.val() & self.comp.in_ready.val();
-        self.m0_free.next = !self.m0_valid.q.val() | (self.m0_to_comp.val() & self.comp_take.val()) | self.m0_abort.val();
+        // M0 goes first into the compressor: whether it leaves does not
+        // wait for X1's full write (`comp_take` does, through the cache's
+        // `req_ready`).
+        self.m0_free.next = !self.m0_valid.q.val()
+            | (self.m0_to_comp.val() & !self.comp_ids.full.val() & self.comp.in_ready.val())
+            | self.m0_abort.val();
         self.m0_load.next = self.decomp.out_valid.val() & self.head_partial.val() & self.m0_free.val();
         self.x1_go.next = false;
         if self.x1_valid.q.val() {
@@ -632,7 +671,7 @@ impl Logic for $name {
         self.in_flight.next = self.contexts.in_use.val();
         self.md_lookup_valid.next =
             self.md.resp_valid.val() & self.md_resp_ready.val() & !self.f_sent.q.val() & !self.md_commit_resp.val();
-        self.md_lookup_id.next = self.md.resp_tag.val();
+        self.md_lookup_id.next = self.md_resp_id.val();
         self.md_lookup_outcome.next = self.md.resp_outcome.val();
 
         // Translator -> X1 (the context RAMs get the translation).
@@ -694,7 +733,14 @@ impl Logic for $name {
         self.md.req_value.next = 0.into();
         self.md.req_address.next = self.x1_md_address.q.val();
         self.md.req_high.next = self.x1_md_high.q.val();
-        self.md.req_tag.next = self.x1_id.q.val();
+        self.md.req_tag.next = bit_cast::<MD_TAG_BITS, CONTEXT_BITS>(self.x1_id.q.val());
+        if self.x1_write.q.val() {
+            self.md.req_tag.next = bit_cast::<MD_TAG_BITS, CONTEXT_BITS>(self.x1_id.q.val()) | bits::<MD_TAG_BITS>(0x80);
+            if self.x1_full.val() {
+                self.md.req_tag.next =
+                    bit_cast::<MD_TAG_BITS, CONTEXT_BITS>(self.x1_id.q.val()) | bits::<MD_TAG_BITS>(0x180);
+            }
+        }
         if self.f_req.val() {
             self.md.req_flush.next = true;
             self.md.req_reserve.next = false;
@@ -721,10 +767,10 @@ impl Logic for $name {
         // done); a full write's reservation (noted); a read's or a partial
         // write's reservation (its class known: to J0).
         self.res_word.write_enable.next = self.md.resp_valid.val() & self.md_resp_ready.val() & self.md_reserved_resp.val();
-        self.res_word.write_address.next = self.md.resp_tag.val();
+        self.res_word.write_address.next = self.md_resp_id.val();
         self.res_word.write_data.next = self.md.resp_word.val();
         self.old_nibble.write_enable.next = self.md.resp_valid.val() & self.md_resp_ready.val() & self.md_reserved_resp.val();
-        self.old_nibble.write_address.next = self.md.resp_tag.val();
+        self.old_nibble.write_address.next = self.md_resp_id.val();
         self.old_nibble.write_data.next = self.md.resp_nibble.val();
         if self.md.resp_valid.val() & self.md_resp_ready.val() & self.md_reserved_resp.val() {
             self.flags_reserved.next = self.flags_reserved.val() | self.one_hot[1].val();
@@ -741,19 +787,19 @@ impl Logic for $name {
         self.xl_part.read_address.next = self.j0_id.q.val();
         self.xl_buddy.read_address.next = self.j0_id.q.val();
         if self.md_take.val() {
-            self.xl_device.read_address.next = self.md.resp_tag.val();
-            self.xl_part.read_address.next = self.md.resp_tag.val();
-            self.xl_buddy.read_address.next = self.md.resp_tag.val();
+            self.xl_device.read_address.next = self.md_resp_id.val();
+            self.xl_part.read_address.next = self.md_resp_id.val();
+            self.xl_buddy.read_address.next = self.md_resp_id.val();
         }
         self.nibble.write_enable.next = false;
-        self.nibble.write_address.next = self.md.resp_tag.val();
+        self.nibble.write_address.next = self.md_resp_id.val();
         self.nibble.write_data.next = self.md.resp_nibble.val();
         if self.j1_load.val() {
             self.j0_valid.d.next = false;
         }
         if self.md_take.val() {
             self.j0_valid.d.next = true;
-            self.j0_id.d.next = self.md.resp_tag.val();
+            self.j0_id.d.next = self.md_resp_id.val();
             self.j0_nibble.d.next = self.md.resp_nibble.val();
             self.j0_compressed.d.next = true;
             self.j0_bypass.d.next = false;
@@ -909,12 +955,17 @@ impl Logic for $name {
 
         // A decompressed entry: a read's answer, or a partial write's old
         // entry (to M0, whose data and mask are re-read while it waits).
+        self.m0_ahead.next = self.decomp.out_valid.val()
+            & self.head_partial.val()
+            & (!self.m0_valid.q.val() | self.m0_abort.val() | self.m0_to_comp.val());
         self.data_m.read_address.next = self.m0_id.q.val();
         self.mask_m.read_address.next = self.m0_id.q.val();
-        if self.m0_load.val() {
+        if self.m0_ahead.val() {
             self.data_m.read_address.next = self.dec_ids.head.val();
             self.mask_m.read_address.next = self.dec_ids.head.val();
         }
+        // (`m0_load` implies `m0_ahead`.)
+        self.m0_data_ok.d.next = !self.m0_ahead.val() | self.m0_load.val();
         if self.m0_free.val() {
             self.m0_valid.d.next = false;
         }
@@ -996,15 +1047,24 @@ impl Logic for $name {
         if self.pick_to_k0.val() {
             self.flags_stored.next = self.flags_stored.val() & !self.one_hot[7].val();
         }
-        self.md.commit_valid.next = self.k0_commit.val();
-        self.md.commit_word.next = self.res_word.read_data.val();
-        self.md.commit_offset.next = self.xw_md.read_data.val().get_bits::<5>(0);
-        self.md.commit_high.next = self.xw_md.read_data.val().get_bit(5);
-        self.md.commit_value.next = self.w_class.read_data.val();
+        self.commit_slice.in_valid.next = self.k0_commit.val();
+        self.commit_slice.in_data.next = (bit_cast::<COMMIT_BITS, 7>(self.res_word.read_data.val()) << 19)
+            | (bit_cast::<COMMIT_BITS, 6>(self.xw_md.read_data.val().get_bits::<6>(0)) << 13)
+            | (bit_cast::<COMMIT_BITS, 4>(self.w_class.read_data.val()) << 9)
+            | bit_cast::<COMMIT_BITS, CONTEXT_BITS>(self.k0_id.q.val());
         if self.k0_abort.val() {
-            self.md.commit_value.next = self.old_nibble.read_data.val();
+            self.commit_slice.in_data.next = (bit_cast::<COMMIT_BITS, 7>(self.res_word.read_data.val()) << 19)
+                | (bit_cast::<COMMIT_BITS, 6>(self.xw_md.read_data.val().get_bits::<6>(0)) << 13)
+                | (bit_cast::<COMMIT_BITS, 4>(self.old_nibble.read_data.val()) << 9)
+                | bit_cast::<COMMIT_BITS, CONTEXT_BITS>(self.k0_id.q.val());
         }
-        self.md.commit_tag.next = self.k0_id.q.val();
+        self.md.commit_valid.next = self.commit_slice.out_valid.val();
+        self.md.commit_word.next = self.commit_slice.out_data.val().get_bits::<7>(19);
+        self.md.commit_offset.next = self.commit_slice.out_data.val().get_bits::<5>(13);
+        self.md.commit_high.next = self.commit_slice.out_data.val().get_bit(18);
+        self.md.commit_value.next = self.commit_slice.out_data.val().get_bits::<4>(9);
+        self.md.commit_tag.next = self.commit_slice.out_data.val().get_bits::<MD_TAG_BITS>(0);
+        self.commit_slice.out_ready.next = self.md.commit_ready.val();
         self.res_word.read_address.next = self.k0_id.q.val();
         self.xw_md.read_address.next = self.k0_id.q.val();
         self.w_class.read_address.next = self.k0_id.q.val();
@@ -1031,7 +1091,7 @@ impl Logic for $name {
         }
         if self.md_to_wr.val() {
             self.wr_valid.d.next = true;
-            self.wr_id.d.next = self.md.resp_tag.val();
+            self.wr_id.d.next = self.md_resp_id.val();
             self.wr_flush.d.next = self.f_sent.q.val();
             self.wr_error.d.next = (self.w_abort.q.val() & self.one_hot[1].val()).any();
             if self.f_sent.q.val() {
@@ -1084,6 +1144,8 @@ impl Logic for $name {
         self.w_reserved.d.next = self.flags_reserved.val();
         self.w_abort.d.next = self.flags_abort.val();
         self.w_stored.d.next = self.flags_stored.val();
+        self.w_committable.d.next =
+            self.flags_stored.val() & (self.flags_reserved.val() | !(self.flags_full.val() | self.flags_partial.val()));
         if self.reset.val() {
             self.x1_valid.d.next = false;
             self.f_valid.d.next = false;
@@ -1101,6 +1163,7 @@ impl Logic for $name {
             self.w_reserved.d.next = 0.into();
             self.w_abort.d.next = 0.into();
             self.w_stored.d.next = 0.into();
+            self.w_committable.d.next = 0.into();
         }
     }
 }

@@ -22,9 +22,12 @@ const _: () = assert!(MISS_SLOTS == 16 && FILL_SLOTS == 4);
 /// Width of the `misses` status port (0..=[`MISS_SLOTS`]).
 pub const MISS_COUNT_BITS: usize = 5;
 
-/// Width of `req_tag` and `resp_tag`: one tag per request context of the
-/// pipelined slice (128, `docs/controller.md`, "Sizing").
-pub const TAG_BITS: usize = 7;
+/// Width of `req_tag`, `commit_tag` and `resp_tag`: the pipelined slice's
+/// context id (7 bits: 128 contexts, `docs/controller.md`, "Sizing") and
+/// two bits of the request's kind, returned with its answer so that the
+/// slice needs no lookup to route it.
+pub const TAG_BITS: usize = 9;
+const _: () = assert!(TAG_BITS == crate::request_contexts::CONTEXT_BITS + 2);
 
 /// [`PipelinedMetadataCache`] timing, clock cycles.
 pub mod timing {
@@ -111,14 +114,14 @@ enum EvictState {
 /// | `req_flush` | 1 | in | write back every dirty sector, invalidate every line |
 /// | `req_address`, `req_high` | 64, 1 | in | metadata byte address; 1 = high nibble (odd entry) |
 /// | `req_value` | 4 | in | nibble to write |
-/// | `req_tag` | 7 | in | the requester's tag, returned with the response |
+/// | `req_tag` | 9 | in | the requester's tag, returned with the response |
 /// | `req_reserve` | 1 | in | with `req_write` 0: read the nibble and reserve it for a later commit (see below) |
 /// | `commit_valid`, `commit_ready` | 1, 1 | in, out | a reserved nibble's value; `commit_ready` does not depend on `commit_valid` |
 /// | `commit_word` | 7 | in | the data-array word the reservation answered (`resp_word`) |
 /// | `commit_offset`, `commit_high` | 5, 1 | in | byte in the sector (address bits `[4:0]`) and nibble |
-/// | `commit_value`, `commit_tag` | 4, 7 | in | the nibble to write; the tag its response carries |
+/// | `commit_value`, `commit_tag` | 4, 9 | in | the nibble to write; the tag its response carries |
 /// | `resp_valid`, `resp_ready` | 1, 1 | out, in | response handshake, one per request |
-/// | `resp_tag` | 7 | out | the request's `req_tag` |
+/// | `resp_tag` | 9 | out | the request's `req_tag` |
 /// | `resp_nibble` | 4 | out | the nibble read (a write: the value written; a flush: 0) |
 /// | `resp_outcome` | 2 | out | a [`crate::metadata_cache::outcome`] code (0 for a flush and a commit) |
 /// | `resp_commit` | 1 | out | the response answers a commit (`commit_*`), a flip-flop |

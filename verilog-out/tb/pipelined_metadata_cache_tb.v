@@ -24,7 +24,7 @@ module pipelined_metadata_cache_tb;
   reg clock, reset, req_valid, req_write, req_flush, req_high, resp_ready, mem_req_ready, mem_fill_valid;
   reg [63:0] req_address;
   reg [3:0] req_value;
-  reg [6:0] req_tag;
+  reg [8:0] req_tag;
   reg [127:0] tag_busy;
   integer tag_op [0:127];
   integer expect_op;
@@ -32,7 +32,7 @@ module pipelined_metadata_cache_tb;
   wire req_ready, resp_valid, mem_req_valid, mem_req_write, mem_fill_ready;
   wire [3:0] resp_nibble;
   wire [1:0] resp_outcome;
-  wire [6:0] resp_tag;
+  wire [8:0] resp_tag;
   wire [4:0] misses;
   wire [63:0] mem_req_address;
   wire [255:0] mem_req_data;
@@ -42,7 +42,7 @@ module pipelined_metadata_cache_tb;
     .req_valid(req_valid), .req_ready(req_ready), .req_write(req_write), .req_flush(req_flush),
     .req_address(req_address), .req_high(req_high), .req_value(req_value), .req_tag(req_tag), .resp_tag(resp_tag), .misses(misses), .resp_word(), .resp_commit(),
     .req_reserve(1'b0), .commit_valid(1'b0), .commit_ready(), .commit_word(7'd0), .commit_offset(5'd0),
-    .commit_high(1'b0), .commit_value(4'd0), .commit_tag(7'd0),
+    .commit_high(1'b0), .commit_value(4'd0), .commit_tag(9'd0),
     .resp_valid(resp_valid), .resp_ready(resp_ready), .resp_nibble(resp_nibble), .resp_outcome(resp_outcome),
     .mem_req_valid(mem_req_valid), .mem_req_ready(mem_req_ready), .mem_req_write(mem_req_write),
     .mem_req_address(mem_req_address), .mem_req_data(mem_req_data),

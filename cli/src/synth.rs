@@ -297,7 +297,7 @@ fn merge_into_report(out: &Path, fresh: ModuleSynth) -> anyhow::Result<String> {
          (an upper bound on logic levels). I/O buffers are counted in cells.\n\
          LUT levels = the deepest path of each kind, walked by `buddy_delivery::lut_levels` over the mapped netlist:\n\
          register to register (r→r), input to register (i→r), register to output (r→o), input to output (i→o);\n\
-         LUT1..6, INV and LUT-RAM reads count one level each, `+Nc` / `+Nm` are the CARRY4 / MUXF7-F8 cells of that path.\n\
+         LUT1..6, INV and LUT-RAM reads (a read port's address to its own output) count one level each, `+Nc` / `+Nm` are the CARRY4 / MUXF7-F8 cells of that path.\n\
          Est. Fmax = 1000 / ({overhead} ns + {lut} ns per LUT level + {carry} ns per CARRY4 + {muxf} ns per MUXF) of the\n\
          deepest path ending at a register (of i→o for a stage block): a rough UltraScale+ -2 figure with typical routing,\n\
          assuming the inputs come straight from registers; place and route decides.\n\

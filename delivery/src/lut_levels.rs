@@ -9,8 +9,10 @@
 //! shift register's output, or a top-level input, and ends at any data
 //! pin of a flip-flop, RAM or shift register (clock pins excepted) or at a
 //! top-level output. LUTs and `INV` count one level each; a LUT-RAM
-//! (`RAM32M`, `RAM64M`, `RAM*X1*`) counts one level from its read-address
-//! pins to its outputs, its writes being clocked. `IBUF`/`OBUF` count
+//! (`RAM32M`, `RAM64M`, `RAM*X1*`) counts one level from each read port's
+//! address pins to that port's outputs (`ADDRA` to `DOA`, ..., `DPRA` to
+//! `DPO`; port D's address, the write address too, reaches only `DOD`),
+//! its writes being clocked. `IBUF`/`OBUF` count
 //! nothing; `BUFG` only drives clocks and is not walked.
 //!
 //! The estimated clock rate ([`Depth::estimated_fmax_mhz`]) assumes an
@@ -207,6 +209,25 @@ fn is_read_address_pin(pin: &str) -> bool {
     pin.starts_with('A') || pin.starts_with("DPRA")
 }
 
+/// The read port a LUT RAM pin belongs to, so that an address reaches
+/// only its own port's data output: `ADDRx` / `DOx` of the multi-port
+/// `RAM32M`/`RAM64M` (port D's address is also the write address, and
+/// does not reach `DOA`); `A*` / `SPO` and `DPRA*` / `DPO` of the
+/// `RAM*X1D`; `A*` / `O` of the single-port `RAM*X1S`. `None` for a pin
+/// of no read port.
+fn lut_ram_port(pin: &str) -> Option<&str> {
+    if let Some(x) = pin.strip_prefix("ADDR").or_else(|| pin.strip_prefix("DO")) {
+        return (x.len() == 1).then_some(x);
+    }
+    match pin {
+        "SPO" | "O" => Some("S"),
+        "DPO" => Some("D"),
+        _ if pin.starts_with("DPRA") => Some("D"),
+        _ if pin.starts_with('A') => Some("S"),
+        _ => None,
+    }
+}
+
 /// Where a net's deepest paths come from: registers, and top-level
 /// inputs; each with the net the path starts at.
 #[derive(Clone, Copy, Default)]
@@ -262,7 +283,8 @@ pub fn walk(netlist_json: &str, top: &str) -> Result<(LutLevels, Option<Critical
         let role = role(&cell.kind).ok_or_else(|| NetlistError::UnknownCell { cell: name.clone(), kind: cell.kind.clone() })?;
         let mut inputs = Vec::new();
         let mut outputs = Vec::new();
-        let mut addresses = Vec::new();
+        let mut addresses: Vec<(Option<&str>, u64)> = Vec::new();
+        let mut output_ports: Vec<(Option<&str>, u64)> = Vec::new();
         for (pin, bits) in &cell.connections {
             let direction = cell.port_directions.get(pin).ok_or_else(|| NetlistError::NoDirection {
                 cell: name.clone(),
@@ -271,12 +293,16 @@ pub fn walk(netlist_json: &str, top: &str) -> Result<(LutLevels, Option<Critical
             })?;
             let nets = bits.iter().filter_map(Bit::net);
             match direction.as_str() {
-                "output" => outputs.extend(nets),
+                "output" => {
+                    let nets: Vec<u64> = nets.collect();
+                    output_ports.extend(nets.iter().map(|&n| (lut_ram_port(pin), n)));
+                    outputs.extend(nets);
+                }
                 _ if is_clock_pin(pin) => {}
                 _ => {
                     let nets: Vec<u64> = nets.collect();
                     if is_read_address_pin(pin) {
-                        addresses.extend(nets.iter().copied());
+                        addresses.extend(nets.iter().map(|&n| (lut_ram_port(pin), n)));
                     }
                     inputs.extend(nets);
                 }
@@ -289,7 +315,21 @@ pub fn walk(netlist_json: &str, top: &str) -> Result<(LutLevels, Option<Critical
                 if let Some(&q) = outputs.first() {
                     register_of.extend(inputs.iter().map(|&i| (i, q)));
                 }
-                arcs.push(Arc { inputs: addresses, outputs, step: Depth { luts: 1, carry4: 0, muxf: 0 } });
+                // Each read port's address to its own data output; a layout
+                // this does not know reads every address into every output.
+                let lut = Depth { luts: 1, carry4: 0, muxf: 0 };
+                let ports: std::collections::BTreeSet<Option<&str>> = output_ports.iter().map(|p| p.0).collect();
+                if ports.iter().all(|p| p.is_some() && addresses.iter().any(|a| a.0 == *p)) {
+                    for port in ports {
+                        arcs.push(Arc {
+                            inputs: addresses.iter().filter(|a| a.0 == port).map(|a| a.1).collect(),
+                            outputs: output_ports.iter().filter(|o| o.0 == port).map(|o| o.1).collect(),
+                            step: lut,
+                        });
+                    }
+                } else {
+                    arcs.push(Arc { inputs: addresses.iter().map(|a| a.1).collect(), outputs, step: lut });
+                }
             }
             Role::Register => {
                 ends_at_register.extend(&inputs);
@@ -546,6 +586,51 @@ mod tests {
         assert_eq!(lut_levels(&json, "top").unwrap().reg_to_reg, d(4, 0, 0));
         let shallow_data = json.replace("\"I0\":[14]", "\"I0\":[1]");
         assert_eq!(lut_levels(&shallow_data, "top").unwrap().reg_to_reg, d(3, 0, 0));
+    }
+
+    #[test]
+    fn a_lut_ram_address_reaches_only_its_own_ports_output() {
+        // FD(1) -4 LUTs-> 5 = RAM64M ADDRD (port D: also the write address);
+        // ADDRA = 1 -> DOA(3) -LUT-> 4 -> FD. ADDRD does not reach DOA:
+        // the deepest path is the 4 LUTs ending at the RAM.
+        let json = netlist(
+            &[
+                ("q", "FDRE", &[("D", I, &[]), ("Q", O, &[1])]),
+                ("l2", "LUT1", &[("I0", I, &[1]), ("O", O, &[12])]),
+                ("l3", "LUT1", &[("I0", I, &[12]), ("O", O, &[13])]),
+                ("l4", "LUT1", &[("I0", I, &[13]), ("O", O, &[14])]),
+                ("l5", "LUT1", &[("I0", I, &[14]), ("O", O, &[5])]),
+                ("r", "RAM64M", &[("ADDRA", I, &[1]), ("ADDRD", I, &[5]), ("WE", I, &[1]), ("WCLK", I, &[]), ("DOA", O, &[3])]),
+                ("l1", "LUT1", &[("I0", I, &[3]), ("O", O, &[4])]),
+                ("f", "FDRE", &[("D", I, &[4]), ("Q", O, &[])]),
+            ],
+            &[],
+        );
+        assert_eq!(lut_levels(&json, "top").unwrap().reg_to_reg, d(4, 0, 0));
+        // Port D's own output does follow its address: 4 + RAM + LUT.
+        let read_d = json.replace("\"DOA\"", "\"DOD\"");
+        assert_eq!(lut_levels(&read_d, "top").unwrap().reg_to_reg, d(6, 0, 0));
+        // A dual-port RAM128X1D, `A` 2 LUTs deep: DPRA reaches DPO, A
+        // reaches SPO only.
+        let x1d = |dpo: &[u64], spo: &[u64]| {
+            netlist(
+                &[
+                    ("q", "FDRE", &[("D", I, &[]), ("Q", O, &[1])]),
+                    ("l2", "LUT1", &[("I0", I, &[1]), ("O", O, &[12])]),
+                    ("l3", "LUT1", &[("I0", I, &[12]), ("O", O, &[5])]),
+                    (
+                        "r",
+                        "RAM128X1D",
+                        &[("A", I, &[5]), ("DPRA", I, &[1]), ("D", I, &[1]), ("WE", I, &[1]), ("WCLK", I, &[]), ("DPO", O, dpo), ("SPO", O, spo)],
+                    ),
+                    ("l1", "LUT1", &[("I0", I, &[3]), ("O", O, &[4])]),
+                    ("f", "FDRE", &[("D", I, &[4]), ("Q", O, &[])]),
+                ],
+                &[],
+            )
+        };
+        assert_eq!(lut_levels(&x1d(&[3], &[]), "top").unwrap().reg_to_reg, d(2, 0, 0));
+        assert_eq!(lut_levels(&x1d(&[], &[3]), "top").unwrap().reg_to_reg, d(4, 0, 0));
     }
 
     #[test]

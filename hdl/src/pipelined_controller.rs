@@ -310,7 +310,10 @@ pub struct $name {
     /// J1: the job offered to the read planner.
     j1_valid: DFF<Bit>,
     j1_id: DFF<Bits<CONTEXT_BITS>>,
-    j1_nibble: DFF<Bits<4>>,
+    /// The read planner's class: the nibble's low 3 bits, 0 for a
+    /// reserved code (8-15: reads nothing, the decompressor rejects it);
+    /// chosen before J1 so that the planner's input is a flip-flop.
+    j1_class: DFF<Bits<3>>,
     j1_compressed: DFF<Bit>,
     j1_device: DFF<Bits<64>>,
     j1_part: DFF<Bits<8>>,
@@ -429,7 +432,7 @@ impl Logic for $name {
             j0_buddy,
             j1_valid,
             j1_id,
-            j1_nibble,
+            j1_class,
             j1_compressed,
             j1_device,
             j1_part,
@@ -607,7 +610,14 @@ impl Logic for $name {
         }
         self.x1_free.next = !self.x1_valid.q.val() | self.x1_go.val();
         self.x_take.next = self.translator.out_valid.val() & self.x1_free.val();
-        self.x_to_j0.next = self.x1_go.val() & (self.x1_fault.q.val() == 0) & !self.x1_compressed.q.val() & !self.x1_write.q.val();
+        // Written out rather than from `x1_go`, which also waits for the
+        // write planner: an uncompressed read's way to J0 does not.
+        self.x_to_j0.next = self.x1_valid.q.val()
+            & (self.x1_fault.q.val() == 0)
+            & !self.x1_compressed.q.val()
+            & !self.x1_write.q.val()
+            & self.j0_free.val()
+            & !self.md_wants_j0.val();
         self.dec_out_ready.next = self.m0_free.val();
         if !self.head_partial.val() {
             self.dec_out_ready.next = self.resp_ready.val() & !self.err_valid.q.val() & !self.wr_valid.q.val();
@@ -791,9 +801,13 @@ impl Logic for $name {
             self.xl_part.read_address.next = self.md_resp_id.val();
             self.xl_buddy.read_address.next = self.md_resp_id.val();
         }
-        self.nibble.write_enable.next = false;
-        self.nibble.write_address.next = self.md_resp_id.val();
-        self.nibble.write_data.next = self.md.resp_nibble.val();
+        // The class the decompressor will take, written from J0's
+        // registers every cycle J0 holds a read (not as J0 loads, which
+        // waits for the handshakes); D0 reads it only once the read's
+        // sectors are gathered, cycles after J0.
+        self.nibble.write_enable.next = self.j0_valid.q.val();
+        self.nibble.write_address.next = self.j0_id.q.val();
+        self.nibble.write_data.next = self.j0_nibble.q.val();
         if self.j1_load.val() {
             self.j0_valid.d.next = false;
         }
@@ -803,7 +817,6 @@ impl Logic for $name {
             self.j0_nibble.d.next = self.md.resp_nibble.val();
             self.j0_compressed.d.next = true;
             self.j0_bypass.d.next = false;
-            self.nibble.write_enable.next = true;
         }
         if self.x_to_j0.val() {
             self.j0_valid.d.next = true;
@@ -815,9 +828,6 @@ impl Logic for $name {
             self.j0_device.d.next = self.x1_device.q.val();
             self.j0_part.d.next = self.x1_part.q.val();
             self.j0_buddy.d.next = self.x1_buddy.q.val();
-            self.nibble.write_enable.next = true;
-            self.nibble.write_address.next = self.x1_id.q.val();
-            self.nibble.write_data.next = 7.into();
         }
         if self.planner.in_ready.val() {
             self.j1_valid.d.next = false;
@@ -825,7 +835,10 @@ impl Logic for $name {
         if self.j1_load.val() {
             self.j1_valid.d.next = true;
             self.j1_id.d.next = self.j0_id.q.val();
-            self.j1_nibble.d.next = self.j0_nibble.q.val();
+            self.j1_class.d.next = self.j0_nibble.q.val().get_bits::<3>(0);
+            if self.j0_nibble.q.val().get_bit(3) {
+                self.j1_class.d.next = 0.into();
+            }
             self.j1_compressed.d.next = self.j0_compressed.q.val();
             self.j1_device.d.next = self.xl_device.read_data.val();
             self.j1_part.d.next = self.xl_part.read_data.val();
@@ -840,12 +853,7 @@ impl Logic for $name {
         self.planner.in_id.next = self.j1_id.q.val();
         // kind::FULL (a literal: rust-hdl prints constant names into the Verilog).
         self.planner.in_kind.next = 0.into();
-        // A reserved size code (8-15) reads nothing; the decompressor
-        // rejects it.
-        self.planner.in_class.next = self.j1_nibble.q.val().get_bits::<3>(0);
-        if self.j1_nibble.q.val().get_bit(3) {
-            self.planner.in_class.next = 0.into();
-        }
+        self.planner.in_class.next = self.j1_class.q.val();
         self.planner.in_compressed.next = self.j1_compressed.q.val();
         self.planner.in_device_address.next = self.j1_device.q.val();
         self.planner.in_device_part_bytes.next = self.j1_part.q.val();

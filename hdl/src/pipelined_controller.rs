@@ -29,6 +29,10 @@ const _: () = assert!(kind::FULL == 0);
 /// (4), tag ([`MD_TAG_BITS`]).
 const COMMIT_BITS: usize = 7 + 5 + 1 + 4 + MD_TAG_BITS;
 const _: () = assert!(COMMIT_BITS == 26);
+// The metadata tag's kind bits are written as literals (bit 7: a write's
+// reservation, bit 8: a full write's; hdl_gen prints no Rust constants):
+// they sit just above a 7-bit context id.
+const _: () = assert!(CONTEXT_BITS == 7 && MD_TAG_BITS == 9);
 
 /// The input ports of a lock-step line of a pipelined slice (name, bits),
 /// in line order ([`crate::lockstep`]).

@@ -291,11 +291,34 @@ pub struct $name {
     w0_id: DFF<Bits<CONTEXT_BITS>>,
     w0_class: DFF<Bits<4>>,
     w0_payload: DFF<EntryBits>,
+    /// W0 loaded last cycle: the write copy of the translation, read at the
+    /// compressor queue's head as W0 loaded, is on the RAMs' read ports;
+    /// after that, W0 holds it in `w0_device`/`w0_part`/`w0_buddy`. (The
+    /// read address is the queue's head every cycle, never chosen by
+    /// whether W0 loads: that choice waits for the write planner's ready.)
+    w0_fresh: DFF<Bit>,
+    w0_device: DFF<Bits<64>>,
+    w0_part: DFF<Bits<8>>,
+    w0_buddy: DFF<Bits<64>>,
     /// K0: a write stored (or a partial write that did not decode) whose
     /// reservation is answered, its nibble to commit or, on an
     /// uncompressed page, its answer to give.
     k0_valid: DFF<Bit>,
     k0_id: DFF<Bits<CONTEXT_BITS>>,
+    /// K0 loaded last cycle: its fields (reservation word, metadata
+    /// address, class, old nibble), read at the commit pick's index as K0
+    /// loaded, are on the RAMs' read ports; after that K0 holds them. (The
+    /// read address is the pick every cycle, never chosen by whether K0
+    /// loads: that waits for the commit port's ready.)
+    k0_fresh: DFF<Bit>,
+    k0_word_held: DFF<Bits<7>>,
+    k0_md_held: DFF<Bits<7>>,
+    k0_class_held: DFF<Bits<4>>,
+    k0_nibble_held: DFF<Bits<4>>,
+    k0_word: Signal<Local, Bits<7>>,
+    k0_md: Signal<Local, Bits<7>>,
+    k0_class: Signal<Local, Bits<4>>,
+    k0_nibble: Signal<Local, Bits<4>>,
     /// A write's or a flush's answer waiting for the response port.
     wr_valid: DFF<Bit>,
     wr_id: DFF<Bits<CONTEXT_BITS>>,
@@ -420,8 +443,17 @@ impl Logic for $name {
             w0_id,
             w0_class,
             w0_payload,
+            w0_fresh,
+            w0_device,
+            w0_part,
+            w0_buddy,
             k0_valid,
             k0_id,
+            k0_fresh,
+            k0_word_held,
+            k0_md_held,
+            k0_class_held,
+            k0_nibble_held,
             wr_valid,
             wr_id,
             wr_flush,
@@ -565,7 +597,21 @@ impl Logic for $name {
         // A compressed page's write (full or partial), from the
         // translation kept per context: read with K0's other fields, so
         // the commit pick waits for no lookup of K0's flags.
-        self.k0_compressed.next = self.xw_md.read_data.val().get_bit(6);
+        self.k0_word.next = self.k0_word_held.q.val();
+        self.k0_md.next = self.k0_md_held.q.val();
+        self.k0_class.next = self.k0_class_held.q.val();
+        self.k0_nibble.next = self.k0_nibble_held.q.val();
+        if self.k0_fresh.q.val() {
+            self.k0_word.next = self.res_word.read_data.val();
+            self.k0_md.next = self.xw_md.read_data.val();
+            self.k0_class.next = self.w_class.read_data.val();
+            self.k0_nibble.next = self.old_nibble.read_data.val();
+        }
+        self.k0_word_held.d.next = self.k0_word.val();
+        self.k0_md_held.d.next = self.k0_md.val();
+        self.k0_class_held.d.next = self.k0_class.val();
+        self.k0_nibble_held.d.next = self.k0_nibble.val();
+        self.k0_compressed.next = self.k0_md.val().get_bit(6);
         self.k0_abort.next = (self.w_abort.q.val() & self.one_hot[2].val()).any();
         self.k0_commit.next = self.k0_valid.q.val() & self.k0_compressed.val();
         self.k0_answer.next = self.k0_valid.q.val() & !self.k0_compressed.val() & self.wr_free.val() & !self.md_to_wr.val();
@@ -1000,17 +1046,24 @@ impl Logic for $name {
         }
         self.comp_ids.push.next = self.comp_take.val();
 
-        // Compressor -> W0 (translation re-read while it waits) -> write
+        // Compressor -> W0 (translation read as it loads, then held) -> write
         // planner; an uncompressed write goes from X1 when W0 is empty.
         self.comp.out_ready.next = self.w0_free.val();
         self.comp_ids.pop.next = self.comp_out_take.val();
-        self.xw_device.read_address.next = self.w0_id.q.val();
-        self.xw_part.read_address.next = self.w0_id.q.val();
-        self.xw_buddy.read_address.next = self.w0_id.q.val();
-        if self.comp_out_take.val() {
-            self.xw_device.read_address.next = self.comp_ids.head.val();
-            self.xw_part.read_address.next = self.comp_ids.head.val();
-            self.xw_buddy.read_address.next = self.comp_ids.head.val();
+        self.xw_device.read_address.next = self.comp_ids.head.val();
+        self.xw_part.read_address.next = self.comp_ids.head.val();
+        self.xw_buddy.read_address.next = self.comp_ids.head.val();
+        self.w0_fresh.d.next = self.comp_out_take.val();
+        self.writer.in_device_address.next = self.w0_device.q.val();
+        self.writer.in_device_part_bytes.next = self.w0_part.q.val();
+        self.writer.in_buddy_address.next = self.w0_buddy.q.val();
+        if self.w0_fresh.q.val() {
+            self.writer.in_device_address.next = self.xw_device.read_data.val();
+            self.writer.in_device_part_bytes.next = self.xw_part.read_data.val();
+            self.writer.in_buddy_address.next = self.xw_buddy.read_data.val();
+            self.w0_device.d.next = self.xw_device.read_data.val();
+            self.w0_part.d.next = self.xw_part.read_data.val();
+            self.w0_buddy.d.next = self.xw_buddy.read_data.val();
         }
         self.w_class.write_enable.next = self.comp_out_take.val();
         self.w_class.write_address.next = self.comp_ids.head.val();
@@ -1029,9 +1082,6 @@ impl Logic for $name {
         self.writer.in_class.next = self.w0_class.q.val().get_bits::<3>(0);
         self.writer.in_compressed.next = true;
         self.writer.in_mask.next = 15.into();
-        self.writer.in_device_address.next = self.xw_device.read_data.val();
-        self.writer.in_device_part_bytes.next = self.xw_part.read_data.val();
-        self.writer.in_buddy_address.next = self.xw_buddy.read_data.val();
         self.writer.in_payload.next = self.w0_payload.q.val();
         if !self.w0_valid.q.val() {
             self.writer.in_id.next = self.x1_id.q.val();
@@ -1047,7 +1097,7 @@ impl Logic for $name {
         // Stored writes (and partial writes that did not decode) are
         // flagged; K0 takes the lowest one that is ready: it commits the
         // nibble (the reservation was answered) or answers an uncompressed
-        // write. The commit's fields are re-read while it waits.
+        // write. The commit's fields are read as K0 loads, then held.
         self.writer.done_ready.next = true;
         if self.writer.done_valid.val() {
             self.flags_stored.next = self.flags_stored.val() | self.one_hot[5].val();
@@ -1060,14 +1110,14 @@ impl Logic for $name {
             self.flags_stored.next = self.flags_stored.val() & !self.one_hot[7].val();
         }
         self.commit_slice.in_valid.next = self.k0_commit.val();
-        self.commit_slice.in_data.next = (bit_cast::<COMMIT_BITS, 7>(self.res_word.read_data.val()) << 19)
-            | (bit_cast::<COMMIT_BITS, 6>(self.xw_md.read_data.val().get_bits::<6>(0)) << 13)
-            | (bit_cast::<COMMIT_BITS, 4>(self.w_class.read_data.val()) << 9)
+        self.commit_slice.in_data.next = (bit_cast::<COMMIT_BITS, 7>(self.k0_word.val()) << 19)
+            | (bit_cast::<COMMIT_BITS, 6>(self.k0_md.val().get_bits::<6>(0)) << 13)
+            | (bit_cast::<COMMIT_BITS, 4>(self.k0_class.val()) << 9)
             | bit_cast::<COMMIT_BITS, CONTEXT_BITS>(self.k0_id.q.val());
         if self.k0_abort.val() {
-            self.commit_slice.in_data.next = (bit_cast::<COMMIT_BITS, 7>(self.res_word.read_data.val()) << 19)
-                | (bit_cast::<COMMIT_BITS, 6>(self.xw_md.read_data.val().get_bits::<6>(0)) << 13)
-                | (bit_cast::<COMMIT_BITS, 4>(self.old_nibble.read_data.val()) << 9)
+            self.commit_slice.in_data.next = (bit_cast::<COMMIT_BITS, 7>(self.k0_word.val()) << 19)
+                | (bit_cast::<COMMIT_BITS, 6>(self.k0_md.val().get_bits::<6>(0)) << 13)
+                | (bit_cast::<COMMIT_BITS, 4>(self.k0_nibble.val()) << 9)
                 | bit_cast::<COMMIT_BITS, CONTEXT_BITS>(self.k0_id.q.val());
         }
         self.md.commit_valid.next = self.commit_slice.out_valid.val();
@@ -1077,16 +1127,11 @@ impl Logic for $name {
         self.md.commit_value.next = self.commit_slice.out_data.val().get_bits::<4>(9);
         self.md.commit_tag.next = self.commit_slice.out_data.val().get_bits::<MD_TAG_BITS>(0);
         self.commit_slice.out_ready.next = self.md.commit_ready.val();
-        self.res_word.read_address.next = self.k0_id.q.val();
-        self.xw_md.read_address.next = self.k0_id.q.val();
-        self.w_class.read_address.next = self.k0_id.q.val();
-        self.old_nibble.read_address.next = self.k0_id.q.val();
-        if self.pick_to_k0.val() {
-            self.res_word.read_address.next = self.commit_pick.index.val();
-            self.xw_md.read_address.next = self.commit_pick.index.val();
-            self.w_class.read_address.next = self.commit_pick.index.val();
-            self.old_nibble.read_address.next = self.commit_pick.index.val();
-        }
+        self.res_word.read_address.next = self.commit_pick.index.val();
+        self.xw_md.read_address.next = self.commit_pick.index.val();
+        self.w_class.read_address.next = self.commit_pick.index.val();
+        self.old_nibble.read_address.next = self.commit_pick.index.val();
+        self.k0_fresh.d.next = self.pick_to_k0.val();
         if self.k0_free.val() {
             self.k0_valid.d.next = false;
         }
@@ -1164,6 +1209,8 @@ impl Logic for $name {
             self.f_sent.d.next = false;
             self.m0_valid.d.next = false;
             self.w0_valid.d.next = false;
+            self.w0_fresh.d.next = false;
+            self.k0_fresh.d.next = false;
             self.k0_valid.d.next = false;
             self.wr_valid.d.next = false;
             self.j0_valid.d.next = false;

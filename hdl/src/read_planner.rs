@@ -132,11 +132,17 @@ pub struct ReadPlanner {
     class_end: Signal<Local, Bits<5>>,
     class_sectors: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
     part_sectors: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
-    /// `first + units + 3` of each part, whose bits 4..2 are its sectors.
+    /// `first + units + 3` of the device part, whose bits 4..2 are its sectors.
     dev_end: Signal<Local, Bits<5>>,
-    bud_end: Signal<Local, Bits<5>>,
     dev_sectors: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
     bud_sectors: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
+    /// Sector k reached by the buddy part (see `update`).
+    bud_gt: Signal<Local, Bits<5>>,
+    bud_gt_q: Signal<Local, Bits<3>>,
+    bud_gt_r: Signal<Local, Bits<2>>,
+    bud_gt_any: Signal<Local, Bit>,
+    bud_gt_five: Signal<Local, Bit>,
+    bud_lead: Signal<Local, Bits<2>>,
     plan_go: Signal<Local, Bit>,
     dev_go: Signal<Local, Bit>,
     bud_go: Signal<Local, Bit>,
@@ -237,8 +243,49 @@ impl Logic for ReadPlanner {
         if self.dev_units.val() == bits::<5>(0) {
             self.dev_sectors.next = 0.into();
         }
-        self.bud_end.next = bit_cast::<5, 2>(self.in_buddy_address.val().get_bits::<2>(3)) + self.bud_units.val() + bits::<5>(3);
-        self.bud_sectors.next = self.bud_end.val().get_bits::<3>(2);
+        // Sector k of a part of `units` 8-byte units from unit `first` of
+        // its first sector is reached when `first + units > 4k`: with
+        // units = 4q + r, when q > k, q == k and r + first >= 1, or
+        // q == k - 1 and r + first >= 5. Compares of constants only: an
+        // adder maps to a carry chain, which ABC cannot merge with the
+        // compares after it (the pipelined slice's deepest paths).
+        self.bud_lead.next = self.in_buddy_address.val().get_bits::<2>(3);
+        self.bud_gt_q.next = self.bud_units.val().get_bits::<3>(2);
+        self.bud_gt_r.next = self.bud_units.val().get_bits::<2>(0);
+        self.bud_gt_any.next = (self.bud_gt_r.val() != 0) | (self.bud_lead.val() != 0);
+        self.bud_gt_five.next = ((self.bud_gt_r.val() == 3) & self.bud_lead.val().get_bit(1)) | ((self.bud_gt_r.val() == 2) & (self.bud_lead.val() == 3));
+        self.bud_gt.next = 0.into();
+        if (self.bud_gt_q.val() > bits::<3>(0)) | ((self.bud_gt_q.val() == bits::<3>(0)) & self.bud_gt_any.val()) {
+            self.bud_gt.next = self.bud_gt.val().replace_bit(0, true);
+        }
+        if (self.bud_gt_q.val() > bits::<3>(1)) | ((self.bud_gt_q.val() == bits::<3>(1)) & self.bud_gt_any.val()) | ((self.bud_gt_q.val() == bits::<3>(0)) & self.bud_gt_five.val()) {
+            self.bud_gt.next = self.bud_gt.val().replace_bit(1, true);
+        }
+        if (self.bud_gt_q.val() > bits::<3>(2)) | ((self.bud_gt_q.val() == bits::<3>(2)) & self.bud_gt_any.val()) | ((self.bud_gt_q.val() == bits::<3>(1)) & self.bud_gt_five.val()) {
+            self.bud_gt.next = self.bud_gt.val().replace_bit(2, true);
+        }
+        if (self.bud_gt_q.val() > bits::<3>(3)) | ((self.bud_gt_q.val() == bits::<3>(3)) & self.bud_gt_any.val()) | ((self.bud_gt_q.val() == bits::<3>(2)) & self.bud_gt_five.val()) {
+            self.bud_gt.next = self.bud_gt.val().replace_bit(3, true);
+        }
+        if (self.bud_gt_q.val() > bits::<3>(4)) | ((self.bud_gt_q.val() == bits::<3>(4)) & self.bud_gt_any.val()) | ((self.bud_gt_q.val() == bits::<3>(3)) & self.bud_gt_five.val()) {
+            self.bud_gt.next = self.bud_gt.val().replace_bit(4, true);
+        }
+        self.bud_sectors.next = 0.into();
+        if self.bud_gt.val().get_bit(0) {
+            self.bud_sectors.next = 1.into();
+        }
+        if self.bud_gt.val().get_bit(1) {
+            self.bud_sectors.next = 2.into();
+        }
+        if self.bud_gt.val().get_bit(2) {
+            self.bud_sectors.next = 3.into();
+        }
+        if self.bud_gt.val().get_bit(3) {
+            self.bud_sectors.next = 4.into();
+        }
+        if self.bud_gt.val().get_bit(4) {
+            self.bud_sectors.next = 5.into();
+        }
         if self.bud_units.val() == bits::<5>(0) {
             self.bud_sectors.next = 0.into();
         }

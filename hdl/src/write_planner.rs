@@ -115,6 +115,23 @@ pub struct WritePlanner {
     bud_diff: Signal<Local, Bits<6>>,
     spills: Signal<Local, Bit>,
     bud_span: Signal<Local, Bits<6>>,
+    /// Sector k reached by the class's bytes from `dev_first`, by the device part's, by the buddy part's (`class - part` from `bud_first`, when the class spills).
+    class_gt: Signal<Local, Bits<5>>,
+    class_gt_q: Signal<Local, Bits<3>>,
+    class_gt_r: Signal<Local, Bits<2>>,
+    class_gt_any: Signal<Local, Bit>,
+    class_gt_five: Signal<Local, Bit>,
+    part_gt: Signal<Local, Bits<5>>,
+    part_gt_q: Signal<Local, Bits<3>>,
+    part_gt_r: Signal<Local, Bits<2>>,
+    part_gt_any: Signal<Local, Bit>,
+    part_gt_five: Signal<Local, Bit>,
+    bud_gt: Signal<Local, Bits<5>>,
+    bud_gt_q: Signal<Local, Bits<3>>,
+    bud_gt_r: Signal<Local, Bits<2>>,
+    bud_gt_any: Signal<Local, Bit>,
+    bud_gt_five: Signal<Local, Bit>,
+    bud_units: Signal<Local, Bits<5>>,
     dev_all: Signal<Local, Bits<PART_SECTORS>>,
     bud_all: Signal<Local, Bits<PART_SECTORS>>,
     /// The sector offered on each port: its index in the part (lowest
@@ -266,37 +283,77 @@ impl Logic for WritePlanner {
         if self.spills.val() {
             self.bud_span.next = self.bud_diff.val();
         }
-        self.dev_all.next = 0.into();
+        // Sector k of a part of `units` 8-byte units from unit `first` of
+        // its first sector is reached when `first + units > 4k`: with
+        // units = 4q + r, when q > k, q == k and r + first >= 1, or
+        // q == k - 1 and r + first >= 5. Compares of constants only: an
+        // adder maps to a carry chain, which ABC cannot merge with the
+        // compares after it (the pipelined slice's deepest paths).
+        self.class_gt_q.next = self.c8.val().get_bits::<3>(2);
+        self.class_gt_r.next = self.c8.val().get_bits::<2>(0);
+        self.class_gt_any.next = (self.class_gt_r.val() != 0) | (self.dev_first.val() != 0);
+        self.class_gt_five.next = ((self.class_gt_r.val() == 3) & self.dev_first.val().get_bit(1)) | ((self.class_gt_r.val() == 2) & (self.dev_first.val() == 3));
+        self.class_gt.next = 0.into();
+        if (self.class_gt_q.val() > bits::<3>(0)) | ((self.class_gt_q.val() == bits::<3>(0)) & self.class_gt_any.val()) {
+            self.class_gt.next = self.class_gt.val().replace_bit(0, true);
+        }
+        if (self.class_gt_q.val() > bits::<3>(1)) | ((self.class_gt_q.val() == bits::<3>(1)) & self.class_gt_any.val()) | ((self.class_gt_q.val() == bits::<3>(0)) & self.class_gt_five.val()) {
+            self.class_gt.next = self.class_gt.val().replace_bit(1, true);
+        }
+        if (self.class_gt_q.val() > bits::<3>(2)) | ((self.class_gt_q.val() == bits::<3>(2)) & self.class_gt_any.val()) | ((self.class_gt_q.val() == bits::<3>(1)) & self.class_gt_five.val()) {
+            self.class_gt.next = self.class_gt.val().replace_bit(2, true);
+        }
+        if (self.class_gt_q.val() > bits::<3>(3)) | ((self.class_gt_q.val() == bits::<3>(3)) & self.class_gt_any.val()) | ((self.class_gt_q.val() == bits::<3>(2)) & self.class_gt_five.val()) {
+            self.class_gt.next = self.class_gt.val().replace_bit(3, true);
+        }
+        if (self.class_gt_q.val() > bits::<3>(4)) | ((self.class_gt_q.val() == bits::<3>(4)) & self.class_gt_any.val()) | ((self.class_gt_q.val() == bits::<3>(3)) & self.class_gt_five.val()) {
+            self.class_gt.next = self.class_gt.val().replace_bit(4, true);
+        }
+        self.part_gt_q.next = self.p8.val().get_bits::<3>(2);
+        self.part_gt_r.next = self.p8.val().get_bits::<2>(0);
+        self.part_gt_any.next = (self.part_gt_r.val() != 0) | (self.dev_first.val() != 0);
+        self.part_gt_five.next = ((self.part_gt_r.val() == 3) & self.dev_first.val().get_bit(1)) | ((self.part_gt_r.val() == 2) & (self.dev_first.val() == 3));
+        self.part_gt.next = 0.into();
+        if (self.part_gt_q.val() > bits::<3>(0)) | ((self.part_gt_q.val() == bits::<3>(0)) & self.part_gt_any.val()) {
+            self.part_gt.next = self.part_gt.val().replace_bit(0, true);
+        }
+        if (self.part_gt_q.val() > bits::<3>(1)) | ((self.part_gt_q.val() == bits::<3>(1)) & self.part_gt_any.val()) | ((self.part_gt_q.val() == bits::<3>(0)) & self.part_gt_five.val()) {
+            self.part_gt.next = self.part_gt.val().replace_bit(1, true);
+        }
+        if (self.part_gt_q.val() > bits::<3>(2)) | ((self.part_gt_q.val() == bits::<3>(2)) & self.part_gt_any.val()) | ((self.part_gt_q.val() == bits::<3>(1)) & self.part_gt_five.val()) {
+            self.part_gt.next = self.part_gt.val().replace_bit(2, true);
+        }
+        if (self.part_gt_q.val() > bits::<3>(3)) | ((self.part_gt_q.val() == bits::<3>(3)) & self.part_gt_any.val()) | ((self.part_gt_q.val() == bits::<3>(2)) & self.part_gt_five.val()) {
+            self.part_gt.next = self.part_gt.val().replace_bit(3, true);
+        }
+        if (self.part_gt_q.val() > bits::<3>(4)) | ((self.part_gt_q.val() == bits::<3>(4)) & self.part_gt_any.val()) | ((self.part_gt_q.val() == bits::<3>(3)) & self.part_gt_five.val()) {
+            self.part_gt.next = self.part_gt.val().replace_bit(4, true);
+        }
+        self.bud_units.next = self.c8.val() - self.p8.val();
+        self.bud_gt_q.next = self.bud_units.val().get_bits::<3>(2);
+        self.bud_gt_r.next = self.bud_units.val().get_bits::<2>(0);
+        self.bud_gt_any.next = (self.bud_gt_r.val() != 0) | (self.bud_first.val() != 0);
+        self.bud_gt_five.next = ((self.bud_gt_r.val() == 3) & self.bud_first.val().get_bit(1)) | ((self.bud_gt_r.val() == 2) & (self.bud_first.val() == 3));
+        self.bud_gt.next = 0.into();
+        if (self.bud_gt_q.val() > bits::<3>(0)) | ((self.bud_gt_q.val() == bits::<3>(0)) & self.bud_gt_any.val()) {
+            self.bud_gt.next = self.bud_gt.val().replace_bit(0, true);
+        }
+        if (self.bud_gt_q.val() > bits::<3>(1)) | ((self.bud_gt_q.val() == bits::<3>(1)) & self.bud_gt_any.val()) | ((self.bud_gt_q.val() == bits::<3>(0)) & self.bud_gt_five.val()) {
+            self.bud_gt.next = self.bud_gt.val().replace_bit(1, true);
+        }
+        if (self.bud_gt_q.val() > bits::<3>(2)) | ((self.bud_gt_q.val() == bits::<3>(2)) & self.bud_gt_any.val()) | ((self.bud_gt_q.val() == bits::<3>(1)) & self.bud_gt_five.val()) {
+            self.bud_gt.next = self.bud_gt.val().replace_bit(2, true);
+        }
+        if (self.bud_gt_q.val() > bits::<3>(3)) | ((self.bud_gt_q.val() == bits::<3>(3)) & self.bud_gt_any.val()) | ((self.bud_gt_q.val() == bits::<3>(2)) & self.bud_gt_five.val()) {
+            self.bud_gt.next = self.bud_gt.val().replace_bit(3, true);
+        }
+        if (self.bud_gt_q.val() > bits::<3>(4)) | ((self.bud_gt_q.val() == bits::<3>(4)) & self.bud_gt_any.val()) | ((self.bud_gt_q.val() == bits::<3>(3)) & self.bud_gt_five.val()) {
+            self.bud_gt.next = self.bud_gt.val().replace_bit(4, true);
+        }
+        self.dev_all.next = self.class_gt.val() & self.part_gt.val();
         self.bud_all.next = 0.into();
-        if (self.class_span.val() > bits::<6>(0)) & (self.part_span.val() > bits::<6>(0)) {
-            self.dev_all.next = self.dev_all.val().replace_bit(0, true);
-        }
-        if self.spills.val() & (self.bud_diff.val() > bits::<6>(0)) {
-            self.bud_all.next = self.bud_all.val().replace_bit(0, true);
-        }
-        if (self.class_span.val() > bits::<6>(4)) & (self.part_span.val() > bits::<6>(4)) {
-            self.dev_all.next = self.dev_all.val().replace_bit(1, true);
-        }
-        if self.spills.val() & (self.bud_diff.val() > bits::<6>(4)) {
-            self.bud_all.next = self.bud_all.val().replace_bit(1, true);
-        }
-        if (self.class_span.val() > bits::<6>(8)) & (self.part_span.val() > bits::<6>(8)) {
-            self.dev_all.next = self.dev_all.val().replace_bit(2, true);
-        }
-        if self.spills.val() & (self.bud_diff.val() > bits::<6>(8)) {
-            self.bud_all.next = self.bud_all.val().replace_bit(2, true);
-        }
-        if (self.class_span.val() > bits::<6>(12)) & (self.part_span.val() > bits::<6>(12)) {
-            self.dev_all.next = self.dev_all.val().replace_bit(3, true);
-        }
-        if self.spills.val() & (self.bud_diff.val() > bits::<6>(12)) {
-            self.bud_all.next = self.bud_all.val().replace_bit(3, true);
-        }
-        if (self.class_span.val() > bits::<6>(16)) & (self.part_span.val() > bits::<6>(16)) {
-            self.dev_all.next = self.dev_all.val().replace_bit(4, true);
-        }
-        if self.spills.val() & (self.bud_diff.val() > bits::<6>(16)) {
-            self.bud_all.next = self.bud_all.val().replace_bit(4, true);
+        if self.spills.val() {
+            self.bud_all.next = self.bud_gt.val();
         }
         if (self.c8.val() == bits::<5>(0)) | (self.p8.val() == bits::<5>(0)) {
             self.dev_all.next = 0.into();

@@ -78,6 +78,7 @@ pub struct MagBdiUnit {
     s1_mask: DFF<Bits<32>>,
     b_words: [Signal<Local, Bits<32>>; 32],
     diff: [Signal<Local, Bits<32>>; 32],
+    misfit: Signal<Local, Bits<32>>,
     all_fit: Signal<Local, Bit>,
     s2_ok: DFF<Bit>,
     s2_base: DFF<Bits<32>>,
@@ -126,6 +127,7 @@ impl MagBdiUnit {
             s1_mask: Default::default(),
             b_words: Default::default(),
             diff: Default::default(),
+            misfit: Default::default(),
             all_fit: Default::default(),
             s2_ok: Default::default(),
             s2_base: Default::default(),
@@ -182,16 +184,17 @@ impl Logic for MagBdiUnit {
 
         // Stage B: every based word's delta must fit.
         #( self.b_words[J].next = self.s1_entry.val().w~J; )*
-        self.all_fit.next = true;
+        // Per word a flag, then one OR of them: an `if` per word made a
+        // chain of 32 ANDs, which ABC left 8 LUTs deep.
+        self.misfit.next = 0.into();
         for i in 0..32 {
             self.diff[i].next = self.b_words[i].val() - self.s1_base.q.val();
-            if self.s1_mask.q.val().get_bit(i)
-                & ((self.diff[i].val() & self.top.val()) != 0)
-                & ((self.diff[i].val() & self.top.val()) != self.top.val())
-            {
-                self.all_fit.next = false;
-            }
+            self.misfit.next = self.misfit.val().replace_bit(
+                i,
+                ((self.diff[i].val() & self.top.val()) != 0) & ((self.diff[i].val() & self.top.val()) != self.top.val()),
+            );
         }
+        self.all_fit.next = !(self.misfit.val() & self.s1_mask.q.val()).any();
         if self.load2.val() {
             self.s2_ok.d.next = self.all_fit.val();
             self.s2_base.d.next = self.s1_base.q.val();

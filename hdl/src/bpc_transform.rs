@@ -31,9 +31,11 @@ seq_macro::seq!(J in 0..35 {
 ///
 /// Logic: 31 subtractions `w[k+1] - w[k]` and signed compares (bit 32 of the
 /// 33-bit delta is `s(w[k+1]) < s(w[k])`); the planes are a transpose
-/// (wiring); per plane in parallel `DBX`, its lowest set bit `l = x & -x`
-/// and that bit's position, and the mandatory priority ALL1, DBP0, TWO1
-/// (`x == l | l << 1`), ONE1 (`x == l`), RAW; the base class from three adds
+/// (wiring); per plane in parallel `DBX`, at-most-one-bit trees over `x`,
+/// its run starts and its adjacent pairs (ONE1 `x == l` and TWO1
+/// `x == l | l << 1` for the lowest set bit `l`, without a carry chain),
+/// the lowest bit's position, and the mandatory priority ALL1, DBP0, TWO1,
+/// ONE1, RAW; the base class from three adds
 /// and compares.
 #[derive(LogicBlock)]
 pub struct BpcTransform {
@@ -61,7 +63,18 @@ pub struct BpcTransform {
     x: [Signal<Local, Bits<32>>; PLANES],
     x_dbp_nonzero: Signal<Local, Bits<33>>,
     base: Signal<Local, Bits<32>>,
-    low: [Signal<Local, Bits<32>>; PLANES],
+    // Run starts (`x & !(x << 1)`) and adjacent pairs (`x & (x >> 1)`):
+    // ONE1 is "x has at most one bit", TWO1 "one run of two bits", both
+    // from OR/AND trees (no carry chain, unlike `x & -x`).
+    starts: [Signal<Local, Bits<32>>; PLANES],
+    pairs: [Signal<Local, Bits<32>>; PLANES],
+    // One at-most-one-bit tree at a time: per bit pair, quad, ... whether
+    // any bit is set (`tree_any`) and whether two are (`tree_many`).
+    tree_any: Signal<Local, Bits<32>>,
+    tree_many: Signal<Local, Bits<32>>,
+    one1: Signal<Local, Bits<33>>,
+    starts_one: Signal<Local, Bits<33>>,
+    pairs_one: Signal<Local, Bits<33>>,
     pos: [Signal<Local, Bits<32>>; PLANES],
     pcode: [Signal<Local, Bits<32>>; PLANES],
     plen: [Signal<Local, Bits<32>>; PLANES],
@@ -108,7 +121,13 @@ impl BpcTransform {
             x: default_array(),
             x_dbp_nonzero: Default::default(),
             base: Default::default(),
-            low: default_array(),
+            starts: default_array(),
+            pairs: default_array(),
+            tree_any: Default::default(),
+            tree_many: Default::default(),
+            one1: Default::default(),
+            starts_one: Default::default(),
+            pairs_one: Default::default(),
             pos: default_array(),
             pcode: default_array(),
             plen: default_array(),
@@ -213,24 +232,68 @@ impl Logic for BpcTransform {
             self.base.next = self.cut_base.q.val();
         }
 
+        self.one1.next = 0.into();
+        self.starts_one.next = 0.into();
+        self.pairs_one.next = 0.into();
         for b in 0..33 {
-            // Lowest set bit and its position.
-            self.low[b].next = self.x[b].val() & ((!self.x[b].val()) + bits::<32>(1));
+            self.starts[b].next = self.x[b].val() & !(self.x[b].val() << 1);
+            self.pairs[b].next = self.x[b].val() & (self.x[b].val() >> 1);
+            self.tree_any.next = (self.x[b].val() | (self.x[b].val() >> 1)) & bits::<32>(0x5555_5555);
+            self.tree_many.next = (self.x[b].val() & (self.x[b].val() >> 1)) & bits::<32>(0x5555_5555);
+            self.tree_many.next = (self.tree_many.val() | (self.tree_many.val() >> 2) | (self.tree_any.val() & (self.tree_any.val() >> 2))) & bits::<32>(0x1111_1111);
+            self.tree_any.next = (self.tree_any.val() | (self.tree_any.val() >> 2)) & bits::<32>(0x1111_1111);
+            self.tree_many.next = (self.tree_many.val() | (self.tree_many.val() >> 4) | (self.tree_any.val() & (self.tree_any.val() >> 4))) & bits::<32>(0x0101_0101);
+            self.tree_any.next = (self.tree_any.val() | (self.tree_any.val() >> 4)) & bits::<32>(0x0101_0101);
+            self.tree_many.next = (self.tree_many.val() | (self.tree_many.val() >> 8) | (self.tree_any.val() & (self.tree_any.val() >> 8))) & bits::<32>(0x0001_0001);
+            self.tree_any.next = (self.tree_any.val() | (self.tree_any.val() >> 8)) & bits::<32>(0x0001_0001);
+            self.tree_many.next = self.tree_many.val() | (self.tree_many.val() >> 16) | (self.tree_any.val() & (self.tree_any.val() >> 16));
+            self.tree_any.next = self.tree_any.val() | (self.tree_any.val() >> 16);
+            self.one1.next = self.one1.val().replace_bit(b, !self.tree_many.val().get_bit(0));
+            self.tree_any.next = (self.starts[b].val() | (self.starts[b].val() >> 1)) & bits::<32>(0x5555_5555);
+            self.tree_many.next = (self.starts[b].val() & (self.starts[b].val() >> 1)) & bits::<32>(0x5555_5555);
+            self.tree_many.next = (self.tree_many.val() | (self.tree_many.val() >> 2) | (self.tree_any.val() & (self.tree_any.val() >> 2))) & bits::<32>(0x1111_1111);
+            self.tree_any.next = (self.tree_any.val() | (self.tree_any.val() >> 2)) & bits::<32>(0x1111_1111);
+            self.tree_many.next = (self.tree_many.val() | (self.tree_many.val() >> 4) | (self.tree_any.val() & (self.tree_any.val() >> 4))) & bits::<32>(0x0101_0101);
+            self.tree_any.next = (self.tree_any.val() | (self.tree_any.val() >> 4)) & bits::<32>(0x0101_0101);
+            self.tree_many.next = (self.tree_many.val() | (self.tree_many.val() >> 8) | (self.tree_any.val() & (self.tree_any.val() >> 8))) & bits::<32>(0x0001_0001);
+            self.tree_any.next = (self.tree_any.val() | (self.tree_any.val() >> 8)) & bits::<32>(0x0001_0001);
+            self.tree_many.next = self.tree_many.val() | (self.tree_many.val() >> 16) | (self.tree_any.val() & (self.tree_any.val() >> 16));
+            self.tree_any.next = self.tree_any.val() | (self.tree_any.val() >> 16);
+            self.starts_one.next = self.starts_one.val().replace_bit(b, self.tree_any.val().get_bit(0) & !self.tree_many.val().get_bit(0));
+            self.tree_any.next = (self.pairs[b].val() | (self.pairs[b].val() >> 1)) & bits::<32>(0x5555_5555);
+            self.tree_many.next = (self.pairs[b].val() & (self.pairs[b].val() >> 1)) & bits::<32>(0x5555_5555);
+            self.tree_many.next = (self.tree_many.val() | (self.tree_many.val() >> 2) | (self.tree_any.val() & (self.tree_any.val() >> 2))) & bits::<32>(0x1111_1111);
+            self.tree_any.next = (self.tree_any.val() | (self.tree_any.val() >> 2)) & bits::<32>(0x1111_1111);
+            self.tree_many.next = (self.tree_many.val() | (self.tree_many.val() >> 4) | (self.tree_any.val() & (self.tree_any.val() >> 4))) & bits::<32>(0x0101_0101);
+            self.tree_any.next = (self.tree_any.val() | (self.tree_any.val() >> 4)) & bits::<32>(0x0101_0101);
+            self.tree_many.next = (self.tree_many.val() | (self.tree_many.val() >> 8) | (self.tree_any.val() & (self.tree_any.val() >> 8))) & bits::<32>(0x0001_0001);
+            self.tree_any.next = (self.tree_any.val() | (self.tree_any.val() >> 8)) & bits::<32>(0x0001_0001);
+            self.tree_many.next = self.tree_many.val() | (self.tree_many.val() >> 16) | (self.tree_any.val() & (self.tree_any.val() >> 16));
+            self.tree_any.next = self.tree_any.val() | (self.tree_any.val() >> 16);
+            self.pairs_one.next = self.pairs_one.val().replace_bit(b, self.tree_any.val().get_bit(0) & !self.tree_many.val().get_bit(0));
+            // The lowest set bit's position, wherever ONE1 or TWO1 uses it:
+            // there the run starts have one bit (an OR per position bit, no
+            // priority). Bit 31 encodes as 0, as the lowest-bit search did.
             self.pos[b].next = 0.into();
             for j in 0..31 {
-                if self.low[b].val().get_bit(j) {
-                    self.pos[b].next = self.index[j].val();
+                if self.starts[b].val().get_bit(j) {
+                    self.pos[b].next = self.pos[b].val() | self.index[j].val();
                 }
             }
             // Mandatory priority, lowest first so that the last match wins:
-            // RAW, ONE1, TWO1, DBP0, ALL1 (code word and payload, MSB first).
+            // RAW, ONE1 (`x == l`, `l = x & -x`), TWO1 (`x == l | l << 1`
+            // mod 2^32: no bit, one run of two, or bit 31 alone), DBP0, ALL1
+            // (code word and payload, MSB first).
             self.pcode[b].next = self.msb.val() | self.x[b].val();
             self.plen[b].next = 32.into();
-            if self.x[b].val() == self.low[b].val() {
+            if self.one1.val().get_bit(b) {
                 self.pcode[b].next = self.pos[b].val() | bits::<32>(0x60);
                 self.plen[b].next = 10.into();
             }
-            if self.x[b].val() == (self.low[b].val() | (self.low[b].val() << 1)) {
+            if !self.x[b].val().any()
+                | (self.x[b].val() == self.msb.val())
+                | (self.starts_one.val().get_bit(b) & self.pairs_one.val().get_bit(b))
+            {
                 self.pcode[b].next = self.pos[b].val() | bits::<32>(0x40);
                 self.plen[b].next = 10.into();
             }

@@ -196,7 +196,13 @@ impl Logic for ZvcDecompressor {
             self.last_valid.next = self.s3_valid.q.val();
             self.s1_load.next = !self.s1_valid.q.val() | self.s2_load.val();
         }
-        self.in_ready.next = self.s1_load.val();
+        // The same function as `s1_load`, written as one gate of the four
+        // flip-flops: through `s2_load` and `s3_load` ABC kept a chain of
+        // LUT2s, which the pipelined slice's ready path ran through.
+        self.in_ready.next = !self.s1_valid.q.val() | self.slice.in_ready.val();
+        if self.staged.val() {
+            self.in_ready.next = !(self.s1_valid.q.val() & self.s2_valid.q.val() & self.s3_valid.q.val()) | self.slice.in_ready.val();
+        }
 
         // A compressed class (B8..B96) expands the mask in `w0`; RAW routes
         // every word in place; ZERO and the reserved codes keep nothing.

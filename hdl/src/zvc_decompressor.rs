@@ -67,6 +67,11 @@ pub struct ZvcDecompressor {
     pub out_ready: Signal<In, Bit>,
     // Stages::EightLevels: mask and raw flag taken with the payload, stages 2 and 3 built.
     staged: Constant<Bit>,
+    /// Stages 1 to 3 all hold an entry ([`Stages::EightLevels`]): a
+    /// flip-flop loaded with the AND of their next valid flags, so that
+    /// `in_ready` is one gate of two flip-flops, not a chain through the
+    /// stages' loads (which the pipelined slice's ready path ran through).
+    stages_full: DFF<Bit>,
     s1_valid: DFF<Bit>,
     s1_class: DFF<Bits<4>>,
     s1_payload: DFF<EntryBits>,
@@ -127,6 +132,7 @@ impl ZvcDecompressor {
             out_error: Default::default(),
             out_ready: Default::default(),
             staged: Constant::new(stages.registers_inputs()),
+            stages_full: Default::default(),
             s1_valid: Default::default(),
             s1_class: Default::default(),
             s1_payload: Default::default(),
@@ -171,7 +177,7 @@ seq_macro::seq!(J in 0..32 {
 impl Logic for ZvcDecompressor {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1_valid, s1_class, s1_payload, s1_mask, s1_raw, s2_valid, s2_class, s2_payload, s2_kept,
+        dff_setup!(self, clock, stages_full, s1_valid, s1_class, s1_payload, s1_mask, s1_raw, s2_valid, s2_class, s2_payload, s2_kept,
             s2_zero_count, s3_valid, s3_payload, s3_error);
         for i in 0..32 {
             self.s2_shifts[i].clock.next = self.clock.val();
@@ -196,12 +202,11 @@ impl Logic for ZvcDecompressor {
             self.last_valid.next = self.s3_valid.q.val();
             self.s1_load.next = !self.s1_valid.q.val() | self.s2_load.val();
         }
-        // The same function as `s1_load`, written as one gate of the four
-        // flip-flops: through `s2_load` and `s3_load` ABC kept a chain of
-        // LUT2s, which the pipelined slice's ready path ran through.
+        // The same function as `s1_load`: staged, `!(s1 & s2 & s3) | slice
+        // ready`, with the AND registered (`stages_full`).
         self.in_ready.next = !self.s1_valid.q.val() | self.slice.in_ready.val();
         if self.staged.val() {
-            self.in_ready.next = !(self.s1_valid.q.val() & self.s2_valid.q.val() & self.s3_valid.q.val()) | self.slice.in_ready.val();
+            self.in_ready.next = !self.stages_full.q.val() | self.slice.in_ready.val();
         }
 
         // A compressed class (B8..B96) expands the mask in `w0`; RAW routes
@@ -300,6 +305,8 @@ impl Logic for ZvcDecompressor {
         if self.reset.val() {
             self.s3_valid.d.next = false;
         }
+        // Every stage's next valid flag is final here.
+        self.stages_full.d.next = self.s1_valid.d.val() & self.s2_valid.d.val() & self.s3_valid.d.val();
         if self.staged.val() {
             self.payload.next = self.s3_payload.q.val();
             self.last_error.next = self.s3_error.q.val();

@@ -60,10 +60,11 @@ pub struct MagBdiUnit {
     pub mask: Signal<Out, Bits<32>>,
     pub deltas: Signal<Out, EntryBits>,
     staged: Constant<Bit>,
-    /// Bits 31..d-1 of a 32-bit word for `d`-bit deltas: a delta fits when
-    /// they are all equal (sign extension), i.e. `delta + 2^(d-1) < 2^d`
-    /// without the adder.
-    top: Constant<Bits<32>>,
+    /// Bits 30..d-1 of a 32-bit word for `d`-bit deltas, bit i standing
+    /// for the pair of bits (i, i + 1): a delta fits when bits 31..d-1 are
+    /// all equal (sign extension), i.e. no pair differs, which is
+    /// `delta + 2^(d-1) < 2^d` without the adder.
+    top_pairs: Constant<Bits<32>>,
     one: Constant<Bits<32>>,
     a_words: [Signal<Local, Bits<32>>; 32],
     a_fail: Signal<Local, Bits<32>>,
@@ -112,7 +113,7 @@ impl MagBdiUnit {
             mask: Default::default(),
             deltas: Default::default(),
             staged: Constant::new(stages.registers_inputs()),
-            top: Constant::new((0xFFFF_FFFFu64 & !((1u64 << (delta_bits - 1)) - 1)).into()),
+            top_pairs: Constant::new((0x7FFF_FFFFu64 & !((1u64 << (delta_bits - 1)) - 1)).into()),
             one: Constant::new(1u64.into()),
             a_words: Default::default(),
             a_fail: Default::default(),
@@ -154,7 +155,7 @@ impl Logic for MagBdiUnit {
         for i in 0..32 {
             self.a_fail.next = self.a_fail.val().replace_bit(
                 i,
-                ((self.a_words[i].val() & self.top.val()) != 0) & ((self.a_words[i].val() & self.top.val()) != self.top.val()),
+                ((self.a_words[i].val() ^ (self.a_words[i].val() >> 1)) & self.top_pairs.val()).any(),
             );
         }
         if self.load0.val() {
@@ -184,15 +185,14 @@ impl Logic for MagBdiUnit {
 
         // Stage B: every based word's delta must fit.
         #( self.b_words[J].next = self.s1_entry.val().w~J; )*
-        // Per word a flag, then one OR of them: an `if` per word made a
-        // chain of 32 ANDs, which ABC left 8 LUTs deep.
+        // Per word a flag, then one OR of them (an `if` per word made a
+        // chain of 32 ANDs, which ABC left 8 LUTs deep). A delta misfits
+        // when its top bits are not all equal: some adjacent pair differs
+        // (one OR of XORs, rather than all-zero and all-one detectors).
         self.misfit.next = 0.into();
         for i in 0..32 {
             self.diff[i].next = self.b_words[i].val() - self.s1_base.q.val();
-            self.misfit.next = self.misfit.val().replace_bit(
-                i,
-                ((self.diff[i].val() & self.top.val()) != 0) & ((self.diff[i].val() & self.top.val()) != self.top.val()),
-            );
+            self.misfit.next = self.misfit.val().replace_bit(i, ((self.diff[i].val() ^ (self.diff[i].val() >> 1)) & self.top_pairs.val()).any());
         }
         self.all_fit.next = !(self.misfit.val() & self.s1_mask.q.val()).any();
         if self.load2.val() {

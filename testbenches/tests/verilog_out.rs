@@ -899,7 +899,6 @@ fn synthesis_report_gives_lut_levels_and_fmax_of_every_module() {
 /// budget").
 const OVER_EIGHT_LEVELS: &[&str] = &[
     "pipelined_controller",
-    "pipelined_controller_zvc",
     "pipelined_controller_mag_bdi32",
 ];
 

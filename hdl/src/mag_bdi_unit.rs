@@ -80,6 +80,10 @@ pub struct MagBdiUnit {
     b_words: [Signal<Local, Bits<32>>; 32],
     diff: [Signal<Local, Bits<32>>; 32],
     misfit: Signal<Local, Bits<32>>,
+    pairs_w: Signal<Local, Bits<32>>,
+    flags_w: Signal<Local, Bits<32>>,
+    or_sum: Signal<Local, Bits<33>>,
+    all_ones: Constant<Bits<33>>,
     all_fit: Signal<Local, Bit>,
     s2_ok: DFF<Bit>,
     s2_base: DFF<Bits<32>>,
@@ -129,6 +133,10 @@ impl MagBdiUnit {
             b_words: Default::default(),
             diff: Default::default(),
             misfit: Default::default(),
+            pairs_w: Default::default(),
+            flags_w: Default::default(),
+            or_sum: Default::default(),
+            all_ones: Constant::new(0xFFFF_FFFFu64.into()),
             all_fit: Default::default(),
             s2_ok: Default::default(),
             s2_base: Default::default(),
@@ -192,9 +200,13 @@ impl Logic for MagBdiUnit {
         self.misfit.next = 0.into();
         for i in 0..32 {
             self.diff[i].next = self.b_words[i].val() - self.s1_base.q.val();
-            self.misfit.next = self.misfit.val().replace_bit(i, ((self.diff[i].val() ^ (self.diff[i].val() >> 1)) & self.top_pairs.val()).any());
+            self.pairs_w.next = (self.diff[i].val() ^ (self.diff[i].val() >> 1)) & self.top_pairs.val();
+            self.or_sum.next = bit_cast::<33, 32>(self.pairs_w.val()) + self.all_ones.val();
+            self.misfit.next = self.misfit.val().replace_bit(i, self.or_sum.val().get_bit(32));
         }
-        self.all_fit.next = !(self.misfit.val() & self.s1_mask.q.val()).any();
+        self.flags_w.next = self.misfit.val() & self.s1_mask.q.val();
+        self.or_sum.next = bit_cast::<33, 32>(self.flags_w.val()) + self.all_ones.val();
+        self.all_fit.next = !self.or_sum.val().get_bit(32);
         if self.load2.val() {
             self.s2_ok.d.next = self.all_fit.val();
             self.s2_base.d.next = self.s1_base.q.val();

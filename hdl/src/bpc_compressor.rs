@@ -2,6 +2,7 @@
 //! (docs/formats.md#bpc; Kim et al. ISCA 2016; the Buddy Compression
 //! paper's algorithm, Sec. IV-A).
 
+use crate::bpc_stream_order::BpcStreamOrder;
 use crate::bpc_symbol_packer::{BpcPacker, PackerCuts};
 use crate::bpc_transform::BpcTransform;
 use crate::bpc_zero_runs::BpcZeroRuns;
@@ -56,8 +57,8 @@ seq_macro::seq!(J in 0..35 {
 /// `buddy_golden::Bpc` (docs/formats.md#bpc, docs/formats.md#size-classes).
 ///
 /// ```text
-///  input ─▶ transform ─▶ symbols: 35 slots ─▶ zero runs ─▶ 35 slots ─▶ packer: shift-OR ─▶ root, ─▶ slice ─▶ out_*
-///  register (deltas | DBX, (code, len, zero)               (code, len)   tree, levels 1-5    class    (main|skid)
+///  input ─▶ transform ─▶ symbols: 35 slots ─▶ stream order, ─▶ 35 slots ─▶ packer: shift-OR ─▶ root, ─▶ slice ─▶ out_*
+///  register (deltas | DBX, (code, len, zero)   zero runs      (code, len)   tree, levels 1-5    class    (main|skid)
 ///           symbols)
 /// in_ready ◀── !valid | next stage moves ◀── ... ◀── slice ready (a flip-flop)
 /// ```
@@ -67,9 +68,9 @@ seq_macro::seq!(J in 0..35 {
 /// | input | both | none: `in_entry` as it comes |
 /// | transform's cut | [`Stages::EightLevels`] | [`BpcTransform`]'s first half: deltas and signs, the 33 bit-planes (wiring), `DBX`, each plane's zero flag |
 /// | symbols | both | [`BpcTransform`]'s second half: per plane in parallel its symbol by the mandatory priority, the base symbol |
-/// | zero runs | both | [`BpcZeroRuns`]: run lengths (thermometers), ZERO1 / ZRUN |
-/// | packer, after tree level 1, 2, 4, 5 | [`Stages::EightLevels`] | [`BpcPacker`]: one shift-OR level each (level 1 with the bit-reversal of each slot) |
-/// | packer, after tree level 3 | both | [`Stages::Paper`]: bit-reversal and levels 1-3 (5 partial streams); [`Stages::EightLevels`]: level 3 |
+/// | zero runs | both | [`BpcStreamOrder`]: each slot bit-reversed and shifted into stream order, beside [`BpcZeroRuns`]: run lengths (thermometers), ZERO1 / ZRUN |
+/// | packer, after tree level 1, 2, 4, 5 | [`Stages::EightLevels`] | [`BpcPacker`]: one shift-OR level each |
+/// | packer, after tree level 3 | both | [`Stages::Paper`]: levels 1-3 (5 partial streams); [`Stages::EightLevels`]: level 3 |
 /// | output slice | both | the rest of the tree (levels 4-6, or 6), the class by the length (summed before the last register), RAW above 768 bits, ZERO for an all-zero entry |
 ///
 /// | port | width | direction | meaning |
@@ -115,6 +116,7 @@ pub struct BpcCompressor {
     s2_code: [DFF<Bits<32>>; 35],
     s2_len: [DFF<Bits<32>>; 35],
     s2_zero: [DFF<Bit>; 35],
+    order: BpcStreamOrder,
     runs: BpcZeroRuns,
     s3_code: [DFF<Bits<32>>; 35],
     s3_len: [DFF<Bits<32>>; 35],
@@ -169,6 +171,7 @@ impl BpcCompressor {
             s2_code: default_array(),
             s2_len: default_array(),
             s2_zero: default_array(),
+            order: Default::default(),
             runs: Default::default(),
             s3_code: default_array(),
             s3_len: default_array(),
@@ -258,9 +261,11 @@ impl Logic for BpcCompressor {
             )*
         }
 
-        // Zero runs (register 3).
+        // Stream order and zero runs (register 3).
         #(
-            self.runs.code~J.next = self.s2_code[J].q.val();
+            self.order.code~J.next = self.s2_code[J].q.val();
+            self.order.len~J.next = self.s2_len[J].q.val();
+            self.runs.code~J.next = self.order.ordered~J.val();
             self.runs.len~J.next = self.s2_len[J].q.val();
             self.runs.zero~J.next = self.s2_zero[J].q.val();
         )*

@@ -3,10 +3,11 @@
 //! [`crate::BpcCompressor`].
 //!
 //! Each slot holds a code word with its payload as one value `code` of
-//! `len` bits (0..=32; 0 = empty slot) whose most significant bit is emitted
-//! first. The stream is LSB-first: stream bit `j` is vector bit `C[j]`. So a
-//! slot enters the stream bit-reversed, `R = reverse32(code) >> (32 - len)`,
-//! at the sum of the previous lengths.
+//! `len` bits (0..=32; 0 = empty slot) already in stream order
+//! ([`crate::bpc_stream_order`]: first emitted bit at bit 0, zero at and
+//! above bit `len`). The stream is LSB-first: stream bit `j` is vector bit
+//! `C[j]`, so a slot enters the stream as it is, at the sum of the previous
+//! lengths.
 //!
 //! The network is a balanced binary tree of shift-OR nodes
 //! (`m = a | (b << len_a)`, `len_m = len_a + len_b`), 6 levels over 35
@@ -33,16 +34,6 @@ pub const SLOTS: usize = 35;
 /// Stream bits kept: a stream longer than 96 bytes is stored RAW.
 pub const KEPT_BITS: usize = 768;
 
-/// The bits of `code`'s low `len` bits, most significant first, as an
-/// LSB-first value (`len` 0..=32).
-pub fn stream_order(code: u32, len: u32) -> u32 {
-    if len == 0 {
-        0
-    } else {
-        code.reverse_bits() >> (32 - len)
-    }
-}
-
 /// LSB-first bit buffer for the Rust side of the packers.
 struct Bits1120 {
     words: [u32; 36],
@@ -54,11 +45,12 @@ impl Bits1120 {
         Bits1120 { words: [0; 36], at: 0 }
     }
 
-    /// Append the low `len` bits of `value` (LSB-first), up to 1152 bits.
+    /// OR `value` (LSB-first) in at the end and advance by `len` bits, as
+    /// the tree's nodes do (`a | (b << len_a)`: no mask), up to 1152 bits.
     fn push(&mut self, value: u32, len: usize) {
-        if len > 0 && self.at < 36 * 32 {
+        if self.at < 35 * 32 {
             let (w, s) = (self.at / 32, self.at % 32);
-            let v = (value as u64 & ((1u64 << len) - 1)) << s;
+            let v = (value as u64) << s;
             self.words[w] |= v as u32;
             if w + 1 < 36 {
                 self.words[w + 1] |= (v >> 32) as u32;
@@ -199,8 +191,7 @@ impl PackerRegs {
 fn pack(slots: &[(u32, u32); SLOTS]) -> (EntryBits, u64) {
     let mut b = Bits1120::new();
     for &(code, len) in slots {
-        let len = len.min(32);
-        b.push(stream_order(code, len), len as usize);
+        b.push(code, len as usize);
     }
     (EntryBits::from_words(&b.kept(KEPT_BITS)), b.at as u64)
 }
@@ -229,16 +220,15 @@ seq_macro::seq!(N in 0..35 {
 /// |---|---|---|---|
 /// | `clock` | 1 | in | rising-edge clock |
 /// | `load` | 5 | in | bit `l`: the register after tree level `l + 1` takes its level's nodes (bits of levels without a register are ignored) |
-/// | `code0` .. `code34` | 32 each | in | slot `N`'s code word and payload, first emitted bit at bit `len - 1` |
+/// | `code0` .. `code34` | 32 each | in | slot `N`'s code word and payload in stream order: first emitted bit at bit 0, zero at and above bit `len` |
 /// | `len0` .. `len34` | 32 each | in | slot `N`'s bit count, 0..=32 (the low 6 bits are read) |
 /// | `stream` | 1024 | out | the first 768 stream bits, LSB-first (`C[j]` = stream bit `j`); bits 768.. are 0 |
 /// | `total` | 11 | out | the stream's length in bits (at most 35 x 32 = 1120); taken into the last register as a sum of that level's lengths |
 ///
 /// Latency: one cycle per register ([`PackerCuts::count`]); the stream
 /// and the length leave the last register through the levels after it.
-/// Per level: a node is `m = a | (b << len_a)`, `len_m = len_a + len_b`;
-/// level 1 first turns each slot into stream order,
-/// `reverse32(code) >> (32 - len)`.
+/// Per level: a node is `m = a | (b << len_a)`, `len_m = len_a + len_b`
+/// (one barrel shift per level; the slots come in stream order).
 #[derive(LogicBlock)]
 pub struct BpcPacker {
     pub clock: Signal<In, Clock>,
@@ -294,12 +284,11 @@ impl Logic for BpcPacker {
 /// The Verilog body of [`BpcPacker`] with registers at `cuts`.
 fn packer_verilog(cuts: PackerCuts) -> String {
     let mut v = String::from(
-        "// BPC symbol packing: bit-reversed slots concatenated by a shift-OR tree, registers after the levels the build names.\n",
+        "// BPC symbol packing: slots in stream order concatenated by a shift-OR tree, registers after the levels the build names.\n",
     );
     let mut level = Vec::new();
     for i in 0..SLOTS {
-        let rev: Vec<String> = (0..32).map(|b| format!("code{i}[{b}]")).collect();
-        v += &format!("wire [31:0] leaf{i} = (len{i}[5:0] == 6'd0) ? 32'h0 : ({{{}}} >> (6'd32 - len{i}[5:0]));\n", rev.join(", "));
+        v += &format!("wire [31:0] leaf{i} = code{i};\n");
         level.push(Node { value: format!("leaf{i}"), width: 32, len: format!("len{i}[5:0]"), len_width: 6, max: 32 });
     }
     let last_cut = (0..LEVELS - 1).rev().find(|&l| cuts.0[l]);
@@ -358,14 +347,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stream_order_reverses_the_low_bits() {
-        assert_eq!(stream_order(0b00011_01001, 10), 0b10010_11000);
-        assert_eq!(stream_order(0b001, 3), 0b100);
-        assert_eq!(stream_order(u32::MAX, 0), 0);
-        assert_eq!(stream_order(0x8000_0001, 32), 0x8000_0001);
-    }
-
-    #[test]
     fn the_tree_covers_every_slot_once_and_ends_at_768_bits() {
         for cuts in [PackerCuts::PAPER, PackerCuts::EIGHT_LEVELS] {
             let v = packer_verilog(cuts);
@@ -410,9 +391,11 @@ mod tests {
         b.push(0b101, 3);
         b.push(u32::MAX, 32);
         b.push(1, 1);
-        assert_eq!(b.at, 36);
+        // No mask: a value's bits past its length are ORed in, as in the tree.
+        b.push(0b110, 1);
+        assert_eq!(b.at, 37);
         assert_eq!(b.words[0], 0b101 | (u32::MAX << 3));
-        assert_eq!(b.words[1], 0b111 | (1 << 3));
+        assert_eq!(b.words[1], 0b111 | (1 << 3) | (0b110 << 4));
         let k = b.kept(34);
         assert_eq!(k[1], 0b11);
     }

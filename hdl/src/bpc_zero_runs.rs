@@ -1,6 +1,8 @@
 //! Stage 2 of [`crate::BpcCompressor`]: merging the zero planes into maximal
 //! runs (docs/formats.md#bpc-symbols): the first plane of a run carries ZERO1 (`001`) or
-//! ZRUN (`01` + `n - 2` in 5 bits), the others become empty slots.
+//! ZRUN (`01` + `n - 2` in 5 bits), the others become empty slots. Slots
+//! are in stream order ([`crate::bpc_stream_order`]: first emitted bit at
+//! bit 0), so ZERO1 is the value `0b100` and ZRUN `0b10 | reverse5(n - 2) << 2`.
 
 use crate::default_array;
 use rust_hdl::prelude::*;
@@ -11,8 +13,8 @@ seq_macro::seq!(J in 0..35 {
 ///
 /// | port | width | dir | meaning |
 /// |---|---|---|---|
-/// | `code0` .. `code34`, `len0` .. `len34`, `zero0` .. `zero34` | 32, 32, 1 | in | the transform's slots |
-/// | `out_code0` .. `out_code34` | 32 each | out | slot code words and payloads, zero runs merged |
+/// | `code0` .. `code34`, `len0` .. `len34`, `zero0` .. `zero34` | 32, 32, 1 | in | the transform's slots, codes in stream order (first emitted bit at bit 0) |
+/// | `out_code0` .. `out_code34` | 32 each | out | slot code words and payloads in stream order, zero runs merged |
 /// | `out_len0` .. `out_len34` | 32 each | out | slot bits; 0 for a zero plane inside a run |
 ///
 /// No adder: each slot's run is a thermometer (`th[s]` bit `k - 1`: the
@@ -28,7 +30,8 @@ pub struct BpcZeroRuns {
     #( pub out_code~J: Signal<Out, Bits<32>>, )*
     #( pub out_len~J: Signal<Out, Bits<32>>, )*
     z: [Signal<Local, Bit>; 35],
-    /// ZRUN's 5-bit payload `n - 2` of a run of `n` (index `n - 2`).
+    /// ZRUN's 5-bit payload `n - 2` of a run of `n` (index `n - 2`), in
+    /// stream order at bits 2..=6.
     payload: [Constant<Bits<32>>; 33],
     th: [Signal<Local, Bits<34>>; 36],
     run_one_hot: [Signal<Local, Bits<34>>; 35],
@@ -47,7 +50,7 @@ impl Default for BpcZeroRuns {
             #( out_code~J: Default::default(), )*
             #( out_len~J: Default::default(), )*
             z: default_array(),
-            payload: std::array::from_fn(|i| Constant::new(((i as u64) & 0x1F).into())),
+            payload: std::array::from_fn(|i| Constant::new(((((i as u32 & 0x1F).reverse_bits() >> 27) << 2) as u64).into())),
             th: default_array(),
             run_one_hot: default_array(),
             zrun: default_array(),
@@ -74,7 +77,7 @@ impl Logic for BpcZeroRuns {
         }
         for s in 0..35 {
             self.run_one_hot[s].next = self.th[s].val() & !(self.th[s].val() >> 1);
-            self.zrun[s].next = bits::<32>(0x20);
+            self.zrun[s].next = bits::<32>(2);
             for n in 2..35 {
                 if self.run_one_hot[s].val().get_bit(n - 1) {
                     self.zrun[s].next = self.zrun[s].val() | self.payload[n - 2].val();
@@ -100,7 +103,7 @@ impl Logic for BpcZeroRuns {
                     self.slot_code[s].next = self.zrun[s].val();
                     self.slot_len[s].next = 7.into();
                     if self.run_one_hot[s].val().get_bit(0) {
-                        self.slot_code[s].next = 1.into();
+                        self.slot_code[s].next = 4.into();
                         self.slot_len[s].next = 3.into();
                     }
                 }

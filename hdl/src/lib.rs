@@ -53,6 +53,7 @@ pub mod bpc_compressor;
 pub mod bpc_decompressor;
 pub mod bpc_parse_stage;
 pub mod bpc_rebuild;
+pub mod bpc_stream_order;
 pub mod bpc_symbol_packer;
 pub mod bpc_transform;
 pub mod bpc_zero_runs;

@@ -421,6 +421,30 @@ fn msb_first(v: &str, from: usize, n: usize) -> String {
     format!("{{{}}}", bits.join(", "))
 }
 
+/// `x < k` for the `width`-bit unsigned signal `x` and the constant `k`, as
+/// an OR of AND terms on `x`'s bits (one per 1-bit of `k`: `x` equal to `k`
+/// above that bit and 0 at it), so that synthesis sees plain logic, not a
+/// comparator.
+fn below_const(x: &str, width: usize, k: usize) -> String {
+    if k >= 1 << width {
+        return "1'b1".into();
+    }
+    let terms: Vec<String> = (0..width)
+        .rev()
+        .filter(|&i| k >> i & 1 == 1)
+        .map(|i| {
+            let bits: Vec<String> =
+                (i..width).rev().map(|j| if j == i || k >> j & 1 == 0 { format!("!{x}[{j}]") } else { format!("{x}[{j}]") }).collect();
+            format!("({})", bits.join(" & "))
+        })
+        .collect();
+    if terms.is_empty() {
+        "1'b0".into()
+    } else {
+        format!("({})", terms.join(" | "))
+    }
+}
+
 /// `win >> n` cut to its low `w` bits, `win` being `w_in` bits wide.
 fn shifted(n: usize, w: usize, w_in: usize) -> String {
     if n + w <= w_in {
@@ -544,12 +568,32 @@ fn stage_verilog(plan: ParsePlan) -> String {
         v += &format!(
             "wire [30:0] v_{i} = k_raw_{i} ? (r_{i} ^ prev_{i}) : (k_zrun_{i} | k_zero1_{i}) ? prev_{i} : (c_{i} == 2'd0) ? ~prev_{i}\n    : (c_{i} == 2'd1) ? 31'd0 : (c_{i} == 2'd2) ? (two_{i} ^ prev_{i}) : (one_{i} ^ prev_{i});\n"
         );
+        // The checks and the planes a symbol covers compare `left` and
+        // `bl` (from the stage's register) with constants and look the
+        // result up by the run field `f`: no adder or comparator, whose
+        // carry chain would split the path for the LUT mapper.
+        // `le_i[t]` = `left_i <= t` (`left_i < t + 1`), t up to the last
+        // one read, `f + b + 2` for the highest plane `b` written.
+        let le_bits = plan.planes_written() + 33;
+        let le: Vec<String> = (0..le_bits).rev().map(|t| below_const(&format!("left_{i}"), 6, t + 1)).collect();
+        v += &format!("wire [{}:0] le_{i} = {{{}}};\n", le_bits - 1, le.join(",\n    "));
+        // Run too long (`n = f + 2 > left`), and run reaching the last plane (`n >= left`).
+        v += &format!("wire [31:0] le_f1_{i} = le_{i}[32:1];\nwire [31:0] le_f2_{i} = le_{i}[33:2];\n");
         v += &format!(
-            "wire bad_{i} = (k_zrun_{i} & (n_{i} > left_{i})) | (k_short_{i} & (c_{i} == 2'd2) & (p_{i} > 5'd29)) | (k_short_{i} & (c_{i} == 2'd3) & (p_{i} > 5'd30));\n"
+            "wire bad_{i} = (k_zrun_{i} & le_f1_{i}[f_{i}]) | (k_short_{i} & (c_{i} == 2'd2) & (&p_{i}[4:1])) | (k_short_{i} & (c_{i} == 2'd3) & (&p_{i}));\n"
         );
-        v += &format!("wire over_{i} = {{5'd0, len_{i}}} > bl_{i};\n");
+        v += &format!("wire ends_{i} = k_zrun_{i} ? le_f2_{i}[f_{i}] : le_{i}[1];\n");
+        let below = |k: usize| below_const(&format!("bl_{i}"), 11, k);
+        v += &format!(
+            "wire over_{i} = k_raw_{i} ? {} : k_zrun_{i} ? {} : k_zero1_{i} ? {} : c_{i}[1] ? {} : {};\n",
+            below(32),
+            below(7),
+            below(3),
+            below(10),
+            below(5)
+        );
         v += &format!("wire err_{j} = err_{i} | (act_{i} & (bad_{i} | over_{i}));\n");
-        v += &format!("wire [5:0] left_{j} = !act_{i} ? left_{i} : (n_{i} >= left_{i}) ? 6'd0 : left_{i} - n_{i};\n");
+        v += &format!("wire [5:0] left_{j} = !act_{i} ? left_{i} : ends_{i} ? 6'd0 : left_{i} - n_{i};\n");
         v += &format!("wire [10:0] bl_{j} = !act_{i} ? bl_{i} : over_{i} ? 11'd0 : bl_{i} - {{5'd0, len_{i}}};\n");
         v += &format!("wire [30:0] prev_{j} = act_{i} ? v_{i} : prev_{i};\n");
         if w_out > 0 && local {
@@ -565,9 +609,15 @@ fn stage_verilog(plan: ParsePlan) -> String {
                 w - 1
             );
         }
-        // Plane b is covered when left - n <= b < left.
+        // Plane b is covered when left - n <= b < left: `b < left` is
+        // `!le[b]`, `n + b >= left` is `le[f + b + 2]` for a run, `le[b + 1]` else.
         for b in 0..plan.planes_written() {
-            v += &format!("wire w{b}_{i} = act_{i} & ({{1'b0, left_{i}}} > 7'd{b}) & ({{1'b0, n_{i}}} + 7'd{b} >= {{1'b0, left_{i}}});\n");
+            v += &format!(
+                "wire [31:0] le_f{b}b_{i} = le_{i}[{}:{}];\nwire w{b}_{i} = act_{i} & !le_{i}[{b}] & (k_zrun_{i} ? le_f{b}b_{i}[f_{i}] : le_{i}[{}]);\n",
+                b + 33,
+                b + 2,
+                b + 1
+            );
         }
     }
     let s = steps;
@@ -621,6 +671,60 @@ fn stage_verilog(plan: ParsePlan) -> String {
 mod tests {
     use super::*;
     use crate::Stages;
+
+    /// `below_const` as Verilog, evaluated on every value of the signal.
+    #[test]
+    fn below_const_is_less_than() {
+        for width in [3usize, 6] {
+            for k in 0..=(1usize << width) + 2 {
+                let e = below_const("x", width, k);
+                for x in 0..1usize << width {
+                    let mut t = e.clone();
+                    for j in 0..width {
+                        t = t.replace(&format!("!x[{j}]"), if x >> j & 1 == 1 { "0" } else { "1" });
+                        t = t.replace(&format!("x[{j}]"), if x >> j & 1 == 1 { "1" } else { "0" });
+                    }
+                    let t = t.replace("1'b1", "1").replace("1'b0", "0").replace(' ', "");
+                    assert_eq!(eval(&t), x < k, "x = {x}, k = {k}: {e}");
+                }
+            }
+        }
+    }
+
+    /// Evaluates an expression of 0, 1, `&`, `|` and parentheses.
+    fn eval(t: &str) -> bool {
+        fn or(s: &[u8], i: &mut usize) -> bool {
+            let mut v = and(s, i);
+            while *i < s.len() && s[*i] == b'|' {
+                *i += 1;
+                v |= and(s, i);
+            }
+            v
+        }
+        fn and(s: &[u8], i: &mut usize) -> bool {
+            let mut v = atom(s, i);
+            while *i < s.len() && s[*i] == b'&' {
+                *i += 1;
+                v &= atom(s, i);
+            }
+            v
+        }
+        fn atom(s: &[u8], i: &mut usize) -> bool {
+            let c = s[*i];
+            *i += 1;
+            match c {
+                b'(' => {
+                    let v = or(s, i);
+                    *i += 1;
+                    v
+                }
+                b'1' => true,
+                _ => false,
+            }
+        }
+        let mut i = 0;
+        or(t.as_bytes(), &mut i)
+    }
 
     #[test]
     fn widths_follow_the_planes_left() {

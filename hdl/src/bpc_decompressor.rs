@@ -37,7 +37,8 @@ const HOLD: usize = MAX_STAGES + 1;
 /// ```text
 /// in_class ──▶ (input ──▶ p1: class, base ──▶ s1 ─▶ p2: plane symbols ─▶ s2 ─▶ ... ─▶ pN ─▶ sN ─▶ rebuild: transpose, ─▶ (hold ─▶ rebuild: ─▶ slice ─▶ out_*
 /// in_payload    register)  (+ symbols)                                                              sums 1-3, class      register)  sums 4-5   (main|skid)
-/// in_ready ◀── !valid | next register moves ◀── ... ◀── !valid | slice ready (a flip-flop)
+/// load ◀── !valid | next register moves ◀── ... ◀── !valid | slice ready (a flip-flop)
+/// in_ready = !(every register full: a flip-flop) | slice ready
 ///
 /// (Registers in parentheses: built [`Stages::EightLevels`] only.)
 /// ```
@@ -107,6 +108,10 @@ pub struct BpcDecompressor {
     hold_word: DFF<EntryBits>,
     hold_done: DFF<Bit>,
     hold_error: DFF<Bit>,
+    /// Every built register is full (the AND of their valid flags, taken
+    /// as they are loaded).
+    all_full: DFF<Bit>,
+    all_full_next: Signal<Local, Bit>,
     held_word: Signal<Local, EntryBits>,
     held_done: Signal<Local, Bit>,
     held_error: Signal<Local, Bit>,
@@ -155,6 +160,8 @@ impl BpcDecompressor {
             hold_word: Default::default(),
             hold_done: Default::default(),
             hold_error: Default::default(),
+            all_full: Default::default(),
+            all_full_next: Default::default(),
             held_word: Default::default(),
             held_done: Default::default(),
             held_error: Default::default(),
@@ -177,7 +184,7 @@ impl Logic for BpcDecompressor {
             self.s_valid[r].clock.next = self.clock.val();
             self.s_valid[r].d.next = self.s_valid[r].q.val();
         }
-        dff_setup!(self, clock, hold_word, hold_done, hold_error);
+        dff_setup!(self, clock, hold_word, hold_done, hold_error, all_full);
         self.slice.clock.next = self.clock.val();
         self.slice.reset.next = self.reset.val();
 
@@ -194,7 +201,11 @@ impl Logic for BpcDecompressor {
                 self.load[34 - k].next = self.load[35 - k].val();
             }
         }
-        self.in_ready.next = self.load[0].val();
+        // The same function as `load[0]`, `!(every built register full) |
+        // slice ready`, with the AND registered (`all_full`), so that
+        // `in_ready` is one gate of two flip-flops and not the end of the
+        // 36-register chain.
+        self.in_ready.next = !self.all_full.q.val() | self.slice.in_ready.val();
 
         // Stage 1 reads the stored payload as the unread stream and the class.
         self.in_state.next.window = self.in_payload.val();
@@ -290,6 +301,13 @@ impl Logic for BpcDecompressor {
                 self.s_valid[r].d.next = false;
             }
         }
+        self.all_full_next.next = true;
+        for r in 0..36 {
+            if self.built[r].val() {
+                self.all_full_next.next = self.all_full_next.val() & self.s_valid[r].d.val();
+            }
+        }
+        self.all_full.d.next = self.all_full_next.val();
         self.slice.in_valid.next = self.valid_out[35].val();
         self.slice.in_data.next = self.result.val();
         self.slice.out_ready.next = self.out_ready.val();

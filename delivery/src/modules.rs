@@ -152,7 +152,7 @@ impl HwModule {
     /// symbol, the widest window) and stage 34 (the last).
     pub const fn stages(self) -> &'static [&'static str] {
         match self {
-            HwModule::BpcCompressor => &["transform", "runs", "packer"],
+            HwModule::BpcCompressor => &["transform", "order", "runs", "packer"],
             HwModule::BpcDecompressor => &["p__0", "p__1", "p__33", "rebuild_sums", "rebuild_finish"],
             _ => &[],
         }

@@ -2,6 +2,7 @@
 
 use crate::register_slice::RegisterSlice;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Fault codes of [`AddressTranslator`]'s `out_fault` (0: no fault).
 pub mod fault {
@@ -92,8 +93,9 @@ pub struct Translation {
 /// conditions apart; `out_fault` (their priority) and the zeroing of a
 /// faulting access's fields are 2 LUT levels after it, so the carve-out
 /// compare ends at a flip-flop.
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct AddressTranslator {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub gbbr: Signal<In, Bits<64>>,

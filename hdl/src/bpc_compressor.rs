@@ -11,6 +11,7 @@ use crate::entry_bits::EntryBits;
 use crate::register_slice::RegisterSlice;
 use crate::stages::Stages;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// What [`BpcCompressor`] emits per entry (one flat vector in Verilog:
 /// `payload` in bits `[1023:0]`, `class` `[1027:1024]`, `stream_bits`
@@ -88,8 +89,9 @@ seq_macro::seq!(J in 0..35 {
 /// [`Stages::Paper`], 10 built [`Stages::EightLevels`] (accepted on edge
 /// `t`, `out_valid` after edge `t + latency`). `in_ready` depends only on
 /// flip-flops; every output comes from a flip-flop.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct BpcCompressor {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
@@ -147,7 +149,7 @@ impl BpcCompressor {
                 k if k >= PACKER => cuts.0[k - PACKER],
                 _ => true,
             });
-        BpcCompressor {
+        BpcCompressor { _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

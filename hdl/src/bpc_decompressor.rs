@@ -10,6 +10,7 @@ use crate::entry_bits::EntryBits;
 use crate::register_slice::RegisterSlice;
 use crate::stages::Stages;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Latency of [`BpcDecompressor`] built `stages`, clock cycles: a stream
 /// accepted on edge `t` is on `out_*` after edge `t + latency`; the
@@ -74,8 +75,9 @@ const HOLD: usize = MAX_STAGES + 1;
 /// [`Stages::EightLevels`] (accepted on edge `t`, `out_valid` after edge
 /// `t + latency`). `in_ready` depends only on flip-flops; every output
 /// comes from a flip-flop.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct BpcDecompressor {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
@@ -134,7 +136,7 @@ impl BpcDecompressor {
         let parse_stages = ParsePlan::stages_built(stages);
         let built: [bool; REGISTERS] =
             std::array::from_fn(|r| if r == 0 || r == HOLD { stages.registers_inputs() } else { r <= parse_stages });
-        BpcDecompressor {
+        BpcDecompressor { _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

@@ -37,6 +37,7 @@ use buddy_golden::bpc::{ALL1, PLANES};
 use buddy_golden::size_class::MAX_COMPRESSED_BITS as STREAM_BITS;
 use buddy_golden::SizeClass;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// The parse state carried from stage to stage (one flat vector in Verilog,
 /// fields from bit 0 up in this order: `window` `[1023:0]`, `planes`
@@ -345,8 +346,9 @@ impl Block for PlanState {
 /// by its length (with several steps a local window, and the unread stream
 /// shifted once at the end by the bits used; with one step or none, the
 /// stream itself by a mux of the constant shifts).
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct BpcParseStage {
+    _settle: crate::settle::Settle,
     pub state_in: Signal<In, ParseState>,
     pub state_out: Signal<Out, ParseState>,
     plan: PlanState,
@@ -355,7 +357,7 @@ pub struct BpcParseStage {
 impl BpcParseStage {
     /// The stage `plan` describes.
     pub fn new(plan: ParsePlan) -> Self {
-        BpcParseStage { state_in: Default::default(), state_out: Default::default(), plan: PlanState { plan, last: None } }
+        BpcParseStage { _settle: Default::default(), state_in: Default::default(), state_out: Default::default(), plan: PlanState { plan, last: None } }
     }
 }
 

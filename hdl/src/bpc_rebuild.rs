@@ -11,6 +11,7 @@
 
 use crate::entry_bits::EntryBits;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Kogge-Stone prefix-sum levels `from..to` (of 0..5) over `a`: level `l`
 /// adds to each word the word `2^l` places before it (mod 2^32).
@@ -47,8 +48,9 @@ pub const FIRST_LEVELS: usize = 3;
 /// | `planes` | 1024 | in | `DBP[b]` in bits `[32b +: 31]` (bit `32b + 31` is ignored) |
 /// | `base` | 32 | in | `w[0]` |
 /// | `sums` | 1024 | out | the 32 partial sums after level 3, word `j` at `[32j +: 32]` |
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct BpcRebuildSums {
+    _settle: crate::settle::Settle,
     pub planes: Signal<In, EntryBits>,
     pub base: Signal<In, Bits<32>>,
     pub sums: Signal<Out, EntryBits>,
@@ -75,8 +77,9 @@ impl Logic for BpcRebuildSums {
 /// |---|---|---|---|
 /// | `sums` | 1024 | in | [`BpcRebuildSums`]' partial sums |
 /// | `entry` | 1024 | out | `w[i]` at `[32i +: 32]` |
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct BpcRebuildFinish {
+    _settle: crate::settle::Settle,
     pub sums: Signal<In, EntryBits>,
     pub entry: Signal<Out, EntryBits>,
 }

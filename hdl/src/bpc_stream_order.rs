@@ -9,6 +9,7 @@
 //! then shifts once per node instead of twice.
 
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Symbol slots: the base prefix, the base payload, 33 planes.
 pub const SLOTS: usize = 35;
@@ -36,8 +37,9 @@ seq_macro::seq!(N in 0..35 {
 /// Depth: a 32-bit barrel shift right by `32 - len` (6 mux levels); the
 /// bit reversal is wiring. Written as Verilog by the block itself
 /// (`Verilog::Custom`) and simulated in plain Rust.
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct BpcStreamOrder {
+    _settle: crate::settle::Settle,
     #( pub code~N: Signal<In, Bits<32>>, )*
     #( pub len~N: Signal<In, Bits<32>>, )*
     #( pub ordered~N: Signal<Out, Bits<32>>, )*

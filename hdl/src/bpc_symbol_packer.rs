@@ -229,6 +229,8 @@ seq_macro::seq!(N in 0..35 {
 /// and the length leave the last register through the levels after it.
 /// Per level: a node is `m = a | (b << len_a)`, `len_m = len_a + len_b`
 /// (one barrel shift per level; the slots come in stream order).
+// `LogicBlock`, not `SettleBlock`: `update` acts on `clock.pos_edge()`
+// itself, so it must see the edge in the pass the flip-flops see it.
 #[derive(LogicBlock)]
 pub struct BpcPacker {
     pub clock: Signal<In, Clock>,

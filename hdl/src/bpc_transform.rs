@@ -6,6 +6,7 @@ use crate::default_array;
 use crate::entry_bits::EntryBits;
 use crate::stages::Stages;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Bit-planes of 33-bit deltas.
 const PLANES: usize = 33;
@@ -37,8 +38,9 @@ seq_macro::seq!(J in 0..35 {
 /// the lowest bit's position, and the mandatory priority ALL1, DBP0, TWO1,
 /// ONE1, RAW; the base class from three adds
 /// and compares.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct BpcTransform {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub load: Signal<In, Bit>,
     pub entry: Signal<In, EntryBits>,
@@ -98,7 +100,7 @@ impl BpcTransform {
     /// The transform built `stages`: with the cut register
     /// ([`Stages::EightLevels`]) or without.
     pub fn new(stages: Stages) -> Self {
-        BpcTransform {
+        BpcTransform { _settle: Default::default(),
             clock: Default::default(),
             load: Default::default(),
             entry: Default::default(),

@@ -6,6 +6,7 @@
 
 use crate::default_array;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 seq_macro::seq!(J in 0..35 {
 /// Combinational: the 35 symbol slots of [`crate::bpc_transform::BpcTransform`]
@@ -22,8 +23,9 @@ seq_macro::seq!(J in 0..35 {
 /// `th & !(th >> 1)` is the run length one-hot, and the ZRUN payload
 /// `n - 2` is an OR of constants selected by that one-hot. The depth is
 /// that of a 33-input AND and a 32-input OR.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct BpcZeroRuns {
+    _settle: crate::settle::Settle,
     #( pub code~J: Signal<In, Bits<32>>, )*
     #( pub len~J: Signal<In, Bits<32>>, )*
     #( pub zero~J: Signal<In, Bit>, )*
@@ -43,7 +45,7 @@ pub struct BpcZeroRuns {
 
 impl Default for BpcZeroRuns {
     fn default() -> Self {
-        BpcZeroRuns {
+        BpcZeroRuns { _settle: Default::default(),
             #( code~J: Default::default(), )*
             #( len~J: Default::default(), )*
             #( zero~J: Default::default(), )*

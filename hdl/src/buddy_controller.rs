@@ -11,6 +11,7 @@ use crate::{BpcCompressor, BpcDecompressor, MagBdiCompressor, MagBdiDecompressor
 use buddy_golden::mag_bdi::Mag;
 use buddy_golden::SizeClass;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// The slice's timing facts, clock cycles, one state of [`SliceState`] per
 /// cycle unless it waits on a handshake. The memory system's hardware
@@ -92,8 +93,9 @@ pub enum SliceState {
 macro_rules! buddy_controller {
     ($(#[$doc:meta])* $name:ident, $comp:ty, $decomp:ty) => {
 $(#[$doc])*
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct $name {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub gbbr: Signal<In, Bits<64>>,
@@ -220,7 +222,7 @@ pub struct $name {
 impl $name {
     /// A slice around the given compressor and decompressor.
     pub fn with_codec(comp: $comp, decomp: $decomp) -> Self {
-        $name {
+        $name { _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             gbbr: Default::default(),

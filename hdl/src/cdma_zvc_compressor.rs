@@ -5,6 +5,7 @@ use crate::sector_bits::SectorBits;
 use crate::sector_compaction::{SectorCompaction, SectorRouting, SectorZeroMask};
 use crate::stages::Stages;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Latency of [`CdmaZvcCompressor`] in clock cycles. [`Stages::Paper`]:
 /// the compressed line whose first sector is accepted on edge `t` (and the
@@ -82,8 +83,9 @@ pub const CYCLES_PER_LINE: u64 = 4;
 /// the shifter's mux selects ([`SectorRouting`]); stage 2 collapses the bubbles ([`SectorCompaction`]);
 /// stage 3 shifts the compacted words up by the buffer length (0..24 words)
 /// and ORs them into the buffer, whose words past the length are 0.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct CdmaZvcCompressor {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
@@ -154,7 +156,7 @@ impl Default for CdmaZvcCompressor {
 impl CdmaZvcCompressor {
     /// The engine pipelined as `stages` says.
     pub fn new(stages: Stages) -> Self {
-        CdmaZvcCompressor {
+        CdmaZvcCompressor { _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

@@ -6,6 +6,7 @@ use crate::sector_bits::SectorBits;
 use crate::sector_compaction::{SectorExpansion, SectorRouting};
 use crate::stages::Stages;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Latency of [`CdmaZvcDecompressor`] in clock cycles. [`Stages::Paper`]:
 /// the first sector of a line accepted on edge `t` is on `out_*` after
@@ -87,8 +88,9 @@ pub struct DecompressedSector {
 /// turns the mask segment into the expanding shifter's mux selects and
 /// its pop-count; [`SectorExpansion`] muxes each window word or a zero
 /// into place.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct CdmaZvcDecompressor {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
@@ -150,7 +152,7 @@ impl Default for CdmaZvcDecompressor {
 impl CdmaZvcDecompressor {
     /// The engine pipelined as `stages` says.
     pub fn new(stages: Stages) -> Self {
-        CdmaZvcDecompressor {
+        CdmaZvcDecompressor { _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

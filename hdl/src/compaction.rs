@@ -19,6 +19,7 @@
 //! (valid and not moving). Slot 0 never moves.
 
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// The first half of the routing: each kept word's shift (the number of
 /// dropped words before it), from a Kogge-Stone prefix count of the zero
@@ -37,8 +38,9 @@ use rust_hdl::prelude::*;
 ///   so word `i` lands in slot `i`).
 ///
 /// Purely combinational: 5 levels of 6-bit adds.
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct ShiftCount {
+    _settle: crate::settle::Settle,
     pub valid_words: Signal<In, Bits<32>>,
     pub raw: Signal<In, Bit>,
     pub raw_when_dense: Signal<In, Bit>,
@@ -122,8 +124,9 @@ impl Logic for ShiftCount {
 /// Purely combinational: 5 levels of 5-bit 2:1 muxes; level `k`'s controls
 /// are ready after `k + 1` of them, so [`CompactionNetwork`] (levels 0 up)
 /// overlaps with it and [`ExpansionNetwork`] (levels 4 down) waits for all.
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct Routing {
+    _settle: crate::settle::Settle,
     pub valid: Signal<In, Bits<32>>,
     pub shifts: [Signal<In, Bits<5>>; 32],
     pub moves: [Signal<Out, Bits<32>>; 5],
@@ -189,8 +192,9 @@ routing_update!((0, 1, 1, sh0, sh1), (1, 2, 2, sh1, sh2), (2, 3, 4, sh2, sh3), (
 /// gating). Output slot `j` holds the `j`-th valid input slot in order, 0
 /// past the last one. Purely combinational: 5 levels of one 4-input function
 /// per bit.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct CompactionNetwork {
+    _settle: crate::settle::Settle,
     pub slots_in: [Signal<In, Bits<32>>; 33],
     pub moves: [Signal<In, Bits<32>>; 5],
     pub slots_out: [Signal<Out, Bits<32>>; 32],
@@ -204,7 +208,7 @@ pub struct CompactionNetwork {
 
 impl Default for CompactionNetwork {
     fn default() -> Self {
-        Self {
+        Self { _settle: Default::default(),
             slots_in: std::array::from_fn(|_| Default::default()),
             moves: Default::default(),
             slots_out: Default::default(),
@@ -261,8 +265,9 @@ compaction_update!((0, 1, d0, d1), (1, 2, d1, d2), (2, 4, d2, d3), (3, 8, d3, d4
 /// (slot 32 is absent in a 1024-bit payload and reads as 0). `words_out[i]`
 /// is slot `i + 1` after expansion: the word if valid, else 0, whatever the
 /// input slots hold beyond the valid ones. Purely combinational.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct ExpansionNetwork {
+    _settle: crate::settle::Settle,
     pub slots_in: [Signal<In, Bits<32>>; 32],
     pub moves: [Signal<In, Bits<32>>; 5],
     pub stays: [Signal<In, Bits<32>>; 5],
@@ -277,7 +282,7 @@ pub struct ExpansionNetwork {
 
 impl Default for ExpansionNetwork {
     fn default() -> Self {
-        Self {
+        Self { _settle: Default::default(),
             slots_in: Default::default(),
             moves: Default::default(),
             stays: Default::default(),

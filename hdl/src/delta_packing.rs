@@ -19,6 +19,7 @@
 
 use crate::entry_bits::EntryBits;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Stream bits of a MAG-BDI encoding with `d`-bit deltas: `64 + 32 d`.
 pub const fn stream_bits_for(d: u32) -> usize {
@@ -70,8 +71,9 @@ seq_macro::seq!(N in 0..32 {
 /// can OR the packers of a `Vec` word by word: `#[hdl_gen]` cannot read a
 /// struct field through a loop-indexed sub-block, and it emits
 /// `packers$0$words[3]` (an undeclared name) for an array port `self.packers[u].words[3]`.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct DeltaPacker {
+    _settle: crate::settle::Settle,
     pub base: Signal<In, Bits<32>>,
     pub mask: Signal<In, Bits<32>>,
     pub deltas: Signal<In, EntryBits>,
@@ -86,7 +88,7 @@ impl DeltaPacker {
     /// On a width outside `1 ..= 29`: a design-time parameter error.
     pub fn new(delta_bits: u32) -> Self {
         assert!((1..=29).contains(&delta_bits), "delta width {delta_bits} does not fit a 1024-bit stream");
-        DeltaPacker {
+        DeltaPacker { _settle: Default::default(),
             base: Default::default(),
             mask: Default::default(),
             deltas: Default::default(),
@@ -145,8 +147,9 @@ seq_macro::seq!(N in 0..32 {
 /// The base and mask are `C[31:0]` and `C[63:32]` whatever the width, so the
 /// parent reads them directly. Combinational wiring (and sign extension),
 /// no logic.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct DeltaUnpacker {
+    _settle: crate::settle::Settle,
     pub stream: Signal<In, EntryBits>,
     #( pub delta~N: Signal<Out, Bits<32>>, )*
     _delta_bits: u32,
@@ -159,7 +162,7 @@ impl DeltaUnpacker {
     /// On a width outside `1 ..= 29`: a design-time parameter error.
     pub fn new(delta_bits: u32) -> Self {
         assert!((1..=29).contains(&delta_bits), "delta width {delta_bits} does not fit a 1024-bit stream");
-        DeltaUnpacker { stream: Default::default(), #( delta~N: Default::default(), )* _delta_bits: delta_bits }
+        DeltaUnpacker { _settle: Default::default(), stream: Default::default(), #( delta~N: Default::default(), )* _delta_bits: delta_bits }
     }
 }
 

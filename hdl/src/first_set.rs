@@ -2,6 +2,7 @@
 //! sector gather clears the context it picks.
 
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Combinational: `bits` with every set bit above the lowest cleared (0
 /// when no bit is set).
@@ -16,8 +17,9 @@ use rust_hdl::prelude::*;
 /// |---|---|---|---|
 /// | `bits` | 128 | in | the vector |
 /// | `first` | 128 | out | its lowest set bit alone (0 when none) |
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct FirstSet {
+    _settle: crate::settle::Settle,
     pub bits: Signal<In, Bits<128>>,
     pub first: Signal<Out, Bits<128>>,
     group: [Signal<Local, Bits<8>>; 16],
@@ -30,7 +32,7 @@ pub struct FirstSet {
 
 impl Default for FirstSet {
     fn default() -> Self {
-        FirstSet {
+        FirstSet { _settle: Default::default(),
             bits: Default::default(),
             first: Default::default(),
             group: Default::default(),

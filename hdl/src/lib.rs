@@ -80,6 +80,7 @@ pub mod read_planner;
 pub mod register_slice;
 pub mod request_contexts;
 pub mod sector_bits;
+pub mod settle;
 pub mod sector_compaction;
 pub mod sector_gather;
 pub mod sector_lanes;

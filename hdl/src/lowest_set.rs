@@ -2,6 +2,7 @@
 //! pipelined slice picks a free request context or a complete payload.
 
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Combinational: whether any bit of `bits` is set, and the position of
 /// the lowest set bit (0 when none).
@@ -17,8 +18,9 @@ use rust_hdl::prelude::*;
 /// | `bits` | 128 | in | the vector |
 /// | `any` | 1 | out | some bit is set |
 /// | `index` | 7 | out | position of the lowest set bit (0 when none) |
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct LowestSet {
+    _settle: crate::settle::Settle,
     pub bits: Signal<In, Bits<128>>,
     pub any: Signal<Out, Bit>,
     pub index: Signal<Out, Bits<7>>,
@@ -41,7 +43,7 @@ pub struct LowestSet {
 
 impl Default for LowestSet {
     fn default() -> Self {
-        LowestSet {
+        LowestSet { _settle: Default::default(),
             bits: Default::default(),
             any: Default::default(),
             index: Default::default(),

@@ -9,6 +9,7 @@ use crate::register_slice::RegisterSlice;
 use crate::stages::Stages;
 use buddy_golden::Mag;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// What [`MagBdiCompressor`] emits per entry (one flat vector in Verilog:
 /// `payload` in bits `[1023:0]`, `class` `[1027:1024]`, `stream_bits`
@@ -82,8 +83,9 @@ pub const fn latency(stages: Stages) -> u64 {
 /// MAG 16's 48-byte encoding (`k` = 3) has no class of its own: such an
 /// entry is stored with the `k` = 4 unit, which then succeeds too (success is
 /// monotone in `d`, see `buddy_golden::mag_bdi`), exactly as the golden model.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct MagBdiCompressor {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
@@ -153,7 +155,7 @@ impl MagBdiCompressor {
     /// The compressor for `mag`, pipelined as `stages` says ([`latency`]).
     pub fn with_stages(mag: Mag, stages: Stages) -> Self {
         let specs: Vec<EncodingSpec> = encodings(mag);
-        MagBdiCompressor {
+        MagBdiCompressor { _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

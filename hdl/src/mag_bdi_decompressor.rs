@@ -7,6 +7,7 @@ use crate::mag_bdi_encodings::{encodings, RAW_CODE};
 use crate::register_slice::RegisterSlice;
 use buddy_golden::Mag;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Latency of [`MagBdiDecompressor`] in clock cycles: a stream accepted on edge `t` is on `out_*` after edge `t + 1` (every MAG);
 /// the initiation interval is 1. The testbenches measure it; the memory
@@ -47,8 +48,9 @@ pub const LATENCY: u64 = 1;
 /// Timing: initiation interval 1; latency 1 cycle (the MAG-BDI paper's
 /// assumption): the decode and the 32 adds sit between the input port and
 /// the register slice. `in_ready` is a flip-flop.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct MagBdiDecompressor {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
@@ -84,7 +86,7 @@ impl MagBdiDecompressor {
     /// The decompressor for `mag` (16, 32 or 64 bytes).
     pub fn new(mag: Mag) -> Self {
         let stored: Vec<_> = encodings(mag).into_iter().filter(|e| e.stored).collect();
-        MagBdiDecompressor {
+        MagBdiDecompressor { _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

@@ -4,6 +4,7 @@
 use crate::entry_bits::EntryBits;
 use crate::stages::Stages;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// The compressor unit for `d`-bit deltas (docs/formats.md#mag-bdi, steps 1-3).
 ///
@@ -45,8 +46,9 @@ use rust_hdl::prelude::*;
 /// Depth: stage A, a 32-bit add and compare, a 32-bit negate and a 32-way
 /// OR; stage B, a 32-bit subtract, add and compare and a 32-input AND;
 /// stage C (EightLevels), a 32-bit subtract.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct MagBdiUnit {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub load0: Signal<In, Bit>,
     pub load1: Signal<In, Bit>,
@@ -103,7 +105,7 @@ impl MagBdiUnit {
     /// `delta_bits` outside 1..=31 (a build-time error in the encoding table).
     pub fn new(delta_bits: u32, stages: Stages) -> Self {
         assert!((1..=31).contains(&delta_bits), "delta width {delta_bits} outside 1..=31");
-        MagBdiUnit {
+        MagBdiUnit { _settle: Default::default(),
             clock: Default::default(),
             load0: Default::default(),
             load1: Default::default(),

@@ -8,6 +8,7 @@ use crate::pipelined_metadata_cache::FILL_SLOTS;
 use crate::request_contexts::CONTEXT_BITS;
 use crate::sector_gather::SECTOR_INDEX_BITS;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Width of `mem_tag`: `{fill, context, sector}`, 1 + 7 + 3 bits.
 pub const MEM_TAG_BITS: usize = 1 + CONTEXT_BITS + SECTOR_INDEX_BITS;
@@ -74,8 +75,9 @@ pub fn fill_tag(n: u64) -> u64 {
 /// Timing: combinational from requester to memory and from memory to
 /// `rd_out_*`; a fill is offered on `md_fill_*` the cycle after its answer
 /// (`timing::FILL_TO_CACHE`).
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct MemoryPort {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub md_req_valid: Signal<In, Bit>,

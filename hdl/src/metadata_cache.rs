@@ -1,6 +1,7 @@
 //! The metadata cache of one memory-controller slice, in hardware.
 
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Outcome codes of [`MetadataCache`]'s `resp_outcome` (as
 /// `buddy_golden::metadata_cache::Outcome`).
@@ -103,8 +104,9 @@ pub const SECTORS_PER_LINE: u64 = 4;
 /// request is accepted (Tag, Lookup, Update, then `resp_valid`); a miss
 /// adds 1 cycle plus the memory latency per fill and 2 cycles per dirty
 /// sector written back. `req_ready` is high only in Idle (a flip-flop state).
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct MetadataCache {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub req_valid: Signal<In, Bit>,
@@ -176,7 +178,7 @@ pub struct MetadataCache {
 
 impl Default for MetadataCache {
     fn default() -> Self {
-        MetadataCache {
+        MetadataCache { _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             req_valid: Default::default(),

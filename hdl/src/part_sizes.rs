@@ -2,6 +2,7 @@
 //! class: one block for both planners of the pipelined slice.
 
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Combinational: how many bytes of an entry's stored payload lie in its
 /// device part and in its buddy slot (docs/formats.md#addresses; golden's
@@ -18,8 +19,9 @@ use rust_hdl::prelude::*;
 /// Every size and part is a multiple of 8 bytes, so the block works on
 /// 5-bit counts of 8-byte units: a planner's sector arithmetic on them is
 /// a few LUT levels shallower than on bytes.
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct PartSizes {
+    _settle: crate::settle::Settle,
     pub size_class: Signal<In, Bits<3>>,
     pub compressed: Signal<In, Bit>,
     pub part_bytes: Signal<In, Bits<8>>,
@@ -62,8 +64,9 @@ impl Logic for PartSizes {
 /// |---|---|---|---|
 /// | `size_class` | 3 | in | size class code 0-7 |
 /// | `class_units` | 5 | out | its bytes / 8 |
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct ClassUnits {
+    _settle: crate::settle::Settle,
     pub size_class: Signal<In, Bits<3>>,
     pub class_units: Signal<Out, Bits<5>>,
     value: Signal<Local, Bits<5>>,

@@ -21,6 +21,7 @@ use crate::zvc_compressor::ZvcCompressor;
 use crate::zvc_decompressor::ZvcDecompressor;
 use buddy_golden::Mag;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 const _: () = assert!(kind::FULL == 0);
 
@@ -142,8 +143,9 @@ $(#[$doc])*
 /// and of a read `{0, context, sector}`, so memory (or a driver counting
 /// traffic per request) knows whose sector it is; a metadata fill's is
 /// `{1, 0, n mod 4}`.
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct $name {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub gbbr: Signal<In, Bits<64>>,

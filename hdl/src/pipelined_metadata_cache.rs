@@ -3,6 +3,7 @@
 //! fills and lookups parked behind them outstanding.
 
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Miss registers: sector fills outstanding plus lookups parked behind
 /// them (a lookup whose sector's fill is outstanding waits in one).
@@ -145,8 +146,9 @@ enum EvictState {
 /// with up-counters under their own enables. So no path between
 /// flip-flops is longer than 8 LUT levels (`verilog-out/synth/report.md`)
 /// at the same timing.
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct PipelinedMetadataCache {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub req_valid: Signal<In, Bit>,

@@ -6,6 +6,7 @@ use crate::part_sizes::{ClassUnits, PartSizes};
 use crate::request_contexts::CONTEXT_BITS;
 use crate::sector_gather::SECTOR_INDEX_BITS;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// `in_kind` codes of [`ReadPlanner`].
 pub mod kind {
@@ -71,8 +72,9 @@ pub struct ReadJob {
 /// per cycle from the cycle after its plan is taken. With every port ready
 /// a full read of `d` device and `b` buddy sectors thus occupies the
 /// planner for `max(1 + d, 2 + b)` cycles (`1` for a ZERO entry).
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct ReadPlanner {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,

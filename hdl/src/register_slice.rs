@@ -1,6 +1,7 @@
 //! A full-throughput valid/ready register slice (skid buffer).
 
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Valid/ready register slice with a skid register, as AXI-Stream register
 /// slices are built (verilog-axis `axis_register`, skid-buffer mode).
@@ -22,8 +23,9 @@ use rust_hdl::prelude::*;
 ///   the next cycle.
 /// - `out_data` is stable while `out_valid && !out_ready`.
 /// - `reset` (synchronous, active high) empties both registers.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct RegisterSlice<T: Synth> {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
@@ -43,7 +45,7 @@ pub struct RegisterSlice<T: Synth> {
 
 impl<T: Synth> Default for RegisterSlice<T> {
     fn default() -> Self {
-        Self {
+        Self { _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

@@ -4,6 +4,7 @@
 
 use crate::lowest_set::LowestSet;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Request contexts per slice (`docs/controller.md`, "Sizing": 128 keep the
 /// shared traces within 5% of the paper's unbounded timing).
@@ -66,8 +67,9 @@ pub fn bucket(entry_index: u64) -> u64 {
 ///
 /// Storage: the in-use bits (128) and the bucket-busy bits (1,024) in
 /// flip-flops; each context's bucket in a 128 x 10-bit RAM.
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct RequestContexts {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub alloc_valid: Signal<In, Bit>,

@@ -15,6 +15,7 @@
 //! `stays[k]` (a kept element there does not move).
 
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// The 8-bit mask of a sector's non-zero words (stage 1 of cDMA's
 /// compression engine: "these eight words are compared in parallel to
@@ -27,8 +28,9 @@ use rust_hdl::prelude::*;
 /// [`SectorRouting`] from a block output: Verilator reports a parent that
 /// computes a sub-block's input in its own `always` and reads that
 /// sub-block's outputs in the same block as circular (UNOPTFLAT).
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct SectorZeroMask {
+    _settle: crate::settle::Settle,
     pub words: [Signal<In, Bits<32>>; 8],
     pub mask: Signal<Out, Bits<8>>,
     flags: Signal<Local, Bits<8>>,
@@ -58,8 +60,9 @@ impl Logic for SectorZeroMask {
 /// reaches 8): the paper's "prefix sum operation, requiring 11 3-bit
 /// adders". Then 2 levels of 3-bit 2:1 muxes track each element's
 /// remaining shift into the next level.
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct SectorRouting {
+    _settle: crate::settle::Settle,
     pub kept: Signal<In, Bits<8>>,
     pub kept_count: Signal<Out, Bits<4>>,
     pub moves: [Signal<Out, Bits<8>>; 3],
@@ -172,8 +175,9 @@ routing_update!((0, 1, 1, sh0, sh1), (1, 2, 2, sh1, sh2); (2, sh2));
 /// Dropped input words must be 0 (ZVC drops exactly the zero words), so
 /// they vanish without gating. Purely combinational: 3 levels of one
 /// 2:1 mux (and a clear) per bit.
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct SectorCompaction {
+    _settle: crate::settle::Settle,
     pub words_in: [Signal<In, Bits<32>>; 8],
     pub moves: [Signal<In, Bits<8>>; 3],
     pub slots_out: [Signal<Out, Bits<32>>; 8],
@@ -225,8 +229,9 @@ sector_compaction_update!((0, 1, d0, d1), (1, 2, d1, d2), (2, 4, d2, d3));
 /// `words_out[i]` is the word placed at `i` if `i` is kept, else 0, whatever
 /// the input slots hold past the kept count (the next sector's words).
 /// Purely combinational: 3 levels of an AND-OR of two words per bit.
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct SectorExpansion {
+    _settle: crate::settle::Settle,
     pub slots_in: [Signal<In, Bits<32>>; 8],
     pub moves: [Signal<In, Bits<8>>; 3],
     pub stays: [Signal<In, Bits<8>>; 3],

@@ -9,6 +9,7 @@ use crate::first_set::FirstSet;
 use crate::lowest_set::LowestSet;
 use crate::request_contexts::{CONTEXTS, CONTEXT_BITS};
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Width of a sector's index within its part (`dev_sector`,
 /// `buddy_sector`). Buddy's parts span at most 4 sectors (buddy slots are
@@ -85,8 +86,9 @@ pub mod timing {
 /// one context, device and buddy in the same cycle); the parts' layouts in
 /// four 128-entry RAMs; per context a sector count and a planned count
 /// (4 bits each) and a closed bit in flip-flops.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct SectorGather {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub plan_valid: Signal<In, Bit>,
@@ -178,7 +180,7 @@ pub struct SectorGather {
 
 impl Default for SectorGather {
     fn default() -> Self {
-        SectorGather {
+        SectorGather { _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             plan_valid: Default::default(),

@@ -10,6 +10,7 @@
 
 use crate::entry_bits::EntryBits;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Words of a 32-byte sector.
 pub const SECTOR_WORDS: usize = 8;
@@ -50,8 +51,9 @@ pub fn pick(entry: &[u32; 32], word_at: usize, skip: usize, bytes: usize, offset
 /// | `skip` | 3 | in | sector word that goes to `word_at` |
 /// | `count` | 4 | in | words written (1..8; those past word 31 are dropped) |
 /// | `entry_out` | 1024 | out | the buffer with the sector placed |
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct SectorPlace {
+    _settle: crate::settle::Settle,
     pub entry_in: Signal<In, EntryBits>,
     pub sector: Signal<In, Bits<256>>,
     pub enable: Signal<In, Bit>,
@@ -119,8 +121,9 @@ impl Logic for SectorPlace {
 /// | `bytes`, `offset` | 6, 5 | in | the bytes written: `offset .. offset + bytes` (cut at 32) |
 /// | `sector` | 256 | out | sector word `m` = buffer word `word_at + m - skip` (0 outside 0..31) |
 /// | `strobe` | 32 | out | bit `k`: byte `k` of the sector is written |
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct SectorPick {
+    _settle: crate::settle::Settle,
     pub entry: Signal<In, EntryBits>,
     pub word_at: Signal<In, Bits<6>>,
     pub skip: Signal<In, Bits<3>>,
@@ -180,8 +183,9 @@ impl Logic for SectorPick {
 /// | `old`, `update` | 1024, 1024 | in | the entry in memory, the written data |
 /// | `mask` | 4 | in | bit `s`: sector `s` (bytes `32s .. 32s+32`) is written |
 /// | `merged` | 1024 | out | the merged entry |
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct EntryMerge {
+    _settle: crate::settle::Settle,
     pub old: Signal<In, EntryBits>,
     pub update: Signal<In, EntryBits>,
     pub mask: Signal<In, Bits<4>>,

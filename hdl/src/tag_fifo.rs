@@ -4,6 +4,7 @@
 
 use crate::request_contexts::CONTEXT_BITS;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Entries of a [`TagFifo`]. The translator and the ZVC and MAG-BDI codecs
 /// hold fewer; the BPC codecs built [`crate::Stages::EightLevels`] hold
@@ -33,8 +34,9 @@ pub const TAG_FIFO_DEPTH: usize = 16;
 /// and `full` are flip-flops too (set from the fill level and this
 /// cycle's push and pop), so the handshakes that read them start at a
 /// flip-flop rather than after a compare of the positions.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct TagFifo {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub push: Signal<In, Bit>,
@@ -74,7 +76,7 @@ pub struct TagFifo {
 
 impl Default for TagFifo {
     fn default() -> Self {
-        Self {
+        Self { _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             push: Default::default(),

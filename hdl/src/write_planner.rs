@@ -7,6 +7,7 @@ use crate::part_sizes::ClassUnits;
 use crate::request_contexts::CONTEXT_BITS;
 use crate::sector_lanes::SectorPick;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Sectors a part may span: 128 bytes starting up to 28 bytes into a sector.
 pub const PART_SECTORS: usize = 5;
@@ -49,8 +50,9 @@ pub const PART_SECTORS: usize = 5;
 /// `a + 1` for a job with none: a ZERO entry), and the next job is accepted
 /// in the cycle `done` is taken. With every port ready a write of `d`
 /// device and `b` buddy sectors holds the planner `max(d, b) + 1` cycles.
-#[derive(LogicBlock, Default)]
+#[derive(SettleBlock, Default)]
 pub struct WritePlanner {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,

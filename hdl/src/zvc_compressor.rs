@@ -5,6 +5,7 @@ use crate::entry_bits::EntryBits;
 use crate::register_slice::RegisterSlice;
 use crate::stages::Stages;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// What [`ZvcCompressor`] emits per entry (one flat vector in Verilog:
 /// `payload` in bits `[1023:0]`, `class` `[1027:1024]`, `stream_bits`
@@ -73,8 +74,9 @@ pub const fn latency(stages: Stages) -> u64 {
 ///
 /// Internals: a log-depth compaction (see [`crate::compaction`]); an entry with 24 or more non-zero words is routed
 /// in raw mode so that the same network outputs the original words.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct ZvcCompressor {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
@@ -134,7 +136,7 @@ impl Default for ZvcCompressor {
 impl ZvcCompressor {
     /// The compressor pipelined as `stages` says ([`latency`]).
     pub fn new(stages: Stages) -> Self {
-        ZvcCompressor {
+        ZvcCompressor { _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

@@ -6,6 +6,7 @@ use crate::entry_bits::EntryBits;
 use crate::register_slice::RegisterSlice;
 use crate::stages::Stages;
 use rust_hdl::prelude::*;
+use buddy_hdl_macros::SettleBlock;
 
 /// Latency of [`ZvcDecompressor`] built `stages`, clock cycles: a stream
 /// accepted on edge `t` is on `out_*` after edge `t + latency`; the
@@ -53,8 +54,9 @@ pub const fn latency(stages: Stages) -> u64 {
 /// Classes: ZERO outputs zeros, RAW passes the payload through (routed in
 /// raw mode through the same network), B8..B96 expand `mask = C[31:0]` with
 /// the words at `C[32 +: 32 n]`.
-#[derive(LogicBlock)]
+#[derive(SettleBlock)]
 pub struct ZvcDecompressor {
+    _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub in_valid: Signal<In, Bit>,
@@ -120,7 +122,7 @@ impl Default for ZvcDecompressor {
 impl ZvcDecompressor {
     /// The decompressor pipelined as `stages` says ([`latency`]).
     pub fn new(stages: Stages) -> Self {
-        ZvcDecompressor {
+        ZvcDecompressor { _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

@@ -103,11 +103,13 @@ impl SliceClock {
     /// Clock the edge [`SliceClock::defer_edge`] counted (nothing if none).
     ///
     /// Outside a VCD window the clock is lowered right after the first
-    /// update pass: a clock reaches each level of the hierarchy one pass
-    /// after the level above, so the falling edge follows the rising one a
-    /// pass behind, every flip-flop and RAM still sees exactly one rising
-    /// edge, and both settle together (the falling edge's own settle took
-    /// about a third of the passes; no block of the slices acts on it).
+    /// update pass: the first pass carries the rising clock to every
+    /// flip-flop and RAM (through every `SettleBlock` in that pass, one
+    /// pass per level through a `LogicBlock`), which act on it in the
+    /// next pass, so the falling edge follows the rising one a pass
+    /// behind, every flip-flop and RAM still sees exactly one rising edge,
+    /// and both settle together (the falling edge's own settle took about
+    /// a third of the passes; no block of the slices acts on it).
     pub fn finish_edge(&mut self, hw: &mut dyn ClockedHardware) {
         if !std::mem::take(&mut self.pending) {
             return;

@@ -66,8 +66,9 @@ pub fn settle_block(input: TokenStream) -> TokenStream {
         .collect();
     let all: Vec<_> = fields.iter().map(|f| f.ident.clone().unwrap()).collect();
     let names: Vec<String> = all.iter().map(|i| i.to_string()).collect();
-    let inputs: Vec<_> = fields.iter().filter(|f| is_input(&f.ty)).map(|f| f.ident.clone().unwrap()).collect();
-    let rest: Vec<_> = fields.iter().filter(|f| !is_input(&f.ty)).map(|f| f.ident.clone().unwrap()).collect();
+    let (inputs, rest): (Vec<&syn::Field>, Vec<&syn::Field>) = fields.iter().partition(|f| is_input(&f.ty));
+    let inputs: Vec<_> = inputs.iter().map(|f| f.ident.clone().unwrap()).collect();
+    let rest: Vec<_> = rest.iter().map(|f| f.ident.clone().unwrap()).collect();
     let name = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     quote! {

@@ -149,7 +149,8 @@ impl BpcCompressor {
                 k if k >= PACKER => cuts.0[k - PACKER],
                 _ => true,
             });
-        BpcCompressor { _settle: Default::default(),
+        BpcCompressor {
+            _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

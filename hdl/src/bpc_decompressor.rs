@@ -136,7 +136,8 @@ impl BpcDecompressor {
         let parse_stages = ParsePlan::stages_built(stages);
         let built: [bool; REGISTERS] =
             std::array::from_fn(|r| if r == 0 || r == HOLD { stages.registers_inputs() } else { r <= parse_stages });
-        BpcDecompressor { _settle: Default::default(),
+        BpcDecompressor {
+            _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

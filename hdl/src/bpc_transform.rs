@@ -100,7 +100,8 @@ impl BpcTransform {
     /// The transform built `stages`: with the cut register
     /// ([`Stages::EightLevels`]) or without.
     pub fn new(stages: Stages) -> Self {
-        BpcTransform { _settle: Default::default(),
+        BpcTransform {
+            _settle: Default::default(),
             clock: Default::default(),
             load: Default::default(),
             entry: Default::default(),

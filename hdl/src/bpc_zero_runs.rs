@@ -45,7 +45,8 @@ pub struct BpcZeroRuns {
 
 impl Default for BpcZeroRuns {
     fn default() -> Self {
-        BpcZeroRuns { _settle: Default::default(),
+        BpcZeroRuns {
+            _settle: Default::default(),
             #( code~J: Default::default(), )*
             #( len~J: Default::default(), )*
             #( zero~J: Default::default(), )*

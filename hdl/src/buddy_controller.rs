@@ -222,7 +222,8 @@ pub struct $name {
 impl $name {
     /// A slice around the given compressor and decompressor.
     pub fn with_codec(comp: $comp, decomp: $decomp) -> Self {
-        $name { _settle: Default::default(),
+        $name {
+            _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             gbbr: Default::default(),

@@ -156,7 +156,8 @@ impl Default for CdmaZvcCompressor {
 impl CdmaZvcCompressor {
     /// The engine pipelined as `stages` says.
     pub fn new(stages: Stages) -> Self {
-        CdmaZvcCompressor { _settle: Default::default(),
+        CdmaZvcCompressor {
+            _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

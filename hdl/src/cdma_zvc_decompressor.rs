@@ -152,7 +152,8 @@ impl Default for CdmaZvcDecompressor {
 impl CdmaZvcDecompressor {
     /// The engine pipelined as `stages` says.
     pub fn new(stages: Stages) -> Self {
-        CdmaZvcDecompressor { _settle: Default::default(),
+        CdmaZvcDecompressor {
+            _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

@@ -208,7 +208,8 @@ pub struct CompactionNetwork {
 
 impl Default for CompactionNetwork {
     fn default() -> Self {
-        Self { _settle: Default::default(),
+        Self {
+            _settle: Default::default(),
             slots_in: std::array::from_fn(|_| Default::default()),
             moves: Default::default(),
             slots_out: Default::default(),
@@ -282,7 +283,8 @@ pub struct ExpansionNetwork {
 
 impl Default for ExpansionNetwork {
     fn default() -> Self {
-        Self { _settle: Default::default(),
+        Self {
+            _settle: Default::default(),
             slots_in: Default::default(),
             moves: Default::default(),
             stays: Default::default(),

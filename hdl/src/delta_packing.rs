@@ -88,7 +88,8 @@ impl DeltaPacker {
     /// On a width outside `1 ..= 29`: a design-time parameter error.
     pub fn new(delta_bits: u32) -> Self {
         assert!((1..=29).contains(&delta_bits), "delta width {delta_bits} does not fit a 1024-bit stream");
-        DeltaPacker { _settle: Default::default(),
+        DeltaPacker {
+            _settle: Default::default(),
             base: Default::default(),
             mask: Default::default(),
             deltas: Default::default(),

@@ -32,7 +32,8 @@ pub struct FirstSet {
 
 impl Default for FirstSet {
     fn default() -> Self {
-        FirstSet { _settle: Default::default(),
+        FirstSet {
+            _settle: Default::default(),
             bits: Default::default(),
             first: Default::default(),
             group: Default::default(),

@@ -43,7 +43,8 @@ pub struct LowestSet {
 
 impl Default for LowestSet {
     fn default() -> Self {
-        LowestSet { _settle: Default::default(),
+        LowestSet {
+            _settle: Default::default(),
             bits: Default::default(),
             any: Default::default(),
             index: Default::default(),

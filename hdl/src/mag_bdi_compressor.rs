@@ -155,7 +155,8 @@ impl MagBdiCompressor {
     /// The compressor for `mag`, pipelined as `stages` says ([`latency`]).
     pub fn with_stages(mag: Mag, stages: Stages) -> Self {
         let specs: Vec<EncodingSpec> = encodings(mag);
-        MagBdiCompressor { _settle: Default::default(),
+        MagBdiCompressor {
+            _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

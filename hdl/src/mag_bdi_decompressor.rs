@@ -86,7 +86,8 @@ impl MagBdiDecompressor {
     /// The decompressor for `mag` (16, 32 or 64 bytes).
     pub fn new(mag: Mag) -> Self {
         let stored: Vec<_> = encodings(mag).into_iter().filter(|e| e.stored).collect();
-        MagBdiDecompressor { _settle: Default::default(),
+        MagBdiDecompressor {
+            _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

@@ -105,7 +105,8 @@ impl MagBdiUnit {
     /// `delta_bits` outside 1..=31 (a build-time error in the encoding table).
     pub fn new(delta_bits: u32, stages: Stages) -> Self {
         assert!((1..=31).contains(&delta_bits), "delta width {delta_bits} outside 1..=31");
-        MagBdiUnit { _settle: Default::default(),
+        MagBdiUnit {
+            _settle: Default::default(),
             clock: Default::default(),
             load0: Default::default(),
             load1: Default::default(),

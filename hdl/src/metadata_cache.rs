@@ -178,7 +178,8 @@ pub struct MetadataCache {
 
 impl Default for MetadataCache {
     fn default() -> Self {
-        MetadataCache { _settle: Default::default(),
+        MetadataCache {
+            _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             req_valid: Default::default(),

@@ -45,7 +45,8 @@ pub struct RegisterSlice<T: Synth> {
 
 impl<T: Synth> Default for RegisterSlice<T> {
     fn default() -> Self {
-        Self { _settle: Default::default(),
+        Self {
+            _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

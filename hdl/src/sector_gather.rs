@@ -180,7 +180,8 @@ pub struct SectorGather {
 
 impl Default for SectorGather {
     fn default() -> Self {
-        SectorGather { _settle: Default::default(),
+        SectorGather {
+            _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             plan_valid: Default::default(),

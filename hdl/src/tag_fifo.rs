@@ -76,7 +76,8 @@ pub struct TagFifo {
 
 impl Default for TagFifo {
     fn default() -> Self {
-        Self { _settle: Default::default(),
+        Self {
+            _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             push: Default::default(),

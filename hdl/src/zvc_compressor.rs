@@ -136,7 +136,8 @@ impl Default for ZvcCompressor {
 impl ZvcCompressor {
     /// The compressor pipelined as `stages` says ([`latency`]).
     pub fn new(stages: Stages) -> Self {
-        ZvcCompressor { _settle: Default::default(),
+        ZvcCompressor {
+            _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

@@ -122,7 +122,8 @@ impl Default for ZvcDecompressor {
 impl ZvcDecompressor {
     /// The decompressor pipelined as `stages` says ([`latency`]).
     pub fn new(stages: Stages) -> Self {
-        ZvcDecompressor { _settle: Default::default(),
+        ZvcDecompressor {
+            _settle: Default::default(),
             clock: Default::default(),
             reset: Default::default(),
             in_valid: Default::default(),

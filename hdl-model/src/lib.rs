@@ -21,6 +21,8 @@
 //! A model starts in the state the hardware has after power-up; the
 //! hardware's reset input is an input like any other.
 
+pub mod elastic_pipeline;
+pub mod register_slice;
 pub mod tag_fifo;
 
 /// A cycle model of one hardware block (see the crate documentation).

@@ -106,7 +106,9 @@ mod tests {
                 model.clock(&i);
                 edge(&mut hw, |h| &mut h.clock);
             }
-            assert!(fulls > 0 && pops > 500, "seed {seed}: {fulls} full cycles, {pops} pops");
+            assert!(pops > 500, "seed {seed}: {pops} pops");
+            // The seeds that push faster than they pop fill the queue.
+            assert!(p_push <= p_pop || fulls > 0, "seed {seed}: never full");
         }
     }
 }

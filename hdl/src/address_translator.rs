@@ -41,6 +41,12 @@ pub struct Translation {
     pub metadata_high: Bit,
 }
 
+/// Cycles from an access accepted on `in_*` to its translation on
+/// `out_*` with nothing stalled (the input stage and the output slice);
+/// the initiation interval is 1. The pipelined slice's cycle model reads
+/// it (`buddy-hdl-model`).
+pub const LATENCY: u64 = 2;
+
 /// Buddy address translation (docs/formats.md#translation; Buddy Compression
 /// Sec. III, Fig. 4): for the entry holding `va`, on a page described by
 /// its PTE, and the entry's size class, where its device part, its buddy

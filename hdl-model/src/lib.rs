@@ -22,8 +22,10 @@
 //! hardware's reset input is an input like any other.
 
 pub mod elastic_pipeline;
+pub mod read_planner;
 pub mod register_slice;
 pub mod tag_fifo;
+pub mod write_planner;
 
 /// A cycle model of one hardware block (see the crate documentation).
 pub trait CycleModel {
@@ -51,5 +53,45 @@ pub(crate) mod lockstep {
             clock(b).next = Clock::from(level);
             settle(b);
         }
+    }
+
+    /// Where a random memory-entry's parts live, as a translation gives
+    /// them (the planners' legal inputs).
+    #[derive(Debug, Clone, Copy)]
+    pub struct Slot {
+        pub compressed: bool,
+        pub part_bytes: u8,
+        pub device_address: u64,
+        pub buddy_address: u64,
+    }
+
+    /// A random entry of a random page: every target ratio, both page
+    /// sizes, compressed and uncompressed pages. Page frames are page
+    /// aligned and the GBBR 128-byte aligned, as in a real system; a
+    /// compressed page's slots are sometimes moved to any 8-byte boundary
+    /// (the planners' documented alignment) so that every first unit of a
+    /// sector is exercised, not only the 16x device part's.
+    pub fn random_slot(rng: &mut impl rand::Rng) -> Slot {
+        use buddy_golden::translation::{PageSize, TargetRatio};
+        let target = TargetRatio::ALL[rng.gen_range(0..TargetRatio::ALL.len())];
+        let compressed = rng.gen_bool(0.75);
+        let part = if compressed { target.device_bytes() } else { buddy_golden::ENTRY_BYTES as u64 };
+        let page = [PageSize::Small64K, PageSize::Huge2M][rng.gen_range(0..2)].bytes();
+        let entry = rng.gen_range(0..page / buddy_golden::ENTRY_BYTES as u64);
+        let frame = rng.gen_range(0..1u64 << 24) * page;
+        let gbbr = rng.gen_range(0..1u64 << 30) * 128;
+        let mut slot = Slot {
+            compressed,
+            part_bytes: part as u8,
+            device_address: frame + entry * part,
+            buddy_address: gbbr + entry * target.buddy_stride(),
+        };
+        if compressed && rng.gen_bool(0.25) {
+            slot.device_address = rng.gen_range(0..1u64 << 45) * 8;
+        }
+        if rng.gen_bool(0.3) {
+            slot.buddy_address = rng.gen_range(0..1u64 << 45) * 8;
+        }
+        slot
     }
 }

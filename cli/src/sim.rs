@@ -60,17 +60,17 @@ pub struct Args {
     /// slice's hardware simulated in rust-hdl (see `--rtl-slice`).
     #[arg(long, default_value = "fast", value_parser = ["fast", "rtl"])]
     pub engine: String,
-    /// RTL engine's slice hardware (overrides `system.rtl_slice`):
-    /// `pipelined` (PipelinedController, up to 128 requests in flight;
-    /// compared with the paper's timing; the default) or `serial`
-    /// (BuddyController, one request at a time; compared with the fast
-    /// engine's hardware timing).
+    /// The slice hardware of `--engine rtl` and of `--slice-timing
+    /// hardware` (overrides `system.rtl_slice`): `pipelined`
+    /// (PipelinedController, up to 128 requests in flight; the default) or
+    /// `serial` (BuddyController, one request at a time). An RTL run is
+    /// compared with the fast engine's timing of the same hardware.
     #[arg(long, value_name = "HW", value_parser = ["pipelined", "serial"])]
     pub rtl_slice: Option<String>,
     /// Fast engine's controller timing (overrides `system.slice_timing`):
     /// `pipelined` (requests overlap in a slice, the paper's model) or
-    /// `hardware` (one request at a time per slice on the BuddyController's
-    /// cycles, as the RTL engine).
+    /// `hardware` (the cycles of the slice hardware `--rtl-slice` names, as
+    /// the RTL engine: the PipelinedController's cycle model by default).
     #[arg(long, value_name = "TIMING", value_parser = ["pipelined", "hardware"])]
     pub slice_timing: Option<String>,
     /// RTL engine: write `<out>/vcd/<mode>/slice<N>.vcd` with the slice
@@ -223,6 +223,7 @@ pub fn table(reports: &[SimReport]) -> String {
             ("rtl", "hardware") => "RTL mode (BuddyController hardware in rust-hdl, one request at a time per slice)",
             ("rtl", _) => "RTL mode (PipelinedController hardware in rust-hdl)",
             (_, "hardware") => "fast mode (golden models, BuddyController timing)",
+            (_, "pipelined hardware") => "fast mode (golden models, PipelinedController timing: its cycle model)",
             _ => "fast mode (golden models, pipelined slices)",
         }
     );
@@ -393,8 +394,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         config.system.slice_timing = t.clone();
     }
     if let Some(h) = &args.rtl_slice {
-        if args.engine != "rtl" {
-            bail!("--rtl-slice {h} is for --engine rtl");
+        if args.engine != "rtl" && config.slice_timing() != SliceTiming::Hardware {
+            bail!("--rtl-slice {h} is for --engine rtl or --slice-timing hardware");
         }
         config.system.rtl_slice = h.clone();
     }
@@ -455,18 +456,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let mut files = "sim.json, sim.csv, epochs.csv, summary.txt, config.toml";
-    if args.engine == "rtl" && config.rtl_slice() == RtlSlice::Pipelined {
-        // The fast engine does not model the pipelined slice's own timing
-        // yet: the run is set beside the paper's timing it should come near.
-        let mut paper = config.clone();
-        paper.system.slice_timing = "pipelined".into();
-        let fast = simulate_modes(&prepared, &modes, args.algo, &paper, |_| None)?;
-        let rows: Vec<_> = reports.iter().zip(&fast).map(|(r, f)| PaperComparison::of(r, f)).collect();
-        write_file(&dir.join("paper_timing.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
-        text += &paper_table(&rows);
-        text += &pipelined_table(&reports);
-        files = "sim.json, sim.csv, epochs.csv, summary.txt, paper_timing.json, config.toml";
-    } else if args.engine == "rtl" {
+    if args.engine == "rtl" {
         // Every RTL run checks itself against the fast mode with the hardware's timing.
         let mut timed = config.clone();
         timed.system.slice_timing = "hardware".into();
@@ -475,6 +465,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         write_file(&dir.join("agreement.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
         text += &agreement_table(&rows);
         files = "sim.json, sim.csv, epochs.csv, summary.txt, agreement.json, config.toml";
+    }
+    if args.engine == "rtl" && config.rtl_slice() == RtlSlice::Pipelined {
+        // The pipelined slice set beside the paper's timing it should come near.
+        let mut paper = config.clone();
+        paper.system.slice_timing = "pipelined".into();
+        let fast = simulate_modes(&prepared, &modes, args.algo, &paper, |_| None)?;
+        let rows: Vec<_> = reports.iter().zip(&fast).map(|(r, f)| PaperComparison::of(r, f)).collect();
+        write_file(&dir.join("paper_timing.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
+        text += &paper_table(&rows);
+        text += &pipelined_table(&reports);
+        files = "sim.json, sim.csv, epochs.csv, summary.txt, agreement.json, paper_timing.json, config.toml";
     }
     write_file(&dir.join("summary.txt"), &text)?;
     let out = out.commit()?;

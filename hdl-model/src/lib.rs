@@ -22,8 +22,13 @@
 //! hardware's reset input is an input like any other.
 
 pub mod elastic_pipeline;
+pub mod memory_port;
+pub mod pipelined_controller;
+pub mod pipelined_metadata_cache;
 pub mod read_planner;
 pub mod register_slice;
+pub mod request_contexts;
+pub mod sector_gather;
 pub mod tag_fifo;
 pub mod write_planner;
 

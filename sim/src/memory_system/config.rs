@@ -43,20 +43,20 @@ pub struct SystemConfig {
     pub epoch_requests: u64,
     /// Fast mode's controller timing: `pipelined` (any number of requests
     /// in flight per slice, fixed codec and metadata latencies: the
-    /// paper's model) or `hardware` (one request at a time per slice, every
-    /// memory handshake on the `BuddyController`'s cycle: the RTL mode's
-    /// timing). The RTL mode always has the hardware's.
+    /// paper's model) or `hardware` (the timing of the slice hardware
+    /// `rtl_slice` names, every memory handshake on the hardware's cycle:
+    /// the `PipelinedController`'s cycle model, or the `BuddyController`'s
+    /// one request at a time). The RTL mode always has the hardware's.
     pub slice_timing: String,
     /// Requests one slice's controller holds at once under the
     /// `pipelined` timing (later ones wait for a finished one, in request
     /// order); 0: no bound, the paper's model. Sizes a pipelined slice
     /// (`docs/controller.md`).
     pub slice_in_flight: u32,
-    /// The RTL engine's slice hardware: `pipelined` (the default: the
-    /// `PipelinedController`, up to 128 requests in flight, tagged
-    /// responses; compared with the paper's timing) or `serial` (the
-    /// `BuddyController`, one request at a time, the timing `slice_timing =
-    /// "hardware"` models; `docs/controller.md`).
+    /// The slice hardware of the RTL engine and of `slice_timing =
+    /// "hardware"`: `pipelined` (the default: the `PipelinedController`,
+    /// up to 128 requests in flight, tagged responses) or `serial` (the
+    /// `BuddyController`, one request at a time; `docs/controller.md`).
     pub rtl_slice: String,
 }
 

@@ -37,6 +37,7 @@ use super::hbm::{Hbm, HbmStats};
 use super::nvlink::{LinkStats, Nvlink};
 use super::pages::{PageTable, SparseMemory};
 use super::pipelined_rtl::{PipelinedSlices, Queued};
+use buddy_hdl_model::pipelined_controller::RequestFacts;
 use super::rtl::{new_slice, words_of, RtlEnv, Slice, SliceRequest};
 use super::world::World;
 use super::{Mode, SimError};
@@ -145,6 +146,8 @@ enum Engine {
     Paper(PaperTiming, Option<Rc<SliceSlots>>),
     /// Fast engine, the `BuddyController`'s timing.
     Hardware(HardwareTiming),
+    /// Fast engine, the `PipelinedController`'s timing: its cycle model.
+    PipelinedModel(PipelinedSlices),
     /// The `BuddyController` hardware in rust-hdl.
     Rtl(RtlSlices),
     /// The `PipelinedController` hardware in rust-hdl.
@@ -193,6 +196,9 @@ impl Controllers {
                     md_hit_ps: (config.metadata_cache.hit_cycles * cycle).round() as u64,
                 };
                 Engine::Paper(timing, slots)
+            }
+            SliceTiming::Hardware if config.rtl_slice() == RtlSlice::Pipelined => {
+                Engine::PipelinedModel(PipelinedSlices::model(n, algorithm.require_hardware()?, &pages.regs))
             }
             SliceTiming::Hardware => Engine::Hardware(HardwareTiming::new(n, algorithm.require_hardware()?, metadata_cache.ways)),
         };
@@ -248,7 +254,7 @@ impl Controllers {
         let mut s = self.stats;
         match &self.engine {
             Engine::Rtl(rtl) => s.zero_reads += rtl.turns.zero_reads.get(),
-            Engine::PipelinedRtl(p) => s.zero_reads += p.zero_reads.get(),
+            Engine::PipelinedRtl(p) | Engine::PipelinedModel(p) => s.zero_reads += p.zero_reads.get(),
             _ => {}
         }
         s
@@ -273,7 +279,7 @@ impl Controllers {
     pub fn metadata_stats(&self) -> CacheStats {
         match &self.engine {
             Engine::Rtl(rtl) => return *rtl.metadata.borrow(),
-            Engine::PipelinedRtl(p) => return *p.metadata.borrow(),
+            Engine::PipelinedRtl(p) | Engine::PipelinedModel(p) => return *p.metadata.borrow(),
             _ => {}
         }
         let mut s = CacheStats::default();
@@ -327,6 +333,10 @@ impl Controllers {
             return self.rtl_start(va, false, None, 0, &[0; ENTRY_BYTES]);
         }
         let served = self.behaviour(va, |s, pte, m| s.read(pte, va, m))??;
+        if matches!(self.engine, Engine::PipelinedModel(_)) {
+            // Counted from the model's ports, as the RTL engine counts them.
+            return self.model_start(va, false, 0, &[0; ENTRY_BYTES], served);
+        }
         let part = served.read.as_ref().expect("a read has a read part");
         if part.metadata.as_ref().is_some_and(|m| m.hit()) && part.class == SizeClass::Zero {
             self.stats.zero_reads += 1;
@@ -347,6 +357,9 @@ impl Controllers {
             return self.rtl_start(va, true, None, mask & 0xF, value);
         }
         let served = self.behaviour(va, |s, pte, m| s.write(pte, va, mask, value, m))??;
+        if matches!(self.engine, Engine::PipelinedModel(_)) {
+            return self.model_start(va, true, mask & 0xF, value, served);
+        }
         Ok(self.spawn(va, served))
     }
 
@@ -384,7 +397,7 @@ impl Controllers {
                 });
             }
             Engine::Hardware(timing) => timing.spawn(&mut self.world, slice, served, outcome.clone()),
-            Engine::Rtl(_) | Engine::PipelinedRtl(_) => unreachable!("the RTL engine serves in hardware"),
+            Engine::Rtl(_) | Engine::PipelinedRtl(_) | Engine::PipelinedModel(_) => unreachable!("served by slice drivers"),
         }
         outcome
     }
@@ -434,18 +447,8 @@ impl Controllers {
         };
         let r = SliceRequest { write, flush: flush_slice.is_some(), mask, va, pte, page: self.pages.page, data: words_of(value) };
         let fault = if flush_slice.is_none() { self.translate(va, SizeClass::Raw).err().map(|e| e.to_string()) } else { None };
-        if let Engine::PipelinedRtl(p) = &self.engine {
-            let env = RtlEnv {
-                slice,
-                shared: self.world.shared.clone(),
-                backing: self.backing.clone(),
-                md_base: self.pages.regs.md_base,
-                md_stats: p.metadata.clone(),
-            };
-            let outcome: Outcome = Rc::new(RefCell::new(None));
-            let issue = self.world.shared.cycle_at(self.world.now());
-            p.submit(&mut self.world, env, Queued::new(r, issue, outcome.clone(), fault));
-            return Ok(outcome);
+        if matches!(self.engine, Engine::PipelinedRtl(_)) {
+            return Ok(self.submit_pipelined(slice, r, fault, None, None));
         }
         // What an uncompressed page's write leaves: the old slot under the mask.
         let old = (write && self.mode == Mode::Uncompressed).then(|| self.peek(va)).transpose()?;
@@ -538,6 +541,60 @@ impl Controllers {
         Ok(())
     }
 
+    /// Hand a request to its pipelined slice's driver (the RTL engine's
+    /// hardware or the fast engine's cycle model, with `facts` and the
+    /// golden answer `golden`).
+    fn submit_pipelined(
+        &mut self,
+        slice: u64,
+        r: SliceRequest,
+        fault: Option<String>,
+        facts: Option<RequestFacts>,
+        golden: Option<MemoryEntry>,
+    ) -> Outcome {
+        let (Engine::PipelinedRtl(p) | Engine::PipelinedModel(p)) = &self.engine else { unreachable!("a pipelined slice engine") };
+        let env = RtlEnv {
+            slice,
+            shared: self.world.shared.clone(),
+            backing: self.backing.clone(),
+            md_base: self.pages.regs.md_base,
+            md_stats: p.metadata.clone(),
+        };
+        let outcome: Outcome = Rc::new(RefCell::new(None));
+        let issue = self.world.shared.cycle_at(self.world.now());
+        let mut q = Queued::new(r, issue, outcome.clone(), fault);
+        q.facts = facts;
+        q.golden = golden;
+        p.submit(&mut self.world, env, q);
+        outcome
+    }
+
+    /// Time a request the golden slice has `served` on the pipelined
+    /// slice's cycle model.
+    fn model_start(&mut self, va: u64, write: bool, mask: u8, value: &[u8; ENTRY_BYTES], served: Served) -> Result<Outcome, SimError> {
+        let pte = self.pte(va)?;
+        let raw = self.translate(va, SizeClass::Raw)?;
+        let facts = RequestFacts {
+            write,
+            flush: false,
+            mask,
+            entry: va >> 7,
+            fault: 0,
+            compressed: pte.compressed,
+            md_address: raw.metadata.map_or(0, |m| m.address),
+            md_high: raw.metadata.is_some_and(|m| m.high),
+            device: raw.device_slot.address,
+            part: raw.device_slot.bytes,
+            buddy: raw.buddy.map_or(0, |b| b.address),
+            old_nibble: served.read.as_ref().map_or(0, |r| r.class.code()),
+            new_class: served.write.as_ref().map_or(0, |w| w.class.code()),
+            decode_error: false,
+        };
+        let r = SliceRequest { write, flush: false, mask, va, pte, page: self.pages.page, data: words_of(value) };
+        let golden = (!write).then_some(served.entry);
+        Ok(self.submit_pipelined(self.slice(va), r, None, Some(facts), golden))
+    }
+
     /// Write every dirty metadata sector back at time `t` (end of a run,
     /// every request finished); returns when the last write-back is done.
     ///
@@ -551,6 +608,22 @@ impl Controllers {
         if matches!(self.engine, Engine::Rtl(_) | Engine::PipelinedRtl(_)) {
             for s in 0..n {
                 outcomes.push(self.rtl_start(0, false, Some(s), 0, &[0; ENTRY_BYTES])?);
+            }
+        } else if matches!(self.engine, Engine::PipelinedModel(_)) {
+            // The values from the golden slices; the timing from the model's flushes.
+            let md_base = self.pages.regs.md_base;
+            {
+                let mut backing = self.backing.borrow_mut();
+                let mut memory = BackingMemory { backing: &mut backing, md_base };
+                self.slices.iter_mut().for_each(|s| {
+                    s.flush(&mut memory);
+                });
+            }
+            for s in 0..n {
+                let pte = Pte { frame: 0, compressed: false, target_code: 0, buddy_offset: 0 };
+                let r = SliceRequest { write: false, flush: true, mask: 0, va: 0, pte, page: self.pages.page, data: [0; 32] };
+                let facts = RequestFacts { flush: true, ..Default::default() };
+                outcomes.push(self.submit_pipelined(s, r, None, Some(facts), None));
             }
         } else {
             let md_base = self.pages.regs.md_base;
@@ -578,7 +651,7 @@ impl Controllers {
                     });
                     outcomes.push(outcome);
                 }
-                Engine::Rtl(_) | Engine::PipelinedRtl(_) => unreachable!("handled above"),
+                Engine::Rtl(_) | Engine::PipelinedRtl(_) | Engine::PipelinedModel(_) => unreachable!("handled above"),
             }
         }
         let mut done = t;

@@ -32,6 +32,7 @@ pub mod dram;
 pub mod hbm;
 pub mod nvlink;
 pub mod pages;
+pub mod pipelined_model;
 pub mod pipelined_rtl;
 pub mod rtl;
 pub mod slice_clock;
@@ -574,6 +575,7 @@ impl<'a> Session<'a> {
             slice_timing: match (&input.rtl, config.rtl_slice()) {
                 (Some(_), config::RtlSlice::Serial) => "hardware".into(),
                 (Some(_), config::RtlSlice::Pipelined) => "pipelined hardware".into(),
+                (None, config::RtlSlice::Pipelined) if config.slice_timing() == config::SliceTiming::Hardware => "pipelined hardware".into(),
                 (None, _) => config.system.slice_timing.clone(),
             },
             mode: input.mode,

@@ -47,11 +47,13 @@ use buddy_golden::{HardwareCodec, MemoryEntry};
 use buddy_hdl::metadata_cache::outcome;
 use buddy_hdl::request_contexts::FREED_PER_CYCLE;
 use buddy_hdl::{EntryBits, PipelinedController, PipelinedControllerMagBdi, PipelinedControllerZvc};
+use buddy_hdl_model::pipelined_controller::RequestFacts;
 use rayon::prelude::*;
 use rust_hdl::prelude::*;
 use serde::Serialize;
 
 use super::controller::{Finished, Outcome, RequestInfo};
+use super::pipelined_model::ModelSlice;
 use super::rtl::{sector_bits, sector_bytes, PortRequest, RtlEnv, SliceRequest, HANG_CYCLES};
 use super::slice_clock::{ClockedHardware, SliceClock};
 use super::world::Shared;
@@ -82,6 +84,9 @@ pub trait PipelinedHardware: ClockedHardware {
     fn set_registers(&mut self, regs: &BuddyRegisters);
     /// Offer `r` (or nothing); responses are always taken.
     fn drive_request(&mut self, r: Option<&SliceRequest>);
+    /// Offer the values the request's timing depends on (the cycle model
+    /// takes these instead of the request's ports; the hardware computes them).
+    fn drive_facts(&mut self, _: Option<&RequestFacts>) {}
     /// Memory takes every request; `dev`/`bud`: a read sector answered (tag, data).
     fn drive_memory(&mut self, dev: Option<(u64, &[u8; 32])>, bud: Option<(u64, &[u8; 32])>);
     /// `req_ready`, and the context id it gives.
@@ -97,6 +102,22 @@ pub trait PipelinedHardware: ClockedHardware {
     fn md_lookup(&self) -> Option<(u64, u64)>;
     /// `in_flight`.
     fn in_flight(&self) -> u64;
+    /// The ports that decide timing this cycle as one line (a developer's
+    /// trace, `BUDDY_SLICE_TRACE`): handshakes, tags and addresses, no data.
+    fn control_line(&self) -> String {
+        let port = |p: Option<(PortRequest, u64)>| p.map(|(p, t)| format!("{}{:x}/{t:x}", if p.write { "w" } else { "r" }, p.address));
+        format!(
+            "req {:?} resp {:?} dev {:?} {} bud {:?} {} md {:?} in {}",
+            self.req_ready(),
+            self.response().map(|r| (r.id, r.write, r.flush, r.fault, r.decode_error)),
+            port(self.dev_request()),
+            self.dev_resp_ready() as u8,
+            port(self.bud_request()),
+            self.bud_resp_ready() as u8,
+            self.md_lookup(),
+            self.in_flight()
+        )
+    }
 }
 
 macro_rules! pipelined_hardware {
@@ -219,6 +240,10 @@ pub struct Queued {
     pub outcome: Outcome,
     /// The golden translation's fault, for the message when the hardware reports one.
     pub fault: Option<String>,
+    /// For the fast engine's cycle model: what the golden slice found for
+    /// the request (timing), and the entry it read (the answer's value).
+    pub facts: Option<RequestFacts>,
+    pub golden: Option<MemoryEntry>,
     buddy: bool,
     moved: bool,
     lookup: Option<u64>,
@@ -227,7 +252,7 @@ pub struct Queued {
 
 impl Queued {
     pub fn new(request: SliceRequest, issue: u64, outcome: Outcome, fault: Option<String>) -> Self {
-        Queued { request, issue, outcome, fault, buddy: false, moved: false, lookup: None, taken: 0 }
+        Queued { request, issue, outcome, fault, facts: None, golden: None, buddy: false, moved: false, lookup: None, taken: 0 }
     }
 }
 
@@ -306,6 +331,8 @@ struct Driver<H: PipelinedHardware> {
     stats: PipelinedStats,
     /// `in_flight` in the cycle stepped last, before its edge.
     in_flight_before_edge: u64,
+    /// A developer's trace of the control ports, one line per cycle.
+    trace: Option<std::io::BufWriter<std::fs::File>>,
 }
 
 /// What one cycle of a slice ended with.
@@ -336,6 +363,7 @@ impl<H: PipelinedHardware> Driver<H> {
             skip_idle: true,
             stats: PipelinedStats::default(),
             in_flight_before_edge: 0,
+            trace: None,
         };
         d.reset();
         d
@@ -428,11 +456,16 @@ impl<H: PipelinedHardware> Driver<H> {
         }
         let offered = self.queue.front().filter(|q| q.issue <= cycle).map(|q| q.request);
         self.hw.drive_request(offered.as_ref());
+        self.hw.drive_facts(self.queue.front().filter(|q| q.issue <= cycle).and_then(|q| q.facts.as_ref()));
         let dev = self.dev_due.peek().map(|d| d.0).filter(|d| d.0 <= cycle);
         let bud = self.bud_due.peek().map(|d| d.0).filter(|d| d.0 <= cycle);
         self.hw.drive_memory(dev.as_ref().map(|d| (d.2, &d.3)), bud.as_ref().map(|d| (d.2, &d.3)));
         if !self.settle() {
             return Err(format!("slice {}: the circuit did not settle", env.slice));
+        }
+        if let Some(t) = self.trace.as_mut() {
+            let offered = offered.map(|r| (r.va, r.write, r.flush));
+            let _ = writeln!(t, "{cycle} offer {offered:?} dev_in {:?} bud_in {:?} | {}", dev.map(|d| d.2), bud.map(|d| d.2), self.hw.control_line());
         }
         let mut progress = false;
         if offered.is_some() && self.hw.req_ready().is_none() {
@@ -619,7 +652,7 @@ fn answer(q: &Queued, resp: &TaggedResponse, done: u64, slice: u64) -> Result<Fi
     }
     // A write is not answered with the entry it leaves; the run checks it
     // by reading it back.
-    let entry = (!r.write && !r.flush).then_some(resp.entry);
+    let entry = (!r.write && !r.flush).then_some(q.golden.unwrap_or(resp.entry));
     Ok(Finished { entry, info })
 }
 
@@ -640,6 +673,7 @@ trait SliceDriver {
     fn finish_vcd(&mut self) -> std::io::Result<Option<bool>>;
     fn record_lines(&mut self, max: usize);
     fn take_lines(&mut self) -> Vec<String>;
+    fn set_trace(&mut self, w: std::io::BufWriter<std::fs::File>);
 }
 
 impl<H: PipelinedHardware + Send> SliceDriver for Driver<H> {
@@ -686,6 +720,9 @@ impl<H: PipelinedHardware + Send> SliceDriver for Driver<H> {
     fn take_lines(&mut self) -> Vec<String> {
         self.clock.take_lines()
     }
+    fn set_trace(&mut self, w: std::io::BufWriter<std::fs::File>) {
+        self.trace = Some(w);
+    }
 }
 
 /// A slice's driver and whether a task is clocking it.
@@ -707,8 +744,32 @@ impl PipelinedSlices {
     /// # Panics
     /// The thread that builds them cannot be spawned.
     pub fn new(n: usize, hardware: HardwareCodec, regs: &BuddyRegisters) -> Self {
+        Self::with(n, "rtl", |_| new_driver(hardware, regs))
+    }
+
+    /// `n` slices timed by the pipelined slice's cycle model
+    /// ([`super::pipelined_model`]) instead of its hardware.
+    pub fn model(n: usize, hardware: HardwareCodec, regs: &BuddyRegisters) -> Self {
+        Self::with(n, "model", |_| Box::new(Driver::new(Box::new(ModelSlice::new(hardware)), regs)))
+    }
+
+    /// `n` slices of `driver(i)`; with `BUDDY_SLICE_TRACE=<dir>` set (a
+    /// developer's aid), each writes its control ports, one line per
+    /// cycle, to `<dir>/<what>-slice<i>.txt`.
+    fn with(n: usize, what: &str, driver: impl Fn(usize) -> Box<dyn SliceDriver>) -> Self {
+        let trace = std::env::var_os("BUDDY_SLICE_TRACE").map(std::path::PathBuf::from);
+        let make = |i: usize| {
+            let mut d = driver(i);
+            if let Some(dir) = &trace {
+                let path = dir.join(format!("{what}-slice{i}.txt"));
+                if let Ok(f) = std::fs::File::create(&path) {
+                    d.set_trace(std::io::BufWriter::new(f));
+                }
+            }
+            RefCell::new(SliceState { driver: d, running: false })
+        };
         PipelinedSlices {
-            slices: Rc::new((0..n).map(|_| RefCell::new(SliceState { driver: new_driver(hardware, regs), running: false })).collect()),
+            slices: Rc::new((0..n).map(make).collect()),
             metadata: Rc::new(RefCell::new(CacheStats::default())),
             zero_reads: Rc::new(Cell::new(0)),
         }

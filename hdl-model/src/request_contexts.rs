@@ -1,0 +1,280 @@
+//! [`buddy_hdl::request_contexts::RequestContexts`]: the lowest free of
+//! [`CONTEXTS`] request contexts is offered, unless a request in flight
+//! has its memory-entry's bucket ([`bucket`], one of `1 << BUCKET_BITS`);
+//! a context given back is free, and its bucket open, from the cycle
+//! after next (the free reads its bucket from a RAM first).
+
+use buddy_hdl::request_contexts::{bucket, BUCKET_BITS, CONTEXTS};
+
+use crate::CycleModel;
+
+/// Guard buckets.
+const BUCKETS: usize = 1 << BUCKET_BITS;
+
+#[derive(Debug, Clone, Default)]
+pub struct RequestContextsIn {
+    pub reset: bool,
+    pub alloc_valid: bool,
+    /// The request's memory-entry index (`va[63:7]`).
+    pub alloc_entry: u64,
+    pub free_valid: bool,
+    pub free_id: u8,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestContextsOut {
+    /// `alloc_id`, `None` when `alloc_ready` is low. Depends on
+    /// `alloc_entry` (the guard) but not on `alloc_valid`.
+    pub alloc: Option<u8>,
+    pub in_use: u8,
+}
+
+#[derive(Debug, Clone)]
+pub struct RequestContextsModel {
+    /// Contexts in use (bit `c`: context `c`).
+    used: u128,
+    /// Buckets with a request in flight.
+    busy: Vec<bool>,
+    /// The `in_use` counter (a register of its own, not a count of `used`).
+    count: u8,
+    /// Each context's bucket (the RAM; not cleared by reset).
+    bucket_of: [u16; CONTEXTS],
+    /// A context freed last cycle, with the bucket the RAM read for it:
+    /// both are released at this edge.
+    freeing: Option<(u8, u16)>,
+}
+
+impl Default for RequestContextsModel {
+    fn default() -> Self {
+        RequestContextsModel { used: 0, busy: vec![false; BUCKETS], count: 0, bucket_of: [0; CONTEXTS], freeing: None }
+    }
+}
+
+impl RequestContextsModel {
+    /// The lowest free context, if any.
+    fn lowest_free(&self) -> Option<u8> {
+        (self.used != u128::MAX).then(|| (!self.used).trailing_zeros() as u8)
+    }
+    pub fn is_used(&self, id: u8) -> bool {
+        self.used >> id & 1 == 1
+    }
+}
+
+// The in-use bits are one u128.
+const _: () = assert!(CONTEXTS == 128);
+
+impl CycleModel for RequestContextsModel {
+    type In = RequestContextsIn;
+    type Out = RequestContextsOut;
+    fn outputs(&self, i: &RequestContextsIn) -> RequestContextsOut {
+        let open = !self.busy[bucket(i.alloc_entry) as usize];
+        RequestContextsOut { alloc: self.lowest_free().filter(|_| open), in_use: self.count }
+    }
+    fn clock(&mut self, i: &RequestContextsIn) {
+        let take = self.outputs(i).alloc.filter(|_| i.alloc_valid);
+        // The RAM's registered read of `free_id` sees it before this edge's write.
+        let read = self.bucket_of[i.free_id as usize];
+        let freeing = self.freeing.take();
+        if let Some(id) = take {
+            self.bucket_of[id as usize] = bucket(i.alloc_entry) as u16;
+        }
+        if i.reset {
+            self.used = 0;
+            self.busy.iter_mut().for_each(|b| *b = false);
+            self.count = 0;
+            return;
+        }
+        // Release, then take, in the kernel's order (a bucket being
+        // released is still busy this cycle, so the two never meet).
+        if let Some((id, b)) = freeing {
+            self.used &= !(1 << id);
+            self.busy[b as usize] = false;
+        }
+        if let Some(id) = take {
+            self.used |= 1 << id;
+            self.busy[bucket(i.alloc_entry) as usize] = true;
+        }
+        match (take.is_some(), freeing.is_some()) {
+            (true, false) => self.count = self.count.wrapping_add(1),
+            (false, true) => self.count = self.count.wrapping_sub(1),
+            _ => {}
+        }
+        self.freeing = i.free_valid.then_some((i.free_id, read));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lockstep::{edge, settle};
+    use buddy_hdl::RequestContexts;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use rust_hdl::prelude::*;
+    use std::collections::VecDeque;
+
+    fn hardware_out(h: &RequestContexts) -> RequestContextsOut {
+        RequestContextsOut { alloc: h.alloc_ready.val().then(|| h.alloc_id.val().to_u64() as u8), in_use: h.in_use.val().to_u64() as u8 }
+    }
+
+    #[derive(Debug, Default)]
+    struct Coverage {
+        allocations: usize,
+        frees: usize,
+        /// A request offered and kept waiting by the guard (a context free).
+        guard_waits: usize,
+        /// Guard waits of an entry with no request to it in flight or
+        /// being released: a different entry of the same bucket.
+        bucket_waits: usize,
+        /// A request offered with every context in use.
+        full_waits: usize,
+        /// An allocation in a bucket the cycle it opens again.
+        reopened: usize,
+        /// Allocation and release at the same edge.
+        alloc_with_release: usize,
+        most_in_use: u8,
+        resets: usize,
+    }
+
+    /// Where a run's memory-entries come from.
+    #[derive(Debug, Clone, Copy)]
+    enum Entries {
+        /// A pool of this many (so that they collide): arbitrary ones,
+        /// ones of one slice's pattern (bits `[8:6]` fixed), small ones,
+        /// and two different entries of one bucket.
+        Pool(usize),
+        /// Consecutive entries, as a streaming kernel asks: any 1,024 of
+        /// them are in different buckets, so the guard never closes.
+        Stream,
+    }
+
+    /// `cycles` cycles: requests to `entries`, held while waiting; each
+    /// context in use is given back with probability `p_free` per cycle,
+    /// one per cycle at most; a rare reset.
+    fn run(seed: u64, cycles: usize, p_alloc: f64, p_free: f64, entries: Entries) -> Coverage {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut pool: Vec<u64> = match entries {
+            Entries::Pool(n) => (0..n)
+                .map(|k| match k % 3 {
+                    0 => rng.gen_range(0u64..1 << 57),
+                    1 => (rng.gen_range(0u64..1 << 51) << 6) & !(7 << 6) | 5 << 6 | rng.gen_range(0..64),
+                    _ => rng.gen_range(0u64..1 << 20),
+                })
+                .collect(),
+            Entries::Stream => vec![rng.gen_range(0u64..1 << 56)],
+        };
+        // e and e ^ (1 << 10 | 1 << 20) fold to one bucket.
+        let twin = pool[0] ^ (1 << 10 | 1 << 20);
+        assert_eq!(bucket(twin), bucket(pool[0]));
+        if let Entries::Pool(_) = entries {
+            pool.push(twin);
+        }
+        let mut streamed = 0u64;
+        let mut hw = RequestContexts::default();
+        hw.connect_all();
+        let mut model = RequestContextsModel::default();
+        let mut cov = Coverage::default();
+        // Contexts in use with their entries; entries freed in the last two cycles.
+        let mut in_flight: Vec<(u8, u64)> = Vec::new();
+        let mut recently_freed: VecDeque<Vec<u64>> = VecDeque::from([vec![], vec![]]);
+        let mut request: Option<u64> = None;
+        let mut opened: Option<u16> = None;
+        for cycle in 0..cycles {
+            let reset = cycle < 2 || rng.gen_bool(0.0005);
+            if request.is_none() && rng.gen_bool(p_alloc) {
+                request = Some(match entries {
+                    Entries::Pool(_) => pool[rng.gen_range(0..pool.len())],
+                    Entries::Stream => {
+                        streamed += 1;
+                        pool[0] + streamed
+                    }
+                });
+            }
+            // One context given back per cycle at most, any of those in use.
+            let free = (!in_flight.is_empty() && rng.gen_bool((p_free * in_flight.len() as f64).min(0.9)))
+                .then(|| in_flight.swap_remove(rng.gen_range(0..in_flight.len())));
+            recently_freed.pop_front();
+            recently_freed.push_back(free.iter().map(|f| f.1).collect());
+            let free = free.map(|f| f.0);
+            let i = RequestContextsIn {
+                reset,
+                alloc_valid: request.is_some(),
+                // The entry is a don't care while no request is offered.
+                alloc_entry: request.unwrap_or_else(|| rng.gen_range(0..1 << 57)),
+                free_valid: free.is_some(),
+                free_id: free.unwrap_or_else(|| rng.gen_range(0..128)),
+            };
+            hw.reset.next = i.reset;
+            hw.alloc_valid.next = i.alloc_valid;
+            hw.alloc_entry.next = i.alloc_entry.into();
+            hw.free_valid.next = i.free_valid;
+            hw.free_id.next = (i.free_id as u64).into();
+            settle(&mut hw);
+            let want = hardware_out(&hw);
+            assert_eq!(model.outputs(&i), want, "seed {seed}, cycle {cycle}");
+
+            let took = want.alloc.filter(|_| i.alloc_valid);
+            if i.alloc_valid && took.is_none() {
+                if model.lowest_free().is_some() {
+                    cov.guard_waits += 1;
+                    let same_entry = in_flight.iter().map(|f| &f.1).chain(recently_freed.iter().flatten()).any(|&e| e == i.alloc_entry);
+                    cov.bucket_waits += !same_entry as usize;
+                } else {
+                    cov.full_waits += 1;
+                }
+            }
+            let releasing = model.freeing.map(|(_, b)| b);
+            if let Some(id) = took.filter(|_| !reset) {
+                assert!(!in_flight.iter().any(|f| f.0 == id), "seed {seed}, cycle {cycle}: context {id} given twice");
+                assert!(
+                    !in_flight.iter().any(|f| f.1 == i.alloc_entry),
+                    "seed {seed}, cycle {cycle}: memory-entry {:#x} in flight twice",
+                    i.alloc_entry
+                );
+                in_flight.push((id, i.alloc_entry));
+                cov.allocations += 1;
+                cov.alloc_with_release += releasing.is_some() as usize;
+                cov.reopened += (opened == Some(bucket(i.alloc_entry) as u16)) as usize;
+                request = None;
+            }
+            cov.frees += i.free_valid as usize;
+            opened = releasing;
+            if reset {
+                cov.resets += 1;
+                in_flight.clear();
+                recently_freed.iter_mut().for_each(Vec::clear);
+                request = None;
+                opened = None;
+            }
+            cov.most_in_use = cov.most_in_use.max(want.in_use);
+            model.clock(&i);
+            edge(&mut hw, |h| &mut h.clock);
+        }
+        cov
+    }
+
+    #[test]
+    fn the_model_equals_the_hardware_every_cycle() {
+        // (p_alloc, p_free per context in use, entries): light load,
+        // every context in use, a small pool (the guard often closed).
+        let runs = [
+            (0.5, 0.02, Entries::Pool(300)),
+            (0.95, 0.004, Entries::Stream),
+            (0.8, 0.03, Entries::Pool(12)),
+            (0.9, 0.02, Entries::Pool(60)),
+        ];
+        for (seed, &(p_alloc, p_free, entries)) in runs.iter().enumerate() {
+            let cov = run(seed as u64, 10_000, p_alloc, p_free, entries);
+            eprintln!("request contexts seed {seed}: {cov:?}");
+            assert!(cov.allocations > 300 && cov.frees > 300 && cov.alloc_with_release > 0, "seed {seed}: {cov:?}");
+            if seed == 1 {
+                assert!(cov.full_waits > 0 && cov.most_in_use as usize == CONTEXTS, "seed {seed}: {cov:?}");
+            } else {
+                assert!(cov.guard_waits > 0, "seed {seed}: {cov:?}");
+            }
+            if seed == 2 {
+                assert!(cov.reopened > 0 && cov.bucket_waits > 0, "seed {seed}: {cov:?}");
+            }
+        }
+    }
+}

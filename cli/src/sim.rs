@@ -567,7 +567,7 @@ impl PaperComparison {
 /// The paper-timing lines of the summary.
 pub fn paper_table(rows: &[PaperComparison]) -> String {
     let mut s = String::from(
-        "RTL (pipelined slice) against the fast engine's paper timing (the fast engine does not model this slice's own timing yet):\n",
+        "RTL (pipelined slice) against the fast engine's paper timing (the idealized controller it is measured against):\n",
     );
     for a in rows {
         let _ = writeln!(

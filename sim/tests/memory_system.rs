@@ -117,6 +117,7 @@ fn rtl_mode_equals_fast_mode_with_hardware_timing() {
     t.accesses.truncate(25_000);
     let mut timed = SimConfig::default();
     timed.system.slice_timing = "hardware".into();
+    timed.system.rtl_slice = "serial".into();
     let mut default = SimConfig::default();
     default.system.rtl_slice = "serial".into();
     for mode in [Mode::Uncompressed, Mode::Buddy] {
@@ -205,6 +206,7 @@ fn pipelined_rtl_engine_serves_the_trace_and_jumps_idle_cycles_exactly() {
     let paper = SimConfig { system: SystemConfig { rtl_slice: "pipelined".into(), ..SystemConfig::default() }, ..SimConfig::default() };
     let mut serial = SimConfig::default();
     serial.system.slice_timing = "hardware".into();
+    serial.system.rtl_slice = "serial".into();
     for mode in [Mode::Uncompressed, Mode::Buddy] {
         let input = |config, rtl| SimInput {
             workload: &w,

@@ -104,11 +104,13 @@ pub trait PipelinedHardware: ClockedHardware {
     fn in_flight(&self) -> u64;
     /// The ports that decide timing this cycle as one line (a developer's
     /// trace, `BUDDY_SLICE_TRACE`): handshakes, tags and addresses, no data.
-    fn control_line(&self) -> String {
+    /// `req_ready` is shown only with a request `offered` (without one
+    /// the hardware's depends on the request ports' stale values).
+    fn control_line(&self, offered: bool) -> String {
         let port = |p: Option<(PortRequest, u64)>| p.map(|(p, t)| format!("{}{:x}/{t:x}", if p.write { "w" } else { "r" }, p.address));
         format!(
             "req {:?} resp {:?} dev {:?} {} bud {:?} {} md {:?} in {}",
-            self.req_ready(),
+            self.req_ready().filter(|_| offered),
             self.response().map(|r| (r.id, r.write, r.flush, r.fault, r.decode_error)),
             port(self.dev_request()),
             self.dev_resp_ready() as u8,
@@ -464,8 +466,9 @@ impl<H: PipelinedHardware> Driver<H> {
             return Err(format!("slice {}: the circuit did not settle", env.slice));
         }
         if let Some(t) = self.trace.as_mut() {
+            let line = self.hw.control_line(offered.is_some());
             let offered = offered.map(|r| (r.va, r.write, r.flush));
-            let _ = writeln!(t, "{cycle} offer {offered:?} dev_in {:?} bud_in {:?} | {}", dev.map(|d| d.2), bud.map(|d| d.2), self.hw.control_line());
+            let _ = writeln!(t, "{cycle} offer {offered:?} dev_in {:?} bud_in {:?} | {line}", dev.map(|d| d.2), bud.map(|d| d.2));
         }
         let mut progress = false;
         if offered.is_some() && self.hw.req_ready().is_none() {

@@ -183,11 +183,11 @@ fn an_rtl_run_checks_itself_against_fast_mode_with_hardware_timing() {
     assert!(reports[0]["rtl_cycles_per_second"].as_f64().unwrap() > 0.0);
 }
 
-/// `--engine rtl --rtl-slice pipelined` runs the pipelined slice and sets each mode
-/// beside the paper's timing (the fast engine does not model this slice's
-/// own timing yet).
+/// `--engine rtl --rtl-slice pipelined` runs the pipelined slice, checks it
+/// against the fast engine's timing of the same slice (its cycle model:
+/// every statistic identical) and sets each mode beside the paper's timing.
 #[test]
-fn an_rtl_run_of_the_pipelined_slice_is_set_beside_the_paper_timing() {
+fn an_rtl_run_of_the_pipelined_slice_agrees_with_its_model_and_is_set_beside_the_paper_timing() {
     let w = bundled_copy_with_trace();
     let trace = fs::read(w.path().join("trace.bin")).unwrap();
     fs::write(w.path().join("trace.bin"), &trace[..12 * 10_000]).unwrap();
@@ -208,6 +208,10 @@ fn an_rtl_run_of_the_pipelined_slice_is_set_beside_the_paper_timing() {
         out.to_str().unwrap(),
     ]));
     assert!(text.contains("RTL mode (PipelinedController hardware in rust-hdl)"), "{text}");
+    assert!(text.contains("every statistic identical"), "{text}");
+    let agreement: Vec<Value> = serde_json::from_slice(&fs::read(out.join("agreement.json")).unwrap()).unwrap();
+    assert_eq!(agreement.len(), 1);
+    assert_eq!(agreement[0]["identical_statistics"], true);
     assert!(text.contains("against the fast engine's paper timing") && text.contains("metadata counters equal"), "{text}");
     let rows: Vec<Value> = serde_json::from_slice(&fs::read(out.join("paper_timing.json")).unwrap()).unwrap();
     assert_eq!(rows.len(), 1);

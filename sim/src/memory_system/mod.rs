@@ -188,8 +188,10 @@ pub struct Energy {
 pub struct SimReport {
     pub workload: String,
     pub engine: &'static str,
-    /// Controller timing: `hardware` (RTL mode, or fast mode with
-    /// `system.slice_timing = "hardware"`) or `pipelined`.
+    /// Controller timing: `pipelined hardware` (the `PipelinedController`:
+    /// RTL mode, or fast mode's cycle model with `system.slice_timing =
+    /// "hardware"`), `hardware` (the same for the serial
+    /// `BuddyController`) or `pipelined` (the paper's idealized timing).
     pub slice_timing: String,
     pub mode: Mode,
     pub algorithm: String,

@@ -1,5 +1,6 @@
 //! Fast engine with the `BuddyController`'s timing
-//! (`system.slice_timing = "hardware"`): every slice serves one request at
+//! (`system.slice_timing = "hardware"` with `system.rtl_slice = "serial"`):
+//! every slice serves one request at
 //! a time, and every memory handshake of the hardware's state machine
 //! (`hdl/src/buddy_controller.rs`) and of its metadata cache
 //! (`hdl/src/metadata_cache.rs`) reaches the HBM2 and NVLink models on the

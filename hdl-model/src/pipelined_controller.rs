@@ -39,9 +39,9 @@ pub struct RequestFacts {
     pub fault: u8,
     /// The page is compressed (the translator's `out_metadata_valid`).
     pub compressed: bool,
-    /// The size nibble's byte address and half.
+    /// The size nibble's byte address (which half of the byte it is only
+    /// picks bits of the cache's data word).
     pub md_address: u64,
-    pub md_high: bool,
     /// The translation for the whole slot (class RAW): device slot start
     /// (byte address), device part (bytes), buddy slot start.
     pub device: u64,
@@ -96,14 +96,11 @@ pub struct SliceOut {
     pub md_lookup: Option<(u8, u8)>,
 }
 
-/// A commit on its way to the metadata cache: data-array word, nibble's
-/// byte offset and half, value, tag.
+/// A commit on its way to the metadata cache: the data-array word and
+/// the tag (the nibble's place and value only pick bits of the word).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Commit {
     word: u64,
-    offset: u64,
-    high: bool,
-    value: u8,
     tag: u64,
 }
 
@@ -613,14 +610,7 @@ impl PipelinedControllerModel {
         // K0 -> the commit slice -> the cache's commit port.
         n.commit_slice.in_valid = k0_commit;
         let k0 = self.k0.unwrap_or_default();
-        let k0_facts = &self.facts[k0 as usize];
-        n.commit_slice.in_data = Commit {
-            word: self.res_word[k0 as usize],
-            offset: k0_facts.md_address & 31,
-            high: k0_facts.md_high,
-            value: if has(self.w.abort, k0) { k0_facts.old_nibble } else { k0_facts.new_class },
-            tag: k0 as u64,
-        };
+        n.commit_slice.in_data = Commit { word: self.res_word[k0 as usize], tag: k0 as u64 };
         let commit = w.commit_slice.out;
         n.md.commit_valid = commit.is_some();
         let c = commit.unwrap_or_default();

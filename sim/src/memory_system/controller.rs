@@ -582,7 +582,6 @@ impl Controllers {
             fault: 0,
             compressed: pte.compressed,
             md_address: raw.metadata.map_or(0, |m| m.address),
-            md_high: raw.metadata.is_some_and(|m| m.high),
             device: raw.device_slot.address,
             part: raw.device_slot.bytes,
             buddy: raw.buddy.map_or(0, |b| b.address),

@@ -5,7 +5,10 @@
 //! then a flush; plays device memory and buddy-memory answering each sector
 //! read 1-`max_latency` cycles later in any order; checks every tagged
 //! response against the golden slice's answer to the same request (served
-//! in request order), and memory after the flush against golden's.
+//! in request order), and memory after the flush against golden's. Beside
+//! the hardware runs its cycle model (`buddy_hdl_model`, the fast engine's
+//! timing of the slice) on the same inputs, its outputs compared with the
+//! hardware's on every cycle.
 
 use std::collections::HashMap;
 
@@ -18,6 +21,9 @@ use buddy_golden::{Algorithm, HardwareCodec, Mag, SizeClass};
 use buddy_hdl::address_translator::fault;
 use buddy_hdl::metadata_cache::outcome as md_outcome;
 use buddy_hdl::{PipelinedController, PipelinedControllerMagBdi, PipelinedControllerZvc};
+use buddy_hdl_model::memory_port::MemRequest;
+use buddy_hdl_model::pipelined_controller::{PipelinedControllerModel, RequestFacts, SliceIn, SliceOut, SliceResponse};
+use buddy_hdl_model::CycleModel;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -406,6 +412,7 @@ macro_rules! slice_driver {
             // Golden answers, in request order, and the outcome of each
             // request's (first) metadata lookup: `None` unknown (golden
             // stops at an error), `Some(None)` no lookup.
+            let mut facts = Vec::with_capacity(requests.len());
             let (expected, expected_lookup): (Vec<Answer>, Vec<Option<Option<u64>>>) = requests
                 .iter()
                 .map(|r| {
@@ -413,6 +420,7 @@ macro_rules! slice_driver {
                         None => golden.read(&r.pte, r.va, &mut memory),
                         Some((mask, data)) => golden.write(&r.pte, r.va, mask, &to_bytes(&data), &mut memory),
                     };
+                    facts.push(request_facts(&regs, r, &served));
                     let lookup = served.as_ref().ok().map(|s| {
                         let md = s.read.as_ref().and_then(|p| p.metadata.as_ref()).or(s.write.as_ref().and_then(|p| p.metadata.as_ref()));
                         md.map(|m| outcome_code(m.outcome))
@@ -430,6 +438,9 @@ macro_rules! slice_driver {
             let mut lookups: HashMap<u64, u64> = HashMap::new();
             golden.flush(&mut memory);
 
+            let latency = buddy_hdl::timing::codec_latency(hardware);
+            let mut model = PipelinedControllerModel::new(latency.compress, latency.decompress);
+            let mut model_reset = true;
             let mut boxed = Box::new($make(hardware));
             let dut: &mut $dut = &mut boxed;
             dut.connect_all();
@@ -451,6 +462,7 @@ macro_rules! slice_driver {
                 lines.push(dut.lockstep_line());
             }
             edge(dut);
+            model.clock(&SliceIn { reset: true, ..Default::default() });
             dut.reset.next = false;
             // The metadata cache invalidates its sets one per cycle after reset.
             for _ in 0..16 {
@@ -459,7 +471,9 @@ macro_rules! slice_driver {
                     lines.push(dut.lockstep_line());
                 }
                 edge(dut);
+                model.clock(&SliceIn::default());
             }
+            model_reset = false;
 
             let mut out = PipelinedRun::default();
             let mut next = 0usize;
@@ -537,6 +551,27 @@ macro_rules! slice_driver {
                     }
                 }
                 settle(dut);
+
+                // The cycle model on the same inputs shows the same outputs.
+                let model_in = SliceIn {
+                    reset: model_reset,
+                    req: offered.then(|| if flush { RequestFacts { flush: true, ..Default::default() } } else { facts[next] }),
+                    resp_ready,
+                    dev_mem_ready: mem_ready[0],
+                    dev_mem_resp: answers[0].map(|i| pending[0][i].1),
+                    bud_mem_ready: mem_ready[1],
+                    bud_mem_resp: answers[1].map(|i| pending[1][i].1),
+                };
+                let mut want = model.outputs(&model_in);
+                want.req_ready = want.req_ready.filter(|_| offered);
+                let got = model_view_of!(&*dut, offered);
+                if let Some(r) = want.resp.as_mut().filter(|r| r.flush) {
+                    r.id = 0;
+                }
+                if got != want {
+                    return Err(format!("cycle {cycle}: the cycle model differs from the hardware\nhardware: {got:?}\nmodel:    {want:?}"));
+                }
+                model.clock(&model_in);
 
                 if offered && dut.req_ready.val() && flush {
                     next += 1;
@@ -665,6 +700,60 @@ macro_rules! slice_driver {
             Ok((out, lines))
         }
     };
+}
+
+/// What `request` is and what the golden slice found for it (`served`),
+/// as the cycle model takes it.
+fn request_facts(regs: &BuddyRegisters, r: &Read, served: &Result<buddy_golden::controller_slice::Served, SliceError>) -> RequestFacts {
+    let (mask, write) = r.write.map_or((0, false), |w| (w.0, true));
+    let mut f = RequestFacts { write, mask, entry: r.va >> 7, compressed: r.pte.compressed, ..Default::default() };
+    match translate_entry(regs, PAGE, &r.pte, r.va, SizeClass::Raw) {
+        Ok(raw) => {
+            f.md_address = raw.metadata.map_or(0, |m| m.address);
+            f.device = raw.device_slot.address;
+            f.part = raw.device_slot.bytes;
+            f.buddy = raw.buddy.map_or(0, |b| b.address);
+        }
+        Err(fault) => f.fault = fault_code(&fault) as u8,
+    }
+    match served {
+        Ok(s) => {
+            f.old_nibble = s.read.as_ref().map_or(0, |p| p.class.code());
+            f.new_class = s.write.as_ref().map_or(0, |p| p.class.code());
+        }
+        Err(SliceError::Decode { nibble, .. }) => {
+            f.old_nibble = *nibble;
+            f.decode_error = true;
+        }
+        Err(SliceError::Fault { .. }) => {}
+    }
+    f
+}
+
+/// The ports of a pipelined slice `dut` as its cycle model shows them
+/// (`req_ready` only with a request offered: without one it depends on
+/// the request ports' stale values; a flush's response id is don't care).
+macro_rules! model_view_of {
+    ($dut:expr, $offered:expr) => {{
+        let dut = $dut;
+        let port = |valid: bool, write: bool, address: u64, tag: u64| valid.then_some(MemRequest { write, address, tag: tag as u16 });
+        SliceOut {
+            req_ready: ($offered && dut.req_ready.val()).then(|| dut.req_id.val().to_u64() as u8),
+            resp: dut.resp_valid.val().then(|| SliceResponse {
+                id: if dut.resp_flush.val() { 0 } else { dut.resp_id.val().to_u64() as u8 },
+                write: dut.resp_write.val(),
+                flush: dut.resp_flush.val(),
+                fault: dut.resp_fault.val().to_u64() as u8,
+                decode_error: dut.resp_decode_error.val(),
+            }),
+            dev_mem: port(dut.dev_mem_valid.val(), dut.dev_mem_write.val(), dut.dev_mem_address.val().to_u64(), dut.dev_mem_tag.val().to_u64()),
+            dev_mem_resp_ready: dut.dev_mem_resp_ready.val(),
+            bud_mem: port(dut.bud_mem_valid.val(), dut.bud_mem_write.val(), dut.bud_mem_address.val().to_u64(), dut.bud_mem_tag.val().to_u64()),
+            bud_mem_resp_ready: dut.bud_mem_resp_ready.val(),
+            in_flight: dut.in_flight.val().to_u64(),
+            md_lookup: dut.md_lookup_valid.val().then(|| (dut.md_lookup_id.val().to_u64() as u8, dut.md_lookup_outcome.val().to_u64() as u8)),
+        }
+    }};
 }
 
 slice_driver!(run_bpc, PipelinedController, |_| PipelinedController::default());

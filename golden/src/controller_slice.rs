@@ -59,9 +59,10 @@ pub enum SliceError {
     #[error("translation fault at {va:#x}: {fault}")]
     Fault { va: u64, fault: TranslationFault },
     /// The stored entry does not decode: a reserved size code, or a stream
-    /// the decompressor rejects.
+    /// the decompressor rejects. `nibble`: the size nibble found (the
+    /// reserved code, or the class whose stream does not decode).
     #[error("entry at {va:#x} does not decode: {message}")]
-    Decode { va: u64, message: String },
+    Decode { va: u64, nibble: u8, message: String },
 }
 
 /// A run of consecutive 32-byte sectors.
@@ -249,7 +250,7 @@ impl ControllerSlice {
     }
 
     fn class_of(va: u64, code: u8) -> Result<SizeClass, SliceError> {
-        SizeClass::from_code(code).map_err(|e| SliceError::Decode { va, message: e.to_string() })
+        SizeClass::from_code(code).map_err(|e| SliceError::Decode { va, nibble: code, message: e.to_string() })
     }
 
     /// The stored bytes of `access`: device part, then buddy part.
@@ -296,7 +297,7 @@ impl ControllerSlice {
         let class = Self::class_of(va, code)?;
         let access = self.translate(pte, va, class)?;
         let stored = Self::load(&access, memory);
-        let entry = self.codec.decompress(class, &stored).map_err(|e| SliceError::Decode { va, message: e.to_string() })?;
+        let entry = self.codec.decompress(class, &stored).map_err(|e| SliceError::Decode { va, nibble: class.code(), message: e.to_string() })?;
         let part = ReadPart {
             metadata: Some(metadata),
             class,
@@ -408,7 +409,7 @@ impl ControllerSlice {
         let class = Self::class_of(va, read_nibble_in_memory(Self::nibble_at(&slot), memory))?;
         let access = self.translate(pte, va, class)?;
         let stored = Self::load(&access, memory);
-        self.codec.decompress(class, &stored).map_err(|e| SliceError::Decode { va, message: e.to_string() })
+        self.codec.decompress(class, &stored).map_err(|e| SliceError::Decode { va, nibble: class.code(), message: e.to_string() })
     }
 }
 

@@ -127,7 +127,7 @@ impl From<SliceError> for SimError {
     fn from(e: SliceError) -> Self {
         match e {
             SliceError::Fault { va, fault } => SimError::Fault { va, fault },
-            SliceError::Decode { va, message } => SimError::Decode { va, message },
+            SliceError::Decode { va, message, .. } => SimError::Decode { va, message },
         }
     }
 }

@@ -122,6 +122,8 @@ pub fn run_scenario_timed(
 ) -> Result<ScenarioRun, String> {
     let mut config = SimConfig::default();
     config.system.slice_timing = slice_timing.into();
+    // The `BuddyController`'s scenario: its hardware timing is the serial slice's.
+    config.system.rtl_slice = "serial".into();
     config.system.slices = 1;
     config.system.page = "64K".into();
     let allocations = TARGETS.iter().enumerate().map(|(i, &t)| (HEAP_BASE + i as u64 * PAGE, PAGE, t)).collect();

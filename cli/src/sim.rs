@@ -455,6 +455,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             text += "\n";
         }
     }
+    if args.engine != "rtl" {
+        text += &accept_wait_table(&reports);
+    }
     let mut files = "sim.json, sim.csv, epochs.csv, summary.txt, config.toml";
     if args.engine == "rtl" {
         // Every RTL run checks itself against the fast mode with the hardware's timing.
@@ -464,6 +467,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let rows: Vec<_> = reports.iter().zip(&fast).map(|(r, f)| Agreement::of(r, f)).collect();
         write_file(&dir.join("agreement.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
         text += &agreement_table(&rows);
+        text += &accept_wait_table(&fast);
         files = "sim.json, sim.csv, epochs.csv, summary.txt, agreement.json, config.toml";
     }
     if args.engine == "rtl" && config.rtl_slice() == RtlSlice::Pipelined {
@@ -562,6 +566,26 @@ impl PaperComparison {
             same_metadata: rtl.metadata == paper.metadata,
         }
     }
+}
+
+/// Why requests waited to be taken by the pipelined slices (the cycle
+/// model's diagnosis, in reports that carry it): per mode, the slice
+/// cycles summed over the slices and the largest reasons' shares.
+pub fn accept_wait_table(reports: &[SimReport]) -> String {
+    let mut s = String::new();
+    for r in reports {
+        let Some(waits) = &r.accept_waits else { continue };
+        if s.is_empty() {
+            s += "requests offered and not taken by the pipelined slices (slice cycles over all slices; the cycle model's diagnosis):\n";
+        }
+        let total: u64 = waits.values().sum();
+        let mut by_size: Vec<(&String, &u64)> = waits.iter().collect();
+        by_size.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let shares: Vec<String> =
+            by_size.iter().take(5).map(|(why, &n)| format!("{why} {:.1}%", 100.0 * n as f64 / total.max(1) as f64)).collect();
+        let _ = writeln!(s, "{:<15} {:>9} cycles: {}", r.mode.name(), total, shares.join("; "));
+    }
+    s
 }
 
 /// The paper-timing lines of the summary.

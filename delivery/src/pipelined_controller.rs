@@ -440,7 +440,6 @@ macro_rules! slice_driver {
 
             let latency = buddy_hdl::timing::codec_latency(hardware);
             let mut model = PipelinedControllerModel::new(latency.compress, latency.decompress);
-            let mut model_reset = true;
             let mut boxed = Box::new($make(hardware));
             let dut: &mut $dut = &mut boxed;
             dut.connect_all();
@@ -473,7 +472,7 @@ macro_rules! slice_driver {
                 edge(dut);
                 model.clock(&SliceIn::default());
             }
-            model_reset = false;
+
 
             let mut out = PipelinedRun::default();
             let mut next = 0usize;
@@ -554,7 +553,7 @@ macro_rules! slice_driver {
 
                 // The cycle model on the same inputs shows the same outputs.
                 let model_in = SliceIn {
-                    reset: model_reset,
+                    reset: false,
                     req: offered.then(|| if flush { RequestFacts { flush: true, ..Default::default() } } else { facts[next] }),
                     resp_ready,
                     dev_mem_ready: mem_ready[0],

@@ -16,7 +16,7 @@ use buddy_hdl::read_planner::kind;
 
 use crate::elastic_pipeline::{ElasticPipelineModel, PipelineIn, PipelineOut};
 use crate::memory_port::{MemRequest, MemoryPortIn, MemoryPortModel, MemoryPortOut};
-use crate::pipelined_metadata_cache::{PipelinedMetadataCacheIn, PipelinedMetadataCacheModel, PipelinedMetadataCacheOut};
+use crate::pipelined_metadata_cache::{LookupWait, PipelinedMetadataCacheIn, PipelinedMetadataCacheModel, PipelinedMetadataCacheOut};
 use crate::read_planner::{ReadPlannerIn, ReadPlannerModel, ReadPlannerOut};
 use crate::register_slice::{RegisterSliceIn, RegisterSliceModel, RegisterSliceOut};
 use crate::request_contexts::{RequestContextsIn, RequestContextsModel, RequestContextsOut};
@@ -239,6 +239,50 @@ struct Locals {
 
 const CONTEXTS: usize = buddy_hdl::request_contexts::CONTEXTS;
 
+/// Why a request offered to the slice is not taken in a cycle: the first
+/// condition of `req_ready` that fails and, when the translator is full,
+/// what the request ahead in X1 waits for (a diagnosis the model can give
+/// and the hardware's ports cannot; `docs/controller.md`, "Where the
+/// pipelined slice's cycles go").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AcceptWait {
+    /// A flush is in progress, or a flush waits for the slice to empty.
+    Flush,
+    /// The translator's tag queue holds 16 requests.
+    TagQueue,
+    /// All 128 contexts are in use.
+    AllContexts,
+    /// The request's memory-entry bucket is busy (the same-entry guard).
+    SameEntry,
+    /// The translator is full and X1 is leaving (it drains next cycle).
+    Translator,
+    /// The translator is full behind X1, which waits for: the fault
+    /// answer register, the compressor (a full write), a metadata lookup,
+    /// the write planner (an uncompressed write) or J0 (an uncompressed read).
+    FaultPort,
+    Compressor,
+    Metadata(LookupWait),
+    WritePlanner,
+    ReadPlanner,
+}
+
+impl AcceptWait {
+    pub fn name(self) -> String {
+        match self {
+            AcceptWait::Flush => "flush".into(),
+            AcceptWait::TagQueue => "translator tag queue full".into(),
+            AcceptWait::AllContexts => "all 128 contexts in use".into(),
+            AcceptWait::SameEntry => "same-entry guard".into(),
+            AcceptWait::Translator => "translator draining".into(),
+            AcceptWait::FaultPort => "X1 waits: fault answer".into(),
+            AcceptWait::Compressor => "X1 waits: compressor".into(),
+            AcceptWait::Metadata(m) => format!("X1 waits: metadata lookup, {}", m.name()),
+            AcceptWait::WritePlanner => "X1 waits: write planner".into(),
+            AcceptWait::ReadPlanner => "X1 waits: J0 / read planner".into(),
+        }
+    }
+}
+
 /// The pipelined slice, built with codec latencies `compress` and
 /// `decompress` (cycles, II 1: `buddy_hdl::timing::codec_latency`).
 #[derive(Debug, Clone)]
@@ -278,6 +322,8 @@ pub struct PipelinedControllerModel {
     committable: u128,
     /// The blocks' outputs as last settled (the next settle starts there).
     wires: Wires,
+    /// Cycles a request was offered and not taken, by why.
+    accept_waits: std::collections::BTreeMap<AcceptWait, u64>,
 }
 
 fn bit(id: u8) -> u128 {
@@ -323,6 +369,50 @@ impl PipelinedControllerModel {
             w: Flags::default(),
             committable: 0,
             wires: Wires::default(),
+            accept_waits: Default::default(),
+        }
+    }
+
+    /// Cycles a request was offered and not taken, by why (since built).
+    pub fn accept_waits(&self) -> &std::collections::BTreeMap<AcceptWait, u64> {
+        &self.accept_waits
+    }
+
+    /// Whether the slice takes request `req` this cycle.
+    fn req_ready(&self, w: &Wires, req: &RequestFacts) -> bool {
+        if req.flush {
+            !self.f_valid && w.contexts.in_use == 0
+        } else {
+            !self.f_valid && w.contexts.alloc.is_some() && w.translator.in_ready && !w.xlate_ids.full
+        }
+    }
+
+    /// Why `req` is not taken this cycle (see [`AcceptWait`]).
+    fn accept_wait(&self, w: &Wires, n: &Inputs, l: &Locals, req: &RequestFacts) -> AcceptWait {
+        if req.flush || self.f_valid {
+            return AcceptWait::Flush;
+        }
+        if w.xlate_ids.full {
+            return AcceptWait::TagQueue;
+        }
+        if w.contexts.alloc.is_none() {
+            return if w.contexts.in_use as usize == CONTEXTS { AcceptWait::AllContexts } else { AcceptWait::SameEntry };
+        }
+        match self.x1 {
+            Some(x1) if !l.x1_go => {
+                if x1.fault != 0 {
+                    AcceptWait::FaultPort
+                } else if x1.compressed && !n.md.req_valid {
+                    AcceptWait::Compressor
+                } else if x1.compressed {
+                    self.md.lookup_wait(&n.md).map_or(AcceptWait::Translator, AcceptWait::Metadata)
+                } else if x1.write {
+                    AcceptWait::WritePlanner
+                } else {
+                    AcceptWait::ReadPlanner
+                }
+            }
+            _ => AcceptWait::Translator,
         }
     }
 
@@ -463,11 +553,7 @@ impl PipelinedControllerModel {
         n.contexts.alloc_valid = req_valid && !req.flush && !self.f_valid && w.translator.in_ready && !w.xlate_ids.full;
         let alloc_id = w.contexts.alloc.unwrap_or_default();
         n.translator.in_valid = req_valid && !req.flush && !self.f_valid && w.contexts.alloc.is_some() && !w.xlate_ids.full;
-        let req_ready = if req.flush {
-            !self.f_valid && w.contexts.in_use == 0
-        } else {
-            !self.f_valid && w.contexts.alloc.is_some() && w.translator.in_ready && !w.xlate_ids.full
-        };
+        let req_ready = self.req_ready(w, &req);
         l.accept = req_valid && req_ready && !req.flush;
         l.flush_take = req_valid && req_ready && req.flush;
         n.translator.in_payload = alloc_id;
@@ -652,12 +738,7 @@ impl CycleModel for PipelinedControllerModel {
 
     fn outputs(&self, i: &SliceIn) -> SliceOut {
         let (w, _, l) = self.settle(i);
-        let req = i.req.unwrap_or_default();
-        let ready = if req.flush {
-            !self.f_valid && w.contexts.in_use == 0
-        } else {
-            !self.f_valid && w.contexts.alloc.is_some() && w.translator.in_ready && !w.xlate_ids.full
-        };
+        let ready = self.req_ready(&w, &i.req.unwrap_or_default());
         SliceOut {
             req_ready: ready.then_some(w.contexts.alloc.unwrap_or_default()),
             resp: l.resp,
@@ -672,6 +753,9 @@ impl CycleModel for PipelinedControllerModel {
 
     fn clock(&mut self, i: &SliceIn) {
         let (w, n, l) = self.settle(i);
+        if let Some(req) = i.req.filter(|r| !i.reset && !self.req_ready(&w, r)) {
+            *self.accept_waits.entry(self.accept_wait(&w, &n, &l, &req)).or_default() += 1;
+        }
         // The flags, in the order the kernel sets and clears them.
         let mut f = self.w;
         let x1 = self.x1.unwrap_or_default();

@@ -425,6 +425,78 @@ impl PipelinedMetadataCacheModel {
     }
 }
 
+/// Why the lookup register holds its lookup this cycle (the lookups
+/// behind it, which keep request order, wait too): what
+/// [`PipelinedMetadataCacheModel::lookup_wait`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LookupWait {
+    /// A dirty victim is being written back (2 cycles a sector).
+    WriteBack,
+    /// A hit waits for the response register (the slice not taking
+    /// answers, a write to the same word leaving, a fill or commit first).
+    Response,
+    /// All 16 miss registers are in use.
+    MissRegisters,
+    /// 4 fills are outstanding.
+    FillSlots,
+    /// The memory-side request register is busy.
+    MemoryRequest,
+    /// A line miss whose LRU victim is pinned by a write in flight.
+    PinnedVictim,
+    /// A line miss whose LRU victim still has a fill or a parked lookup.
+    VictimInFlight,
+    /// A flush waits for the fills, answers and pins outstanding, or walks the lines.
+    Flush,
+}
+
+impl LookupWait {
+    pub fn name(self) -> &'static str {
+        match self {
+            LookupWait::WriteBack => "dirty victim written back",
+            LookupWait::Response => "hit waits for the response register",
+            LookupWait::MissRegisters => "miss registers full",
+            LookupWait::FillSlots => "4 fills outstanding",
+            LookupWait::MemoryRequest => "memory request register busy",
+            LookupWait::PinnedVictim => "line miss, victim pinned by a write",
+            LookupWait::VictimInFlight => "line miss, victim has a fill or parked lookup",
+            LookupWait::Flush => "flush",
+        }
+    }
+}
+
+impl PipelinedMetadataCacheModel {
+    /// Why the lookup register does not take a new request this cycle
+    /// with inputs `i` (`None`: it does, or it holds nothing).
+    pub fn lookup_wait(&self, i: &PipelinedMetadataCacheIn) -> Option<LookupWait> {
+        let d = self.decide(i);
+        let l = self.lookup?;
+        if d.lookup_goes() || d.flush_done {
+            return None;
+        }
+        if l.flush {
+            return Some(LookupWait::Flush);
+        }
+        if self.evict.state != EvictState::Idle {
+            return Some(LookupWait::WriteBack);
+        }
+        let p = d.probe?;
+        let room = self.slots.len() < MISS_SLOTS;
+        let fill_wait = if room { LookupWait::FillSlots } else { LookupWait::MissRegisters };
+        let fill_room = room && self.fills_outstanding() < FILL_SLOTS;
+        Some(match p.hit {
+            Some(_) if p.sector_valid && p.pend_sector => LookupWait::MissRegisters,
+            Some(_) if p.sector_valid => LookupWait::Response,
+            Some(_) if !fill_room => fill_wait,
+            Some(_) => LookupWait::MemoryRequest,
+            None if self.pins[p.set * WAYS + p.victim] != 0 => LookupWait::PinnedVictim,
+            None if p.pend_line => LookupWait::VictimInFlight,
+            None if p.victim_dirty != 0 && !self.evicted => LookupWait::WriteBack,
+            None if !fill_room => fill_wait,
+            None => LookupWait::MemoryRequest,
+        })
+    }
+}
+
 impl CycleModel for PipelinedMetadataCacheModel {
     type In = PipelinedMetadataCacheIn;
     type Out = PipelinedMetadataCacheOut;

@@ -230,6 +230,15 @@ impl Controllers {
         });
     }
 
+    /// Cycles a request was offered to a slice and not taken, by why: the
+    /// fast engine's timing of the pipelined slice only (its cycle model).
+    pub fn accept_waits(&self) -> Option<std::collections::BTreeMap<String, u64>> {
+        match &self.engine {
+            Engine::PipelinedModel(p) => p.accept_waits(),
+            _ => None,
+        }
+    }
+
     /// The pipelined RTL engine's slices, if that is the engine.
     pub fn pipelined_rtl(&self) -> Option<&PipelinedSlices> {
         match &self.engine {

@@ -237,6 +237,11 @@ pub struct SimReport {
     pub rtl_cycles_per_second: Option<f64>,
     /// RTL mode with the pipelined slice: where its cycles went.
     pub pipelined_slice: Option<pipelined_rtl::PipelinedStats>,
+    /// Fast mode with the pipelined slice's hardware timing: slice cycles
+    /// in which a request was offered and not taken, summed over the
+    /// slices, by why (the cycle model's diagnosis).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accept_waits: Option<std::collections::BTreeMap<String, u64>>,
     /// RTL mode with [`RtlOptions::lockstep`]: the recorded lines, one per
     /// simulated cycle of that slice (not serialized).
     #[serde(skip)]
@@ -614,6 +619,7 @@ impl<'a> Session<'a> {
             rtl_simulated_cycles: rtl_cycles,
             rtl_cycles_per_second: rtl_cycles.map(|c| c as f64 / wall.max(1e-9)),
             pipelined_slice: ctl.pipelined_rtl().map(|p| p.stats()),
+            accept_waits: ctl.accept_waits(),
             lockstep_lines,
             vcd_idle_slices,
         })

@@ -132,6 +132,9 @@ impl PipelinedHardware for ModelSlice {
     fn in_flight(&self) -> u64 {
         self.out().in_flight
     }
+    fn accept_waits(&self) -> Option<Vec<(String, u64)>> {
+        Some(self.model.accept_waits().iter().map(|(why, &n)| (why.name(), n)).collect())
+    }
 }
 
 /// A sector request without data: no byte is written (strobe 0).

@@ -102,6 +102,11 @@ pub trait PipelinedHardware: ClockedHardware {
     fn md_lookup(&self) -> Option<(u64, u64)>;
     /// `in_flight`.
     fn in_flight(&self) -> u64;
+    /// Cycles a request was offered and not taken, by why (the cycle
+    /// model can tell; the hardware's ports cannot): `None` for hardware.
+    fn accept_waits(&self) -> Option<Vec<(String, u64)>> {
+        None
+    }
     /// The ports that decide timing this cycle as one line (a developer's
     /// trace, `BUDDY_SLICE_TRACE`): handshakes, tags and addresses, no data.
     /// `req_ready` is shown only with a request `offered` (without one
@@ -677,6 +682,7 @@ trait SliceDriver {
     fn record_lines(&mut self, max: usize);
     fn take_lines(&mut self) -> Vec<String>;
     fn set_trace(&mut self, w: std::io::BufWriter<std::fs::File>);
+    fn accept_waits(&self) -> Option<Vec<(String, u64)>>;
 }
 
 impl<H: PipelinedHardware + Send> SliceDriver for Driver<H> {
@@ -725,6 +731,9 @@ impl<H: PipelinedHardware + Send> SliceDriver for Driver<H> {
     }
     fn set_trace(&mut self, w: std::io::BufWriter<std::fs::File>) {
         self.trace = Some(w);
+    }
+    fn accept_waits(&self) -> Option<Vec<(String, u64)>> {
+        self.hw.accept_waits()
     }
 }
 
@@ -828,6 +837,19 @@ impl PipelinedSlices {
         let mut t = PipelinedStats::default();
         self.slices.iter().for_each(|s| t += s.borrow().driver.stats());
         t
+    }
+
+    /// Cycles a request was offered to a slice and not taken, by why,
+    /// summed over the slices (the cycle model's diagnosis; `None` for
+    /// the hardware).
+    pub fn accept_waits(&self) -> Option<std::collections::BTreeMap<String, u64>> {
+        let mut sum = std::collections::BTreeMap::new();
+        for s in self.slices.iter() {
+            for (why, n) in s.borrow().driver.accept_waits()? {
+                *sum.entry(why).or_default() += n;
+            }
+        }
+        Some(sum)
     }
 
     /// Jump over idle cycles (the default) or clock them.

@@ -71,6 +71,10 @@ fn the_cycle_model_shows_the_rtl_engines_ports_on_every_cycle() {
         assert_eq!((rtl.read_latency_mean_ns, rtl.read_latency_p99_ns), (model.read_latency_mean_ns, model.read_latency_p99_ns), "{case}");
         assert_eq!((rtl.device, rtl.link, rtl.metadata, rtl.buddy_requests), (model.device, model.link, model.metadata, model.buddy_requests), "{case}");
         assert_eq!(rtl.epochs, model.epochs, "{case}");
+        // The model's diagnosis covers every cycle the hardware left a request waiting.
+        let waits = model.accept_waits.as_ref().expect("the model's diagnosis");
+        let stalls = rtl.pipelined_slice.expect("pipelined statistics").accept_stall_cycles;
+        assert!(stalls > 0 && waits.values().sum::<u64>() == stalls, "{case}: {waits:?} vs {stalls}");
     }
 }
 

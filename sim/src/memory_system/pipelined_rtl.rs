@@ -27,6 +27,9 @@
 //! state of an idle slice does not change; checked by running without the
 //! jump, [`PipelinedSlices::set_skip_idle`]).
 //!
+//! The same driver runs the fast engine's timing of this slice, with its
+//! cycle model in place of the hardware ([`super::pipelined_model`]).
+//!
 //! Counters the hardware does not count itself come from its ports: the
 //! metadata cache's reads, writes and outcomes from `md_lookup_*` (a
 //! partial write's one reservation counts as golden's read then write,
@@ -774,8 +777,9 @@ impl PipelinedSlices {
             let mut d = driver(i);
             if let Some(dir) = &trace {
                 let path = dir.join(format!("{what}-slice{i}.txt"));
-                if let Ok(f) = std::fs::File::create(&path) {
-                    d.set_trace(std::io::BufWriter::new(f));
+                match std::fs::File::create(&path) {
+                    Ok(f) => d.set_trace(std::io::BufWriter::new(f)),
+                    Err(e) => eprintln!("warning: BUDDY_SLICE_TRACE: cannot write {}: {e}", path.display()),
                 }
             }
             RefCell::new(SliceState { driver: d, running: false })

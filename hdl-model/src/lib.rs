@@ -4,7 +4,11 @@
 //! (`docs/controller.md`, "Timing: three engines"); each model's tests run
 //! it beside its rust-hdl block on random inputs and compare every output
 //! on every cycle, so the models are checked against the hardware, not
-//! written as a second source of its timing.
+//! written as a second source of its timing. [`pipelined_controller`]
+//! composes them into the whole slice, checked against the hardware by the
+//! slice's testbench (`delivery/src/pipelined_controller.rs`) and against
+//! the RTL engine port by port (`sim/tests/pipelined_model.rs`); when a
+//! block changes, its model changes in the same commit.
 //!
 //! Every model follows one convention ([`CycleModel`]):
 //!

@@ -1,7 +1,8 @@
 //! The pipelines whose registers move when empty or when the next one
 //! takes their value, ending in a [`RegisterSlice`]: every codec
-//! (`BpcCompressor`, `BpcDecompressor`, the ZVC and MAG-BDI pairs, at II
-//! 1) and the `AddressTranslator` (latency 2). A value accepted on edge
+//! (`BpcCompressor`, `BpcDecompressor`, the ZVC and MAG-BDI pairs, each
+//! at an initiation interval of 1) and the `AddressTranslator` (latency
+//! 2). A value accepted on edge
 //! `t` is on `out_*` after edge `t + latency` when nothing stalls; the
 //! values carried here are what the caller tracks (a context id), not the
 //! data the hardware computes.

@@ -64,6 +64,20 @@ pub(crate) mod lockstep {
         }
     }
 
+    /// The planners' random schedules, per seed: the chance a job is
+    /// offered each cycle, and each of the three output ports' chance of
+    /// being ready.
+    pub const PLANNER_SCHEDULES: [(f64, [f64; 3]); 8] = [
+        (0.5, [0.5, 0.5, 0.5]),
+        (0.9, [0.9, 0.9, 0.9]),
+        (0.9, [0.3, 0.3, 0.3]),
+        (0.2, [0.9, 0.9, 0.9]),
+        (0.7, [0.9, 0.2, 0.9]),
+        (0.7, [0.9, 0.9, 0.2]),
+        (0.7, [0.2, 0.9, 0.9]),
+        (1.0, [1.0, 1.0, 1.0]),
+    ];
+
     /// Where a random memory-entry's parts live, as a translation gives
     /// them (the planners' legal inputs).
     #[derive(Debug, Clone, Copy)]

@@ -306,20 +306,8 @@ pub struct PipelinedControllerModel {
     facts: Vec<RequestFacts>,
     /// Each write's reservation: the data-array word the cache answered.
     res_word: Vec<u64>,
-    x1: Option<X1>,
-    f_valid: bool,
-    f_sent: bool,
-    m0: Option<M0>,
-    m0_data_ok: bool,
-    w0: Option<W0>,
-    k0: Option<u8>,
-    wr: Option<Wr>,
-    j0: Option<J0>,
-    j1: Option<J1>,
-    d0: Option<u8>,
-    err: Option<Err>,
-    w: Flags,
-    committable: u128,
+    /// The stages' registers.
+    s: Stages,
     /// The blocks' outputs as last settled (the next settle starts there).
     wires: Wires,
     /// Cycles a request was offered and not taken, by why.
@@ -354,20 +342,7 @@ impl PipelinedControllerModel {
             bud_port: Default::default(),
             facts: vec![RequestFacts::default(); CONTEXTS],
             res_word: vec![0; CONTEXTS],
-            x1: None,
-            f_valid: false,
-            f_sent: false,
-            m0: None,
-            m0_data_ok: false,
-            w0: None,
-            k0: None,
-            wr: None,
-            j0: None,
-            j1: None,
-            d0: None,
-            err: None,
-            w: Flags::default(),
-            committable: 0,
+            s: Stages::default(),
             wires: Wires::default(),
             accept_waits: Default::default(),
         }
@@ -381,15 +356,15 @@ impl PipelinedControllerModel {
     /// Whether the slice takes request `req` this cycle.
     fn req_ready(&self, w: &Wires, req: &RequestFacts) -> bool {
         if req.flush {
-            !self.f_valid && w.contexts.in_use == 0
+            !self.s.f_valid && w.contexts.in_use == 0
         } else {
-            !self.f_valid && w.contexts.alloc.is_some() && w.translator.in_ready && !w.xlate_ids.full
+            !self.s.f_valid && w.contexts.alloc.is_some() && w.translator.in_ready && !w.xlate_ids.full
         }
     }
 
     /// Why `req` is not taken this cycle (see [`AcceptWait`]).
     fn accept_wait(&self, w: &Wires, n: &Inputs, l: &Locals, req: &RequestFacts) -> AcceptWait {
-        if req.flush || self.f_valid {
+        if req.flush || self.s.f_valid {
             return AcceptWait::Flush;
         }
         if w.xlate_ids.full {
@@ -398,7 +373,7 @@ impl PipelinedControllerModel {
         if w.contexts.alloc.is_none() {
             return if w.contexts.in_use as usize == CONTEXTS { AcceptWait::AllContexts } else { AcceptWait::SameEntry };
         }
-        match self.x1 {
+        match self.s.x1 {
             Some(x1) if !l.x1_go => {
                 if x1.fault != 0 {
                     AcceptWait::FaultPort
@@ -474,9 +449,9 @@ impl PipelinedControllerModel {
         n.bud_port.reset = reset;
 
         // J1 / J0 handshakes.
-        let j1_free = self.j1.is_none() || w.planner.in_ready;
-        l.j1_load = self.j0.is_some() && j1_free;
-        let j0_free = self.j0.is_none() || l.j1_load;
+        let j1_free = self.s.j1.is_none() || w.planner.in_ready;
+        l.j1_load = self.s.j0.is_some() && j1_free;
+        let j0_free = self.s.j0.is_none() || l.j1_load;
         // The metadata cache's answer and its kind.
         let md_resp = w.md.resp;
         let md_resp_valid = md_resp.is_some();
@@ -485,51 +460,51 @@ impl PipelinedControllerModel {
         let md_reserved_resp = md_tag >> 7 & 1 == 1 && !l.md_commit_resp;
         let md_full_resp = md_tag >> 8 & 1 == 1 && !l.md_commit_resp;
         l.md_resp_id = (md_tag & 0x7f) as u8;
-        let md_wants_j0 = md_resp_valid && !self.f_sent && !l.md_commit_resp && !md_full_resp;
-        let wr_free = self.wr.is_none() || (i.resp_ready && self.err.is_none());
-        let md_resp_ready = if self.f_sent || l.md_commit_resp {
+        let md_wants_j0 = md_resp_valid && !self.s.f_sent && !l.md_commit_resp && !md_full_resp;
+        let wr_free = self.s.wr.is_none() || (i.resp_ready && self.s.err.is_none());
+        let md_resp_ready = if self.s.f_sent || l.md_commit_resp {
             wr_free
         } else if md_full_resp {
             true
         } else {
             j0_free
         };
-        l.md_to_wr = md_resp_valid && (self.f_sent || l.md_commit_resp) && wr_free;
+        l.md_to_wr = md_resp_valid && (self.s.f_sent || l.md_commit_resp) && wr_free;
         l.md_take = md_wants_j0 && j0_free;
         l.md_reserved_taken = md_resp_valid && md_resp_ready && md_reserved_resp;
         // K0: a stored write's commit (or an uncompressed page's answer).
-        let k0_compressed = self.k0.is_some_and(|id| self.facts[id as usize].compressed);
-        let k0_commit = self.k0.is_some() && k0_compressed;
-        l.k0_answer = self.k0.is_some() && !k0_compressed && wr_free && !l.md_to_wr;
-        l.k0_free = self.k0.is_none() || (k0_commit && w.commit_slice.in_ready) || l.k0_answer;
-        l.pick = (self.committable != 0).then(|| self.committable.trailing_zeros() as u8);
+        let k0_compressed = self.s.k0.is_some_and(|id| self.facts[id as usize].compressed);
+        let k0_commit = self.s.k0.is_some() && k0_compressed;
+        l.k0_answer = self.s.k0.is_some() && !k0_compressed && wr_free && !l.md_to_wr;
+        l.k0_free = self.s.k0.is_none() || (k0_commit && w.commit_slice.in_ready) || l.k0_answer;
+        l.pick = (self.s.committable != 0).then(|| self.s.committable.trailing_zeros() as u8);
         l.pick_to_k0 = l.pick.is_some() && l.k0_free;
-        l.m0_abort = self.m0.is_some_and(|m| m.error);
-        let m0_to_comp = self.m0.is_some_and(|m| !m.error) && self.m0_data_ok;
+        l.m0_abort = self.s.m0.is_some_and(|m| m.error);
+        let m0_to_comp = self.s.m0.is_some_and(|m| !m.error) && self.s.m0_data_ok;
         let head_partial = w.dec_ids.head.is_some_and(|h| h.1);
         // X1's dispatch.
-        let x1 = self.x1.unwrap_or_default();
-        let x1_valid = self.x1.is_some();
+        let x1 = self.s.x1.unwrap_or_default();
+        let x1_valid = self.s.x1.is_some();
         l.x1_md = x1.fault == 0 && x1.compressed;
         l.x1_full = l.x1_md && x1.write && x1.mask == 15;
         let x1_unc_write = x1.fault == 0 && !x1.compressed && x1.write;
-        l.w0_to_writer = self.w0.is_some() && w.writer.in_ready;
-        let w0_free = self.w0.is_none() || l.w0_to_writer;
+        l.w0_to_writer = self.s.w0.is_some() && w.writer.in_ready;
+        let w0_free = self.s.w0.is_none() || l.w0_to_writer;
         l.comp_out_take = w.comp.out.is_some() && w0_free;
-        let x1_to_writer = x1_valid && x1_unc_write && self.w0.is_none() && w.writer.in_ready;
-        l.f_req = self.f_valid && !self.f_sent && !x1_valid;
+        let x1_to_writer = x1_valid && x1_unc_write && self.s.w0.is_none() && w.writer.in_ready;
+        l.f_req = self.s.f_valid && !self.s.f_sent && !x1_valid;
         let comp_ids_full = w.comp_ids.full;
         let md_req_valid = (x1_valid && l.x1_md && (!l.x1_full || (w.comp.in_ready && !m0_to_comp && !comp_ids_full))) || l.f_req;
         let x1_to_comp = x1_valid && l.x1_full && w.md.req_ready;
         let comp_in_valid = (m0_to_comp || x1_to_comp) && !comp_ids_full;
         let comp_take = comp_in_valid && w.comp.in_ready;
-        l.m0_free = self.m0.is_none() || (m0_to_comp && !comp_ids_full && w.comp.in_ready) || l.m0_abort;
+        l.m0_free = self.s.m0.is_none() || (m0_to_comp && !comp_ids_full && w.comp.in_ready) || l.m0_abort;
         let decomp_out_valid = w.decomp.out.is_some();
         l.m0_load = decomp_out_valid && head_partial && l.m0_free;
         l.x1_go = if !x1_valid {
             false
         } else if x1.fault != 0 {
-            self.err.is_none()
+            self.s.err.is_none()
         } else if x1.compressed {
             md_req_valid && w.md.req_ready
         } else if x1.write {
@@ -540,7 +515,7 @@ impl PipelinedControllerModel {
         let x1_free = !x1_valid || l.x1_go;
         l.x_take = w.translator.out.is_some() && x1_free;
         l.x_to_j0 = x1_valid && x1.fault == 0 && !x1.compressed && !x1.write && j0_free && !md_wants_j0;
-        let dec_out_ready = if head_partial { l.m0_free } else { i.resp_ready && self.err.is_none() && self.wr.is_none() };
+        let dec_out_ready = if head_partial { l.m0_free } else { i.resp_ready && self.s.err.is_none() && self.s.wr.is_none() };
         n.translator.out_ready = x1_free;
         n.md.req_valid = md_req_valid;
         n.md.resp_ready = md_resp_ready;
@@ -550,9 +525,9 @@ impl PipelinedControllerModel {
         let req = i.req.unwrap_or_default();
         let req_valid = i.req.is_some();
         n.contexts.alloc_entry = req.entry;
-        n.contexts.alloc_valid = req_valid && !req.flush && !self.f_valid && w.translator.in_ready && !w.xlate_ids.full;
+        n.contexts.alloc_valid = req_valid && !req.flush && !self.s.f_valid && w.translator.in_ready && !w.xlate_ids.full;
         let alloc_id = w.contexts.alloc.unwrap_or_default();
-        n.translator.in_valid = req_valid && !req.flush && !self.f_valid && w.contexts.alloc.is_some() && !w.xlate_ids.full;
+        n.translator.in_valid = req_valid && !req.flush && !self.s.f_valid && w.contexts.alloc.is_some() && !w.xlate_ids.full;
         let req_ready = self.req_ready(w, &req);
         l.accept = req_valid && req_ready && !req.flush;
         l.flush_take = req_valid && req_ready && req.flush;
@@ -561,7 +536,7 @@ impl PipelinedControllerModel {
         n.xlate_ids.push_id = alloc_id;
         n.xlate_flags.push = l.accept;
         n.xlate_flags.push_id = req.mask << 1 | req.write as u8;
-        l.md_lookup = (md_resp_valid && md_resp_ready && !self.f_sent && !l.md_commit_resp)
+        l.md_lookup = (md_resp_valid && md_resp_ready && !self.s.f_sent && !l.md_commit_resp)
             .then(|| (l.md_resp_id, md_resp.map_or(0, |r| r.outcome)));
 
         // Translator -> X1.
@@ -585,9 +560,9 @@ impl PipelinedControllerModel {
         }
 
         // J1 -> the read planner.
-        let j1 = self.j1.unwrap_or_default();
+        let j1 = self.s.j1.unwrap_or_default();
         let j1_facts = &self.facts[j1.id as usize];
-        n.planner.in_valid = self.j1.is_some();
+        n.planner.in_valid = self.s.j1.is_some();
         n.planner.in_id = j1.id;
         n.planner.in_kind = kind::FULL as u8;
         n.planner.in_class = j1.class;
@@ -654,27 +629,27 @@ impl PipelinedControllerModel {
         n.bud_port.mem_resp_tag = i.bud_mem_resp.unwrap_or_default() as u16;
 
         // Gathered payloads -> D0 -> decompressor.
-        l.dec_take = self.d0.is_some() && !w.dec_ids.full && w.decomp.in_ready;
-        let d0_free = self.d0.is_none() || l.dec_take;
+        l.dec_take = self.s.d0.is_some() && !w.dec_ids.full && w.decomp.in_ready;
+        let d0_free = self.s.d0.is_none() || l.dec_take;
         n.gather.out_ready = d0_free;
         l.gather_take = w.gather.out.is_some() && d0_free;
-        n.decomp.in_valid = self.d0.is_some() && !w.dec_ids.full;
-        n.decomp.in_payload = self.d0.unwrap_or_default();
+        n.decomp.in_valid = self.s.d0.is_some() && !w.dec_ids.full;
+        n.decomp.in_payload = self.s.d0.unwrap_or_default();
         n.dec_ids.push = l.dec_take;
-        n.dec_ids.push_id = self.d0.unwrap_or_default();
-        n.dec_ids.push_mark = has(self.w.partial, self.d0.unwrap_or_default());
-        l.m0_ahead = decomp_out_valid && head_partial && (self.m0.is_none() || l.m0_abort || m0_to_comp);
+        n.dec_ids.push_id = self.s.d0.unwrap_or_default();
+        n.dec_ids.push_mark = has(self.s.w.partial, self.s.d0.unwrap_or_default());
+        l.m0_ahead = decomp_out_valid && head_partial && (self.s.m0.is_none() || l.m0_abort || m0_to_comp);
 
         // Compressor -> W0 -> write planner.
-        n.comp_ids.push_id = if m0_to_comp { self.m0.unwrap_or_default().id } else { x1.id };
+        n.comp_ids.push_id = if m0_to_comp { self.s.m0.unwrap_or_default().id } else { x1.id };
         n.comp.in_payload = n.comp_ids.push_id;
         n.comp_ids.push = comp_take;
         n.comp.out_ready = w0_free;
         n.comp_ids.pop = l.comp_out_take;
-        let w0 = self.w0.unwrap_or_default();
+        let w0 = self.s.w0.unwrap_or_default();
         let w0_facts = &self.facts[w0.id as usize];
-        n.writer.in_valid = self.w0.is_some() || (x1_valid && x1_unc_write);
-        if self.w0.is_some() {
+        n.writer.in_valid = self.s.w0.is_some() || (x1_valid && x1_unc_write);
+        if self.s.w0.is_some() {
             n.writer.in_id = w0.id;
             n.writer.in_class = w0.class & 7;
             n.writer.in_compressed = true;
@@ -695,7 +670,7 @@ impl PipelinedControllerModel {
 
         // K0 -> the commit slice -> the cache's commit port.
         n.commit_slice.in_valid = k0_commit;
-        let k0 = self.k0.unwrap_or_default();
+        let k0 = self.s.k0.unwrap_or_default();
         n.commit_slice.in_data = Commit { word: self.res_word[k0 as usize], tag: k0 as u64 };
         let commit = w.commit_slice.out;
         n.md.commit_valid = commit.is_some();
@@ -711,10 +686,10 @@ impl PipelinedControllerModel {
             decode_error: self.facts[dec_head as usize].decode_error,
             ..Default::default()
         });
-        if let Some(wr) = self.wr {
+        if let Some(wr) = self.s.wr {
             resp = Some(SliceResponse { id: wr.id, write: !wr.flush, flush: wr.flush, fault: 0, decode_error: wr.error });
         }
-        if let Some(e) = self.err {
+        if let Some(e) = self.s.err {
             resp = Some(SliceResponse { id: e.id, fault: e.fault, ..Default::default() });
         }
         l.resp = resp;
@@ -722,7 +697,7 @@ impl PipelinedControllerModel {
         n.dec_ids.pop = decomp_out_valid && dec_out_ready;
         n.decomp.out_ready = dec_out_ready;
         let resp_id = resp.map_or(dec_head, |r| r.id);
-        n.contexts.free_valid = l.resp_take && !(self.wr.is_some_and(|wr| wr.flush) && self.err.is_none());
+        n.contexts.free_valid = l.resp_take && !(self.s.wr.is_some_and(|wr| wr.flush) && self.s.err.is_none());
         n.contexts.free_id = resp_id;
         (n, l)
     }
@@ -757,8 +732,8 @@ impl CycleModel for PipelinedControllerModel {
             *self.accept_waits.entry(self.accept_wait(&w, &n, &l, &req)).or_default() += 1;
         }
         // The flags, in the order the kernel sets and clears them.
-        let mut f = self.w;
-        let x1 = self.x1.unwrap_or_default();
+        let mut f = self.s.w;
+        let x1 = self.s.x1.unwrap_or_default();
         if l.x1_go && l.x1_md && x1.write {
             if l.x1_full {
                 f.full |= bit(x1.id);
@@ -779,20 +754,20 @@ impl CycleModel for PipelinedControllerModel {
             f.stored |= bit(id);
         }
         if l.m0_abort {
-            let id = self.m0.unwrap_or_default().id;
+            let id = self.s.m0.unwrap_or_default().id;
             f.stored |= bit(id);
             f.abort |= bit(id);
         }
         if l.pick_to_k0 {
             f.stored &= !bit(l.pick.unwrap_or_default());
         }
-        let wr_leaves = self.wr.is_some() && i.resp_ready && self.err.is_none();
+        let wr_leaves = self.s.wr.is_some() && i.resp_ready && self.s.err.is_none();
         if wr_leaves {
-            f.abort &= !bit(self.wr.unwrap_or_default().id);
+            f.abort &= !bit(self.s.wr.unwrap_or_default().id);
         }
 
         // The stages' registers (a later assignment in the kernel wins).
-        let mut next = self.clone_stages();
+        let mut next = self.s;
         if l.flush_take {
             next.f_valid = true;
         }
@@ -825,7 +800,7 @@ impl CycleModel for PipelinedControllerModel {
             next.j1 = None;
         }
         if l.j1_load {
-            let j0 = self.j0.unwrap_or_default();
+            let j0 = self.s.j0.unwrap_or_default();
             let class = if j0.nibble & 8 != 0 { 0 } else { j0.nibble & 7 };
             next.j1 = Some(J1 { id: j0.id, class, compressed: j0.compressed });
         }
@@ -860,16 +835,16 @@ impl CycleModel for PipelinedControllerModel {
             next.wr = None;
         }
         if l.md_to_wr {
-            next.wr = Some(Wr { id: l.md_resp_id, flush: self.f_sent, error: has(self.w.abort, l.md_resp_id) });
-            if self.f_sent {
+            next.wr = Some(Wr { id: l.md_resp_id, flush: self.s.f_sent, error: has(self.s.w.abort, l.md_resp_id) });
+            if self.s.f_sent {
                 next.f_valid = false;
                 next.f_sent = false;
             }
         }
         if l.k0_answer {
-            next.wr = Some(Wr { id: self.k0.unwrap_or_default(), flush: false, error: false });
+            next.wr = Some(Wr { id: self.s.k0.unwrap_or_default(), flush: false, error: false });
         }
-        if l.resp_take && self.err.is_some() {
+        if l.resp_take && self.s.err.is_some() {
             next.err = None;
         }
         next.w = f;
@@ -882,7 +857,7 @@ impl CycleModel for PipelinedControllerModel {
             let id = w.contexts.alloc.unwrap_or_default();
             self.facts[id as usize] = i.req.unwrap_or_default();
         }
-        self.put_stages(next);
+        self.s = next;
 
         self.contexts.clock(&n.contexts);
         self.translator.clock(&n.translator);
@@ -920,41 +895,4 @@ struct Stages {
     err: Option<Err>,
     w: Flags,
     committable: u128,
-}
-
-impl PipelinedControllerModel {
-    fn clone_stages(&self) -> Stages {
-        Stages {
-            x1: self.x1,
-            f_valid: self.f_valid,
-            f_sent: self.f_sent,
-            m0: self.m0,
-            m0_data_ok: self.m0_data_ok,
-            w0: self.w0,
-            k0: self.k0,
-            wr: self.wr,
-            j0: self.j0,
-            j1: self.j1,
-            d0: self.d0,
-            err: self.err,
-            w: self.w,
-            committable: self.committable,
-        }
-    }
-    fn put_stages(&mut self, s: Stages) {
-        self.x1 = s.x1;
-        self.f_valid = s.f_valid;
-        self.f_sent = s.f_sent;
-        self.m0 = s.m0;
-        self.m0_data_ok = s.m0_data_ok;
-        self.w0 = s.w0;
-        self.k0 = s.k0;
-        self.wr = s.wr;
-        self.j0 = s.j0;
-        self.j1 = s.j1;
-        self.d0 = s.d0;
-        self.err = s.err;
-        self.w = s.w;
-        self.committable = s.committable;
-    }
 }

@@ -258,16 +258,7 @@ mod tests {
     const CYCLES: usize = 10_000;
     /// Per seed: the chance a job is offered each cycle, and each output
     /// port's chance of being ready (`dev_wr_ready`, `buddy_wr_ready`, `done_ready`).
-    const SCHEDULES: [(f64, [f64; 3]); 8] = [
-        (0.5, [0.5, 0.5, 0.5]),
-        (0.9, [0.9, 0.9, 0.9]),
-        (0.9, [0.3, 0.3, 0.3]),
-        (0.2, [0.9, 0.9, 0.9]),
-        (0.7, [0.9, 0.2, 0.9]),
-        (0.7, [0.9, 0.9, 0.2]),
-        (0.7, [0.2, 0.9, 0.9]),
-        (1.0, [1.0, 1.0, 1.0]),
-    ];
+    const SCHEDULES: [(f64, [f64; 3]); 8] = crate::lockstep::PLANNER_SCHEDULES;
 
     #[test]
     fn the_model_equals_the_hardware_every_cycle() {

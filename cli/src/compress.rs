@@ -60,7 +60,7 @@ pub struct Args {
     /// order.
     #[arg(long, value_name = "FILE")]
     streams: Option<PathBuf>,
-    /// Overwrite the --streams file if it exists.
+    /// Overwrite the file even when buddy did not write it (or it changed since).
     #[arg(long, requires = "streams")]
     force: bool,
 }
@@ -199,19 +199,19 @@ fn open(path: &Path, snapshot: Option<usize>) -> anyhow::Result<Workload> {
     }
 }
 
-/// The table report and the JSON report (one study object) of the
-/// compression study of `workload` (every snapshot).
+/// The compression study of `workload` (every snapshot), with its table
+/// report and its JSON report (one study object).
 ///
 /// # Errors
 /// The report cannot be formatted or serialized.
-pub fn reports(workload: &Workload, algorithms: &[Algorithm]) -> anyhow::Result<(String, String)> {
+pub fn reports(workload: &Workload, algorithms: &[Algorithm]) -> anyhow::Result<(CompressionStudy, String, String)> {
     let progress = Progress::stderr(std::slice::from_ref(workload), algorithms.len());
     let study = CompressionStudy::run(workload, algorithms, &progress);
     progress.finish();
     let mut text = String::new();
     write_tables(&mut text, &study, workload)?;
     let json = serde_json::to_string_pretty(&study).context("cannot serialize the study")? + "\n";
-    Ok((text, json))
+    Ok((study, text, json))
 }
 
 /// The `--json` document: the study of every workload, then the summary.

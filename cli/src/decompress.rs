@@ -27,7 +27,7 @@ pub struct Args {
     /// order.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
-    /// Overwrite --out if it exists.
+    /// Overwrite the file even when buddy did not write it (or it changed since).
     #[arg(long)]
     force: bool,
 }

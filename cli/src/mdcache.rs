@@ -44,7 +44,8 @@ pub struct Args {
     /// Write a PNG plot of hit rate against size to this file.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    /// Replace the `--plot` file if it exists.
+    /// Replace the `--plot` file even when it is not one buddy wrote (or it
+    /// was changed since): without it only buddy's own unchanged file is replaced.
     #[arg(long)]
     pub force: bool,
 }

@@ -9,8 +9,11 @@
 //! folder is removed and the folder is as before: no half-written outputs
 //! beside an old report. A folder is written into only if it is new or
 //! empty, or everything in it was written by `buddy` (a `.buddy-output`
-//! marker, or only such folders inside), or with `--force`; a file is
-//! never replaced without `--force`.
+//! marker, or only such folders inside), or with `--force`. A file is
+//! replaced without `--force` only when `buddy` wrote it and it has not
+//! changed since: its folder's ledger ([`FILE_LEDGER`]) holds its name and
+//! the SHA-256 of what was written, so re-running a command just works while
+//! a user's own file (or one they edited) is never overwritten silently.
 
 use std::fmt;
 use std::io::Write as _;
@@ -20,6 +23,61 @@ use anyhow::{bail, Context};
 
 /// The marker file of a folder `buddy` wrote.
 pub const MARKER: &str = ".buddy-output";
+
+/// The ledger of files `buddy` wrote into a folder: one line per file,
+/// `<sha256 hex>  <file name>`, the last line for a name counting.
+pub const FILE_LEDGER: &str = ".buddy-output-files";
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The folder a file path is in (`.` for a bare name).
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// The hash the ledger of `path`'s folder records for it, if any.
+fn ledger_hash(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let ledger = std::fs::read_to_string(folder_of(path).join(FILE_LEDGER)).ok()?;
+    ledger.lines().filter_map(|l| l.split_once("  ")).filter(|(_, n)| *n == name).map(|(h, _)| h.to_string()).last()
+}
+
+/// Whether `path` is a file `buddy` wrote and nobody has changed since.
+fn file_written_by_buddy(path: &Path) -> bool {
+    match (ledger_hash(path), std::fs::read(path)) {
+        (Some(hash), Ok(bytes)) => hash == sha256_hex(&bytes),
+        _ => false,
+    }
+}
+
+/// Record in the folder's ledger that `buddy` wrote `path` (read back from
+/// disk). Names of files no longer there, and older lines of this name, are
+/// dropped, so the ledger stays as long as the folder's own outputs.
+fn record_written(path: &Path) -> anyhow::Result<()> {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return Ok(());
+    };
+    if name.contains('\n') {
+        return Ok(());
+    }
+    let folder = folder_of(path);
+    let ledger_path = folder.join(FILE_LEDGER);
+    let hash = sha256_hex(&std::fs::read(path).with_context(|| format!("cannot read back {}", path.display()))?);
+    let old = std::fs::read_to_string(&ledger_path).unwrap_or_default();
+    let mut ledger: String = old
+        .lines()
+        .filter(|l| l.split_once("  ").is_some_and(|(_, n)| n != name && folder.join(n).is_file()))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    ledger += &format!("{hash}  {name}\n");
+    std::fs::write(&ledger_path, ledger).with_context(|| format!("cannot write {}", ledger_path.display()))
+}
 
 /// Write `args` to stdout.
 ///
@@ -151,15 +209,17 @@ impl OutputFile {
     pub fn prepare(target: &Path, force: bool) -> anyhow::Result<OutputFile> {
         match std::fs::metadata(target) {
             Ok(m) if !m.is_file() => bail!("{} exists and is not a regular file", target.display()),
-            Ok(_) if !force => bail!("{} exists; pass --force to replace it", target.display()),
+            Ok(_) if !force && !file_written_by_buddy(target) => {
+                bail!(
+                    "{} exists; pass --force to replace it (without it buddy replaces only a file it wrote itself that has not changed since)",
+                    target.display()
+                )
+            }
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(e).with_context(|| format!("cannot write {}", target.display())),
         }
-        let parent = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
+        let parent = folder_of(target);
         if !parent.is_dir() {
             bail!("cannot write {}: the folder {} does not exist", target.display(), parent.display());
         }
@@ -197,6 +257,7 @@ impl OutputFile {
     /// The file cannot be moved.
     pub fn commit(self) -> anyhow::Result<PathBuf> {
         self.staging.persist(&self.target).map_err(|e| e.error).with_context(|| format!("cannot write {}", self.target.display()))?;
+        record_written(&self.target)?;
         Ok(self.target)
     }
 
@@ -234,6 +295,7 @@ impl OutputWriter {
         let temp = self.out.into_inner().map_err(|e| e.into_error()).with_context(|| format!("cannot write {}", target.display()))?;
         let bytes = temp.as_file().metadata().with_context(|| format!("cannot write {}", target.display()))?.len();
         temp.persist(&target).map_err(|e| e.error).with_context(|| format!("cannot write {}", target.display()))?;
+        record_written(&target)?;
         Ok(bytes)
     }
 }
@@ -276,10 +338,26 @@ mod tests {
     fn a_file_is_not_replaced_without_force() {
         let root = tempfile::tempdir().unwrap();
         let f = root.path().join("t.json");
-        OutputFile::prepare(&f, false).unwrap().write(b"1").unwrap();
+        std::fs::write(&f, "mine").unwrap();
         assert!(OutputFile::prepare(&f, false).unwrap_err().to_string().contains("--force"));
-        OutputFile::prepare(&f, true).unwrap().write(b"2").unwrap();
+        OutputFile::prepare(&f, true).unwrap().write(b"1").unwrap();
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "1");
+        // What buddy wrote, a second run replaces without --force ...
+        OutputFile::prepare(&f, false).unwrap().write(b"2").unwrap();
         assert_eq!(std::fs::read_to_string(&f).unwrap(), "2");
+        let g = root.path().join("g.json");
+        OutputFile::prepare(&g, false).unwrap().writer().persist().unwrap();
+        OutputFile::prepare(&g, false).unwrap().write(b"3").unwrap();
+        // ... but not once the user changed it.
+        std::fs::write(&f, "edited").unwrap();
+        assert!(OutputFile::prepare(&f, false).unwrap_err().to_string().contains("--force"));
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "edited");
+        // The ledger holds one line per file buddy wrote.
+        std::fs::remove_file(&g).unwrap();
+        OutputFile::prepare(&f, true).unwrap().write(b"4").unwrap();
+        let ledger = std::fs::read_to_string(root.path().join(FILE_LEDGER)).unwrap();
+        assert_eq!(ledger.lines().count(), 1, "{ledger}");
+        assert!(ledger.ends_with("  t.json\n"), "{ledger}");
         assert!(OutputFile::prepare(Path::new("/proc/x/y.json"), false).is_err());
     }
 }

@@ -37,7 +37,8 @@ pub struct Args {
     /// Annotation file to write [default: <workload>.targets.json].
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Replace the annotation file if it exists.
+    /// Replace the annotation file even when it is not one buddy wrote (or it
+    /// was changed since): without it only buddy's own unchanged file is replaced.
     #[arg(long)]
     pub force: bool,
     /// Print the profile as JSON instead of the table.

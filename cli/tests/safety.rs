@@ -166,3 +166,20 @@ fn long_commands_draw_progress_on_a_terminal() {
     let quiet = buddy(&["vectors", raw.to_str().unwrap(), "--random", "10", "--boundary", "10", "--out", out.to_str().unwrap()]);
     assert!(!String::from_utf8_lossy(&quiet.stderr).contains("modules ("));
 }
+
+#[test]
+fn a_command_run_twice_replaces_its_own_output() {
+    // `buddy profile` writes <workload>.targets.json into the current folder.
+    let dir = tempfile::tempdir().unwrap();
+    let run = || Command::new(env!("CARGO_BIN_EXE_buddy")).arg("profile").current_dir(dir.path()).output().unwrap();
+    let first = stdout(&run());
+    let written: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name().into_string().unwrap()).collect();
+    let annotation = written.iter().find(|n| n.ends_with(".targets.json")).expect("an annotation file");
+    assert_eq!(stdout(&run()), first, "the second run replaces the first one's file");
+    // Once the user edits the file it is theirs: only --force replaces it.
+    let path = dir.path().join(annotation);
+    fs::write(&path, "{}").unwrap();
+    let err = failure(&run());
+    assert!(err.contains("exists; pass --force"), "{err}");
+    assert_eq!(fs::read_to_string(&path).unwrap(), "{}");
+}

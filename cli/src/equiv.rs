@@ -5,9 +5,11 @@
 use anyhow::{bail, Context};
 use buddy_delivery::modules::HwModule;
 use buddy_delivery::stream::Traffic;
+use buddy_golden::MemoryEntry;
 use buddy_sim::Workload;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::output::{out, outln, OutputDir};
 
@@ -51,38 +53,82 @@ pub struct ModuleResult {
 /// Check every module of [`HwModule::ALL`] on every entry of `workload`
 /// (decompressors: every entry as the golden compressor stores it).
 ///
+/// The modules run in parallel on every core (rayon's pool), the whole
+/// controller slices first since they take longest; the results come back in
+/// [`HwModule::ALL`] order whatever order they finish in. Each module's
+/// checks are seeded alike, so the results do not depend on the core count.
+///
 /// # Errors
 /// The workload holds no entry, a module's output differs from the golden
-/// model (the first difference is named), or a VCD cannot be written.
+/// model (the first difference of the first such module in
+/// [`HwModule::ALL`] order is named), or a VCD cannot be written.
 pub fn check_workload(workload: &Workload, traffic: Traffic, vcd: Option<(&Path, usize)>) -> anyhow::Result<Vec<ModuleResult>> {
     let entries = workload.all_entries();
     if entries.is_empty() {
         bail!("{} holds no entries", workload.path().display());
     }
-    let mut results = Vec::new();
-    let bar = crate::progress::bar(HwModule::ALL.len() as u64, "modules", "hardware == golden");
-    for m in HwModule::ALL {
-        bar.set_message(format!("hardware == golden: {}", m.name()));
-        let run = m.check(&entries, &[], traffic, 1).map_err(anyhow::Error::msg)?;
-        bar.inc(1);
-        results.push(ModuleResult {
-            module: m.name(),
-            entries: run.inputs,
-            mismatches: 0,
-            cycles: run.cycles,
-            seconds: run.seconds,
-            cycles_per_second: run.cycles as f64 / run.seconds.max(1e-9),
-        });
-    }
-    bar.finish_and_clear();
-    if let Some((dir, n)) = vcd {
+    if let Some((dir, _)) = vcd {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let n = n.clamp(1, entries.len());
-        for m in HwModule::ALL {
-            m.write_vcd(&entries[..n], &dir.join(format!("{}.vcd", m.name()))).map_err(anyhow::Error::msg)?;
-        }
     }
-    Ok(results)
+    let bar = crate::progress::bar(HwModule::ALL.len() as u64, "modules", "hardware == golden");
+    let running = Mutex::new(Vec::<&'static str>::new());
+    let show_running = |running: &[&str]| bar.set_message(format!("hardware == golden: {}", running.join(", ")));
+    let outcomes: Vec<Mutex<Option<Result<ModuleResult, String>>>> = HwModule::ALL.iter().map(|_| Mutex::new(None)).collect();
+    let mut order: Vec<usize> = (0..HwModule::ALL.len()).collect();
+    order.sort_by_key(|&i| !matches!(HwModule::ALL[i], HwModule::BuddyController(_) | HwModule::PipelinedController(_)));
+    rayon::scope_fifo(|scope| {
+        for &i in &order {
+            let (m, entries, bar, running, outcome) = (HwModule::ALL[i], &entries, &bar, &running, &outcomes[i]);
+            scope.spawn_fifo(move |_| {
+                show_running(&lock(running).iter().copied().chain([m.name()]).collect::<Vec<_>>());
+                lock(running).push(m.name());
+                let result = check_module(m, entries, traffic, vcd);
+                let mut now = lock(running);
+                now.retain(|n| *n != m.name());
+                show_running(&now);
+                drop(now);
+                if let Ok(r) = &result {
+                    crate::progress::note(
+                        bar,
+                        format!(
+                            "  {:<30} {:>6} inputs, 0 mismatches, {:>7} cycles in {:5.1} s ({:.0} cycles/s)",
+                            r.module, r.entries, r.cycles, r.seconds, r.cycles_per_second
+                        ),
+                    );
+                }
+                bar.inc(1);
+                *lock(outcome) = Some(result);
+            });
+        }
+    });
+    bar.finish_and_clear();
+    outcomes
+        .into_iter()
+        .map(|o| o.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).expect("every module was checked"))
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(anyhow::Error::msg)
+}
+
+/// Check `m` on `entries`, then write its VCD of the first entries.
+fn check_module(m: HwModule, entries: &[MemoryEntry], traffic: Traffic, vcd: Option<(&Path, usize)>) -> Result<ModuleResult, String> {
+    let run = m.check(entries, &[], traffic, 1)?;
+    if let Some((dir, n)) = vcd {
+        m.write_vcd(&entries[..n.clamp(1, entries.len())], &dir.join(format!("{}.vcd", m.name())))?;
+    }
+    Ok(ModuleResult {
+        module: m.name(),
+        entries: run.inputs,
+        mismatches: 0,
+        cycles: run.cycles,
+        seconds: run.seconds,
+        cycles_per_second: run.cycles as f64 / run.seconds.max(1e-9),
+    })
+}
+
+/// A mutex's value, also after a panic elsewhere (the values here stay
+/// whole: each is set in one statement).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The results as a text table.

@@ -9,6 +9,7 @@
 
 use crate::cosim::SHIPPED_DIR;
 use crate::modules::{HwModule, VectorFile};
+use rayon::prelude::*;
 
 /// Real entries of the bundled workload in the shipped vector set.
 pub const DELIVERY_REAL_ENTRIES: usize = 256;
@@ -37,8 +38,9 @@ pub fn delivery_vectors() -> Result<Vec<(HwModule, Vec<VectorFile>)>, String> {
     entries.extend(sample(&mag_boundary_entry(), DELIVERY_CORNER_ENTRIES, DELIVERY_SEED));
     entries.extend(random_entries(DELIVERY_CORNER_ENTRIES, DELIVERY_SEED));
     let malformed = crate::decompress::random_stored(DELIVERY_CORNER_ENTRIES, DELIVERY_SEED);
+    // Each module's vectors are its own simulation: one core each.
     HwModule::ALL
-        .iter()
+        .par_iter()
         .map(|&m| {
             let files = m.vector_files(&entries, &malformed);
             match files.iter().find(|f| f.lines.is_empty() && f.plusargs.0 == "vectors") {
@@ -64,9 +66,11 @@ pub fn artifacts(revision: &str) -> Result<Vec<Artifact>, String> {
     let mut out = Vec::new();
     let vectors = delivery_vectors()?;
     let mut vector_paths = Vec::new();
-    for (m, files) in &vectors {
+    let verilog: Vec<String> =
+        vectors.par_iter().map(|(m, _)| m.verilog(revision).map(|v| crate::interface::with_header(*m, &v))).collect::<Result<_, _>>()?;
+    for ((m, files), verilog) in vectors.iter().zip(verilog) {
         let counts: Vec<usize> = files.iter().map(|f| f.lines.len()).collect();
-        out.push(Artifact { path: format!("{}.v", m.name()), text: crate::interface::with_header(*m, &m.verilog(revision)?) });
+        out.push(Artifact { path: format!("{}.v", m.name()), text: verilog });
         out.push(Artifact { path: format!("tb/{}_tb.v", m.name()), text: m.shipped_testbench(&counts) });
         for f in files {
             let path = format!("{SHIPPED_DIR}/{}", f.file);

@@ -491,11 +491,21 @@ impl HwModule {
                 let requests = (entries.len() / 4).clamp(100, 2000);
                 let start = std::time::Instant::now();
                 let cycle_ps = buddy_sim::memory_system::config::SimConfig::default().cycle_ps();
-                let mut cycles = 0;
-                for mode in buddy_sim::memory_system::Mode::ALL {
-                    let (_, rtl) = controller::compare_engines(mode, hardware, &mixed, requests, seed)?;
-                    cycles += (rtl.end_ps as f64 / cycle_ps) as u64;
-                }
+                // The three modes are independent runs: one thread each.
+                let runs: Vec<Result<u64, String>> = std::thread::scope(|scope| {
+                    let handles: Vec<_> = buddy_sim::memory_system::Mode::ALL
+                        .map(|mode| {
+                            let mixed = &mixed;
+                            scope.spawn(move || {
+                                let (_, rtl) = controller::compare_engines(mode, hardware, mixed, requests, seed)?;
+                                Ok((rtl.end_ps as f64 / cycle_ps) as u64)
+                            })
+                        })
+                        .into_iter()
+                        .collect();
+                    handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a slice run panicked".to_string()))).collect()
+                });
+                let cycles = runs.into_iter().sum::<Result<u64, String>>()?;
                 Ok(EquivRun { inputs: 3 * requests, cycles, seconds: start.elapsed().as_secs_f64() })
             }
             HwModule::PipelinedController(hardware) => {

@@ -25,6 +25,8 @@ help:
 	@echo "make soak-sim - the memory system on every shared trace from 3 snapshots with 3 algorithms"
 	@echo "make bench    - criterion throughput of every golden codec, the fast-mode memory system and the HBM2 model; buddy speed (fast, RTL and Verilator in one run)"
 	@echo "make fuzz     - cargo-fuzz targets round_trip and corrupt_stream (nightly), FUZZ_SECONDS each"
+	@echo "make lint     - Verilator lint and the Yosys latch/driver/loop check of every module, the controller slices included"
+	@echo "make cosim    - every Verilog co-simulation at full size, the Verilator builds of the controller slices included (about an hour)"
 	@echo "make deps     - install verilator, iverilog and yosys from Debian when missing"
 
 # Installs the Debian tools when one is missing; stops with a clear message
@@ -46,8 +48,9 @@ deps:
 	    || { echo "error: apt-get could not install python3-venv" >&2; exit 1; }; \
 	fi
 
+# Only the `buddy` binary: what `make run` and the other targets call.
 build:
-	$(CARGO) build --release --workspace
+	$(CARGO) build --release -p buddy-cli --bin buddy
 
 run: deps build
 	$(BUDDY) run $(WORKLOAD) --out $(OUT) --force
@@ -74,19 +77,24 @@ verilog: build
 synth: deps build
 	$(BUDDY) synth
 
+# Verilator's lint and Yosys's latch/driver/loop check of every module,
+# the six controller slices included (make test checks the slices' blocks).
 lint: deps
-	$(CARGO) test --release -p buddy-testbenches --test verilog_out verilator
+	$(CARGO) test --release -p buddy-testbenches --test verilog_out -- --include-ignored verilator_lint yosys_finds
 
-# Icarus co-simulation of every module, and the controller slices in lock
-# step in Icarus and Verilator with 300 requests each (make test: 60 for
-# the ZVC and MAG-BDI slices, and those two in Icarus only); cDMA's ZVC
-# engines over 10,000 lines in both (make test: 600).
+# Icarus co-simulation of every module at full size (make test: a spread
+# share of the BPC and MAG-BDI codecs' inputs), the controller slices in
+# lock step in Icarus and Verilator with 300 requests each (make test: 60
+# for the ZVC and MAG-BDI serial slices, every slice in Icarus only); cDMA's
+# ZVC engines over 10,000 lines in both (make test: 600); Yosys on the six
+# controller slices.
 cosim: deps
-	BUDDY_COSIM_REQUESTS=300 $(CARGO) test --release -p buddy-testbenches --test verilog_out -- --include-ignored icarus lock_step
+	BUDDY_COSIM=full BUDDY_COSIM_REQUESTS=300 $(CARGO) test --release -p buddy-testbenches --test verilog_out -- --include-ignored icarus lock_step yosys_finds
 
 # Long property-test runs: 2,000 batches of 200 entries per codec module,
 # 2,000 runs of 1,000 accesses / operations for the translator and the
-# metadata cache, and 1,000,000 golden round trips of every algorithm.
+# metadata cache, 1,000,000 golden round trips of every algorithm, and the
+# pipelined metadata cache's cycle model against its block over 64 runs.
 soak: deps
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test bpc -- equals_golden
 	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test zvc -- equals_golden
@@ -101,6 +109,7 @@ soak: deps
 	PROPTEST_CASES=1000 $(CARGO) test --release -p buddy-testbenches --test write_planner -- equals_the_model
 	PROPTEST_CASES=1000 $(CARGO) test --release -p buddy-testbenches --test memory_port -- equals_the_model
 	PROPTEST_CASES=1000000 $(CARGO) test --release -p buddy-golden --test roundtrip
+	$(CARGO) test --release -p buddy-hdl-model -- --ignored
 	$(MAKE) soak-sim
 
 # The memory system (fast mode) on every shared trace, from three initial

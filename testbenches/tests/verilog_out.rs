@@ -28,6 +28,39 @@ fn work_dir(name: &str) -> PathBuf {
     d
 }
 
+/// Whether this run co-simulates at full size (`make cosim` sets
+/// `BUDDY_COSIM=full`); `make test` runs a smoke share of the long ones.
+fn full_size() -> bool {
+    std::env::var("BUDDY_COSIM").is_ok_and(|v| v == "full")
+}
+
+/// `items` at full size, or (smoke) every k-th of them, so that at most
+/// `smoke` remain, spread over the whole list: every kind of input the list
+/// is built of (plane-built, boundary, random, snapshot, malformed) stays.
+fn smoke_share<T>(items: Vec<T>, smoke: usize) -> Vec<T> {
+    if full_size() || items.len() <= smoke {
+        return items;
+    }
+    let step = items.len().div_ceil(smoke);
+    items.into_iter().step_by(step).collect()
+}
+
+/// Run `job` on every item, as many at a time as there are cores (each job
+/// is an external simulator or synthesis run); panics with the first failure.
+fn each_in_parallel<T: Sync>(items: &[T], job: impl Fn(&T) + Sync) {
+    let workers = std::thread::available_parallelism().map_or(2, usize::from).min(items.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                job(item);
+            });
+        }
+    });
+}
+
 #[test]
 fn verilog_out_is_current() {
     let dir = verilog_out_dir();
@@ -46,7 +79,7 @@ fn verilog_out_is_current() {
 fn verilator_lint_is_clean() {
     let verilator = tool("verilator");
     let dir = verilog_out_dir();
-    for m in HwModule::ALL.map(HwModule::ports) {
+    each_in_parallel(&HwModule::ALL.map(HwModule::ports), |m| {
         let out = Command::new(&verilator)
             .current_dir(&dir)
             .args(["--lint-only", "-Wall", "verilator.vlt"])
@@ -56,7 +89,7 @@ fn verilator_lint_is_clean() {
             .unwrap();
         let log = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success() && !log.contains("%Warning") && !log.contains("%Error"), "{}:\n{log}", m.module);
-    }
+    });
 }
 
 /// The waivers name signals or module-name patterns: every `lint_off` of
@@ -310,22 +343,45 @@ fn clocks_reach_sub_modules_without_a_combinational_copy() {
     assert!(connections > 100, "only {connections} sub-modules take the clock input itself");
 }
 
-#[test]
-fn yosys_finds_no_latches_undriven_wires_or_loops() {
+/// Yosys elaborates `modules` (each flattened) and finds no latch, undriven
+/// wire, conflicting driver, logic loop or implicit declaration.
+fn yosys_checks(modules: &[HwModule]) {
     let yosys = tool("yosys");
     let dir = verilog_out_dir();
-    for m in HwModule::ALL.map(HwModule::ports) {
+    each_in_parallel(modules, |m| {
         let script = format!(
             "read_verilog {m}.v; hierarchy -check -top {m}; proc; flatten; check; select -assert-none t:$dlatch t:$adlatch t:$dlatchsr",
-            m = m.module
+            m = m.name()
         );
         let out = Command::new(&yosys).current_dir(&dir).args(["-p", &script]).output().unwrap();
         let log = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{} (latches?):\n{log}", m.module);
+        assert!(out.status.success(), "{} (latches?):\n{log}", m.name());
         for bad in ["Latch inferred", "has no driver", "conflicting drivers", "found logic loop", "implicitly declared"] {
-            assert!(!log.contains(bad), "{}: yosys reports '{bad}':\n{log}", m.module);
+            assert!(!log.contains(bad), "{}: yosys reports '{bad}':\n{log}", m.name());
         }
-    }
+    });
+}
+
+/// Whether `m` is a whole controller slice (its blocks and codecs are
+/// delivered, and checked, as modules of their own too).
+fn is_slice(m: HwModule) -> bool {
+    matches!(m, HwModule::BuddyController(_) | HwModule::PipelinedController(_))
+}
+
+#[test]
+fn yosys_finds_no_latches_undriven_wires_or_loops() {
+    let blocks: Vec<HwModule> = HwModule::ALL.into_iter().filter(|&m| !is_slice(m)).collect();
+    assert_eq!(blocks.len(), HwModule::ALL.len() - 6);
+    yosys_checks(&blocks);
+}
+
+/// The six slices take Yosys 10-30 s each (`make cosim`, `make lint`).
+#[test]
+#[ignore = "make cosim, make lint: Yosys on the six controller slices, about 2 minutes"]
+fn yosys_finds_no_latches_undriven_wires_or_loops_in_the_slices() {
+    let slices: Vec<HwModule> = HwModule::ALL.into_iter().filter(|&m| is_slice(m)).collect();
+    assert_eq!(slices.len(), 6);
+    yosys_checks(&slices);
 }
 
 fn cosim(ports: &CosimPorts, lines: &[String], name: &str) {
@@ -355,23 +411,26 @@ fn cosim_entries() -> Vec<MemoryEntry> {
     entries
 }
 
-/// 16,594 entries: 8,000 built plane by plane (every symbol kind and
-/// zero-run length), 2,000 random, the bundled snapshot.
+/// 16,594 entries (`make cosim`; `make test`: a spread share of 4,000):
+/// 8,000 built plane by plane (every symbol kind and zero-run length),
+/// 2,000 random, the bundled snapshot.
 #[test]
 fn icarus_runs_bpc_compressor_verilog_like_golden() {
-    let lines: Vec<String> = bpc::cosim_entries().iter().map(bpc::compressor_vector).collect();
-    assert!(lines.len() >= 10_000);
+    let lines: Vec<String> = smoke_share(bpc::cosim_entries(), 4_000).iter().map(bpc::compressor_vector).collect();
+    assert!(lines.len() >= if full_size() { 10_000 } else { 2_000 });
     cosim(&bpc::COMPRESSOR_PORTS, &lines, "cosim-bpc-c");
 }
 
-/// 22,594 inputs: the 16,594 entries of the compressor's co-simulation as
-/// stored, then 6,000 built to be malformed or arbitrary (symbol sequences
-/// reaching every mandatory error of docs/formats.md#bpc-decoding, streams one class too
+/// 22,594 inputs (`make cosim`; `make test`: a spread share of 3,000):
+/// the 16,594 entries of the compressor's co-simulation as stored, then
+/// 6,000 built to be malformed or arbitrary (symbol sequences reaching every
+/// mandatory error of docs/formats.md#bpc-decoding, streams one class too
 /// small, random bytes under every code).
 #[test]
 fn icarus_runs_bpc_decompressor_verilog_like_golden() {
-    let lines: Vec<String> = bpc::decompressor_cosim_inputs().iter().map(|i| decompress::decompressor_vector(&Bpc, i)).collect();
-    assert!(lines.len() >= 10_000);
+    let inputs = smoke_share(bpc::decompressor_cosim_inputs(), 3_000);
+    let lines: Vec<String> = inputs.iter().map(|i| decompress::decompressor_vector(&Bpc, i)).collect();
+    assert!(lines.len() >= if full_size() { 10_000 } else { 2_000 });
     cosim(&bpc::DECOMPRESSOR_PORTS, &lines, "cosim-bpc-d");
 }
 
@@ -395,21 +454,24 @@ fn icarus_runs_zvc_decompressor_verilog_like_golden() {
     cosim(&zvc::DECOMPRESSOR_PORTS, &decompressor_lines(&Zvc, &cosim_entries()), "cosim-zvc-d");
 }
 
+/// Every MAG, 16,594 entries each (`make cosim`; `make test`: a spread
+/// share of 4,000): 8,000 on the delta-width boundaries, 2,000 random, the
+/// bundled snapshot.
 #[test]
 fn icarus_runs_mag_bdi_compressors_verilog_like_golden() {
-    let entries = mag_bdi::cosim_entries();
-    for mag in Mag::ALL {
+    let entries = smoke_share(mag_bdi::cosim_entries(), 4_000);
+    each_in_parallel(&Mag::ALL, |&mag| {
         let lines: Vec<String> = entries.iter().map(|e| mag_bdi::compressor_vector(mag, e)).collect();
-        cosim(&mag_bdi::compressor_ports(mag), &lines, "cosim-mag-c");
-    }
+        cosim(&mag_bdi::compressor_ports(mag), &lines, &format!("cosim-mag{}-c", mag.bytes()));
+    });
 }
 
 #[test]
 fn icarus_runs_mag_bdi_decompressors_verilog_like_golden() {
-    let entries = mag_bdi::cosim_entries();
-    for mag in Mag::ALL {
-        cosim(&mag_bdi::decompressor_ports(mag), &decompressor_lines(&MagBdi::new(mag), &entries), "cosim-mag-d");
-    }
+    let entries = smoke_share(mag_bdi::cosim_entries(), 4_000);
+    each_in_parallel(&Mag::ALL, |&mag| {
+        cosim(&mag_bdi::decompressor_ports(mag), &decompressor_lines(&MagBdi::new(mag), &entries), &format!("cosim-mag{}-d", mag.bytes()));
+    });
 }
 
 /// 4 register sets x 10,000 random accesses (a vector file holds one
@@ -779,8 +841,11 @@ fn verilate_lockstep(algorithm: HardwareCodec, lines: &[String], work: &Path) ->
 }
 
 /// The emitted BuddyController (BPC) in lock step with its rust-hdl
-/// simulation, in Verilator; a wrong expectation must fail.
+/// simulation, in Verilator; a wrong expectation must fail (`make cosim`:
+/// the Verilator build of the BPC slice takes about 7 minutes; `make test`
+/// runs the slice in lock step in Icarus).
 #[test]
+#[ignore = "make cosim: a Verilator build of the BPC serial slice, about 7 minutes"]
 fn verilator_runs_buddy_controller_verilog_in_lock_step() {
     tool("verilator");
     let lines = controller_lockstep_lines(HardwareCodec::Bpc, 300);
@@ -801,7 +866,7 @@ fn verilator_runs_buddy_controller_verilog_in_lock_step() {
 }
 
 /// The ZVC and MAG-BDI slices' Verilog in lock step in Verilator (`make
-/// cosim`; `make test` runs them in Icarus and the BPC slice in both).
+/// cosim`; `make test` runs all three slices in Icarus).
 #[test]
 #[ignore = "make cosim: two Verilator builds of a slice, minutes each"]
 fn verilator_runs_zvc_and_mag_bdi_controllers_verilog_in_lock_step() {

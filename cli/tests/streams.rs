@@ -277,6 +277,11 @@ fn streams_take_one_algorithm_and_one_workload() {
 #[test]
 fn outputs_are_not_overwritten_without_force() {
     let (dir, streams, golden, _) = golden_bpc();
+    // buddy wrote it and nobody changed it: a second run replaces it.
+    stdout(&buddy(&["compress", "--algo", "zvc", "--streams", text(&streams)]));
+    assert_ne!(fs::read(&streams).unwrap(), golden);
+    // Once changed by someone else it needs --force.
+    fs::write(&streams, &golden).unwrap();
     let err = failure(&buddy(&["compress", "--streams", text(&streams)]));
     assert!(err.contains("exists; pass --force to replace it"), "{err}");
     stdout(&buddy(&["compress", "--algo", "zvc", "--streams", text(&streams), "--force"]));

@@ -8,6 +8,10 @@ BUDDY   := target/release/buddy
 OUT     ?= out
 WORKLOAD ?=
 SHARED_DATA ?= ../shared/data
+# Every test command selects the whole workspace (then names its test
+# target): with `-p PACKAGE` cargo resolves features for that package alone
+# (syn without `full`, serde without `alloc`) and rebuilds every crate.
+TEST    := $(CARGO) test --release --workspace
 STUDY_OUT ?= $(OUT)/study
 DEBIAN_TOOLS := verilator iverilog yosys g++
 
@@ -60,7 +64,7 @@ run: deps build
 # often a crate's empty doctest run).
 test: deps
 	@mkdir -p target
-	set -o pipefail; $(CARGO) test --release --workspace --no-fail-fast 2>&1 | tee target/test.log
+	set -o pipefail; $(TEST) --no-fail-fast 2>&1 | tee target/test.log
 	@awk '/^test result:/ { gsub(";", ""); p += $$4; f += $$6 } END { printf "make test: %d passed, %d failed\n", p, f }' target/test.log
 
 # Every workload folder (with manifest.json) of SHARED_DATA, or the bundled
@@ -80,7 +84,7 @@ synth: deps build
 # Verilator's lint and Yosys's latch/driver/loop check of every module,
 # the six controller slices included (make test checks the slices' blocks).
 lint: deps
-	$(CARGO) test --release -p buddy-testbenches --test verilog_out -- --include-ignored verilator_lint yosys_finds
+	$(TEST) --test verilog_out -- --include-ignored verilator_lint yosys_finds
 
 # Icarus co-simulation of every module at full size (make test: a spread
 # share of the BPC and MAG-BDI codecs' inputs), the controller slices in
@@ -89,27 +93,27 @@ lint: deps
 # ZVC engines over 10,000 lines in both (make test: 600); Yosys on the six
 # controller slices.
 cosim: deps
-	BUDDY_COSIM=full BUDDY_COSIM_REQUESTS=300 $(CARGO) test --release -p buddy-testbenches --test verilog_out -- --include-ignored icarus lock_step yosys_finds
+	BUDDY_COSIM=full BUDDY_COSIM_REQUESTS=300 $(TEST) --test verilog_out -- --include-ignored icarus lock_step yosys_finds
 
 # Long property-test runs: 2,000 batches of 200 entries per codec module,
 # 2,000 runs of 1,000 accesses / operations for the translator and the
 # metadata cache, 1,000,000 golden round trips of every algorithm, and the
 # pipelined metadata cache's cycle model against its block over 64 runs.
 soak: deps
-	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test bpc -- equals_golden
-	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test zvc -- equals_golden
-	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test cdma_zvc -- equals_golden
-	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test mag_bdi -- equals_golden
-	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test translation -- equals_golden
-	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test metadata_cache -- equals_golden
-	PROPTEST_CASES=1000 $(CARGO) test --release -p buddy-testbenches --test pipelined_metadata_cache -- equals_golden
-	PROPTEST_CASES=1000 $(CARGO) test --release -p buddy-testbenches --test request_contexts -- equal_the_model
-	PROPTEST_CASES=300 $(CARGO) test --release -p buddy-testbenches --test sector_gather -- equals_the_model
-	PROPTEST_CASES=2000 $(CARGO) test --release -p buddy-testbenches --test read_planner -- equals_the_model
-	PROPTEST_CASES=1000 $(CARGO) test --release -p buddy-testbenches --test write_planner -- equals_the_model
-	PROPTEST_CASES=1000 $(CARGO) test --release -p buddy-testbenches --test memory_port -- equals_the_model
-	PROPTEST_CASES=1000000 $(CARGO) test --release -p buddy-golden --test roundtrip
-	$(CARGO) test --release -p buddy-hdl-model -- --ignored
+	PROPTEST_CASES=2000 $(TEST) --test bpc -- equals_golden
+	PROPTEST_CASES=2000 $(TEST) --test zvc -- equals_golden
+	PROPTEST_CASES=2000 $(TEST) --test cdma_zvc -- equals_golden
+	PROPTEST_CASES=2000 $(TEST) --test mag_bdi -- equals_golden
+	PROPTEST_CASES=2000 $(TEST) --test translation -- equals_golden
+	PROPTEST_CASES=2000 $(TEST) --test metadata_cache -- equals_golden
+	PROPTEST_CASES=1000 $(TEST) --test pipelined_metadata_cache -- equals_golden
+	PROPTEST_CASES=1000 $(TEST) --test request_contexts -- equal_the_model
+	PROPTEST_CASES=300 $(TEST) --test sector_gather -- equals_the_model
+	PROPTEST_CASES=2000 $(TEST) --test read_planner -- equals_the_model
+	PROPTEST_CASES=1000 $(TEST) --test write_planner -- equals_the_model
+	PROPTEST_CASES=1000 $(TEST) --test memory_port -- equals_the_model
+	PROPTEST_CASES=1000000 $(TEST) --test roundtrip
+	$(TEST) --lib -- --ignored pipelined_metadata_cache::tests::soak
 	$(MAKE) soak-sim
 
 # The memory system (fast mode) on every shared trace, from three initial

@@ -937,8 +937,7 @@ mod tests {
         assert!(total_slots_full > 0, "every miss register in use: never");
     }
 
-    /// Random traffic and pools, 64 runs (`cargo test --release -p
-    /// buddy-hdl-model -- --ignored`, about a minute).
+    /// Random traffic and pools, 64 runs (`make soak`, about a minute).
     #[test]
     #[ignore]
     fn soak() {

@@ -1,6 +1,7 @@
 //! `buddy compress --streams`, `buddy decompress` and `buddy verify` run as
-//! processes: round trips on the bundled workload (and the shared ones when
-//! present), single flipped bits caught, and broken inputs.
+//! processes: round trips on the bundled workload and every shared one
+//! (`../shared/data`, which must be there), single flipped bits caught, and
+//! broken inputs.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -85,15 +86,15 @@ fn compress_then_decompress_returns_the_bundled_workload_for_every_algorithm() {
     round_trip(&bundled());
 }
 
-/// The shared workloads, when the checkout has them beside it.
+/// Every workload of `../shared/data` beside the repository (the test
+/// fails, naming the folder, when it is missing or holds none).
 #[test]
 fn compress_then_decompress_returns_every_shared_workload() {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
-    let Ok(folders) = fs::read_dir(&shared) else {
-        eprintln!("{} not found: only the bundled workload is checked", shared.display());
-        return;
-    };
+    let folders = fs::read_dir(&shared)
+        .unwrap_or_else(|e| panic!("{}: {e}; this test needs the shared workloads beside the repository", shared.display()));
     let mut folders: Vec<PathBuf> = folders.map(|f| f.unwrap().path()).filter(|p| p.join("manifest.json").is_file()).collect();
+    assert!(!folders.is_empty(), "{} holds no workload (no manifest.json)", shared.display());
     folders.sort();
     for folder in folders {
         round_trip(&folder);

@@ -80,22 +80,23 @@ pub fn check_workload(workload: &Workload, traffic: Traffic, vcd: Option<(&Path,
         for &i in &order {
             let (m, entries, bar, running, outcome) = (HwModule::ALL[i], &entries, &bar, &running, &outcomes[i]);
             scope.spawn_fifo(move |_| {
-                show_running(&lock(running).iter().copied().chain([m.name()]).collect::<Vec<_>>());
-                lock(running).push(m.name());
+                let mut now = lock(running);
+                now.push(m.name());
+                show_running(&now);
+                drop(now);
                 let result = check_module(m, entries, traffic, vcd);
                 let mut now = lock(running);
                 now.retain(|n| *n != m.name());
                 show_running(&now);
                 drop(now);
-                if let Ok(r) = &result {
-                    crate::progress::note(
-                        bar,
-                        format!(
-                            "  {:<30} {:>6} inputs, 0 mismatches, {:>7} cycles in {:5.1} s ({:.0} cycles/s)",
-                            r.module, r.entries, r.cycles, r.seconds, r.cycles_per_second
-                        ),
-                    );
-                }
+                let line = match &result {
+                    Ok(r) => format!(
+                        "  {:<30} {:>6} inputs, 0 mismatches, {:>7} cycles in {:5.1} s ({:.0} cycles/s)",
+                        r.module, r.entries, r.cycles, r.seconds, r.cycles_per_second
+                    ),
+                    Err(_) => format!("  {:<30} differs from the golden model (the error follows at the end)", m.name()),
+                };
+                crate::progress::note(bar, line);
                 bar.inc(1);
                 *lock(outcome) = Some(result);
             });

@@ -45,7 +45,7 @@ fn folder_of(path: &Path) -> PathBuf {
 fn ledger_hash(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
     let ledger = std::fs::read_to_string(folder_of(path).join(FILE_LEDGER)).ok()?;
-    ledger.lines().filter_map(|l| l.split_once("  ")).filter(|(_, n)| *n == name).map(|(h, _)| h.to_string()).last()
+    ledger.lines().rev().filter_map(|l| l.split_once("  ")).find(|(_, n)| *n == name).map(|(h, _)| h.to_string())
 }
 
 /// Whether `path` is a file `buddy` wrote and nobody has changed since.

@@ -42,6 +42,10 @@
 //! decompressor's stages), [`sector_lanes`] (the controller's sector
 //! multiplexers).
 
+// `seq!` unrolls per-way and per-word logic with the index as a literal,
+// so `2 * 0` and `s * 4 + 0` are the loop's first turn, not mistakes.
+#![allow(clippy::erasing_op, clippy::identity_op)]
+
 /// An array of `M` default values (std has no `Default` for arrays longer
 /// than 32, which the BPC blocks' 33-plane and 35-slot arrays are).
 pub(crate) fn default_array<T: Default, const M: usize>() -> [T; M] {

@@ -14,6 +14,8 @@
 //! | [`input_file`] | reading inputs that must be regular files |
 //! | [`memory_system`] | the memory system on a trace in fast mode (golden models, HBM2 and NVLink timing) |
 //! | [`study`] | the paper's compressibility and target-ratio studies (Fig. 3, 7, 8, 9, 10) |
+//! | [`cdma`] | cDMA (seed `003_*`): the compressing DMA engine offloading DNN activation maps for vDNN, at system level |
+//! | [`oversubscription`] | device memory smaller than the footprint: Unified Memory paging, ETC's techniques and Buddy Compression replaying a trace (`docs/oversubscription.md`) |
 
 pub mod annotation;
 pub mod cdma;

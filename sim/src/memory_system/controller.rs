@@ -1,6 +1,7 @@
 //! One GPU's Buddy memory controllers: the slices' behaviour (the golden
 //! [`ControllerSlice`]: translation, metadata cache, codecs), timed by one of
-//! three engines against the HBM2 and NVLink models (docs/controller.md, docs/formats.md#metadata-cache).
+//! five engines (docs/controller.md, "Timing: five engines") against the
+//! HBM2 and NVLink models (docs/formats.md#metadata-cache).
 //!
 //! Slices (**decision**, as `mdcache_study`): entries are interleaved over
 //! the slices in blocks of 64 (one 32-byte metadata sector's worth), so

@@ -74,7 +74,9 @@ pub enum RtlSlice {
 pub enum SliceTiming {
     /// `pipelined`: the paper's idealized controller.
     Pipelined,
-    /// `hardware`: the `BuddyController`'s own timing.
+    /// `hardware`: the timing of the slice hardware `system.rtl_slice` names:
+    /// the `PipelinedController`'s cycle model (`pipelined`, the default) or
+    /// the `BuddyController`'s one-request-at-a-time timing (`serial`).
     Hardware,
 }
 

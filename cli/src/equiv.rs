@@ -75,7 +75,7 @@ pub fn check_workload(workload: &Workload, traffic: Traffic, vcd: Option<(&Path,
     let show_running = |running: &[&str]| bar.set_message(format!("hardware == golden: {}", running.join(", ")));
     let outcomes: Vec<Mutex<Option<Result<ModuleResult, String>>>> = HwModule::ALL.iter().map(|_| Mutex::new(None)).collect();
     let mut order: Vec<usize> = (0..HwModule::ALL.len()).collect();
-    order.sort_by_key(|&i| !matches!(HwModule::ALL[i], HwModule::BuddyController(_) | HwModule::PipelinedController(_)));
+    order.sort_by_key(|&i| !HwModule::ALL[i].is_slice());
     rayon::scope_fifo(|scope| {
         for &i in &order {
             let (m, entries, bar, running, outcome) = (HwModule::ALL[i], &entries, &bar, &running, &outcomes[i]);

@@ -20,6 +20,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
+use sha2::{Digest, Sha256};
 
 /// The marker file of a folder `buddy` wrote.
 pub const MARKER: &str = ".buddy-output";
@@ -29,8 +30,11 @@ pub const MARKER: &str = ".buddy-output";
 pub const FILE_LEDGER: &str = ".buddy-output-files";
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The folder a file path is in (`.` for a bare name).
@@ -56,10 +60,10 @@ fn file_written_by_buddy(path: &Path) -> bool {
     }
 }
 
-/// Record in the folder's ledger that `buddy` wrote `path` (read back from
-/// disk). Names of files no longer there, and older lines of this name, are
-/// dropped, so the ledger stays as long as the folder's own outputs.
-fn record_written(path: &Path) -> anyhow::Result<()> {
+/// Record in the folder's ledger that `buddy` wrote `path`, whose contents
+/// hash to `hash`. Names of files no longer there, and older lines of this
+/// name, are dropped, so the ledger stays as long as the folder's own outputs.
+fn record_written(path: &Path, hash: &str) -> anyhow::Result<()> {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return Ok(());
     };
@@ -68,7 +72,6 @@ fn record_written(path: &Path) -> anyhow::Result<()> {
     }
     let folder = folder_of(path);
     let ledger_path = folder.join(FILE_LEDGER);
-    let hash = sha256_hex(&std::fs::read(path).with_context(|| format!("cannot read back {}", path.display()))?);
     let old = std::fs::read_to_string(&ledger_path).unwrap_or_default();
     let mut ledger: String = old
         .lines()
@@ -257,28 +260,36 @@ impl OutputFile {
     /// The file cannot be moved.
     pub fn commit(self) -> anyhow::Result<PathBuf> {
         self.staging.persist(&self.target).map_err(|e| e.error).with_context(|| format!("cannot write {}", self.target.display()))?;
-        record_written(&self.target)?;
+        // Another writer (a plotter) filled the file: hash it from disk.
+        let bytes = std::fs::read(&self.target).with_context(|| format!("cannot read back {}", self.target.display()))?;
+        record_written(&self.target, &sha256_hex(&bytes))?;
         Ok(self.target)
     }
 
     /// A buffered writer into the staging file.
     pub fn writer(self) -> OutputWriter {
-        OutputWriter { target: self.target, out: std::io::BufWriter::new(self.staging) }
+        OutputWriter { target: self.target, out: std::io::BufWriter::new(self.staging), hash: Sha256::new() }
     }
 }
 
-/// A buffered writer of an [`OutputFile`].
+/// A buffered writer of an [`OutputFile`]; it hashes what it writes for the
+/// folder's ledger.
 pub struct OutputWriter {
     target: PathBuf,
     out: std::io::BufWriter<tempfile::NamedTempFile>,
+    hash: Sha256,
 }
 
 impl std::io::Write for OutputWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.out.write(buf)
+        let n = self.out.write(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
     }
     fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.out.write_all(buf)
+        self.out.write_all(buf)?;
+        self.hash.update(buf);
+        Ok(())
     }
     fn flush(&mut self) -> std::io::Result<()> {
         self.out.flush()
@@ -295,7 +306,7 @@ impl OutputWriter {
         let temp = self.out.into_inner().map_err(|e| e.into_error()).with_context(|| format!("cannot write {}", target.display()))?;
         let bytes = temp.as_file().metadata().with_context(|| format!("cannot write {}", target.display()))?.len();
         temp.persist(&target).map_err(|e| e.error).with_context(|| format!("cannot write {}", target.display()))?;
-        record_written(&target)?;
+        record_written(&target, &hex(&self.hash.finalize()))?;
         Ok(bytes)
     }
 }

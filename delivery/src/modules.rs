@@ -21,6 +21,7 @@ use buddy_hdl::{
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 use rust_hdl::prelude::*;
 use std::path::Path;
 
@@ -143,6 +144,13 @@ impl HwModule {
             HwModule::BuddyController(hardware) => controller::ports(hardware),
             HwModule::PipelinedController(hardware) => pipelined_controller::ports(hardware),
         }
+    }
+
+    /// Whether the module is a whole controller slice (its blocks and codecs
+    /// are delivered as modules of their own too); the slices take longest
+    /// to check, simulate and synthesize.
+    pub const fn is_slice(self) -> bool {
+        matches!(self, HwModule::BuddyController(_) | HwModule::PipelinedController(_))
     }
 
     /// The module's pipeline stages that are sub-modules of their own
@@ -491,21 +499,14 @@ impl HwModule {
                 let requests = (entries.len() / 4).clamp(100, 2000);
                 let start = std::time::Instant::now();
                 let cycle_ps = buddy_sim::memory_system::config::SimConfig::default().cycle_ps();
-                // The three modes are independent runs: one thread each.
-                let runs: Vec<Result<u64, String>> = std::thread::scope(|scope| {
-                    let handles: Vec<_> = buddy_sim::memory_system::Mode::ALL
-                        .map(|mode| {
-                            let mixed = &mixed;
-                            scope.spawn(move || {
-                                let (_, rtl) = controller::compare_engines(mode, hardware, mixed, requests, seed)?;
-                                Ok((rtl.end_ps as f64 / cycle_ps) as u64)
-                            })
-                        })
-                        .into_iter()
-                        .collect();
-                    handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a slice run panicked".to_string()))).collect()
-                });
-                let cycles = runs.into_iter().sum::<Result<u64, String>>()?;
+                // The three modes are independent runs: a core each.
+                let cycles = buddy_sim::memory_system::Mode::ALL
+                    .par_iter()
+                    .map(|&mode| {
+                        let (_, rtl) = controller::compare_engines(mode, hardware, &mixed, requests, seed)?;
+                        Ok((rtl.end_ps as f64 / cycle_ps) as u64)
+                    })
+                    .sum::<Result<u64, String>>()?;
                 Ok(EquivRun { inputs: 3 * requests, cycles, seconds: start.elapsed().as_secs_f64() })
             }
             HwModule::PipelinedController(hardware) => {

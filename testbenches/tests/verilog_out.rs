@@ -362,15 +362,9 @@ fn yosys_checks(modules: &[HwModule]) {
     });
 }
 
-/// Whether `m` is a whole controller slice (its blocks and codecs are
-/// delivered, and checked, as modules of their own too).
-fn is_slice(m: HwModule) -> bool {
-    matches!(m, HwModule::BuddyController(_) | HwModule::PipelinedController(_))
-}
-
 #[test]
 fn yosys_finds_no_latches_undriven_wires_or_loops() {
-    let blocks: Vec<HwModule> = HwModule::ALL.into_iter().filter(|&m| !is_slice(m)).collect();
+    let blocks: Vec<HwModule> = HwModule::ALL.into_iter().filter(|m| !m.is_slice()).collect();
     assert_eq!(blocks.len(), HwModule::ALL.len() - 6);
     yosys_checks(&blocks);
 }
@@ -379,7 +373,7 @@ fn yosys_finds_no_latches_undriven_wires_or_loops() {
 #[test]
 #[ignore = "make cosim, make lint: Yosys on the six controller slices, about 2 minutes"]
 fn yosys_finds_no_latches_undriven_wires_or_loops_in_the_slices() {
-    let slices: Vec<HwModule> = HwModule::ALL.into_iter().filter(|&m| is_slice(m)).collect();
+    let slices: Vec<HwModule> = HwModule::ALL.into_iter().filter(|m| m.is_slice()).collect();
     assert_eq!(slices.len(), 6);
     yosys_checks(&slices);
 }

@@ -92,7 +92,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // The whole memory system on the workload's trace (a snapshot sweep
     // when it has none).
     let (reports, sim_text) = step(&mut steps, "memory system (fast mode, every mode)", || {
-        let config = buddy_sim::memory_system::config::SimConfig::default();
+        let config = buddy_sim::config::SimConfig::default();
         let reports = crate::sim::simulate_modes(&prepared, &Mode::ALL, Algorithm::Bpc, &config, |_| None)?;
         std::fs::create_dir_all(out.join("sim")).context("cannot create sim/")?;
         write_file(&out.join("sim/sim.json"), serde_json::to_string_pretty(&reports)? + "\n")?;

@@ -9,7 +9,7 @@ use anyhow::{bail, Context};
 use buddy_golden::translation::TargetRatio;
 use buddy_golden::Algorithm;
 use buddy_sim::annotation::AnnotationFile;
-use buddy_sim::memory_system::config::{RtlSlice, SimConfig, SliceTiming};
+use buddy_sim::config::{RtlSlice, SimConfig, SliceTiming};
 use buddy_sim::memory_system::{run as run_sim, Mode, RtlOptions, SimInput, SimReport};
 use buddy_sim::trace::{Trace, TraceSource};
 use buddy_sim::Workload;
@@ -65,14 +65,14 @@ pub struct Args {
     /// (PipelinedController, up to 128 requests in flight; the default) or
     /// `serial` (BuddyController, one request at a time). An RTL run is
     /// compared with the fast engine's timing of the same hardware.
-    #[arg(long, value_name = "HW", value_parser = ["pipelined", "serial"])]
-    pub rtl_slice: Option<String>,
+    #[arg(long, value_name = "HW", value_parser = rtl_slice_parser())]
+    pub rtl_slice: Option<RtlSlice>,
     /// Fast engine's controller timing (overrides `system.slice_timing`):
-    /// `pipelined` (requests overlap in a slice, the paper's model) or
+    /// `paper` (requests overlap in a slice, the paper's model) or
     /// `hardware` (the cycles of the slice hardware `--rtl-slice` names, as
     /// the RTL engine: the PipelinedController's cycle model by default).
-    #[arg(long, value_name = "TIMING", value_parser = ["pipelined", "hardware"])]
-    pub slice_timing: Option<String>,
+    #[arg(long, value_name = "TIMING", value_parser = slice_timing_parser())]
+    pub slice_timing: Option<SliceTiming>,
     /// RTL engine: write `<out>/vcd/<mode>/slice<N>.vcd` with the slice
     /// clock cycles from `--vcd-from` to `--vcd-to` (inclusive).
     #[arg(long, value_name = "CYCLE", requires = "vcd_to")]
@@ -224,7 +224,7 @@ pub fn table(reports: &[SimReport]) -> String {
             ("rtl", _) => "RTL mode (PipelinedController hardware in rust-hdl)",
             (_, "hardware") => "fast mode (golden models, BuddyController timing)",
             (_, "pipelined hardware") => "fast mode (golden models, PipelinedController timing: its cycle model)",
-            _ => "fast mode (golden models, pipelined slices)",
+            _ => "fast mode (golden models, the paper's timing)",
         }
     );
     let _ = writeln!(
@@ -387,17 +387,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => crate::bundled::default_workload()?,
     };
     let mut config = load_config(args.config.as_deref(), args.link_gbps)?;
-    if let Some(t) = &args.slice_timing {
-        if args.engine == "rtl" && t != "hardware" {
-            bail!("--slice-timing {t} is for the fast engine; the RTL engine has the hardware's timing");
+    if let Some(t) = args.slice_timing {
+        if args.engine == "rtl" && t != SliceTiming::Hardware {
+            bail!("--slice-timing {} is for the fast engine; the RTL engine has the hardware's timing", t.name());
         }
-        config.system.slice_timing = t.clone();
+        config.system.slice_timing = t;
     }
-    if let Some(h) = &args.rtl_slice {
-        if args.engine != "rtl" && config.slice_timing() != SliceTiming::Hardware {
-            bail!("--rtl-slice {h} is for --engine rtl or --slice-timing hardware");
+    if let Some(h) = args.rtl_slice {
+        if args.engine != "rtl" && config.system.slice_timing != SliceTiming::Hardware {
+            bail!("--rtl-slice {} is for --engine rtl or --slice-timing hardware", h.name());
         }
-        config.system.rtl_slice = h.clone();
+        config.system.rtl_slice = h;
     }
     let workload = Workload::open(&path).with_context(|| format!("cannot open workload {}", path.display()))?;
     let prepared = prepare(&workload, args.annotation.as_deref(), args.snapshot)?;
@@ -413,7 +413,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bail!("--vcd-from {from} is after --vcd-to {to}");
         }
     }
-    if args.engine == "rtl" || config.slice_timing() == SliceTiming::Hardware {
+    if args.engine == "rtl" || config.system.slice_timing == SliceTiming::Hardware {
         // The RTL engine and the hardware timing are built from the algorithm's hardware.
         let what = if args.engine == "rtl" { "--engine rtl" } else { "system.slice_timing = \"hardware\"" };
         args.algo.require_hardware().with_context(|| format!("{what} with --algo {}", args.algo))?;
@@ -462,7 +462,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.engine == "rtl" {
         // Every RTL run checks itself against the fast mode with the hardware's timing.
         let mut timed = config.clone();
-        timed.system.slice_timing = "hardware".into();
+        timed.system.slice_timing = SliceTiming::Hardware;
         let fast = simulate_modes(&prepared, &modes, args.algo, &timed, |_| None)?;
         let rows: Vec<_> = reports.iter().zip(&fast).map(|(r, f)| Agreement::of(r, f)).collect();
         write_file(&dir.join("agreement.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
@@ -470,10 +470,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         text += &accept_wait_table(&fast);
         files = "sim.json, sim.csv, epochs.csv, summary.txt, agreement.json, config.toml";
     }
-    if args.engine == "rtl" && config.rtl_slice() == RtlSlice::Pipelined {
+    if args.engine == "rtl" && config.system.rtl_slice == RtlSlice::Pipelined {
         // The pipelined slice set beside the paper's timing it should come near.
         let mut paper = config.clone();
-        paper.system.slice_timing = "pipelined".into();
+        paper.system.slice_timing = SliceTiming::Paper;
         let fast = simulate_modes(&prepared, &modes, args.algo, &paper, |_| None)?;
         let rows: Vec<_> = reports.iter().zip(&fast).map(|(r, f)| PaperComparison::of(r, f)).collect();
         write_file(&dir.join("paper_timing.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
@@ -652,4 +652,18 @@ pub fn agreement_table(rows: &[Agreement]) -> String {
         );
     }
     s
+}
+
+/// `--slice-timing`'s values, as the config names them.
+pub fn slice_timing_parser() -> impl clap::builder::TypedValueParser<Value = SliceTiming> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(SliceTiming::ALL.map(SliceTiming::name))
+        .map(|s: String| SliceTiming::from_name(&s).expect("a possible value"))
+}
+
+/// `--rtl-slice`'s values, as the config names them.
+pub fn rtl_slice_parser() -> impl clap::builder::TypedValueParser<Value = RtlSlice> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(RtlSlice::ALL.map(RtlSlice::name))
+        .map(|s: String| RtlSlice::from_name(&s).expect("a possible value"))
 }

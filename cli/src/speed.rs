@@ -16,7 +16,7 @@ use anyhow::{anyhow, bail, Context};
 use buddy_delivery::cosim::{build_verilator_with, time_verilated};
 use buddy_delivery::modules::HwModule;
 use buddy_golden::HardwareCodec;
-use buddy_sim::memory_system::config::RtlSlice;
+use buddy_sim::config::{RtlSlice, SliceTiming};
 use buddy_sim::memory_system::{Mode, RtlOptions};
 use buddy_sim::Workload;
 use serde::Serialize;
@@ -42,8 +42,8 @@ pub struct Args {
     /// Slice hardware of the RTL mode and of the Verilator replay: `serial`
     /// (BuddyController, the figures' baseline) or `pipelined`
     /// (PipelinedController; its Verilator build takes several minutes).
-    #[arg(long, default_value = "serial", value_name = "HW", value_parser = ["serial", "pipelined"])]
-    pub rtl_slice: String,
+    #[arg(long, default_value = "serial", value_name = "HW", value_parser = crate::sim::rtl_slice_parser())]
+    pub rtl_slice: RtlSlice,
     /// Verilator optimization flag (`--opt -O3` and `--opt=-O3` both work).
     #[arg(long, default_value = "-O2", allow_hyphen_values = true, value_parser = ["-O0", "-O1", "-O2", "-O3"])]
     pub opt: String,
@@ -66,7 +66,7 @@ pub struct SpeedReport {
     pub mode: &'static str,
     pub algorithm: &'static str,
     /// The RTL mode's slice hardware: `serial` or `pipelined`.
-    pub rtl_slice: String,
+    pub rtl_slice: &'static str,
     pub trace_accesses: u64,
     pub requests: u64,
     /// Fast mode: runs, wall seconds summed, accesses per second.
@@ -131,8 +131,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("verilator is not installed or does not run (`make deps` installs it on Debian)");
     }
     let staging = OutputDir::prepare(&args.out, args.force)?;
-    let mut config = buddy_sim::memory_system::config::SimConfig::default();
-    config.system.rtl_slice = args.rtl_slice.clone();
+    let mut config = buddy_sim::config::SimConfig::default();
+    config.system.rtl_slice = args.rtl_slice;
     // Only the BPC slice is emitted as Verilog.
     let hardware = HardwareCodec::Bpc;
     let algorithm = hardware.algorithm();
@@ -147,7 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
 
     let mut hw_config = config.clone();
-    hw_config.system.slice_timing = "hardware".into();
+    hw_config.system.slice_timing = SliceTiming::Hardware;
     let (mut hw_runs, mut hw_seconds, mut hw_cycles) = (0u32, 0.0, 0.0);
     while hw_seconds < 2.0 && hw_runs < 1000 {
         let r = crate::sim::simulate(&prepared, mode, algorithm, &hw_config, None)?;
@@ -176,7 +176,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("slice 0 served no request: no cycles for Verilator to replay (use a longer trace)");
     }
 
-    let module = match config.rtl_slice() {
+    let module = match config.system.rtl_slice {
         RtlSlice::Serial => HwModule::BuddyController(hardware),
         RtlSlice::Pipelined => HwModule::PipelinedController(hardware),
     };
@@ -218,7 +218,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         workload: workload.manifest().workload.clone(),
         mode: mode.name(),
         algorithm: "bpc",
-        rtl_slice: args.rtl_slice.clone(),
+        rtl_slice: args.rtl_slice.name(),
         trace_accesses: prepared.trace.accesses.len() as u64,
         requests: timed.requests,
         fast_runs,

@@ -7,7 +7,7 @@ use buddy_delivery::cosim::run_icarus_with;
 use buddy_delivery::delivery::verilog_out_dir;
 use buddy_golden::Algorithm;
 use buddy_hdl::pipelined_controller::LOCKSTEP_INPUTS;
-use buddy_sim::memory_system::config::{RtlSlice, SimConfig};
+use buddy_sim::config::{RtlSlice, SimConfig};
 use buddy_sim::memory_system::{run, Mode, RtlOptions, SimInput, SimReport};
 use buddy_sim::trace::Trace;
 use buddy_sim::Workload;
@@ -40,7 +40,7 @@ fn icarus_replays_slice_0_of_a_pipelined_rtl_run() {
     let mut t = Trace::open(&p).unwrap();
     t.accesses.truncate(4_000);
     let config = SimConfig::default();
-    assert_eq!(config.rtl_slice(), RtlSlice::Pipelined);
+    assert_eq!(config.system.rtl_slice, RtlSlice::Pipelined);
     let plain = rtl_run(&w, &t, &config, None);
     let recorded = rtl_run(&w, &t, &config, Some((0, 50_000)));
     assert_eq!(plain.dram_cycles, recorded.dram_cycles);

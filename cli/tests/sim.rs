@@ -69,8 +69,8 @@ fn bad_inputs_are_reported_before_the_run() {
     assert!(err.contains("hbm.t_rcd"), "{err}");
     let err = failure(&buddy(&["sim", "--link-gbps", "0", "--out", o]));
     assert!(err.contains("nvlink.gbps"), "{err}");
-    let err = failure(&buddy(&["sim", "--engine", "rtl", "--slice-timing", "pipelined", "--out", o]));
-    assert!(err.contains("--slice-timing pipelined is for the fast engine"), "{err}");
+    let err = failure(&buddy(&["sim", "--engine", "rtl", "--slice-timing", "paper", "--out", o]));
+    assert!(err.contains("--slice-timing paper is for the fast engine"), "{err}");
     let err = failure(&buddy(&["sim", "--rtl-slice", "serial", "--out", o]));
     assert!(err.contains("--rtl-slice serial is for --engine rtl"), "{err}");
     // BDI has no rust-hdl hardware: the RTL engine and the hardware timing refuse it by name.

@@ -15,11 +15,11 @@
 use buddy_golden::metadata_cache::CacheStats;
 use buddy_golden::translation::{PageSize, TargetRatio};
 use buddy_golden::{HardwareCodec, MemoryEntry, ENTRY_BYTES};
-use buddy_sim::memory_system::config::SimConfig;
+use buddy_sim::config::{RtlSlice, SimConfig, SliceTiming};
 use buddy_sim::memory_system::controller::{ControllerStats, Controllers};
 use buddy_sim::memory_system::hbm::HbmStats;
 use buddy_sim::memory_system::pages::PageTable;
-pub use buddy_sim::memory_system::rtl::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
+pub use buddy_sim::memory_system::engine::serial_rtl::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
 use buddy_sim::memory_system::Mode;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -103,11 +103,11 @@ pub fn run_scenario_with(
     seed: u64,
     rtl: Option<RtlSetup>,
 ) -> Result<ScenarioRun, String> {
-    run_scenario_timed(mode, hardware, entries, requests, seed, rtl, "pipelined")
+    run_scenario_timed(mode, hardware, entries, requests, seed, rtl, SliceTiming::Paper)
 }
 
 /// [`run_scenario_with`] with the fast mode's `system.slice_timing`
-/// (`pipelined` or `hardware`; the RTL mode ignores it).
+/// (the paper's or the serial slice hardware's; the RTL mode ignores it).
 ///
 /// # Errors
 /// As [`run_scenario`].
@@ -118,12 +118,12 @@ pub fn run_scenario_timed(
     requests: usize,
     seed: u64,
     rtl: Option<RtlSetup>,
-    slice_timing: &str,
+    slice_timing: SliceTiming,
 ) -> Result<ScenarioRun, String> {
     let mut config = SimConfig::default();
-    config.system.slice_timing = slice_timing.into();
+    config.system.slice_timing = slice_timing;
     // The `BuddyController`'s scenario: its hardware timing is the serial slice's.
-    config.system.rtl_slice = "serial".into();
+    config.system.rtl_slice = RtlSlice::Serial;
     config.system.slices = 1;
     config.system.page = "64K".into();
     let allocations = TARGETS.iter().enumerate().map(|(i, &t)| (HEAP_BASE + i as u64 * PAGE, PAGE, t)).collect();
@@ -138,7 +138,7 @@ pub fn run_scenario_timed(
     }
     let is_rtl = rtl.is_some();
     if let Some(setup) = rtl {
-        ctl.use_rtl(hardware, buddy_sim::memory_system::config::RtlSlice::Serial);
+        ctl.use_rtl(hardware, buddy_sim::config::RtlSlice::Serial);
         ctl.with_rtl_slices(|all| {
             let slice = &mut all[0];
             slice.set_skip_waits(!setup.no_skip);
@@ -250,7 +250,7 @@ pub fn compare_engines(
     // Fast mode with the hardware's timing: the same observations, and
     // every request (and the final flush) done on the RTL's cycle.
     let timed =
-        run_scenario_timed(mode, hardware, entries, requests, seed, None, "hardware").map_err(|e| format!("fast, hardware timing: {e}"))?;
+        run_scenario_timed(mode, hardware, entries, requests, seed, None, SliceTiming::Hardware).map_err(|e| format!("fast, hardware timing: {e}"))?;
     if timed.observed != rtl.observed {
         return Err(format!(
             "{mode:?}: fast mode with hardware timing observes something else than the RTL:\n  fast: {:?}\n  rtl:  {:?}",
@@ -329,7 +329,7 @@ pub fn line_bits() -> usize {
 
 /// The lock-step testbench of `module` (a `BuddyController` variant): see
 /// [`crate::cosim::lockstep_testbench`]; the ports are
-/// `buddy_sim::memory_system::rtl::LOCKSTEP_INPUTS`, then `_OUTPUTS`.
+/// `buddy_sim::memory_system::engine::serial_rtl::LOCKSTEP_INPUTS`, then `_OUTPUTS`.
 pub fn lockstep_testbench(module: &str) -> String {
     crate::cosim::lockstep_testbench(module, LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS)
 }

@@ -498,7 +498,7 @@ impl HwModule {
                 let mixed = controller::mixed_entries(entries, seed);
                 let requests = (entries.len() / 4).clamp(100, 2000);
                 let start = std::time::Instant::now();
-                let cycle_ps = buddy_sim::memory_system::config::SimConfig::default().cycle_ps();
+                let cycle_ps = buddy_sim::config::SimConfig::default().cycle_ps();
                 // The three modes are independent runs: a core each.
                 let cycles = buddy_sim::memory_system::Mode::ALL
                     .par_iter()

@@ -7,7 +7,7 @@
 use buddy_golden::Algorithm;
 use buddy_sim::l2_cache::L2Config;
 use buddy_sim::mdcache_study::l2_requests;
-use buddy_sim::memory_system::config::SimConfig;
+use buddy_sim::config::SimConfig;
 use buddy_sim::memory_system::{run, Mode, SimInput};
 use buddy_sim::trace::{AddressLayout, Trace, DEFAULT_HEAP_BASE};
 use buddy_sim::Workload;

@@ -4,7 +4,7 @@
 //! (b_rnd_light), a mix with writes (c_mix) and a local one (d_loc). The baseline in the same run is reading the records into
 //! per-channel requests alone. Run: `cargo bench -p buddy-sim --bench hbm`.
 
-use buddy_sim::memory_system::config::SimConfig;
+use buddy_sim::config::SimConfig;
 use buddy_sim::memory_system::dram::stream::{read_stream, run_stream};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;

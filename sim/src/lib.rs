@@ -21,6 +21,7 @@ pub mod annotation;
 pub mod cdma;
 pub mod class_profile;
 pub mod compression_study;
+pub mod config;
 pub mod input_file;
 pub mod l2_cache;
 pub mod lcp_metrics;

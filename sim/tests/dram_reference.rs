@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use buddy_sim::memory_system::config::SimConfig;
+use buddy_sim::config::SimConfig;
 use buddy_sim::memory_system::dram::stream::{read_stream, run_stream};
 
 fn reference_dir() -> PathBuf {

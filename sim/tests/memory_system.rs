@@ -6,7 +6,7 @@ use std::path::Path;
 
 use buddy_golden::translation::TargetRatio;
 use buddy_golden::Algorithm;
-use buddy_sim::memory_system::config::{NvlinkConfig, SimConfig, SystemConfig};
+use buddy_sim::config::{NvlinkConfig, RtlSlice, SimConfig, SliceTiming, SystemConfig};
 use buddy_sim::memory_system::{run, Mode, RtlOptions, SimError, SimInput, SimReport};
 use buddy_sim::trace::Trace;
 use buddy_sim::Workload;
@@ -116,10 +116,10 @@ fn rtl_mode_equals_fast_mode_with_hardware_timing() {
     let (w, mut t) = bundled();
     t.accesses.truncate(25_000);
     let mut timed = SimConfig::default();
-    timed.system.slice_timing = "hardware".into();
-    timed.system.rtl_slice = "serial".into();
+    timed.system.slice_timing = SliceTiming::Hardware;
+    timed.system.rtl_slice = RtlSlice::Serial;
     let mut default = SimConfig::default();
-    default.system.rtl_slice = "serial".into();
+    default.system.rtl_slice = RtlSlice::Serial;
     for mode in [Mode::Uncompressed, Mode::Buddy] {
         let input = |config, rtl| SimInput {
             workload: &w,
@@ -203,10 +203,10 @@ fn a_bound_on_requests_in_flight_per_slice_costs_time_not_data() {
 fn pipelined_rtl_engine_serves_the_trace_and_jumps_idle_cycles_exactly() {
     let (w, mut t) = bundled();
     t.accesses.truncate(20_000);
-    let paper = SimConfig { system: SystemConfig { rtl_slice: "pipelined".into(), ..SystemConfig::default() }, ..SimConfig::default() };
+    let paper = SimConfig { system: SystemConfig { rtl_slice: RtlSlice::Pipelined, ..SystemConfig::default() }, ..SimConfig::default() };
     let mut serial = SimConfig::default();
-    serial.system.slice_timing = "hardware".into();
-    serial.system.rtl_slice = "serial".into();
+    serial.system.slice_timing = SliceTiming::Hardware;
+    serial.system.rtl_slice = RtlSlice::Serial;
     for mode in [Mode::Uncompressed, Mode::Buddy] {
         let input = |config, rtl| SimInput {
             workload: &w,

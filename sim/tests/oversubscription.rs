@@ -6,7 +6,7 @@ use std::path::Path;
 
 use buddy_golden::translation::TargetRatio;
 use buddy_golden::Algorithm;
-use buddy_sim::memory_system::config::SimConfig;
+use buddy_sim::config::SimConfig;
 use buddy_sim::memory_system::{run, Mode, SimInput};
 use buddy_sim::oversubscription::classifier::Techniques;
 use buddy_sim::oversubscription::{run_oversubscribed, Footprint, OversubscribedInput, OversubscribedRun, System};

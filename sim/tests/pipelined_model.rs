@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use buddy_golden::{Algorithm, Mag};
-use buddy_sim::memory_system::config::SimConfig;
+use buddy_sim::config::{SimConfig, SliceTiming};
 use buddy_sim::memory_system::{run, Mode, RtlOptions, SimInput, SimReport};
 use buddy_sim::trace::Trace;
 use buddy_sim::Workload;
@@ -32,7 +32,7 @@ fn the_cycle_model_shows_the_rtl_engines_ports_on_every_cycle() {
     t.accesses.truncate(40_000);
     let rtl_config = SimConfig::default();
     let mut model_config = SimConfig::default();
-    model_config.system.slice_timing = "hardware".into();
+    model_config.system.slice_timing = SliceTiming::Hardware;
     let scratch = tempfile_dir();
     for (algorithm, mode) in
         [(Algorithm::Zvc, Mode::Buddy), (Algorithm::MagBdi(Mag::B32), Mode::BandwidthOnly), (Algorithm::Bpc, Mode::Uncompressed)]

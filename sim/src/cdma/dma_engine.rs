@@ -25,14 +25,8 @@
 use serde::Serialize;
 use std::collections::VecDeque;
 
-use super::config::CdmaConfig;
-
-/// Bytes of a line (a 128-byte memory-entry) read from DRAM.
-pub const LINE_BYTES: u64 = 128;
-
-/// Buffer bytes the launcher reserves per line in flight: the worst case of
-/// a stored line, a ZVC line without a zero word (32-bit mask + 128 bytes).
-pub const LINE_RESERVATION_BYTES: u64 = 132;
+use crate::config::cdma::CdmaConfig;
+pub use crate::config::cdma::{LINE_BYTES, LINE_RESERVATION_BYTES};
 
 /// What one offload did.
 #[derive(Debug, Clone, PartialEq, Serialize)]

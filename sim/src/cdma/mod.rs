@@ -11,7 +11,6 @@
 //!
 //! The compression itself is the golden models' ([`buddy_golden::offload_window`]).
 
-pub mod config;
 pub mod dma_engine;
 pub mod network;
 pub mod training;

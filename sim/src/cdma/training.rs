@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::config::CdmaConfig;
+use crate::config::cdma::CdmaConfig;
 use super::network::{LayerSummary, Network};
 use super::vdnn::{step, Policy, StepTimeline};
 use crate::workload::Workload;

@@ -29,7 +29,7 @@
 use buddy_golden::offload_window::WindowAlgorithm;
 use serde::Serialize;
 
-use super::config::CdmaConfig;
+use crate::config::cdma::CdmaConfig;
 use super::dma_engine::{offload, prefetch_ns, OffloadRun};
 use super::network::Network;
 

@@ -30,10 +30,11 @@
 
 use serde::Serialize;
 
-use super::config::SimConfig;
+use crate::config::SimConfig;
 use super::dram::channel::{Channel, ChannelStats, Completion, Request};
 use super::dram::timing::HbmTiming;
-use super::rtl::cycle_start_ps;
+use super::id_map::IdMap;
+use super::time::cycle_start_ps;
 
 /// Bytes in one DRAM sector.
 pub const SECTOR: u64 = 32;
@@ -101,7 +102,7 @@ pub struct Hbm {
     cycle_ps: f64,
     path_cycles: u64,
     /// Bursts in flight by ticket (tickets are never reused).
-    tickets: super::world::IdMap<Ticket>,
+    tickets: IdMap<Ticket>,
     next_ticket: u64,
     /// Requests handed in, not yet given to their channel (arrival cycle, order key, channel, request).
     pending: Vec<(u64, (u64, u64), usize, Request)>,

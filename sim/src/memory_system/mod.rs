@@ -26,99 +26,39 @@
 //! `system.max_outstanding` in flight; a request issues when an earlier one
 //! completes. The run's time is the last completion.
 
-pub mod config;
+pub mod backing_store;
 pub mod controller;
 pub mod dram;
+pub mod engine;
+mod error;
+pub mod event_queue;
 pub mod hbm;
+mod id_map;
+mod mode;
 pub mod nvlink;
 pub mod pages;
-pub mod pipelined_model;
-pub mod pipelined_rtl;
-pub mod rtl;
+pub mod request;
 pub mod slice_clock;
-pub mod world;
+pub mod time;
 
 use std::collections::HashMap;
 
 use buddy_golden::metadata_cache::CacheStats;
-use buddy_golden::translation::{PageSize, TargetRatio, TranslationFault};
+use buddy_golden::translation::{PageSize, TargetRatio};
 use buddy_golden::{Algorithm, MemoryEntry, ENTRY_BYTES};
 use serde::Serialize;
-use thiserror::Error;
 
 use crate::l2_cache::{L2Cache, L2Config, L2Stats, MemRequest};
 use crate::trace::{Access, AddressLayout, Trace, TraceSource, DEFAULT_HEAP_BASE};
 use crate::workload::Workload;
-use config::SimConfig;
-use controller::{Controllers, Outcome};
+use crate::config::{self, SimConfig};
+use controller::Controllers;
+pub use error::SimError;
 use hbm::HbmStats;
+pub use mode::Mode;
 use nvlink::LinkStats;
 use pages::PageTable;
-
-/// How the controllers treat memory (docs/formats.md#modes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mode {
-    /// No compression, no metadata: 4 sectors per entry.
-    Uncompressed,
-    /// Compressed into full 128 B slots: only the class's sectors move; no buddy.
-    BandwidthOnly,
-    /// Buddy Compression: device part per target ratio, the rest in buddy-memory.
-    Buddy,
-}
-
-impl Mode {
-    pub const ALL: [Mode; 3] = [Mode::Uncompressed, Mode::BandwidthOnly, Mode::Buddy];
-
-    /// The mode named `name` (as [`Mode::name`] spells it).
-    pub fn from_name(name: &str) -> Option<Mode> {
-        Mode::ALL.into_iter().find(|m| m.name() == name)
-    }
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            Mode::Uncompressed => "uncompressed",
-            Mode::BandwidthOnly => "bandwidth-only",
-            Mode::Buddy => "buddy",
-        }
-    }
-}
-
-/// Why a run stopped.
-#[derive(Debug, Error)]
-pub enum SimError {
-    #[error("address {va:#x} is in no allocation's pages")]
-    Unmapped { va: u64 },
-    #[error("address {va:#x}: translation fault: {fault}")]
-    Fault { va: u64, fault: TranslationFault },
-    #[error("address {va:#x}: the stored entry does not decode: {message}")]
-    Decode { va: u64, message: String },
-    #[error("data mismatch at entry {va:#x} ({what}) at {ns:.1} ns (DRAM cycle {cycle}):\n  expected {expected}\n  got      {got}")]
-    Mismatch { va: u64, what: &'static str, ns: f64, cycle: u64, expected: String, got: String },
-    #[error("trace allocation '{name}' is marked in_snapshot, but the manifest has no allocation of that name")]
-    NotInManifest { name: String },
-    #[error("snapshot position {position} does not exist (the workload has {count})")]
-    Snapshot { position: usize, count: usize },
-    #[error("{0}")]
-    Config(String),
-    #[error("cannot allocate {bytes} bytes for the memory image of allocation '{name}' (the trace's footprint is larger than this machine's memory)")]
-    OutOfMemory { name: String, bytes: u64 },
-    #[error("hardware: {0}")]
-    Hardware(String),
-    /// The RTL engine or the hardware slice timing was asked for an
-    /// algorithm without rust-hdl hardware.
-    #[error("{0}")]
-    NoHardware(#[from] buddy_golden::NoHardware),
-}
-
-impl From<world::Stalled> for SimError {
-    fn from(s: world::Stalled) -> Self {
-        SimError::Hardware(format!(
-            "the simulation stalled at {} ps with {} requests waiting; channels: {}",
-            s.at_ps, s.waiting, s.channels
-        ))
-    }
-}
+use request::Outcome;
 
 /// What to run.
 pub struct SimInput<'a> {
@@ -156,7 +96,7 @@ pub struct RtlOptions {
     /// memory (a check of the default jump over them, which is exact).
     pub no_skip: bool,
     /// `Some((slice, max))`: record the lock-step lines of that slice
-    /// (serial: [`rtl::LOCKSTEP_INPUTS`], [`rtl::LOCKSTEP_OUTPUTS`];
+    /// (serial: [`engine::serial_rtl::LOCKSTEP_INPUTS`], [`engine::serial_rtl::LOCKSTEP_OUTPUTS`];
     /// pipelined: `buddy_hdl::pipelined_controller::LOCKSTEP_INPUTS`,
     /// `_OUTPUTS`), at most `max`, into [`SimReport::lockstep_lines`], for
     /// a replay of the run by the emitted Verilog (the slice is reset first).
@@ -236,7 +176,7 @@ pub struct SimReport {
     /// RTL mode: `rtl_simulated_cycles` per wall-clock second.
     pub rtl_cycles_per_second: Option<f64>,
     /// RTL mode with the pipelined slice: where its cycles went.
-    pub pipelined_slice: Option<pipelined_rtl::PipelinedStats>,
+    pub pipelined_slice: Option<engine::pipelined_driver::PipelinedStats>,
     /// Fast mode with the pipelined slice's hardware timing: slice cycles
     /// in which a request was offered and not taken, summed over the
     /// slices, by why (the cycle model's diagnosis).
@@ -323,7 +263,7 @@ impl<'a> Session<'a> {
         let started = std::time::Instant::now();
         let config = input.config;
         config.validate().map_err(|e| SimError::Config(e.to_string()))?;
-        if input.rtl.is_some() || config.slice_timing() == config::SliceTiming::Hardware {
+        if input.rtl.is_some() || config.system.slice_timing == config::SliceTiming::Hardware {
             // Before any work: the hardware paths need the algorithm's hardware.
             input.algorithm.require_hardware()?;
             config.validate_for_hardware().map_err(|e| SimError::Config(e.to_string()))?;
@@ -383,7 +323,7 @@ impl<'a> Session<'a> {
         }
 
         if let Some(rtl) = &input.rtl {
-            ctl.use_rtl(input.algorithm.require_hardware()?, config.rtl_slice());
+            ctl.use_rtl(input.algorithm.require_hardware()?, config.system.rtl_slice);
             let slices = config.system.slices as usize;
             if let Some((slice, _)) = rtl.lockstep {
                 if slice >= slices {
@@ -491,19 +431,19 @@ impl<'a> Session<'a> {
     /// Run memory until a request in flight completes or time reaches
     /// `limit` ps; the tags of the completed requests.
     pub(crate) fn wait(&mut self, limit: u64) -> Result<Vec<usize>, SimError> {
-        let sh = self.ctl.world.shared.clone();
+        let sh = self.ctl.system.queue.shared.clone();
         let before = sh.finished_tasks();
         if !self.state.outstanding.is_empty() {
-            self.ctl.world.run_until(limit, || sh.finished_tasks() > before)?;
+            self.ctl.system.queue.run_until(limit, || sh.finished_tasks() > before)?;
         } else if limit != u64::MAX {
-            self.ctl.world.advance_to(limit)?;
+            self.ctl.system.queue.advance_to(limit)?;
         }
         self.state.collect()
     }
 
     /// Now, ps.
     pub(crate) fn now(&self) -> u64 {
-        self.ctl.world.now()
+        self.ctl.system.queue.now()
     }
 
     /// Requests in flight.
@@ -579,11 +519,11 @@ impl<'a> Session<'a> {
         Ok(SimReport {
             workload: input.workload.manifest().workload.clone(),
             engine: if input.rtl.is_some() { "rtl" } else { "fast" },
-            slice_timing: match (&input.rtl, config.rtl_slice()) {
+            slice_timing: match (&input.rtl, config.system.rtl_slice) {
                 (Some(_), config::RtlSlice::Serial) => "hardware".into(),
                 (Some(_), config::RtlSlice::Pipelined) => "pipelined hardware".into(),
-                (None, config::RtlSlice::Pipelined) if config.slice_timing() == config::SliceTiming::Hardware => "pipelined hardware".into(),
-                (None, _) => config.system.slice_timing.clone(),
+                (None, config::RtlSlice::Pipelined) if config.system.slice_timing == config::SliceTiming::Hardware => "pipelined hardware".into(),
+                (None, _) => config.system.slice_timing.name().into(),
             },
             mode: input.mode,
             algorithm: input.algorithm.to_string(),
@@ -719,7 +659,7 @@ impl IssueState {
     /// Run until every request in flight has finished.
     fn drain(&mut self, ctl: &mut Controllers) -> Result<(), SimError> {
         let pending: Vec<Outcome> = self.outstanding.iter().map(|f| f.outcome.clone()).collect();
-        ctl.world.run_until(u64::MAX, || pending.iter().all(|o| o.borrow().is_some()))?;
+        ctl.system.queue.run_until(u64::MAX, || pending.iter().all(|o| o.borrow().is_some()))?;
         self.collect()?;
         if !self.outstanding.is_empty() {
             return Err(SimError::Hardware(format!("{} requests never finished", self.outstanding.len())));
@@ -739,10 +679,10 @@ impl IssueState {
     ) -> Result<(), SimError> {
         if self.outstanding.len() >= self.max {
             // A request issues when an earlier one completes.
-            let sh = ctl.world.shared.clone();
+            let sh = ctl.system.queue.shared.clone();
             let before = sh.finished_tasks();
-            ctl.world.run_until(u64::MAX, || sh.finished_tasks() > before)?;
-            self.last_issue = self.last_issue.max(ctl.world.now());
+            ctl.system.queue.run_until(u64::MAX, || sh.finished_tasks() > before)?;
+            self.last_issue = self.last_issue.max(ctl.system.queue.now());
             self.collect()?;
         }
         self.issue_now(ctl, traced, shadow, r, tag)

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::config::SimConfig;
+use crate::config::SimConfig;
 
 /// Counters of both directions.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use buddy_golden::translation::{BuddyRegisters, PageSize, Pte, TargetRatio};
 
-use super::Mode;
+use super::mode::Mode;
 
 /// Base of buddy-memory's physical addresses (its own address space).
 pub const GBBR: u64 = 0x8000_0000_0000;

@@ -14,6 +14,9 @@ pub use buddy_hdl::timing::INIT_CYCLES;
 /// Cycles a slice is held in reset when it is built.
 pub const RESET_CYCLES: u64 = 2;
 
+/// Cycles a request may take before the driver calls the slice hung.
+pub const HANG_CYCLES: u64 = 1_000_000;
+
 /// What a slice's clock drives and records of its hardware.
 pub trait ClockedHardware: Block {
     fn set_clock(&mut self, level: bool);

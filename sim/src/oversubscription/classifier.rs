@@ -14,7 +14,7 @@
 
 use serde::Serialize;
 
-use super::config::EtcConfig;
+use crate::config::oversubscription::EtcConfig;
 use crate::trace::Access;
 
 /// ETC's three application classes.

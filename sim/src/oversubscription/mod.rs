@@ -19,7 +19,6 @@
 //! address 0.
 
 pub mod classifier;
-pub mod config;
 pub mod streams;
 pub mod throttle;
 pub mod unified_memory;
@@ -28,7 +27,7 @@ use buddy_golden::translation::TargetRatio;
 use buddy_golden::{Algorithm, ENTRY_BYTES};
 use serde::Serialize;
 
-use crate::memory_system::config::SimConfig;
+use crate::config::SimConfig;
 use crate::memory_system::{Mode, Session, SimError, SimInput, SimReport};
 use crate::trace::{Access, AddressLayout, Trace};
 use crate::workload::Workload;

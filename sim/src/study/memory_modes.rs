@@ -9,7 +9,7 @@ use buddy_golden::Algorithm;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::memory_system::config::SimConfig;
+use crate::config::SimConfig;
 use crate::memory_system::{run, Mode, SimError, SimInput, SimReport};
 use crate::trace::Trace;
 use crate::workload::Workload;

@@ -9,7 +9,7 @@ use buddy_golden::Algorithm;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::memory_system::config::SimConfig;
+use crate::config::SimConfig;
 use crate::memory_system::SimError;
 use crate::oversubscription::classifier::{classify, Classification, Techniques};
 use crate::oversubscription::{run_oversubscribed, Footprint, OversubscribedInput, OversubscribedRun, System};

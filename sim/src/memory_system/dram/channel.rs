@@ -1189,7 +1189,7 @@ impl Issue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory_system::config::HbmConfig;
+    use crate::config::HbmConfig;
 
     /// A mixed stream: bursts of reads and writes to a few rows of every
     /// bank, light and saturating phases, refreshes included.

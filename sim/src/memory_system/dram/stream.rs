@@ -16,7 +16,7 @@ use thiserror::Error;
 
 use super::channel::{Channel, ChannelStats, Completion, Request};
 use super::timing::HbmTiming;
-use crate::memory_system::config::SimConfig;
+use crate::config::SimConfig;
 
 /// Bytes of one stream record.
 pub const RECORD_BYTES: usize = 16;

@@ -5,7 +5,7 @@
 //! Every spacing is derived here once from the `[hbm]` keys; the channel
 //! model only looks them up.
 
-use super::super::config::HbmConfig;
+use crate::config::HbmConfig;
 
 /// The DRAM commands the controller issues.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::memory_system::config::ConfigError;
+use super::ConfigError;
 
 /// Demand paging between host memory and the GPU's device memory. Defaults
 /// are ETC's simulated system (64 KB pages, 20 us fault handler, 16 GB/s

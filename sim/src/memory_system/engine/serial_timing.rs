@@ -32,12 +32,15 @@ use buddy_hdl::timing::{
     SECTORS_PER_LINE, SECTOR_FILL_CYCLES, WRITE_PLAN_CYCLES,
 };
 
-use super::{Finished, Outcome, RequestInfo};
-use crate::memory_system::world::{Shared, World};
+use super::{is_zero_read, MemorySystem, SliceEngine};
+use crate::memory_system::error::SimError;
+use crate::memory_system::event_queue::{EventQueue, QueueState};
+use crate::memory_system::request::{Finished, Outcome, Request, RequestInfo};
+use crate::memory_system::slice_clock::{INIT_CYCLES, RESET_CYCLES};
 
 /// A slice takes its first request when the RTL engine has reset it and
 /// its metadata cache has invalidated its sets.
-pub(super) const OUT_OF_RESET: u64 = crate::memory_system::rtl::RESET_CYCLES + crate::memory_system::rtl::INIT_CYCLES;
+pub(super) const OUT_OF_RESET: u64 = RESET_CYCLES + INIT_CYCLES;
 
 /// The slices' turns: each slice serves its requests one at a time, in
 /// issue order, from the cycle it is free.
@@ -70,7 +73,7 @@ impl SliceTurns {
     }
 
     /// Wait until `turn` is served.
-    pub fn wait_turn<'a>(&'a self, sh: &'a Rc<Shared>, slice: u64, turn: u64) -> Turn<'a> {
+    pub fn wait_turn<'a>(&'a self, sh: &'a Rc<QueueState>, slice: u64, turn: u64) -> Turn<'a> {
         Turn { turns: self, sh, slice, turn }
     }
 
@@ -80,7 +83,7 @@ impl SliceTurns {
     }
 
     /// The current request of `slice` is done; the slice is free from `free`.
-    pub fn finish(&self, sh: &Shared, slice: u64, free: u64) {
+    pub fn finish(&self, sh: &QueueState, slice: u64, free: u64) {
         self.free[slice as usize].set(free);
         let s = &self.serving[slice as usize];
         s.set(s.get() + 1);
@@ -93,7 +96,7 @@ impl SliceTurns {
 /// Future of [`SliceTurns::wait_turn`].
 pub struct Turn<'a> {
     turns: &'a SliceTurns,
-    sh: &'a Rc<Shared>,
+    sh: &'a Rc<QueueState>,
     slice: u64,
     turn: u64,
 }
@@ -110,19 +113,19 @@ impl Future for Turn<'_> {
 }
 
 /// Wait until cycle `c` starts.
-async fn at(sh: &Rc<Shared>, c: u64) {
+async fn at(sh: &Rc<QueueState>, c: u64) {
     sh.until(sh.ps(c)).await;
 }
 
 /// A device burst whose first sector is handshaken at cycle `c`: starts it
 /// (the caller waits for the ticket).
-async fn device(sh: &Rc<Shared>, slice: u64, first: u64, count: u64, write: bool, c: u64) -> u64 {
+async fn device(sh: &Rc<QueueState>, slice: u64, first: u64, count: u64, write: bool, c: u64) -> u64 {
     at(sh, c).await;
     sh.start_burst(slice, first, count, write, slice)
 }
 
 /// The cycle burst `ticket` is done.
-async fn done_cycle(sh: &Rc<Shared>, ticket: u64) -> u64 {
+async fn done_cycle(sh: &Rc<QueueState>, ticket: u64) -> u64 {
     let ps = sh.burst(ticket).await;
     sh.cycle_at(ps)
 }
@@ -130,7 +133,7 @@ async fn done_cycle(sh: &Rc<Shared>, ticket: u64) -> u64 {
 /// The metadata cache's memory traffic for an access accepted at `a`:
 /// write-backs of a line miss, then the fill request. Returns `resp_valid`'s
 /// cycle on a hit, else (fill request cycle, fill ticket).
-async fn md_start(sh: &Rc<Shared>, slice: u64, md: &MetadataAccess, a: u64) -> Result<u64, (u64, u64)> {
+async fn md_start(sh: &Rc<QueueState>, slice: u64, md: &MetadataAccess, a: u64) -> Result<u64, (u64, u64)> {
     if md.outcome == MdOutcome::Hit {
         return Ok(a + HIT_CYCLES);
     }
@@ -156,7 +159,7 @@ async fn md_start(sh: &Rc<Shared>, slice: u64, md: &MetadataAccess, a: u64) -> R
 
 /// The read part's timing from acceptance at `s` (a compressed page);
 /// returns the cycle of `AfterRead`.
-async fn read_part(sh: &Rc<Shared>, slice: u64, p: &ReadPart, s: u64, decompress: u64) -> u64 {
+async fn read_part(sh: &Rc<QueueState>, slice: u64, p: &ReadPart, s: u64, decompress: u64) -> u64 {
     let a = s + FRONT_CYCLES;
     let md = p.metadata.as_ref().expect("a compressed page's read looks its nibble up");
     let hit = md.hit();
@@ -196,7 +199,7 @@ async fn read_part(sh: &Rc<Shared>, slice: u64, p: &ReadPart, s: u64, decompress
 
 /// An uncompressed page's read from acceptance at `s`: the slot's sectors
 /// at the stage after translation; returns the response cycle.
-async fn plain_read(sh: &Rc<Shared>, slice: u64, p: &ReadPart, s: u64) -> u64 {
+async fn plain_read(sh: &Rc<QueueState>, slice: u64, p: &ReadPart, s: u64) -> u64 {
     let wait = s + FRONT_CYCLES;
     let t = device(sh, slice, p.slot.first, p.slot.count, false, wait).await;
     let last = done_cycle(sh, t).await + p.slot.count - 1;
@@ -205,7 +208,7 @@ async fn plain_read(sh: &Rc<Shared>, slice: u64, p: &ReadPart, s: u64) -> u64 {
 
 /// An uncompressed page's write from acceptance at `s` (`PlainWrite`: each
 /// masked sector is a 1-sector write); returns the response cycle.
-async fn plain_write(sh: &Rc<Shared>, slice: u64, w: &WritePart, s: u64) -> u64 {
+async fn plain_write(sh: &Rc<QueueState>, slice: u64, w: &WritePart, s: u64) -> u64 {
     let mut c = s + FRONT_CYCLES;
     let base = w.device.first().map_or(0, |d| d.first & !127);
     for sector in 0..4u64 {
@@ -222,7 +225,7 @@ async fn plain_write(sh: &Rc<Shared>, slice: u64, w: &WritePart, s: u64) -> u64 
 
 /// A compressed page's write from acceptance at `s` (its read part
 /// first, if any); returns the response cycle.
-async fn write(sh: &Rc<Shared>, slice: u64, read: Option<&ReadPart>, w: &WritePart, s: u64, codec: CodecLatency) -> u64 {
+async fn write(sh: &Rc<QueueState>, slice: u64, read: Option<&ReadPart>, w: &WritePart, s: u64, codec: CodecLatency) -> u64 {
     let compress_at = match read {
         Some(p) => read_part(sh, slice, p, s, codec.decompress).await + 1,
         None => s + FRONT_CYCLES,
@@ -266,11 +269,11 @@ impl HardwareTiming {
     /// frees the slice and finishes `outcome` with `entry`.
     fn spawn_body<F>(
         &self,
-        world: &mut World,
+        world: &mut EventQueue,
         slice: u64,
         finished: Finished,
         outcome: Outcome,
-        body: impl FnOnce(Rc<Shared>, u64) -> F + 'static,
+        body: impl FnOnce(Rc<QueueState>, u64) -> F + 'static,
     ) where
         F: Future<Output = u64> + 'static,
     {
@@ -290,7 +293,7 @@ impl HardwareTiming {
     }
 
     /// Time the served request `served` of `slice`; `outcome` holds its result when done.
-    pub fn spawn(&self, world: &mut World, slice: u64, served: Served, outcome: Outcome) {
+    pub fn spawn(&self, world: &mut EventQueue, slice: u64, served: Served, outcome: Outcome) {
         let finished = Finished { entry: Some(served.entry), info: RequestInfo { done: 0, buddy: served.touches_buddy() } };
         let codec = self.codec;
         self.spawn_body(world, slice, finished, outcome, move |sh, s| async move {
@@ -308,7 +311,7 @@ impl HardwareTiming {
     /// cache walks sets, then ways, then sectors (FlushTag 1 cycle per set;
     /// Victim and Evicted 1 cycle per line; 1 cycle per clean sector, 2 per
     /// dirty one, written back on the second).
-    pub fn spawn_flush(&self, world: &mut World, slice: u64, flushed: Flushed) -> Outcome {
+    pub fn spawn_flush(&self, world: &mut EventQueue, slice: u64, flushed: Flushed) -> Outcome {
         let outcome: Outcome = Rc::new(RefCell::new(None));
         let finished = Finished { entry: None, info: RequestInfo::default() };
         let ways = self.ways;
@@ -338,5 +341,47 @@ impl HardwareTiming {
             c + 1
         });
         outcome
+    }
+}
+
+/// The serial slice timing engine: golden slices' answers, timed as the
+/// `BuddyController` would serve them.
+pub struct SerialTimingEngine {
+    timing: HardwareTiming,
+    zero_reads: u64,
+}
+
+impl SerialTimingEngine {
+    /// `slices` slices built with `hardware`'s codecs and a metadata cache of `ways` ways.
+    pub fn new(slices: usize, hardware: HardwareCodec, ways: usize) -> Self {
+        SerialTimingEngine { timing: HardwareTiming::new(slices, hardware, ways), zero_reads: 0 }
+    }
+}
+
+impl SliceEngine for SerialTimingEngine {
+    fn start(&mut self, system: &mut MemorySystem, request: &Request) -> Result<Outcome, SimError> {
+        let served = system.serve(request)?;
+        self.zero_reads += is_zero_read(&served) as u64;
+        let outcome: Outcome = Rc::new(RefCell::new(None));
+        let slice = system.slice(request.va);
+        self.timing.spawn(&mut system.queue, slice, served, outcome.clone());
+        Ok(outcome)
+    }
+
+    fn flush(&mut self, system: &mut MemorySystem) -> Result<Vec<Outcome>, SimError> {
+        let flushed = system.flush_golden();
+        Ok(flushed.into_iter().enumerate().map(|(s, f)| self.timing.spawn_flush(&mut system.queue, s as u64, f)).collect())
+    }
+
+    fn zero_reads(&self) -> u64 {
+        self.zero_reads
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
     }
 }

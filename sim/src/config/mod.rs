@@ -2,8 +2,13 @@
 //! Table I), read from a TOML file whose every key is optional; unknown keys
 //! and impossible values are errors that name the key.
 
+pub mod cdma;
+mod error;
+pub mod oversubscription;
+
+pub use error::ConfigError;
+
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
 use buddy_golden::Algorithm;
 
@@ -19,11 +24,11 @@ pub struct SimConfig {
     pub l2: L2Params,
     pub energy: EnergyConfig,
     /// The compressing DMA engine and vDNN's GPU (`buddy study cdma-*`).
-    pub cdma: crate::cdma::config::CdmaConfig,
+    pub cdma: cdma::CdmaConfig,
     /// Unified Memory's demand paging (`buddy study oversubscription`).
-    pub um: crate::oversubscription::config::UmConfig,
+    pub um: oversubscription::UmConfig,
     /// ETC's techniques and classifier (`buddy study oversubscription`).
-    pub etc: crate::oversubscription::config::EtcConfig,
+    pub etc: oversubscription::EtcConfig,
 }
 
 /// Most memory-controller slices a configuration may ask for.
@@ -41,15 +46,15 @@ pub struct SystemConfig {
     pub page: String,
     /// Requests per epoch of the per-epoch series.
     pub epoch_requests: u64,
-    /// Fast mode's controller timing: `pipelined` (any number of requests
+    /// Fast mode's controller timing: `paper` (any number of requests
     /// in flight per slice, fixed codec and metadata latencies: the
     /// paper's model) or `hardware` (the timing of the slice hardware
     /// `rtl_slice` names, every memory handshake on the hardware's cycle:
     /// the `PipelinedController`'s cycle model, or the `BuddyController`'s
     /// one request at a time). The RTL mode always has the hardware's.
-    pub slice_timing: String,
+    pub slice_timing: SliceTiming,
     /// Requests one slice's controller holds at once under the
-    /// `pipelined` timing (later ones wait for a finished one, in request
+    /// `paper` timing (later ones wait for a finished one, in request
     /// order); 0: no bound, the paper's model. Sizes a pipelined slice
     /// (`docs/controller.md`).
     pub slice_in_flight: u32,
@@ -57,27 +62,66 @@ pub struct SystemConfig {
     /// "hardware"`: `pipelined` (the default: the `PipelinedController`,
     /// up to 128 requests in flight, tagged responses) or `serial` (the
     /// `BuddyController`, one request at a time; `docs/controller.md`).
-    pub rtl_slice: String,
+    pub rtl_slice: RtlSlice,
 }
 
 /// The RTL engine's slice hardware (`system.rtl_slice`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum RtlSlice {
     /// `pipelined`: the `PipelinedController`.
+    #[default]
     Pipelined,
     /// `serial`: the `BuddyController`.
     Serial,
 }
 
 /// The fast engine's controller timing (`system.slice_timing`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum SliceTiming {
-    /// `pipelined`: the paper's idealized controller.
-    Pipelined,
+    /// `paper`: the paper's idealized controller (Buddy Compression
+    /// Sec. III; `engine::paper`).
+    #[default]
+    Paper,
     /// `hardware`: the timing of the slice hardware `system.rtl_slice` names:
     /// the `PipelinedController`'s cycle model (`pipelined`, the default) or
     /// the `BuddyController`'s one-request-at-a-time timing (`serial`).
     Hardware,
+}
+
+impl SliceTiming {
+    pub const ALL: [SliceTiming; 2] = [SliceTiming::Paper, SliceTiming::Hardware];
+
+    /// The name the config and the CLI give it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SliceTiming::Paper => "paper",
+            SliceTiming::Hardware => "hardware",
+        }
+    }
+
+    /// The timing named `name` (as [`SliceTiming::name`] spells it).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
+
+impl RtlSlice {
+    pub const ALL: [RtlSlice; 2] = [RtlSlice::Pipelined, RtlSlice::Serial];
+
+    /// The name the config and the CLI give it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            RtlSlice::Pipelined => "pipelined",
+            RtlSlice::Serial => "serial",
+        }
+    }
+
+    /// The slice named `name` (as [`RtlSlice::name`] spells it).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
 }
 
 /// HBM2 device memory: Table I (4 channels per slice at 875 MHz, 900 GB/s
@@ -225,9 +269,9 @@ impl Default for SystemConfig {
             max_outstanding: 256,
             page: "2M".into(),
             epoch_requests: 4096,
-            slice_timing: "pipelined".into(),
+            slice_timing: SliceTiming::Paper,
             slice_in_flight: 0,
-            rtl_slice: "pipelined".into(),
+            rtl_slice: RtlSlice::Pipelined,
         }
     }
 }
@@ -302,23 +346,6 @@ impl Default for EnergyConfig {
     }
 }
 
-/// A configuration that cannot be used.
-#[derive(Debug, Error)]
-pub enum ConfigError {
-    #[error("cannot read config {path}")]
-    Read {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
-    /// Bad TOML, an unknown key or a value of the wrong type (the message
-    /// names the key and the line).
-    #[error("config {path}: {message}")]
-    Parse { path: String, message: String },
-    /// A value outside its range.
-    #[error("config key {key} = {value}: {why}")]
-    Value { key: &'static str, value: String, why: &'static str },
-}
 
 impl SimConfig {
     /// Parse TOML text (`path` names it in errors) and validate it.
@@ -408,20 +435,6 @@ impl SimConfig {
         }
         if self.system.page != "2M" && self.system.page != "64K" {
             return Err(ConfigError::Value { key: "system.page", value: self.system.page.clone(), why: "must be \"2M\" or \"64K\"" });
-        }
-        if self.system.slice_timing != "pipelined" && self.system.slice_timing != "hardware" {
-            return Err(ConfigError::Value {
-                key: "system.slice_timing",
-                value: self.system.slice_timing.clone(),
-                why: "must be \"pipelined\" or \"hardware\"",
-            });
-        }
-        if self.system.rtl_slice != "pipelined" && self.system.rtl_slice != "serial" {
-            return Err(ConfigError::Value {
-                key: "system.rtl_slice",
-                value: self.system.rtl_slice.clone(),
-                why: "must be \"pipelined\" or \"serial\"",
-            });
         }
         let h = &self.hbm;
         positive("hbm.channels_per_slice", h.channels_per_slice as f64)?;
@@ -593,25 +606,6 @@ impl SimConfig {
         Ok(())
     }
 
-    /// The fast engine's controller timing named by `system.slice_timing`
-    /// (validated: anything else is rejected by [`SimConfig::validate`]).
-    pub fn slice_timing(&self) -> SliceTiming {
-        if self.system.slice_timing == "hardware" {
-            SliceTiming::Hardware
-        } else {
-            SliceTiming::Pipelined
-        }
-    }
-
-    /// The RTL engine's slice named by `system.rtl_slice` (validated).
-    pub fn rtl_slice(&self) -> RtlSlice {
-        if self.system.rtl_slice == "serial" {
-            RtlSlice::Serial
-        } else {
-            RtlSlice::Pipelined
-        }
-    }
-
     /// Compression and decompression latency in DRAM cycles for
     /// `algorithm`: `codec.compress_cycles` / `decompress_cycles` when set,
     /// else [`Algorithm::default_codec_cycles`].
@@ -667,7 +661,7 @@ mod tests {
     #[test]
     fn unknown_keys_and_bad_values_name_the_key() {
         let e = SimConfig::from_toml("[system]\nslice_timing = \"cycle\"\n", "c.toml").unwrap_err().to_string();
-        assert!(e.contains("system.slice_timing") && e.contains("\"pipelined\" or \"hardware\""), "{e}");
+        assert!(e.contains("slice_timing") && e.contains("`paper` or `hardware`"), "{e}");
         let e = SimConfig::from_toml("[nvlink]\ngbps = 50\nbandwith = 3\n", "c.toml").unwrap_err().to_string();
         assert!(e.contains("bandwith") && e.contains("line 3"), "{e}");
         let e = SimConfig::from_toml("[nvlink]\ngbps = 0\n", "c.toml").unwrap_err().to_string();

@@ -11,7 +11,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
 
-use crate::memory_system::world::Shared;
+use crate::memory_system::event_queue::QueueState;
 
 /// Per slice: slots held and tasks waiting, in request order.
 #[derive(Debug)]
@@ -35,12 +35,12 @@ impl SliceSlots {
     }
 
     /// Wait for a slot of `slice` (called by the request's task).
-    pub fn acquire(self: &Rc<Self>, sh: &Rc<Shared>, slice: u64) -> Acquire {
+    pub fn acquire(self: &Rc<Self>, sh: &Rc<QueueState>, slice: u64) -> Acquire {
         Acquire { slots: self.clone(), shared: sh.clone(), slice: slice as usize, queued: false }
     }
 
     /// Give back a slot of `slice`: to its oldest waiting task, if any.
-    pub fn release(&self, sh: &Shared, slice: u64) {
+    pub fn release(&self, sh: &QueueState, slice: u64) {
         let s = slice as usize;
         match self.waiting.borrow_mut()[s].pop_front() {
             Some(task) => {
@@ -55,7 +55,7 @@ impl SliceSlots {
 /// Future of [`SliceSlots::acquire`].
 pub struct Acquire {
     slots: Rc<SliceSlots>,
-    shared: Rc<Shared>,
+    shared: Rc<QueueState>,
     slice: usize,
     queued: bool,
 }

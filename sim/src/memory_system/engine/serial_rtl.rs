@@ -30,22 +30,13 @@ use rust_hdl::prelude::*;
 
 use buddy_hdl::lockstep::{hex_bit, hex_bits as hex_of, hex_words};
 
-use super::controller::Backing;
-use super::pages::SparseMemory;
-use super::slice_clock::{ClockedHardware, SliceClock};
-use super::world::Shared;
-
-/// One request to a slice.
-#[derive(Debug, Clone, Copy)]
-pub struct SliceRequest {
-    pub write: bool,
-    pub flush: bool,
-    pub mask: u8,
-    pub va: u64,
-    pub pte: Pte,
-    pub page: PageSize,
-    pub data: [u32; 32],
-}
+use super::serial_timing::SliceTurns;
+use super::{MemorySystem, SliceEngine, SliceEnv};
+use crate::memory_system::backing_store::write_masked;
+use crate::memory_system::error::SimError;
+use crate::memory_system::mode::Mode;
+use crate::memory_system::request::{words_of, Finished, Outcome, PortRequest, Request, RequestInfo, SliceRequest};
+use crate::memory_system::slice_clock::{ClockedHardware, SliceClock, HANG_CYCLES};
 
 /// A slice's answer.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -59,17 +50,6 @@ pub struct SliceResponse {
     pub buddy: bool,
     /// The metadata lookup of a read hit a valid sector.
     pub md_read_hit: bool,
-}
-
-/// One memory-port request as the hardware offers it.
-#[derive(Debug, Clone, Copy)]
-pub struct PortRequest {
-    pub write: bool,
-    pub address: u64,
-    pub data: [u8; 32],
-    pub strobe: u32,
-    pub len: u8,
-    pub first: bool,
 }
 
 /// The ports of a `BuddyController` variant, for the driver.
@@ -295,55 +275,6 @@ slice_hardware!(BuddyController);
 slice_hardware!(BuddyControllerZvc);
 slice_hardware!(BuddyControllerMagBdi);
 
-/// What a slice's requests touch: simulated time with the HBM2 and NVLink
-/// models, and the backing memories.
-pub struct RtlEnv {
-    pub slice: u64,
-    pub shared: Rc<Shared>,
-    pub backing: Rc<RefCell<Backing>>,
-    pub md_base: u64,
-    pub md_stats: Rc<RefCell<CacheStats>>,
-}
-
-impl RtlEnv {
-    pub(super) fn read_device(&self, address: u64, out: &mut [u8; 32]) {
-        let b = self.backing.borrow();
-        if address >= self.md_base {
-            let i = (address - self.md_base) as usize;
-            for (k, o) in out.iter_mut().enumerate() {
-                *o = b.metadata.get(i + k).copied().unwrap_or(0);
-            }
-        } else {
-            b.device.read(address, out);
-        }
-    }
-
-    pub(super) fn write_masked(memory: &mut SparseMemory, address: u64, data: &[u8; 32], strobe: u32) {
-        for k in 0..32 {
-            if strobe >> k & 1 == 1 {
-                memory.write(address + k as u64, &data[k..k + 1]);
-            }
-        }
-    }
-
-    pub(super) fn write_device(&self, r: &PortRequest) {
-        let mut b = self.backing.borrow_mut();
-        if r.address >= self.md_base {
-            let i = (r.address - self.md_base) as usize;
-            if b.metadata.len() < i + 32 {
-                b.metadata.resize(i + 32, 0);
-            }
-            for k in 0..32 {
-                if r.strobe >> k & 1 == 1 {
-                    b.metadata[i + k] = r.data[k];
-                }
-            }
-        } else {
-            Self::write_masked(&mut b.device, r.address, &r.data, r.strobe);
-        }
-    }
-}
-
 /// One slice: the hardware, its clock, and its memory responses in flight.
 pub struct RtlSlice<H: SliceHardware> {
     hw: Box<H>,
@@ -359,24 +290,12 @@ pub struct RtlSlice<H: SliceHardware> {
     pub skip_waits: bool,
 }
 
-/// Start of slice-clock `cycle` in picoseconds (cycles of `cycle_ps`).
-pub fn cycle_start_ps(cycle: u64, cycle_ps: f64) -> u64 {
-    (cycle as f64 * cycle_ps).round() as u64
-}
-
-/// The first slice-clock cycle that starts at or after `ps` picoseconds.
-pub fn first_cycle_at(ps: u64, cycle_ps: f64) -> u64 {
-    (ps as f64 / cycle_ps).ceil() as u64
-}
-
 /// Cycles a slice is held in reset when it is built, and after reset in
 /// which the metadata cache invalidates its sets (`Init`, the hardware's
 /// figure); the slice takes its first request after them, at cycle
 /// `RESET_CYCLES + INIT_CYCLES`.
-pub use super::slice_clock::{INIT_CYCLES, RESET_CYCLES};
+pub use crate::memory_system::slice_clock::{INIT_CYCLES, RESET_CYCLES};
 
-/// Cycles a request may take before the driver calls the slice hung.
-pub const HANG_CYCLES: u64 = 1_000_000;
 
 impl<H: SliceHardware> RtlSlice<H> {
     /// The slice `hw` with the Buddy registers `regs`, after reset.
@@ -446,7 +365,7 @@ impl<H: SliceHardware> RtlSlice<H> {
 
     /// Give device data whose burst end has become known its delivery
     /// cycle: from the burst's end, one sector per cycle, in order.
-    fn resolve(&mut self, env: &RtlEnv) {
+    fn resolve(&mut self, env: &SliceEnv) {
         let mut prev: Option<u64> = None;
         for e in self.dev_queue.iter_mut() {
             if e.1.is_none() {
@@ -467,7 +386,7 @@ impl<H: SliceHardware> RtlSlice<H> {
     /// # Errors
     /// The hardware does not answer within [`HANG_CYCLES`] or a
     /// combinational loop does not settle (both design bugs).
-    pub async fn request(&mut self, r: &SliceRequest, issue: u64, env: &RtlEnv) -> Result<SliceResponse, String> {
+    pub async fn request(&mut self, r: &SliceRequest, issue: u64, env: &SliceEnv) -> Result<SliceResponse, String> {
         self.clock.cycle = self.clock.cycle.max(issue);
         let start = self.clock.cycle;
         let sh = env.shared.clone();
@@ -551,7 +470,7 @@ impl<H: SliceHardware> RtlSlice<H> {
                     self.buddy_burst_done = sh.cycle_at(done);
                 }
                 if p.write {
-                    RtlEnv::write_masked(&mut env.backing.borrow_mut().buddy, p.address, &p.data, p.strobe);
+                    write_masked(&mut env.backing.borrow_mut().buddy, p.address, &p.data, p.strobe);
                 } else {
                     let mut data = [0u8; 32];
                     env.backing.borrow().buddy.read(p.address, &mut data);
@@ -584,7 +503,7 @@ pub type Served = (Box<dyn Slice>, Result<SliceResponse, String>);
 pub trait Slice: Send {
     /// Serve `r` (see [`RtlSlice::request`]); the future owns the slice
     /// while it runs and gives it back.
-    fn serve(self: Box<Self>, r: SliceRequest, issue: u64, env: RtlEnv) -> Pin<Box<dyn Future<Output = Served>>>;
+    fn serve(self: Box<Self>, r: SliceRequest, issue: u64, env: SliceEnv) -> Pin<Box<dyn Future<Output = Served>>>;
     fn record_vcd(&mut self, w: Box<dyn Write + Send>, period_ps: f64, from: u64, to: u64);
     fn finish_vcd(&mut self) -> std::io::Result<Option<bool>>;
     fn simulated_cycles(&self) -> u64;
@@ -595,7 +514,7 @@ pub trait Slice: Send {
 }
 
 impl<H: SliceHardware + Send + 'static> Slice for RtlSlice<H> {
-    fn serve(mut self: Box<Self>, r: SliceRequest, issue: u64, env: RtlEnv) -> Pin<Box<dyn Future<Output = Served>>> {
+    fn serve(mut self: Box<Self>, r: SliceRequest, issue: u64, env: SliceEnv) -> Pin<Box<dyn Future<Output = Served>>> {
         Box::pin(async move {
             let result = self.request(&r, issue, &env).await;
             (self as Box<dyn Slice>, result)
@@ -646,7 +565,134 @@ pub fn new_slice(hardware: buddy_golden::HardwareCodec, regs: &BuddyRegisters) -
         .expect("building a slice does not panic")
 }
 
-/// The words of a 128-byte entry value.
-pub fn words_of(value: &[u8; ENTRY_BYTES]) -> [u32; 32] {
-    *MemoryEntry::from_bytes(value).words()
+
+/// The serial RTL engine: one `BuddyController` per slice in rust-hdl,
+/// serving its slice's requests one at a time in request order. Each slice
+/// is taken out of `hardware` while it serves a request.
+pub struct SerialRtlEngine {
+    hardware: Rc<RefCell<Vec<Option<Box<dyn Slice>>>>>,
+    metadata: Rc<RefCell<CacheStats>>,
+    turns: Rc<SliceTurns>,
+}
+
+impl SerialRtlEngine {
+    /// `n` slices built with `codec`'s codecs and the Buddy registers `regs`, after reset.
+    pub fn new(n: usize, codec: buddy_golden::HardwareCodec, regs: &BuddyRegisters) -> Self {
+        SerialRtlEngine {
+            hardware: Rc::new(RefCell::new((0..n).map(|_| Some(new_slice(codec, regs))).collect())),
+            metadata: Rc::new(RefCell::new(CacheStats::default())),
+            turns: Rc::new(SliceTurns::new(n)),
+        }
+    }
+
+    /// Run `f` on every slice's hardware (none may be serving a request).
+    pub fn with_slices<R>(&mut self, f: impl FnOnce(&mut [Box<dyn Slice>]) -> R) -> R {
+        let mut v = self.hardware.borrow_mut();
+        let mut slices: Vec<Box<dyn Slice>> = v.iter_mut().map(|s| s.take().expect("no request in flight")).collect();
+        let r = f(&mut slices);
+        *v = slices.into_iter().map(Some).collect();
+        r
+    }
+
+    /// Hand `r` to slice `slice`'s hardware in its turn; `fault` is golden's
+    /// translation fault, if any (to explain the hardware's fault code).
+    fn submit(&self, system: &mut MemorySystem, slice: u64, r: SliceRequest, fault: Option<String>) -> Result<Outcome, SimError> {
+        let (va, write, mask, flush) = (r.va, r.write, r.mask, r.flush);
+        // What an uncompressed page's write leaves: the old slot under the mask.
+        let old = (write && system.mode == Mode::Uncompressed).then(|| system.peek(va)).transpose()?;
+        let env = system.env(slice, &self.metadata);
+        let turns = self.turns.clone();
+        let turn = turns.take_turn(slice);
+        let slices = self.hardware.clone();
+        let outcome: Outcome = Rc::new(RefCell::new(None));
+        let out = outcome.clone();
+        let sh = system.queue.shared.clone();
+        system.queue.spawn(async move {
+            turns.wait_turn(&sh, slice, turn).await;
+            let issue = sh.cycle_at(sh.now()).max(turns.free(slice));
+            let hw = slices.borrow_mut()[slice as usize].take().expect("one request per slice at a time");
+            let (hw, result) = hw.serve(r, issue, env).await;
+            slices.borrow_mut()[slice as usize] = Some(hw);
+            let result = result.map_err(SimError::Hardware).and_then(|resp| {
+                turns.finish(&sh, slice, resp.cycle + 1);
+                if !write && !flush && resp.class == 0 && resp.md_read_hit {
+                    turns.zero_reads.set(turns.zero_reads.get() + 1);
+                }
+                match resp.error as u64 {
+                    buddy_hdl::buddy_controller::error::NONE => {
+                        let mut entry = resp.entry.to_bytes();
+                        if let Some(old) = old {
+                            let old = old.to_bytes();
+                            for s in 0..4 {
+                                if mask >> s & 1 == 0 {
+                                    entry[s * 32..(s + 1) * 32].copy_from_slice(&old[s * 32..(s + 1) * 32]);
+                                }
+                            }
+                        }
+                        Ok(Finished {
+                            entry: Some(MemoryEntry::from_bytes(&entry)),
+                            info: RequestInfo { done: sh.ps(resp.cycle), buddy: resp.buddy },
+                        })
+                    }
+                    buddy_hdl::buddy_controller::error::DECODE => Err(SimError::Decode {
+                        va,
+                        message: format!("the hardware decompressor rejects the stored stream (size class code {})", resp.class),
+                    }),
+                    code => Err(match fault {
+                        Some(f) => SimError::Hardware(format!("slice {slice} reports fault code {code} for {va:#x}: {f}")),
+                        None => SimError::Hardware(format!(
+                            "slice {slice} reports fault code {code} for {va:#x}, which the golden translation does not"
+                        )),
+                    }),
+                }
+            });
+            if let Ok(f) = &result {
+                sh.until(f.info.done).await;
+            }
+            *out.borrow_mut() = Some(result);
+        });
+        Ok(outcome)
+    }
+}
+
+/// The request `r` as a slice's hardware takes it, with golden's
+/// translation fault of it (if any) to explain a fault code.
+pub(crate) fn slice_request(system: &MemorySystem, r: &Request) -> Result<(u64, SliceRequest, Option<String>), SimError> {
+    let (slice, pte) = (system.slice(r.va), system.pte(r.va)?);
+    let request = SliceRequest { write: r.write, flush: false, mask: r.mask, va: r.va, pte, page: system.pages.page, data: words_of(r.value) };
+    let fault = system.translate(r.va, buddy_golden::SizeClass::Raw).err().map(|e| e.to_string());
+    Ok((slice, request, fault))
+}
+
+/// Slice `slice`'s end-of-run flush request.
+pub(crate) fn flush_request(system: &MemorySystem) -> SliceRequest {
+    let pte = Pte { frame: 0, compressed: false, target_code: 0, buddy_offset: 0 };
+    SliceRequest { write: false, flush: true, mask: 0, va: 0, pte, page: system.pages.page, data: words_of(&[0; ENTRY_BYTES]) }
+}
+
+impl SliceEngine for SerialRtlEngine {
+    fn start(&mut self, system: &mut MemorySystem, request: &Request) -> Result<Outcome, SimError> {
+        let (slice, r, fault) = slice_request(system, request)?;
+        self.submit(system, slice, r, fault)
+    }
+
+    fn flush(&mut self, system: &mut MemorySystem) -> Result<Vec<Outcome>, SimError> {
+        (0..system.golden.len() as u64).map(|s| self.submit(system, s, flush_request(system), None)).collect()
+    }
+
+    fn zero_reads(&self) -> u64 {
+        self.turns.zero_reads.get()
+    }
+
+    fn metadata_stats(&self, _: &MemorySystem) -> CacheStats {
+        *self.metadata.borrow()
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
 }

@@ -1,4 +1,4 @@
-//! Simulated time for the memory system: a small single-threaded executor
+//! The memory system's event queue (simulated time): a small single-threaded executor
 //! whose tasks are the requests in flight, written as `async` code that
 //! waits for DRAM bursts, link transfers and fixed latencies, and the
 //! devices they share (the HBM2 channels and the NVLink buddy link).
@@ -13,7 +13,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::collections::{BTreeSet, BinaryHeap};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -21,10 +21,12 @@ use std::task::{Context, Poll, Waker};
 
 use super::hbm::Hbm;
 use super::nvlink::Nvlink;
-use super::rtl::{cycle_start_ps, first_cycle_at};
+use super::id_map::IdMap;
+use super::time::{cycle_start_ps, first_cycle_at};
 
-/// What the tasks share.
-pub struct Shared {
+/// The event queue's state every task holds: the time, the timers, the
+/// bursts in flight, and the devices (the HBM2 channels and the NVLink link).
+pub struct QueueState {
     now: Cell<u64>,
     cycle_ps: f64,
     pub hbm: RefCell<Hbm>,
@@ -44,37 +46,15 @@ pub struct Shared {
     finished_tasks: Cell<u64>,
 }
 
-/// A hasher for sequential ids (Fibonacci hashing): `std`'s SipHash costs
-/// more than the map lookups it serves here.
-#[derive(Default, Clone, Copy)]
-pub struct IdHasher(u64);
-
-impl std::hash::Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8 | b as u64) ^ (self.0 >> 56);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 ^= v;
-    }
-}
-
-/// A map keyed by sequential ids.
-pub type IdMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<IdHasher>>;
-
 /// The executor and the shared devices.
-pub struct World {
-    pub shared: Rc<Shared>,
+pub struct EventQueue {
+    pub shared: Rc<QueueState>,
     tasks: Vec<Option<Pin<Box<dyn Future<Output = ()>>>>>,
     live: usize,
     finished: Vec<(u64, u64)>,
 }
 
-impl Shared {
+impl QueueState {
     /// Current time, ps.
     pub fn now(&self) -> u64 {
         self.now.get()
@@ -82,7 +62,7 @@ impl Shared {
 
     /// Tasks finished so far, plus the requests that long-running tasks
     /// (the pipelined RTL slices) reported finished with
-    /// [`Shared::note_finished`]: what the trace driver waits on when it
+    /// [`QueueState::note_finished`]: what the trace driver waits on when it
     /// may issue once an earlier request has completed.
     pub fn finished_tasks(&self) -> u64 {
         self.finished_tasks.get()
@@ -151,8 +131,8 @@ impl Shared {
         Burst { shared: self.clone(), ticket, at: None, keep: false }
     }
 
-    /// As [`Shared::burst`], keeping the done time for
-    /// [`Shared::burst_done`] (which must then forget it).
+    /// As [`QueueState::burst`], keeping the done time for
+    /// [`QueueState::burst_done`] (which must then forget it).
     pub fn burst_keep(self: &Rc<Self>, ticket: u64) -> Burst {
         Burst { shared: self.clone(), ticket, at: None, keep: true }
     }
@@ -180,9 +160,9 @@ impl Shared {
     }
 }
 
-/// Future of [`Shared::until`].
+/// Future of [`QueueState::until`].
 pub struct Until {
-    shared: Rc<Shared>,
+    shared: Rc<QueueState>,
     t: u64,
     armed: bool,
 }
@@ -202,9 +182,9 @@ impl Future for Until {
     }
 }
 
-/// Future of [`Shared::burst`].
+/// Future of [`QueueState::burst`].
 pub struct Burst {
-    shared: Rc<Shared>,
+    shared: Rc<QueueState>,
     ticket: u64,
     at: Option<u64>,
     keep: bool,
@@ -248,11 +228,11 @@ pub struct Stalled {
     pub channels: String,
 }
 
-impl World {
+impl EventQueue {
     /// A world at time 0 with `hbm` and `link` idle.
     pub fn new(hbm: Hbm, link: Nvlink, cycle_ps: f64) -> Self {
-        World {
-            shared: Rc::new(Shared {
+        EventQueue {
+            shared: Rc::new(QueueState {
                 now: Cell::new(0),
                 cycle_ps,
                 hbm: RefCell::new(hbm),
@@ -277,7 +257,7 @@ impl World {
         self.shared.now()
     }
 
-    /// Start `task` now; it first runs at the next [`World::run_until`].
+    /// Start `task` now; it first runs at the next [`EventQueue::run_until`].
     pub fn spawn(&mut self, task: impl Future<Output = ()> + 'static) -> usize {
         let id = self.tasks.len();
         self.tasks.push(Some(Box::pin(task)));
@@ -294,7 +274,7 @@ impl World {
     /// Run until every task has finished and every burst is done.
     ///
     /// # Errors
-    /// As [`World::run_until`].
+    /// As [`EventQueue::run_until`].
     pub fn finish(&mut self) -> Result<(), Stalled> {
         // Without a stop condition the loop returns only when nothing is left.
         self.run_until(u64::MAX, || false)
@@ -385,7 +365,7 @@ impl World {
     /// started its tasks at `t`).
     ///
     /// # Errors
-    /// As [`World::run_until`].
+    /// As [`EventQueue::run_until`].
     pub fn advance_to(&mut self, t: u64) -> Result<(), Stalled> {
         if t > self.now() {
             self.run_until(t - 1, || false)?;

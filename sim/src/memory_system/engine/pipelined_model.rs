@@ -2,7 +2,7 @@
 //! "hardware"` with `system.rtl_slice = "pipelined"`): the slice's cycle
 //! model (`buddy_hdl_model::pipelined_controller`) in place of the rust-hdl
 //! hardware, behind the RTL engine's own driver
-//! ([`super::pipelined_rtl`]), so the memories see the same requests on
+//! ([`super::pipelined_driver`]), so the memories see the same requests on
 //! the same cycles. Values come from the golden slice, which serves each
 //! request when it is issued; the model carries what decides the timing
 //! (translation, size nibbles, classes) and no data: its memory writes
@@ -17,9 +17,15 @@ use buddy_hdl_model::pipelined_controller::{PipelinedControllerModel, RequestFac
 use buddy_hdl_model::CycleModel;
 use rust_hdl::core::prelude::*;
 
-use super::pipelined_rtl::{PipelinedHardware, TaggedResponse};
-use super::rtl::{PortRequest, SliceRequest};
-use super::slice_clock::ClockedHardware;
+use buddy_golden::metadata_cache::CacheStats;
+use buddy_golden::SizeClass;
+
+use super::pipelined_driver::{Driver, PipelinedHardware, PipelinedSlices, TaggedResponse};
+use super::serial_rtl::flush_request;
+use super::{MemorySystem, SliceEngine};
+use crate::memory_system::error::SimError;
+use crate::memory_system::request::{words_of, Outcome, PortRequest, Request, SliceRequest};
+use crate::memory_system::slice_clock::ClockedHardware;
 
 /// The model behind the hardware's port interface: inputs are held as
 /// the driver sets them, outputs computed when first read after a
@@ -140,4 +146,76 @@ impl PipelinedHardware for ModelSlice {
 /// A sector request without data: no byte is written (strobe 0).
 fn port_request(write: bool, address: u64) -> PortRequest {
     PortRequest { write, address, data: [0; 32], strobe: 0, len: 1, first: true }
+}
+
+/// The pipelined slice cycle model engine: golden slices' answers, timed
+/// by the pipelined slice's cycle model behind the RTL engine's driver.
+pub struct PipelinedModelEngine {
+    slices: PipelinedSlices,
+}
+
+impl PipelinedModelEngine {
+    /// `n` slices of `hardware`'s cycle model with the Buddy registers `regs`.
+    pub fn new(n: usize, hardware: HardwareCodec, regs: &BuddyRegisters) -> Self {
+        PipelinedModelEngine { slices: PipelinedSlices::with(n, "model", |_| Box::new(Driver::new(Box::new(ModelSlice::new(hardware)), regs))) }
+    }
+}
+
+impl SliceEngine for PipelinedModelEngine {
+    fn start(&mut self, system: &mut MemorySystem, request: &Request) -> Result<Outcome, SimError> {
+        let served = system.serve(request)?;
+        let va = request.va;
+        let pte = system.pte(va)?;
+        let raw = system.translate(va, SizeClass::Raw)?;
+        // Counted from the model's ports, as the RTL engine counts them.
+        let facts = RequestFacts {
+            write: request.write,
+            flush: false,
+            mask: request.mask,
+            entry: va >> 7,
+            fault: 0,
+            compressed: pte.compressed,
+            md_address: raw.metadata.map_or(0, |m| m.address),
+            device: raw.device_slot.address,
+            part: raw.device_slot.bytes,
+            buddy: raw.buddy.map_or(0, |b| b.address),
+            old_nibble: served.read.as_ref().map_or(0, |r| r.class.code()),
+            new_class: served.write.as_ref().map_or(0, |w| w.class.code()),
+            decode_error: false,
+        };
+        let r =
+            SliceRequest { write: request.write, flush: false, mask: request.mask, va, pte, page: system.pages.page, data: words_of(request.value) };
+        let golden = (!request.write).then_some(served.entry);
+        let slice = system.slice(va);
+        Ok(self.slices.submit_request(system, slice, r, None, Some(facts), golden))
+    }
+
+    fn flush(&mut self, system: &mut MemorySystem) -> Result<Vec<Outcome>, SimError> {
+        // The values from the golden slices; the timing from the model's flushes.
+        system.flush_golden();
+        let facts = RequestFacts { flush: true, ..Default::default() };
+        Ok((0..system.golden.len() as u64)
+            .map(|s| self.slices.submit_request(system, s, flush_request(system), None, Some(facts), None))
+            .collect())
+    }
+
+    fn zero_reads(&self) -> u64 {
+        self.slices.zero_reads.get()
+    }
+
+    fn metadata_stats(&self, _: &MemorySystem) -> CacheStats {
+        *self.slices.metadata.borrow()
+    }
+
+    fn accept_waits(&self) -> Option<std::collections::BTreeMap<String, u64>> {
+        self.slices.accept_waits()
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
 }

@@ -45,22 +45,21 @@ use std::io::Write;
 use std::rc::Rc;
 
 use buddy_golden::metadata_cache::CacheStats;
-use buddy_golden::translation::{BuddyRegisters, PageSize};
-use buddy_golden::{HardwareCodec, MemoryEntry};
+use buddy_golden::translation::BuddyRegisters;
+use buddy_golden::MemoryEntry;
 use buddy_hdl::metadata_cache::outcome;
 use buddy_hdl::request_contexts::FREED_PER_CYCLE;
-use buddy_hdl::{EntryBits, PipelinedController, PipelinedControllerMagBdi, PipelinedControllerZvc};
 use buddy_hdl_model::pipelined_controller::RequestFacts;
 use rayon::prelude::*;
-use rust_hdl::prelude::*;
 use serde::Serialize;
 
-use super::controller::{Finished, Outcome, RequestInfo};
-use super::pipelined_model::ModelSlice;
-use super::rtl::{sector_bits, sector_bytes, PortRequest, RtlEnv, SliceRequest, HANG_CYCLES};
-use super::slice_clock::{ClockedHardware, SliceClock};
-use super::world::Shared;
-use super::SimError;
+use super::MemorySystem;
+use super::SliceEnv;
+use crate::memory_system::backing_store::write_masked;
+use crate::memory_system::error::SimError;
+use crate::memory_system::event_queue::{EventQueue, QueueState};
+use crate::memory_system::request::{Finished, Outcome, PortRequest, RequestInfo, SliceRequest};
+use crate::memory_system::slice_clock::{ClockedHardware, SliceClock, HANG_CYCLES};
 
 /// Cycles an idle slice is still clocked before the driver leaves it
 /// until its next request (its last write's sectors and the metadata
@@ -69,7 +68,7 @@ pub const IDLE_DRAIN_CYCLES: u64 = 4;
 
 /// Cycles after reset before the slice takes requests: its metadata cache
 /// invalidates one set per cycle.
-pub use super::slice_clock::INIT_CYCLES;
+pub use crate::memory_system::slice_clock::INIT_CYCLES;
 
 /// A response as the slice's ports hold it.
 #[derive(Debug, Clone, Copy)]
@@ -129,113 +128,6 @@ pub trait PipelinedHardware: ClockedHardware {
         )
     }
 }
-
-macro_rules! pipelined_hardware {
-    ($t:ty) => {
-        impl ClockedHardware for $t {
-            fn set_clock(&mut self, level: bool) {
-                self.clock.next = Clock::from(level);
-            }
-            fn set_reset(&mut self, reset: bool) {
-                self.reset.next = reset;
-            }
-            fn port_line(&self) -> String {
-                self.lockstep_line()
-            }
-        }
-        impl PipelinedHardware for $t {
-            fn set_registers(&mut self, regs: &BuddyRegisters) {
-                self.gbbr.next = regs.gbbr.into();
-                self.carve_out_bytes.next = regs.carve_out_bytes.into();
-                self.md_base.next = regs.md_base.into();
-                self.heap_base.next = regs.heap_base.into();
-            }
-            fn drive_request(&mut self, r: Option<&SliceRequest>) {
-                self.req_valid.next = r.is_some();
-                self.resp_ready.next = true;
-                if let Some(r) = r {
-                    self.req_write.next = r.write;
-                    self.req_flush.next = r.flush;
-                    self.req_mask.next = (r.mask as u64).into();
-                    self.req_va.next = r.va.into();
-                    self.req_frame.next = r.pte.frame.into();
-                    self.req_pte.next = (r.pte.buddy_bits() as u64).into();
-                    self.req_page_64k.next = r.page == PageSize::Small64K;
-                    self.req_data.next = EntryBits::from_words(&r.data);
-                }
-            }
-            fn drive_memory(&mut self, dev: Option<(u64, &[u8; 32])>, bud: Option<(u64, &[u8; 32])>) {
-                self.dev_mem_ready.next = true;
-                self.bud_mem_ready.next = true;
-                self.dev_mem_resp_valid.next = dev.is_some();
-                self.bud_mem_resp_valid.next = bud.is_some();
-                if let Some((tag, data)) = dev {
-                    self.dev_mem_resp_tag.next = tag.into();
-                    self.dev_mem_resp_data.next = sector_bits(data);
-                }
-                if let Some((tag, data)) = bud {
-                    self.bud_mem_resp_tag.next = tag.into();
-                    self.bud_mem_resp_data.next = sector_bits(data);
-                }
-            }
-            fn req_ready(&self) -> Option<u64> {
-                self.req_ready.val().then(|| self.req_id.val().to_u64())
-            }
-            fn response(&self) -> Option<TaggedResponse> {
-                self.resp_valid.val().then(|| TaggedResponse {
-                    id: self.resp_id.val().to_u64(),
-                    write: self.resp_write.val(),
-                    flush: self.resp_flush.val(),
-                    entry: MemoryEntry::from_words(self.resp_entry.val().to_words()),
-                    fault: self.resp_fault.val().to_u8(),
-                    decode_error: self.resp_decode_error.val(),
-                })
-            }
-            fn dev_request(&self) -> Option<(PortRequest, u64)> {
-                self.dev_mem_valid.val().then(|| {
-                    let p = PortRequest {
-                        write: self.dev_mem_write.val(),
-                        address: self.dev_mem_address.val().to_u64(),
-                        data: sector_bytes(&self.dev_mem_data.val()),
-                        strobe: self.dev_mem_strobe.val().to_u32(),
-                        len: 1,
-                        first: true,
-                    };
-                    (p, self.dev_mem_tag.val().to_u64())
-                })
-            }
-            fn bud_request(&self) -> Option<(PortRequest, u64)> {
-                self.bud_mem_valid.val().then(|| {
-                    let p = PortRequest {
-                        write: self.bud_mem_write.val(),
-                        address: self.bud_mem_address.val().to_u64(),
-                        data: sector_bytes(&self.bud_mem_data.val()),
-                        strobe: self.bud_mem_strobe.val().to_u32(),
-                        len: 1,
-                        first: true,
-                    };
-                    (p, self.bud_mem_tag.val().to_u64())
-                })
-            }
-            fn dev_resp_ready(&self) -> bool {
-                self.dev_mem_resp_ready.val()
-            }
-            fn bud_resp_ready(&self) -> bool {
-                self.bud_mem_resp_ready.val()
-            }
-            fn md_lookup(&self) -> Option<(u64, u64)> {
-                self.md_lookup_valid.val().then(|| (self.md_lookup_id.val().to_u64(), self.md_lookup_outcome.val().to_u64()))
-            }
-            fn in_flight(&self) -> u64 {
-                self.in_flight.val().to_u64()
-            }
-        }
-    };
-}
-
-pipelined_hardware!(PipelinedController);
-pipelined_hardware!(PipelinedControllerZvc);
-pipelined_hardware!(PipelinedControllerMagBdi);
 
 /// The context a memory tag names (`{fill, context, sector}`).
 fn tag_context(tag: u64) -> u64 {
@@ -321,7 +213,7 @@ impl std::ops::AddAssign for PipelinedStats {
 type Due = Reverse<(u64, u64, u64, [u8; 32])>;
 
 /// One slice: the hardware, its clock, its requests and its memory reads in flight.
-struct Driver<H: PipelinedHardware> {
+pub struct Driver<H: PipelinedHardware> {
     hw: Box<H>,
     clock: SliceClock,
     queue: VecDeque<Queued>,
@@ -346,14 +238,15 @@ struct Driver<H: PipelinedHardware> {
 }
 
 /// What one cycle of a slice ended with.
-enum Step {
+pub enum Step {
+    /// Requests in it or offered: clock the next cycle.
     Busy,
     /// Idle long enough: leave it until its next request.
     Idle,
 }
 
 impl<H: PipelinedHardware> Driver<H> {
-    fn new(mut hw: Box<H>, regs: &BuddyRegisters) -> Self {
+    pub fn new(mut hw: Box<H>, regs: &BuddyRegisters) -> Self {
         hw.connect_all();
         hw.set_registers(regs);
         hw.drive_request(None);
@@ -449,7 +342,7 @@ impl<H: PipelinedHardware> Driver<H> {
 
     /// Simulate the current cycle (its start has come); its clock edge may
     /// be left pending ([`SliceClock::defer_edge`]).
-    fn step(&mut self, env: &RtlEnv, zero_reads: &Cell<u64>) -> Result<Step, String> {
+    fn step(&mut self, env: &SliceEnv, zero_reads: &Cell<u64>) -> Result<Step, String> {
         self.finish_edge();
         let sh = env.shared.clone();
         let cycle = self.clock.cycle;
@@ -550,7 +443,7 @@ impl<H: PipelinedHardware> Driver<H> {
             let arrival = if continues { sh.link_continue(32, p.write) } else { sh.link_transfer(32, p.write) };
             self.last_buddy = Some((cycle, ctx, p.write));
             if p.write {
-                RtlEnv::write_masked(&mut env.backing.borrow_mut().buddy, p.address, &p.data, p.strobe);
+                write_masked(&mut env.backing.borrow_mut().buddy, p.address, &p.data, p.strobe);
             } else {
                 let mut data = [0u8; 32];
                 env.backing.borrow().buddy.read(p.address, &mut data);
@@ -668,11 +561,11 @@ fn answer(q: &Queued, resp: &TaggedResponse, done: u64, slice: u64) -> Result<Fi
 }
 
 /// One slice's driver behind a trait object (any algorithm).
-trait SliceDriver {
+pub trait SliceDriver {
     fn queue(&mut self, q: Queued);
     fn cycle(&self) -> u64;
     fn wake_at(&mut self, cycle: u64);
-    fn step(&mut self, env: &RtlEnv, zero_reads: &Cell<u64>) -> Result<Step, String>;
+    fn step(&mut self, env: &SliceEnv, zero_reads: &Cell<u64>) -> Result<Step, String>;
     /// The slice's clock and hardware while an edge is pending, to clock
     /// it (on any thread).
     fn pending_edge(&mut self) -> Option<(&mut SliceClock, &mut (dyn ClockedHardware + Send))>;
@@ -698,7 +591,7 @@ impl<H: PipelinedHardware + Send> SliceDriver for Driver<H> {
     fn wake_at(&mut self, cycle: u64) {
         Driver::wake_at(self, cycle)
     }
-    fn step(&mut self, env: &RtlEnv, zero_reads: &Cell<u64>) -> Result<Step, String> {
+    fn step(&mut self, env: &SliceEnv, zero_reads: &Cell<u64>) -> Result<Step, String> {
         Driver::step(self, env, zero_reads)
     }
     fn pending_edge(&mut self) -> Option<(&mut SliceClock, &mut (dyn ClockedHardware + Send))> {
@@ -754,24 +647,10 @@ pub struct PipelinedSlices {
 }
 
 impl PipelinedSlices {
-    /// `n` slices of `hardware` with the Buddy registers `regs`, after reset.
-    ///
-    /// # Panics
-    /// The thread that builds them cannot be spawned.
-    pub fn new(n: usize, hardware: HardwareCodec, regs: &BuddyRegisters) -> Self {
-        Self::with(n, "rtl", |_| new_driver(hardware, regs))
-    }
-
-    /// `n` slices timed by the pipelined slice's cycle model
-    /// ([`super::pipelined_model`]) instead of its hardware.
-    pub fn model(n: usize, hardware: HardwareCodec, regs: &BuddyRegisters) -> Self {
-        Self::with(n, "model", |_| Box::new(Driver::new(Box::new(ModelSlice::new(hardware)), regs)))
-    }
-
     /// `n` slices of `driver(i)`; with `BUDDY_SLICE_TRACE=<dir>` set (a
     /// developer's aid), each writes its control ports, one line per
     /// cycle, to `<dir>/<what>-slice<i>.txt`.
-    fn with(n: usize, what: &str, driver: impl Fn(usize) -> Box<dyn SliceDriver>) -> Self {
+    pub fn with(n: usize, what: &str, driver: impl Fn(usize) -> Box<dyn SliceDriver>) -> Self {
         let trace = std::env::var_os("BUDDY_SLICE_TRACE").map(std::path::PathBuf::from);
         let make = |i: usize| {
             let mut d = driver(i);
@@ -792,7 +671,7 @@ impl PipelinedSlices {
     }
 
     /// Hand `q` to its slice; start clocking the slice if it was idle.
-    pub fn submit(&self, world: &mut super::world::World, env: RtlEnv, q: Queued) {
+    pub fn submit(&self, queue: &mut EventQueue, env: SliceEnv, q: Queued) {
         let slice = env.slice as usize;
         let issue = q.issue;
         let start = {
@@ -805,8 +684,8 @@ impl PipelinedSlices {
         }
         let slices = self.slices.clone();
         let zero_reads = self.zero_reads.clone();
-        world.spawn(async move {
-            let sh: Rc<Shared> = env.shared.clone();
+        queue.spawn(async move {
+            let sh: Rc<QueueState> = env.shared.clone();
             slices[slice].borrow_mut().driver.wake_at(issue);
             loop {
                 let cycle = slices[slice].borrow().driver.cycle();
@@ -917,26 +796,27 @@ fn edge_pool() -> &'static rayon::ThreadPool {
     })
 }
 
-/// A new slice driver of `hardware`, after reset.
-fn new_driver(hardware: HardwareCodec, regs: &BuddyRegisters) -> Box<dyn SliceDriver> {
-    match hardware {
-        HardwareCodec::Bpc => Box::new(Driver::new(build(PipelinedController::default), regs)),
-        HardwareCodec::Zvc => Box::new(Driver::new(build(PipelinedControllerZvc::default), regs)),
-        HardwareCodec::MagBdi(mag) => Box::new(Driver::new(build(move || PipelinedControllerMagBdi::new(mag)), regs)),
+impl PipelinedSlices {
+    /// Hand `r` to slice `slice`'s driver at the event queue's time; for
+    /// the cycle model, with the values its timing depends on (`facts`)
+    /// and golden's answer to a read (`golden`); `fault`: golden's
+    /// translation fault, to explain the hardware's fault code.
+    pub fn submit_request(
+        &self,
+        system: &mut MemorySystem,
+        slice: u64,
+        r: SliceRequest,
+        fault: Option<String>,
+        facts: Option<RequestFacts>,
+        golden: Option<MemoryEntry>,
+    ) -> Outcome {
+        let env = system.env(slice, &self.metadata);
+        let outcome: Outcome = Rc::new(RefCell::new(None));
+        let issue = system.queue.shared.cycle_at(system.queue.now());
+        let mut q = Queued::new(r, issue, outcome.clone(), fault);
+        q.facts = facts;
+        q.golden = golden;
+        self.submit(&mut system.queue, env, q);
+        outcome
     }
-}
-
-/// `make()` boxed, built on a thread with a 1 GiB stack (reserved, not
-/// used): building the slice takes several copies of its multi-megabyte
-/// value on the stack.
-///
-/// # Panics
-/// The thread cannot be spawned.
-fn build<H: Send + 'static>(make: impl FnOnce() -> H + Send + 'static) -> Box<H> {
-    std::thread::Builder::new()
-        .stack_size(1 << 30)
-        .spawn(move || Box::new(make()))
-        .expect("spawn the thread that builds a slice")
-        .join()
-        .expect("building a slice does not panic")
 }

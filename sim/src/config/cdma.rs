@@ -3,7 +3,15 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::memory_system::config::ConfigError;
+use super::ConfigError;
+
+
+/// Bytes of a line (a 128-byte memory-entry) read from DRAM.
+pub const LINE_BYTES: u64 = buddy_golden::ENTRY_BYTES as u64;
+
+/// Buffer bytes the launcher reserves per line in flight: the worst case of
+/// a stored line, a ZVC line without a zero word (32-bit mask + 128 bytes).
+pub const LINE_RESERVATION_BYTES: u64 = 132;
 
 /// The GPU, its host link and the compressing DMA engine. Every default is
 /// the cDMA paper's figure (an NVIDIA Titan X (Maxwell) over PCIe gen3).
@@ -39,7 +47,6 @@ impl CdmaConfig {
     /// 200 GB/s x 350 ns = 70 KB at 128 bytes per line; here 547 lines), each
     /// reserving its worst case of 132 bytes: 72,204 bytes.
     pub fn buffer_bytes(&self) -> u64 {
-        use super::dma_engine::{LINE_BYTES, LINE_RESERVATION_BYTES};
         self.buffer_bytes.unwrap_or_else(|| {
             let lines = (self.read_gbps * self.request_latency_ns / LINE_BYTES as f64).ceil().max(1.0) as u64;
             lines * LINE_RESERVATION_BYTES
@@ -64,7 +71,7 @@ impl CdmaConfig {
         }
         // A line's worst-case stored bytes must fit, or the engine could never launch one.
         let buffer = self.buffer_bytes();
-        if !(super::dma_engine::LINE_RESERVATION_BYTES..=1 << 30).contains(&buffer) {
+        if !(LINE_RESERVATION_BYTES..=1 << 30).contains(&buffer) {
             return Err(ConfigError::Value {
                 key: "cdma.buffer_bytes",
                 value: buffer.to_string(),
@@ -84,7 +91,7 @@ impl CdmaConfig {
 
 #[cfg(test)]
 mod tests {
-    use crate::memory_system::config::{ConfigError, SimConfig};
+    use crate::config::{ConfigError, SimConfig};
 
     #[test]
     fn the_cdma_table_is_read_and_checked_with_the_rest() {

@@ -1,0 +1,207 @@
+//! The slice engines: how the controllers' requests are timed (and, in the
+//! RTL engines, served), behind one interface, [`SliceEngine`]
+//! (docs/controller.md, "Timing: five engines").
+//!
+//! | engine | file | values from | timing from |
+//! |---|---|---|---|
+//! | paper timing | [`paper`] | golden slices | the paper's idealized controller (Table I latencies) |
+//! | serial slice timing | [`serial_timing`] | golden slices | the `BuddyController`'s cycles, from hdl's timing facts |
+//! | pipelined slice cycle model | [`pipelined_model`] | golden slices | the `PipelinedController`'s cycle model (hdl-model) |
+//! | serial RTL | [`serial_rtl`] | the `BuddyController` in rust-hdl | the same hardware |
+//! | pipelined RTL | [`pipelined_rtl`] | the `PipelinedController` in rust-hdl | the same hardware |
+//!
+//! Each engine's requests run as tasks of the [`EventQueue`], which owns
+//! simulated time and the devices the requests share (the HBM2 channels
+//! and the NVLink link); the engines only start requests and flushes.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use buddy_golden::controller_slice::{ControllerSlice, Served};
+use buddy_golden::metadata_cache::CacheStats;
+use buddy_golden::translation::{translate_entry, EntryAccess, Pte};
+use buddy_golden::{MemoryEntry, SizeClass};
+
+use super::backing_store::{BackingMemory, BackingStore};
+use super::error::SimError;
+use super::event_queue::{EventQueue, QueueState};
+use super::mode::Mode;
+use super::pages::PageTable;
+use super::request::{slice_of, Outcome, PortRequest, Request};
+
+pub mod paper;
+pub mod pipelined_driver;
+pub mod pipelined_model;
+pub mod pipelined_rtl;
+pub mod serial_rtl;
+pub mod serial_timing;
+pub mod slots;
+
+/// How requests are timed: one implementation per engine.
+///
+/// The engine is called in issue order, with the event queue's time at
+/// the request's issue; it leaves the request in flight as a task of
+/// `system.queue` and returns the [`Outcome`] that task fills.
+pub trait SliceEngine {
+    /// Start `request`; its result is in the outcome once its task ends.
+    ///
+    /// # Errors
+    /// Unmapped address, translation fault or an undecodable entry, when
+    /// the engine learns them at issue (the golden slices' engines; the
+    /// RTL engines answer them in the outcome).
+    fn start(&mut self, system: &mut MemorySystem, request: &Request) -> Result<Outcome, SimError>;
+
+    /// Start the end-of-run metadata flush of every slice (every request
+    /// finished); returns the outcomes to wait for.
+    ///
+    /// # Errors
+    /// As [`SliceEngine::start`].
+    fn flush(&mut self, system: &mut MemorySystem) -> Result<Vec<Outcome>, SimError>;
+
+    /// Reads answered without data (ZERO class on a metadata hit).
+    fn zero_reads(&self) -> u64;
+
+    /// Metadata cache counters summed over the slices.
+    fn metadata_stats(&self, system: &MemorySystem) -> CacheStats {
+        system.golden_metadata_stats()
+    }
+
+    /// Cycles a request was offered to a slice and not taken, by why (the
+    /// pipelined slice's cycle model only).
+    fn accept_waits(&self) -> Option<BTreeMap<String, u64>> {
+        None
+    }
+
+    /// The engine itself, for what only one engine offers (the RTL
+    /// engines' VCDs and lock-step lines).
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// Whether golden's answer `served` is a read answered without data (a
+/// ZERO class on a metadata hit; the read of a read-modify-write is not).
+pub fn is_zero_read(served: &Served) -> bool {
+    served.write.is_none()
+        && served.read.as_ref().is_some_and(|part| part.metadata.as_ref().is_some_and(|m| m.hit()) && part.class == SizeClass::Zero)
+}
+
+/// What every engine works on: the mode, the page table, the backing
+/// store, the golden slices (the behaviour of the engines that time
+/// golden's answers) and the event queue.
+pub struct MemorySystem {
+    pub mode: Mode,
+    pub pages: PageTable,
+    pub backing: Rc<RefCell<BackingStore>>,
+    /// One golden behaviour model per slice (unused by the RTL engines,
+    /// whose hardware holds its own state).
+    pub golden: Vec<ControllerSlice>,
+    pub queue: EventQueue,
+}
+
+impl MemorySystem {
+    /// The slice that serves the memory-entry at `va`.
+    pub fn slice(&self, va: u64) -> u64 {
+        slice_of(va, self.pages.regs.heap_base, self.golden.len())
+    }
+
+    /// The PTE of `va`.
+    ///
+    /// # Errors
+    /// [`SimError::Unmapped`].
+    pub fn pte(&self, va: u64) -> Result<Pte, SimError> {
+        self.pages.pte(va).copied().ok_or(SimError::Unmapped { va })
+    }
+
+    /// `va`'s entry translated for an entry of `class`.
+    ///
+    /// # Errors
+    /// Unmapped address or a translation fault.
+    pub fn translate(&self, va: u64, class: SizeClass) -> Result<EntryAccess, SimError> {
+        let pte = self.pte(va)?;
+        translate_entry(&self.pages.regs, self.pages.page, &pte, va, class).map_err(|fault| SimError::Fault { va, fault })
+    }
+
+    /// Run `f` on the golden slice of `va` with the backing store.
+    ///
+    /// # Errors
+    /// `va` unmapped.
+    pub fn behaviour<R>(&mut self, va: u64, f: impl FnOnce(&mut ControllerSlice, &Pte, &mut BackingMemory) -> R) -> Result<R, SimError> {
+        let pte = self.pte(va)?;
+        let slice = self.slice(va) as usize;
+        let mut backing = self.backing.borrow_mut();
+        let mut memory = BackingMemory { backing: &mut backing, md_base: self.pages.regs.md_base };
+        Ok(f(&mut self.golden[slice], &pte, &mut memory))
+    }
+
+    /// `request` served by its golden slice (values and the traffic to time).
+    ///
+    /// # Errors
+    /// As [`SliceEngine::start`].
+    pub fn serve(&mut self, r: &Request) -> Result<Served, SimError> {
+        let (va, mask, value) = (r.va, r.mask, r.value);
+        Ok(if r.write {
+            self.behaviour(va, |s, pte, m| s.write(pte, va, mask, value, m))??
+        } else {
+            self.behaviour(va, |s, pte, m| s.read(pte, va, m))??
+        })
+    }
+
+    /// Every golden slice's end-of-run flush, in slice order.
+    pub fn flush_golden(&mut self) -> Vec<buddy_golden::controller_slice::Flushed> {
+        let mut backing = self.backing.borrow_mut();
+        let mut memory = BackingMemory { backing: &mut backing, md_base: self.pages.regs.md_base };
+        self.golden.iter_mut().map(|s| s.flush(&mut memory)).collect()
+    }
+
+    /// The golden slices' metadata counters, summed.
+    pub fn golden_metadata_stats(&self) -> CacheStats {
+        let mut s = CacheStats::default();
+        self.golden.iter().for_each(|c| s += c.metadata_stats());
+        s
+    }
+
+    /// The entry at `va` as memory holds it now, read without timing
+    /// through the metadata in memory.
+    ///
+    /// # Errors
+    /// As [`SliceEngine::start`].
+    pub fn peek(&self, va: u64) -> Result<MemoryEntry, SimError> {
+        let pte = self.pte(va)?;
+        let mut backing = self.backing.borrow_mut();
+        let mut memory = BackingMemory { backing: &mut backing, md_base: self.pages.regs.md_base };
+        Ok(self.golden[self.slice(va) as usize].peek(&pte, va, &mut memory)?)
+    }
+
+    /// What slice `slice`'s hardware touches, with its metadata counters kept in `md_stats`.
+    pub fn env(&self, slice: u64, md_stats: &Rc<RefCell<CacheStats>>) -> SliceEnv {
+        SliceEnv {
+            slice,
+            shared: self.queue.shared.clone(),
+            backing: self.backing.clone(),
+            md_base: self.pages.regs.md_base,
+            md_stats: md_stats.clone(),
+        }
+    }
+}
+
+/// What a slice's hardware (or cycle model) touches from its tasks:
+/// simulated time with the HBM2 and NVLink models, and the backing store.
+pub struct SliceEnv {
+    pub slice: u64,
+    pub shared: Rc<QueueState>,
+    pub backing: Rc<RefCell<BackingStore>>,
+    pub md_base: u64,
+    pub md_stats: Rc<RefCell<CacheStats>>,
+}
+
+impl SliceEnv {
+    pub(crate) fn read_device(&self, address: u64, out: &mut [u8; 32]) {
+        self.backing.borrow().read_port_sector(address, self.md_base, out);
+    }
+
+    pub(crate) fn write_device(&self, r: &PortRequest) {
+        self.backing.borrow_mut().write_port_sector(r, self.md_base);
+    }
+}

@@ -1,0 +1,190 @@
+//! The paper's idealized controller timing (`system.slice_timing =
+//! "paper"`): any number of requests in flight per slice, the codec
+//! and metadata-hit latencies of the config (Table I), and every memory
+//! access as early as its data dependences allow (Buddy Compression
+//! Sec. III; seed 001 Sec. 3.4).
+//!
+//! - Read: on a metadata hit the class's device sectors are read after the
+//!   hit latency; on a miss the whole device slot is read beside the
+//!   metadata sector fill (the class is not known yet). Buddy sectors wait
+//!   for the metadata. A compressed class adds the decompression latency.
+//! - Write: the read of a read-modify-write, then the compression latency,
+//!   then the device part, the buddy part and the nibble's metadata traffic
+//!   at once.
+
+use std::rc::Rc;
+
+use buddy_golden::controller_slice::{MetadataAccess, ReadPart, WritePart};
+use buddy_golden::SizeClass;
+
+use std::cell::RefCell;
+
+use buddy_golden::Algorithm;
+
+use super::slots::SliceSlots;
+use super::{is_zero_read, MemorySystem, SliceEngine};
+use crate::config::SimConfig;
+use crate::memory_system::error::SimError;
+use crate::memory_system::event_queue::QueueState;
+use crate::memory_system::request::{Finished, Outcome, Request, RequestInfo};
+
+/// The latencies of the idealized controller, picoseconds.
+#[derive(Debug, Clone, Copy)]
+pub struct PaperTiming {
+    pub compress_ps: u64,
+    pub decompress_ps: u64,
+    pub md_hit_ps: u64,
+}
+
+/// Start a metadata access's write-backs (posted) and fills; returns the fill tickets.
+fn metadata_traffic(sh: &Rc<QueueState>, slice: u64, md: Option<&MetadataAccess>) -> Vec<u64> {
+    let mut fills = Vec::new();
+    for t in md.map(|m| m.traffic.as_slice()).unwrap_or_default() {
+        if t.write_back {
+            sh.start_detached(slice, t.address, 1, true, slice);
+        } else {
+            fills.push(sh.start_burst(slice, t.address, 1, false, slice));
+        }
+    }
+    fills
+}
+
+impl PaperTiming {
+    /// The timing of a read part from now; returns when its entry is ready, ps.
+    pub async fn read(&self, sh: &Rc<QueueState>, slice: u64, p: &ReadPart) -> u64 {
+        let t0 = sh.now();
+        let fills = metadata_traffic(sh, slice, p.metadata.as_ref());
+        let hit = fills.is_empty();
+        let sectors = if hit { p.device } else { p.slot };
+        // A miss reads the whole slot beside the metadata.
+        let early = (!hit && sectors.count > 0).then(|| sh.start_burst(slice, sectors.first, sectors.count, false, slice));
+        let md_hit_ps = if p.metadata.is_some() { self.md_hit_ps } else { 0 };
+        let md_ready = if hit { t0 + md_hit_ps } else { sh.all_bursts(fills, t0).await };
+        sh.until(md_ready).await;
+        let late = (hit && sectors.count > 0).then(|| sh.start_burst(slice, sectors.first, sectors.count, false, slice));
+        let mut done = md_ready;
+        // Buddy sectors wait for the metadata.
+        if p.buddy.count > 0 {
+            done = done.max(sh.link_transfer(p.buddy.bytes(), false));
+        }
+        for tk in [early, late].into_iter().flatten() {
+            done = done.max(sh.burst(tk).await);
+        }
+        let decompress = !matches!(p.class, SizeClass::Zero | SizeClass::Raw);
+        done + if decompress { self.decompress_ps } else { 0 }
+    }
+
+    /// The timing of a write to a compressed page from now (after its read
+    /// part, if any); returns when it is done, ps.
+    pub async fn write(&self, sh: &Rc<QueueState>, slice: u64, read: Option<&ReadPart>, w: &WritePart) -> u64 {
+        let start = match read {
+            Some(r) => self.read(sh, slice, r).await,
+            None => sh.now(),
+        };
+        let ready = start + self.compress_ps;
+        sh.until(ready).await;
+        let mut tickets: Vec<u64> = w.device.iter().map(|d| sh.start_burst(slice, d.first, d.count, true, slice)).collect();
+        let mut done = ready;
+        if w.buddy.count > 0 {
+            done = done.max(sh.link_transfer(w.buddy.bytes(), true));
+        }
+        tickets.extend(metadata_traffic(sh, slice, w.metadata.as_ref()));
+        let done = sh.all_bursts(tickets, done).await;
+        sh.until(done).await;
+        done
+    }
+
+    /// The timing of an uncompressed page's write from now: its sector
+    /// writes at once; returns when they are done, ps.
+    pub async fn plain_write(sh: &Rc<QueueState>, slice: u64, w: &WritePart) -> u64 {
+        let tickets: Vec<u64> = w.device.iter().map(|d| sh.start_burst(slice, d.first, d.count, true, slice)).collect();
+        sh.all_bursts(tickets, sh.now()).await
+    }
+}
+
+/// The paper timing engine: golden slices' answers, timed by
+/// [`PaperTiming`]; with a bound on the requests a slice holds
+/// (`system.slice_in_flight`), if any.
+pub struct PaperEngine {
+    timing: PaperTiming,
+    slots: Option<Rc<SliceSlots>>,
+    zero_reads: u64,
+}
+
+impl PaperEngine {
+    /// The engine of `config`'s latencies for `algorithm`'s codecs.
+    pub fn new(config: &SimConfig, algorithm: Algorithm) -> Self {
+        let cycle = config.cycle_ps();
+        let (c, d) = config.codec_cycles(algorithm);
+        let n = config.system.slices as usize;
+        let slots = (config.system.slice_in_flight > 0).then(|| SliceSlots::new(n, config.system.slice_in_flight as usize));
+        let timing = PaperTiming {
+            compress_ps: (c * cycle).round() as u64,
+            decompress_ps: (d * cycle).round() as u64,
+            md_hit_ps: (config.metadata_cache.hit_cycles * cycle).round() as u64,
+        };
+        PaperEngine { timing, slots, zero_reads: 0 }
+    }
+}
+
+impl SliceEngine for PaperEngine {
+    fn start(&mut self, system: &mut MemorySystem, request: &Request) -> Result<Outcome, SimError> {
+        let served = system.serve(request)?;
+        self.zero_reads += is_zero_read(&served) as u64;
+        let slice = system.slice(request.va);
+        let outcome: Outcome = Rc::new(RefCell::new(None));
+        let (sh, out) = (system.queue.shared.clone(), outcome.clone());
+        let buddy = served.touches_buddy();
+        let entry = served.entry;
+        let (timing, slots) = (self.timing, self.slots.clone());
+        system.queue.spawn(async move {
+            if let Some(s) = &slots {
+                s.acquire(&sh, slice).await;
+            }
+            let done = match (&served.read, &served.write) {
+                (read, Some(w)) if w.metadata.is_some() => timing.write(&sh, slice, read.as_ref(), w).await,
+                (_, Some(w)) => PaperTiming::plain_write(&sh, slice, w).await,
+                (Some(r), None) => {
+                    let done = timing.read(&sh, slice, r).await;
+                    sh.until(done).await;
+                    done
+                }
+                (None, None) => unreachable!("a request reads or writes"),
+            };
+            if let Some(s) = &slots {
+                // The slot is held until the request is done (a write: its last access).
+                sh.until(done).await;
+                s.release(&sh, slice);
+            }
+            *out.borrow_mut() = Some(Ok(Finished { entry: Some(entry), info: RequestInfo { done, buddy } }));
+        });
+        Ok(outcome)
+    }
+
+    fn flush(&mut self, system: &mut MemorySystem) -> Result<Vec<Outcome>, SimError> {
+        let flushed = system.flush_golden();
+        let writes: Vec<(u64, u64)> =
+            flushed.iter().enumerate().flat_map(|(s, f)| f.write_backs.iter().map(move |&a| (s as u64, a))).collect();
+        let outcome: Outcome = Rc::new(RefCell::new(None));
+        let (sh, out) = (system.queue.shared.clone(), outcome.clone());
+        system.queue.spawn(async move {
+            let tickets: Vec<u64> = writes.iter().map(|&(s, a)| sh.start_burst(s, a, 1, true, s)).collect();
+            let done = sh.all_bursts(tickets, sh.now()).await;
+            sh.until(done).await;
+            *out.borrow_mut() = Some(Ok(Finished { entry: None, info: RequestInfo { done, buddy: false } }));
+        });
+        Ok(vec![outcome])
+    }
+
+    fn zero_reads(&self) -> u64 {
+        self.zero_reads
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}

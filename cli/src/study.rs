@@ -10,7 +10,7 @@ mod cdma;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::output::{out, outln, write_file, OutputDir};
+use crate::output::{out, outln, safe_file_name, write_file, OutputDir};
 
 use anyhow::{bail, Context};
 use buddy_golden::offload_window::WindowAlgorithm;
@@ -36,7 +36,8 @@ use serde_json::json;
 use std::cell::OnceCell;
 
 use crate::plot::{bar_panels, heatmap, line_panels, Bars, LinePlot, Series};
-use crate::profile::{class_profiles, open_workloads, parse_algorithm, parse_threshold};
+use crate::args::{parse_algorithm, parse_share, parse_threshold, DEFAULT_ALGORITHM};
+use crate::profile::{class_profiles, open_workloads};
 
 /// The studies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -115,7 +116,7 @@ pub struct Args {
     /// entries [default: the bundled data/minife-small].
     pub paths: Vec<PathBuf>,
     /// Compression algorithm whose size classes are studied.
-    #[arg(long, default_value = "bpc", value_parser = parse_algorithm)]
+    #[arg(long, default_value_t = DEFAULT_ALGORITHM, value_parser = parse_algorithm)]
     pub algo: Algorithm,
     /// Buddy Threshold of the profiler (designs, buddy-over-time), e.g. 0.3 or 30%.
     #[arg(long, default_value_t = DEFAULT_THRESHOLD, value_parser = parse_threshold)]
@@ -184,12 +185,6 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
     } else {
         v.iter().sum::<f64>() / v.len() as f64
     }
-}
-
-/// `name` with every character other than ASCII letters, digits, `-`, `_`
-/// and `.` replaced by `_`, for file names.
-pub fn safe_file_name(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
 }
 
 fn ratio_over_time(cps: &[ClassProfile], out: &Path) -> anyhow::Result<Output> {
@@ -1082,7 +1077,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// An oversubscription: `0.1` or `10%`, from 0 to 10 (1000%).
 fn parse_oversubscription(s: &str) -> Result<f64, String> {
-    let v = crate::profile::parse_share(s, "0.2 or 20%")?;
+    let v = parse_share(s, "0.2 or 20%")?;
     if (0.0..=10.0).contains(&v) {
         Ok(v)
     } else {

@@ -24,6 +24,7 @@ use buddy_sim::compression_study::{CompressionStats, CompressionStudy, Progress,
 use buddy_sim::{LcpStats, MagStats, Workload};
 use rayon::prelude::*;
 
+use crate::args::DEFAULT_ALGORITHM;
 use crate::output::OutputFile;
 
 /// Arguments of `buddy compress`.
@@ -34,7 +35,7 @@ pub struct Args {
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Algorithm: a name, a comma-separated list of names, or `all`.
-    #[arg(long, value_name = "ALGOS", default_value = "bpc", value_parser = parse_algorithms)]
+    #[arg(long, value_name = "ALGOS", default_value_t = AlgorithmList(vec![DEFAULT_ALGORITHM]), value_parser = parse_algorithms)]
     algo: AlgorithmList,
     /// Print one JSON document instead of tables: `workloads` (per workload,
     /// algorithm, snapshot and allocation) and `summary` (ratio per workload
@@ -68,6 +69,15 @@ pub struct Args {
 /// The algorithms of `--algo`, without duplicates, in the order given.
 #[derive(Debug, Clone)]
 struct AlgorithmList(Vec<Algorithm>);
+
+/// The names, comma-separated, as `--algo` takes them (clap shows the
+/// default this way).
+impl fmt::Display for AlgorithmList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.0.iter().map(|a| a.name()).collect();
+        f.write_str(&names.join(","))
+    }
+}
 
 /// Parse `--algo`: comma-separated names of [`Algorithm::ALL`], or `all`;
 /// the error lists the valid names (and the valid MAGs for `mag-bdi:N`).

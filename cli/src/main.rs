@@ -4,6 +4,7 @@
 //! `error: ...` line on stderr with a non-zero exit code (2 for usage errors,
 //! from clap; 1 otherwise).
 
+mod args;
 mod bundled;
 mod compress;
 mod decompress;

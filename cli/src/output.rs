@@ -37,6 +37,12 @@ fn hex(digest: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// `name` with every character other than ASCII letters, digits, `-`, `_`
+/// and `.` replaced by `_`, for file names made of a workload's name.
+pub fn safe_file_name(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
+}
+
 /// The folder a file path is in (`.` for a bare name).
 fn folder_of(path: &Path) -> PathBuf {
     match path.parent() {

@@ -4,7 +4,6 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::str::FromStr;
 
 use anyhow::Context;
 use buddy_golden::profiler::{profile, Granularity, Profile, ProfilerConfig, DEFAULT_THRESHOLD, MAX_OVERALL_RATIO};
@@ -15,7 +14,8 @@ use buddy_sim::compression_study::{CompressionStudy, Progress};
 use buddy_sim::Workload;
 use serde::Serialize;
 
-use crate::output::{out, outln, OutputFile};
+use crate::args::{parse_algorithm, parse_threshold, DEFAULT_ALGORITHM};
+use crate::output::{out, outln, safe_file_name, OutputFile};
 
 /// Arguments of `buddy profile`.
 #[derive(Debug, clap::Args)]
@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long, default_value_t = DEFAULT_THRESHOLD, value_parser = parse_threshold)]
     pub threshold: f64,
     /// Compression algorithm whose size classes decide.
-    #[arg(long, default_value = "bpc", value_parser = parse_algorithm)]
+    #[arg(long, default_value_t = DEFAULT_ALGORITHM, value_parser = parse_algorithm)]
     pub algo: Algorithm,
     /// Targets: per-allocation with 16x for mostly-zero allocations (the
     /// paper's design), per-allocation without 16x, or one for the whole program.
@@ -44,32 +44,6 @@ pub struct Args {
     /// Print the profile as JSON instead of the table.
     #[arg(long)]
     pub json: bool,
-}
-
-/// A share written as a fraction or a percentage: `0.3` or `30%` → 0.3;
-/// `example` goes into the error for anything else.
-pub fn parse_share(s: &str, example: &str) -> Result<f64, String> {
-    let t = s.trim();
-    match t.strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
-        None => t.parse::<f64>(),
-    }
-    .map_err(|_| format!("'{s}' is not a number (e.g. {example})"))
-}
-
-/// `0.3` or `30%` → 0.3, strictly between 0 and 1.
-pub fn parse_threshold(s: &str) -> Result<f64, String> {
-    let v = parse_share(s, "0.3 or 30%")?;
-    if v > 0.0 && v < 1.0 {
-        Ok(v)
-    } else {
-        Err(format!("the Buddy Threshold must lie strictly between 0 and 1 (0% and 100%), got {s}"))
-    }
-}
-
-/// One algorithm name of [`Algorithm::ALL`].
-pub fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
-    Algorithm::from_str(s.trim()).map_err(|e| e.to_string())
 }
 
 fn parse_granularity(s: &str) -> Result<Granularity, String> {
@@ -175,7 +149,7 @@ pub fn table(workload: &str, algorithm: Algorithm, snapshots: usize, p: &Profile
 }
 
 fn default_out(workload: &str) -> PathBuf {
-    PathBuf::from(format!("{}.targets.json", crate::study::safe_file_name(workload)))
+    PathBuf::from(format!("{}.targets.json", safe_file_name(workload)))
 }
 
 /// `file` as pretty JSON.

@@ -15,6 +15,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::args::DEFAULT_ALGORITHM;
 use crate::equiv::ModuleResult;
 use crate::output::{out, outln, write_file, OutputDir};
 use crate::revision::git_revision;
@@ -93,7 +94,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // when it has none).
     let (reports, sim_text) = step(&mut steps, "memory system (fast mode, every mode)", || {
         let config = buddy_sim::config::SimConfig::default();
-        let reports = crate::sim::simulate_modes(&prepared, &Mode::ALL, Algorithm::Bpc, &config, |_| None)?;
+        let reports = crate::sim::simulate_modes(&prepared, &Mode::ALL, DEFAULT_ALGORITHM, &config, |_| None)?;
         std::fs::create_dir_all(out.join("sim")).context("cannot create sim/")?;
         write_file(&out.join("sim/sim.json"), serde_json::to_string_pretty(&reports)? + "\n")?;
         write_file(&out.join("sim/config.toml"), config.to_toml())?;

@@ -15,8 +15,8 @@ use buddy_sim::trace::{Trace, TraceSource};
 use buddy_sim::Workload;
 use serde::Serialize;
 
+use crate::args::{parse_algorithm, DEFAULT_ALGORITHM};
 use crate::output::{out, outln, write_file, OutputDir};
-use crate::profile::parse_algorithm;
 
 /// Arguments of `buddy sim`.
 #[derive(Debug, clap::Args)]
@@ -37,7 +37,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub annotation: Option<PathBuf>,
     /// Compression algorithm of the controllers.
-    #[arg(long, default_value = "bpc", value_parser = parse_algorithm)]
+    #[arg(long, default_value_t = DEFAULT_ALGORITHM, value_parser = parse_algorithm)]
     pub algo: Algorithm,
     /// Manifest index of the snapshot memory starts from (stores write the
     /// next snapshot's bytes) [default: the first].

@@ -289,6 +289,16 @@ fn merge_into_report(out: &Path, fresh: ModuleSynth) -> anyhow::Result<String> {
     results.sort_by_key(order);
     let json = out.join("report.json");
     std::fs::write(&json, serde_json::to_string_pretty(&results)? + "\n").with_context(|| format!("cannot write {}", json.display()))?;
+    let md = report_markdown(&results);
+    let report = out.join("report.md");
+    std::fs::write(&report, &md).with_context(|| format!("cannot write {}", report.display()))?;
+    Ok(md)
+}
+
+/// `report.md` of `results` (in report order): the module table, then the
+/// stage table and the critical paths when any result has them.
+fn report_markdown(results: &[ModuleSynth]) -> String {
+    let module_of = |name: &str| HwModule::from_name(name.split(SEPARATOR).next().unwrap_or(name));
     let mut md = format!(
         "# Synthesis report\n\n\
          Yosys 0.23 `{SYNTH_XILINX}` (7-series cells, ABC mapping for LUT depth), written by `make synth`.\n\
@@ -354,13 +364,50 @@ fn merge_into_report(out: &Path, fresh: ModuleSynth) -> anyhow::Result<String> {
         md += "\nCritical paths: the ends of the path each estimate comes from, as Yosys names the nets \
                (from a register, named by its output, or an input port bit; to a register, named by its output, or an output port bit).\n\n\
                | module | from | to | LUT levels |\n|---|---|---|---|\n";
-        for r in &results {
+        for r in results {
             if let Some(p) = &r.critical_path {
                 md += &format!("| {} | `{}` | `{}` | {} |\n", r.module, p.from, p.to, p.depth);
             }
         }
     }
-    let report = out.join("report.md");
-    std::fs::write(&report, &md).with_context(|| format!("cannot write {}", report.display()))?;
-    Ok(md)
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report.json of three entries: a stream module fully measured, a
+    /// module from before the LUT-level walk (synthesized with `-abc9`),
+    /// and one pipeline stage.
+    fn results() -> Vec<ModuleSynth> {
+        let depth = |luts, carry4, muxf| serde_json::json!({"luts": luts, "carry4": carry4, "muxf": muxf});
+        let cells = serde_json::json!({"LUT6": 40, "FDRE": 12});
+        serde_json::from_value(serde_json::json!([
+            {"module": "bpc_compressor", "verilog_sha256": "00", "cells": 1200, "luts": 800, "flip_flops": 300, "carry4": 4,
+             "muxf7_f8": 9, "memories": 1, "memory_bits": 2048, "ram_cells": 2, "longest_path_cells": 31,
+             "lut_levels": {"reg_to_reg": depth(7, 1, 2), "in_to_reg": depth(3, 0, 0), "reg_to_out": null, "in_to_out": null},
+             "estimated_fmax_mhz": 301.7, "critical_path": {"from": "stage1_q[3]", "to": "out_valid", "depth": depth(7, 1, 2)},
+             "yosys_seconds": 12.5, "mapping": "abc", "cells_by_type": cells},
+            {"module": "address_translator", "verilog_sha256": "01", "cells": 90, "luts": 60, "flip_flops": 20, "carry4": 0,
+             "muxf7_f8": 0, "longest_path_cells": 8, "yosys_seconds": 1.25, "cells_by_type": cells},
+            {"module": "pipelined_controller__decode", "verilog_sha256": "02", "cells": 50, "luts": 30, "flip_flops": 0, "carry4": 2,
+             "muxf7_f8": 1, "longest_path_cells": 6, "lut_levels": {"reg_to_reg": null, "in_to_reg": null, "reg_to_out": null,
+             "in_to_out": depth(4, 2, 1)}, "estimated_fmax_mhz": 410.2, "yosys_seconds": 0.5, "mapping": "abc", "cells_by_type": cells}
+        ]))
+        .expect("a report.json")
+    }
+
+    #[test]
+    fn report_markdown_of_a_fixed_report() {
+        insta::assert_snapshot!(report_markdown(&results()));
+    }
+
+    /// Without stages or critical paths, their sections are left out.
+    #[test]
+    fn report_markdown_leaves_out_empty_sections() {
+        let md = report_markdown(&results()[1..2]);
+        assert!(!md.contains("Pipeline stages") && !md.contains("Critical paths"), "{md}");
+        assert!(md.contains("| address_translator | - | - | 90 |"), "{md}");
+    }
 }

@@ -203,13 +203,8 @@ fn raw_file_gives_the_zvc_classes_of_its_entries() {
     let dir = tempfile::tempdir().unwrap();
     let path = raw_file(&dir, "entries.bin", &three_entries());
     let text = stdout(&buddy(&["compress", "--per-entry", "--algo", "zvc", &path]));
-    assert_eq!(
-        text,
-        "snapshot\tallocation\tentry\tstream_bits\tclass\n\
-         0\tentries.bin\t0\t0\tZERO\n\
-         0\tentries.bin\t1\t64\tB8\n\
-         0\tentries.bin\t2\t1056\tRAW\n"
-    );
+    // Stream bits 0, 64 and 1056 (classes ZERO, B8, RAW): see three_entries.
+    insta::assert_snapshot!(text);
 }
 
 /// A device is rejected before it is read (`/dev/zero` used to be read
@@ -297,12 +292,7 @@ fn per_entry_with_all_algorithms_has_an_algo_column() {
     data[128 + 20] = 1;
     fs::write(&path, data).unwrap();
     let text = stdout(&buddy(&["compress", "--per-entry", "--algo", "bpc,zvc", path.to_str().unwrap()]));
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "algo\tsnapshot\tallocation\tentry\tstream_bits\tclass");
-    assert_eq!(lines[1], "bpc\t0\tentries.bin\t0\t0\tZERO");
-    assert_eq!(lines[3], "zvc\t0\tentries.bin\t0\t0\tZERO");
-    assert_eq!(lines[4], "zvc\t0\tentries.bin\t1\t64\tB8");
-    assert_eq!(lines.len(), 5);
+    insta::assert_snapshot!(text);
 }
 
 #[test]
@@ -455,14 +445,7 @@ fn mag_bdi_raw_and_effective_ratios_of_known_entries() {
 
     // Per entry, stream_bits is what Buddy stores: the k = 4 stream for MAG 16 k = 3.
     let per_entry = stdout(&buddy(&["compress", "--per-entry", "--algo", "mag-bdi:16", &path]));
-    assert_eq!(
-        per_entry,
-        "snapshot\tallocation\tentry\tstream_bits\tclass\n\
-         0\tmag.bin\t0\t0\tZERO\n\
-         0\tmag.bin\t1\t0\tZERO\n\
-         0\tmag.bin\t2\t512\tB64\n\
-         0\tmag.bin\t3\t1024\tRAW\n"
-    );
+    insta::assert_snapshot!("mag_bdi16_per_entry", per_entry);
 }
 
 /// Finds the stats object of a CSV row (snapshot or `all`, allocation or
@@ -583,21 +566,21 @@ fn per_entry_with_two_workloads_has_a_workload_column() {
     let raw = raw_file(&dir, "entries.bin", &three_entries());
     let zero = raw_file(&dir, "zero.bin", &[0u8; 128]);
     let text = stdout(&buddy(&["compress", "--per-entry", "--algo", "zvc", &raw, &zero]));
-    assert_eq!(
-        text,
-        "workload\tsnapshot\tallocation\tentry\tstream_bits\tclass\n\
-         entries.bin\t0\tentries.bin\t0\t0\tZERO\n\
-         entries.bin\t0\tentries.bin\t1\t64\tB8\n\
-         entries.bin\t0\tentries.bin\t2\t1056\tRAW\n\
-         zero.bin\t0\tzero.bin\t0\t0\tZERO\n"
-    );
+    insta::assert_snapshot!("per_entry_of_two_workloads", text);
 
     // Several algorithms too: the algo column follows the workload column.
     let text = stdout(&buddy(&["compress", "--per-entry", "--algo", "zvc,bpc", &raw, &zero]));
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "workload\talgo\tsnapshot\tallocation\tentry\tstream_bits\tclass");
-    assert_eq!(lines[1], "entries.bin\tzvc\t0\tentries.bin\t0\t0\tZERO");
-    assert_eq!(lines[7], "zero.bin\tzvc\t0\tzero.bin\t0\t0\tZERO");
-    assert_eq!(lines[8], "zero.bin\tbpc\t0\tzero.bin\t0\t0\tZERO");
-    assert_eq!(lines.len(), 1 + 2 * 4);
+    insta::assert_snapshot!("per_entry_of_two_workloads_and_two_algorithms", text);
+}
+
+/// The whole text report on two small raw files and four algorithms: every
+/// table (BDI's LCP columns, MAG-BDI's paper ratios), the summaries and the
+/// geometric means that leave out the all-zero file.
+#[test]
+fn table_of_two_raw_files_and_four_algorithms() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = raw_file(&dir, "entries.bin", &three_entries());
+    let zero = raw_file(&dir, "zero.bin", &[0u8; 2 * 128]);
+    let text = stdout(&buddy(&["compress", "--algo", "zvc,bpc,bdi,mag-bdi", &raw, &zero]));
+    common::without_dir(dir.path()).bind(|| insta::assert_snapshot!(text));
 }

@@ -95,7 +95,8 @@ fn study_all_writes_every_file_and_the_files_agree() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("study");
     let text = stdout(&buddy(&["study", "all", bundled().to_str().unwrap(), "--out", out.to_str().unwrap()]));
-    assert!(text.contains("report: "), "{text}");
+    // Every study's table, its plots and report.md.
+    common::without_dir(dir.path()).bind(|| insta::assert_snapshot!("study_all_tables", text));
     for f in [
         "report.md",
         "ratio-over-time.json",
@@ -169,6 +170,14 @@ fn study_all_writes_every_file_and_the_files_agree() {
     assert!(r(0) <= r(1) && r(1) <= r(2), "{d:?}");
     let csv = fs::read_to_string(out.join("designs.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + 3);
+}
+
+/// The profile's table (its figures are checked against its targets above).
+#[test]
+fn profile_table_of_the_bundled_workload() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = stdout(&buddy(&["profile", bundled().to_str().unwrap(), "--out", dir.path().join("t.json").to_str().unwrap()]));
+    common::without_dir(dir.path()).bind(|| insta::assert_snapshot!(text));
 }
 
 #[test]

@@ -66,3 +66,22 @@ pub fn edit_manifest(dir: &Path, edit: impl FnOnce(&mut Value)) {
     edit(&mut manifest);
     fs::write(&path, manifest.to_string()).unwrap();
 }
+
+/// insta settings that write `[dir]` for `dir` (a temp folder) in
+/// snapshots, so that they hold no path of one run.
+pub fn without_dir(dir: &Path) -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(&literal(dir.to_str().expect("a UTF-8 path")), "[dir]");
+    settings
+}
+
+/// A regex matching `text` literally.
+fn literal(text: &str) -> String {
+    text.chars().fold(String::new(), |mut r, c| {
+        if "\\.+*?()|[]{}^$#&-~".contains(c) {
+            r.push('\\');
+        }
+        r.push(c);
+        r
+    })
+}

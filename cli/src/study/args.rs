@@ -1,0 +1,127 @@
+//! The arguments of `buddy study`: which study, and the parameters the
+//! studies take.
+
+use std::path::PathBuf;
+
+use buddy_golden::profiler::DEFAULT_THRESHOLD;
+use buddy_golden::Algorithm;
+use buddy_sim::study::memory_modes::DEFAULT_LINK_GBPS;
+use buddy_sim::study::oversubscription::DEFAULT_OVERSUBSCRIPTION;
+use buddy_sim::study::threshold_sweep::DEFAULT_THRESHOLDS;
+
+use super::oversubscription;
+use crate::args::{parse_algorithm, parse_threshold, DEFAULT_ALGORITHM};
+
+/// The studies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StudyName {
+    /// Fig. 8: size class of every entry, 64 per row, per snapshot.
+    Heatmap,
+    /// Fig. 3: compression ratio of each snapshot.
+    RatioOverTime,
+    /// Fig. 7: whole-program vs per-allocation vs per-allocation + 16x targets.
+    Designs,
+    /// Fig. 10: Buddy Threshold sweep next to the unconstrained ratio.
+    ThresholdSweep,
+    /// Fig. 9: buddy-access fraction per snapshot for fixed targets.
+    BuddyOverTime,
+    /// Fig. 12: speedup against the buddy link's bandwidth (fast-mode memory system; workloads with a trace).
+    BandwidthSweep,
+    /// Fig. 13: DRAM (and link) energy relative to uncompressed (fast-mode memory system).
+    Energy,
+    /// cDMA Fig. 11: per-layer activation compression ratios of ZVC, RL and
+    /// zlib over 4 KB windows (workloads with `activation` allocations).
+    CdmaRatios,
+    /// cDMA Fig. 12: activation bytes offloaded to host memory by cDMA (RL,
+    /// ZVC, zlib), normalized to vDNN (workloads with `activation` allocations).
+    CdmaOffload,
+    /// cDMA Fig. 13: training-step performance of vDNN and cDMA normalized to
+    /// the oracle (workloads with `activation` allocations).
+    CdmaPerformance,
+    /// Buddy Fig. 14 / ETC: runtime relative to unlimited device memory of
+    /// Unified Memory, UM with each ETC technique, ETC and Buddy
+    /// Compression at 0-50% oversubscription (workloads with a trace).
+    Oversubscription,
+    /// Every study above, and report.md.
+    All,
+}
+
+impl StudyName {
+    pub(super) const EACH: [StudyName; 11] = [
+        StudyName::RatioOverTime,
+        StudyName::Heatmap,
+        StudyName::Designs,
+        StudyName::ThresholdSweep,
+        StudyName::BuddyOverTime,
+        StudyName::BandwidthSweep,
+        StudyName::Energy,
+        StudyName::CdmaRatios,
+        StudyName::CdmaOffload,
+        StudyName::CdmaPerformance,
+        StudyName::Oversubscription,
+    ];
+
+    pub(super) fn file_stem(self) -> &'static str {
+        match self {
+            StudyName::Heatmap => "heatmap",
+            StudyName::RatioOverTime => "ratio-over-time",
+            StudyName::Designs => "designs",
+            StudyName::ThresholdSweep => "threshold-sweep",
+            StudyName::BuddyOverTime => "buddy-over-time",
+            StudyName::BandwidthSweep => "bandwidth-sweep",
+            StudyName::Energy => "energy",
+            StudyName::CdmaRatios => "cdma-ratios",
+            StudyName::CdmaOffload => "cdma-offload",
+            StudyName::CdmaPerformance => "cdma-performance",
+            StudyName::Oversubscription => "oversubscription",
+            StudyName::All => "report",
+        }
+    }
+}
+
+/// Arguments of `buddy study`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Which study.
+    #[arg(value_enum)]
+    pub study: StudyName,
+    /// Workload folders (manifest.json + snapshots) or raw files of 128-byte
+    /// entries [default: the bundled data/minife-small].
+    pub paths: Vec<PathBuf>,
+    /// Compression algorithm whose size classes are studied.
+    #[arg(long, default_value_t = DEFAULT_ALGORITHM, value_parser = parse_algorithm)]
+    pub algo: Algorithm,
+    /// Buddy Threshold of the profiler (designs, buddy-over-time), e.g. 0.3 or 30%.
+    #[arg(long, default_value_t = DEFAULT_THRESHOLD, value_parser = parse_threshold)]
+    pub threshold: f64,
+    /// Thresholds of the sweep.
+    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_THRESHOLDS, value_parser = parse_threshold)]
+    pub thresholds: Vec<f64>,
+    /// An annotation file (`buddy profile`) whose targets buddy-over-time
+    /// also checks, on the workload it names.
+    #[arg(long, value_name = "FILE")]
+    pub annotation: Option<PathBuf>,
+    /// Buddy link bandwidths of the bandwidth sweep, GB/s per direction.
+    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_LINK_GBPS)]
+    pub link_gbps: Vec<f64>,
+    /// Oversubscriptions of the oversubscription study, e.g. `0,10%,0.2`
+    /// (0.1 = 10%: the footprint is 10% larger than device memory).
+    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_OVERSUBSCRIPTION, value_parser = oversubscription::parse)]
+    pub oversubscription: Vec<f64>,
+    /// TOML file overriding the memory system's parameters (as `buddy sim --config`).
+    #[arg(long, value_name = "FILE")]
+    pub sim_config: Option<PathBuf>,
+    /// Output folder for JSON, CSV, PNG (and report.md), written only when
+    /// every study succeeds.
+    #[arg(long, default_value = "study", value_name = "DIR")]
+    pub out: PathBuf,
+    /// Write into `--out` even when it holds files buddy did not write.
+    #[arg(long)]
+    pub force: bool,
+    /// Print the JSON document instead of the table.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the CSV document instead of the table (not with `all`).
+    #[arg(long)]
+    pub csv: bool,
+}

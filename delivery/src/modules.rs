@@ -308,12 +308,7 @@ pub(crate) fn stored_inputs(codec: &dyn Codec, entries: &[MemoryEntry], malforme
 
 /// The vector file of a stream decompressor of `codec`: one line per entry
 /// as stored, then one per `malformed` input.
-pub(crate) fn decompressor_vectors(
-    module: &str,
-    codec: &dyn Codec,
-    entries: &[MemoryEntry],
-    malformed: &[StoredEntry],
-) -> Vec<VectorFile> {
+pub(crate) fn decompressor_vectors(module: &str, codec: &dyn Codec, entries: &[MemoryEntry], malformed: &[StoredEntry]) -> Vec<VectorFile> {
     let lines = stored_inputs(codec, entries, malformed).iter().map(|i| decompress::decompressor_vector(codec, i)).collect();
     vec![VectorFile::vectors(module, lines)]
 }

@@ -805,7 +805,8 @@ pub mod delivered {
             // Random reads and writes over the slice's own scenario pages, memory answering out of order.
             let requests = (entries.len() / 4).clamp(100, 2000);
             let start = std::time::Instant::now();
-            let run = run(self.0, seed, requests, 0.4, traffic.p_valid, traffic.p_ready, 30).map_err(|e| format!("{}: {e}", self.name()))?;
+            let run =
+                run(self.0, seed, requests, 0.4, traffic.p_valid, traffic.p_ready, 30).map_err(|e| format!("{}: {e}", self.name()))?;
             Ok(EquivRun { inputs: requests, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
         }
         fn write_vcd(&self, _: &[MemoryEntry], vcd: VcdWriter) -> Result<(), String> {

@@ -515,7 +515,8 @@ pub mod delivered {
         fn check(&self, entries: &[MemoryEntry], _: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
             // Random writes stored instead of stream traffic: one cycle per entry, then the drain.
             let start = std::time::Instant::now();
-            let run = run(seed, entries.len().max(300), traffic.p_valid, traffic.p_ready, None, None).map_err(|e| format!("{}: {e}", self.name()))?;
+            let run = run(seed, entries.len().max(300), traffic.p_valid, traffic.p_ready, None, None)
+                .map_err(|e| format!("{}: {e}", self.name()))?;
             Ok(EquivRun { inputs: run.compressed + run.uncompressed, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
         }
         fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {

@@ -50,18 +50,18 @@ pub struct ModuleResult {
     pub cycles_per_second: f64,
 }
 
-/// Check every module of [`HwModule::ALL`] on every entry of `workload`
+/// Check every module of [`HwModule::all`] on every entry of `workload`
 /// (decompressors: every entry as the golden compressor stores it).
 ///
 /// The modules run in parallel on every core (rayon's pool), the whole
 /// controller slices first since they take longest; the results come back in
-/// [`HwModule::ALL`] order whatever order they finish in. Each module's
+/// [`HwModule::all`] order whatever order they finish in. Each module's
 /// checks are seeded alike, so the results do not depend on the core count.
 ///
 /// # Errors
 /// The workload holds no entry, a module's output differs from the golden
 /// model (the first difference of the first such module in
-/// [`HwModule::ALL`] order is named), or a VCD cannot be written.
+/// [`HwModule::all`] order is named), or a VCD cannot be written.
 pub fn check_workload(workload: &Workload, traffic: Traffic, vcd: Option<(&Path, usize)>) -> anyhow::Result<Vec<ModuleResult>> {
     let entries = workload.all_entries();
     if entries.is_empty() {
@@ -70,15 +70,15 @@ pub fn check_workload(workload: &Workload, traffic: Traffic, vcd: Option<(&Path,
     if let Some((dir, _)) = vcd {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let bar = crate::progress::bar(HwModule::ALL.len() as u64, "modules", "hardware == golden");
+    let bar = crate::progress::bar(HwModule::all().len() as u64, "modules", "hardware == golden");
     let running = Mutex::new(Vec::<&'static str>::new());
     let show_running = |running: &[&str]| bar.set_message(format!("hardware == golden: {}", running.join(", ")));
-    let outcomes: Vec<Mutex<Option<Result<ModuleResult, String>>>> = HwModule::ALL.iter().map(|_| Mutex::new(None)).collect();
-    let mut order: Vec<usize> = (0..HwModule::ALL.len()).collect();
-    order.sort_by_key(|&i| !HwModule::ALL[i].is_slice());
+    let outcomes: Vec<Mutex<Option<Result<ModuleResult, String>>>> = HwModule::all().iter().map(|_| Mutex::new(None)).collect();
+    let mut order: Vec<usize> = (0..HwModule::all().len()).collect();
+    order.sort_by_key(|&i| !HwModule::all()[i].is_slice());
     rayon::scope_fifo(|scope| {
         for &i in &order {
-            let (m, entries, bar, running, outcome) = (HwModule::ALL[i], &entries, &bar, &running, &outcomes[i]);
+            let (m, entries, bar, running, outcome) = (HwModule::all()[i], &entries, &bar, &running, &outcomes[i]);
             scope.spawn_fifo(move |_| {
                 let mut now = lock(running);
                 now.push(m.name());

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context};
 use buddy_delivery::cosim::{build_verilator_with, time_verilated};
-use buddy_delivery::modules::HwModule;
+use buddy_delivery::modules::DeliveredModule;
 use buddy_golden::HardwareCodec;
 use buddy_sim::config::{RtlSlice, SliceTiming};
 use buddy_sim::memory_system::{Mode, RtlOptions};
@@ -176,9 +176,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("slice 0 served no request: no cycles for Verilator to replay (use a longer trace)");
     }
 
-    let module = match config.system.rtl_slice {
-        RtlSlice::Serial => HwModule::BuddyController(hardware),
-        RtlSlice::Pipelined => HwModule::PipelinedController(hardware),
+    // The slice built with `hardware`, delivered or not (any MAG).
+    let module: Box<dyn DeliveredModule> = match config.system.rtl_slice {
+        RtlSlice::Serial => Box::new(buddy_delivery::controller::delivered::Slice(hardware)),
+        RtlSlice::Pipelined => Box::new(buddy_delivery::pipelined_controller::delivered::Slice(hardware)),
     };
     let name = module.name();
     eprintln!("[4/4] Verilator {} on the emitted {name} Verilog ({} cycles)", args.opt, lines.len());

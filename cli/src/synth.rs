@@ -53,8 +53,9 @@ pub struct Args {
 }
 
 fn parse_module(name: &str) -> Result<HwModule, String> {
-    HwModule::from_name(name)
-        .ok_or_else(|| format!("unknown module '{name}'; valid: {}", HwModule::ALL.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ")))
+    HwModule::from_name(name).ok_or_else(|| {
+        format!("unknown module '{name}'; valid: {}", HwModule::all().iter().map(|m| m.name()).collect::<Vec<_>>().join(", "))
+    })
 }
 
 /// Synthesis figures of one module.
@@ -190,7 +191,7 @@ fn synthesize(dir: &Path, top: &str, work: &Path) -> anyhow::Result<ModuleSynth>
 /// Yosys is missing or fails, or the report cannot be written.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let dir = args.dir.unwrap_or_else(|| PathBuf::from("verilog-out"));
-    let chosen_modules: Vec<HwModule> = if args.modules.is_empty() { HwModule::ALL.to_vec() } else { args.modules.clone() };
+    let chosen_modules: Vec<HwModule> = if args.modules.is_empty() { HwModule::all().to_vec() } else { args.modules.clone() };
     // Everything the runs need, checked before hours of synthesis.
     if !std::process::Command::new("yosys").arg("-V").output().is_ok_and(|o| o.status.success()) {
         bail!("yosys is not installed or does not run (`make deps` installs it on Debian)");
@@ -279,10 +280,10 @@ fn merge_into_report(out: &Path, fresh: ModuleSynth) -> anyhow::Result<String> {
                 .is_some_and(|m| !p.module.contains(SEPARATOR) || m.stages().iter().any(|s| p.module.ends_with(&format!("{SEPARATOR}{s}"))))
     });
     results.push(fresh);
-    // Report order: that of HwModule::ALL, each module before its stages.
+    // Report order: that of HwModule::all(), each module before its stages.
     let order = |r: &ModuleSynth| {
         let m = module_of(&r.module);
-        let position = m.and_then(|m| HwModule::ALL.iter().position(|h| *h == m)).unwrap_or(usize::MAX);
+        let position = m.and_then(|m| HwModule::all().iter().position(|h| *h == m)).unwrap_or(usize::MAX);
         let stage = m.and_then(|m| m.stages().iter().position(|s| r.module.ends_with(&format!("{SEPARATOR}{s}")))).map_or(0, |i| i + 1);
         (position, stage)
     };
@@ -348,7 +349,7 @@ fn report_markdown(results: &[ModuleSynth]) -> String {
         )
     };
     for r in results.iter().filter(|r| !r.module.contains(SEPARATOR)) {
-        let (latency, ii) = module_of(&r.module).and_then(HwModule::stream_timing).unwrap_or(("-".into(), "-".into()));
+        let (latency, ii) = module_of(&r.module).and_then(|m| m.stream_timing()).unwrap_or(("-".into(), "-".into()));
         md += &format!("| {} | {latency} | {ii} |{}", r.module, row(r).split_once(" |").map_or("", |(_, rest)| rest));
     }
     if results.iter().any(|r| r.module.contains(SEPARATOR)) {

@@ -71,9 +71,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     entries.extend(sample(&mag_boundary_entry(), args.boundary, args.seed));
     entries.extend(random_entries(args.random, args.seed));
     let malformed = random_stored(args.random / 5, args.seed ^ 0x5eed);
-    let bar = crate::progress::bar(HwModule::ALL.len() as u64, "modules", "golden vectors");
+    let bar = crate::progress::bar(HwModule::all().len() as u64, "modules", "golden vectors");
     let mut commands = Vec::new();
-    for m in HwModule::ALL {
+    for m in HwModule::all() {
         bar.set_message(format!("golden vectors: {}", m.name()));
         let mut files = Vec::new();
         for f in m.vector_files(&entries, &malformed) {

@@ -4,35 +4,11 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// Every delivered module, as `buddy` names them.
-const MODULES: [&str; 26] = [
-    "bpc_compressor",
-    "bpc_decompressor",
-    "zvc_compressor",
-    "zvc_decompressor",
-    "cdma_zvc_compressor",
-    "cdma_zvc_decompressor",
-    "mag_bdi32_compressor",
-    "mag_bdi32_decompressor",
-    "mag_bdi16_compressor",
-    "mag_bdi16_decompressor",
-    "mag_bdi64_compressor",
-    "mag_bdi64_decompressor",
-    "address_translator",
-    "metadata_cache",
-    "pipelined_metadata_cache",
-    "request_contexts",
-    "sector_gather",
-    "read_planner",
-    "write_planner",
-    "memory_port",
-    "buddy_controller",
-    "buddy_controller_zvc",
-    "buddy_controller_mag_bdi32",
-    "pipelined_controller",
-    "pipelined_controller_zvc",
-    "pipelined_controller_mag_bdi32",
-];
+/// Every delivered module, as `buddy` names them: the registry's list, in
+/// its order (`buddy equiv` must report exactly these, in this order).
+fn modules() -> Vec<&'static str> {
+    buddy_delivery::modules::HwModule::all().iter().map(|m| m.name()).collect()
+}
 
 fn buddy(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_buddy")).args(args).output().expect("run buddy")
@@ -79,7 +55,7 @@ fn equiv_checks_every_module_with_no_mismatch() {
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = json.as_array().unwrap();
     let names: Vec<&str> = rows.iter().map(|r| r["module"].as_str().unwrap()).collect();
-    assert_eq!(names, MODULES);
+    assert_eq!(names, modules());
     for r in rows {
         // The metadata caches get one random operation per entry, then a flush;
         // the request contexts one random cycle per entry, at least 100.
@@ -116,7 +92,7 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
     let out_dir = dir.join("vectors");
     let out = buddy(&["vectors", file.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--random", "10", "--boundary", "7"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    for m in MODULES {
+    for m in modules() {
         let text = std::fs::read_to_string(out_dir.join(format!("{m}.hex"))).unwrap();
         // Compressors and the translator: 48 + 7 + 10 entries (accesses);
         // decompressors add 10 / 5 malformed inputs; the cache adds a flush.
@@ -190,7 +166,7 @@ fn synth_rejects_an_unknown_module_and_lists_the_valid_ones() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("unknown module 'no_such_module'"), "{err}");
-    for m in MODULES {
+    for m in modules() {
         assert!(err.contains(m), "{m} missing from: {err}");
     }
 }

@@ -12,7 +12,7 @@
 //! whole memory-entry (AXI4-Stream allows leaving them out).
 
 use crate::cosim::CosimPorts;
-use crate::modules::HwModule;
+use crate::modules::{HwModule, ModuleKind};
 
 /// Width of the field that becomes `tdata` (a memory-entry or its payload).
 const TDATA_BITS: usize = 1024;
@@ -20,20 +20,7 @@ const TDATA_BITS: usize = 1024;
 /// The codecs that get a wrapper: every compressor and decompressor (one
 /// input and one output valid/ready stream, each with one 1024-bit field).
 pub fn wrapped() -> Vec<HwModule> {
-    HwModule::ALL
-        .into_iter()
-        .filter(|m| {
-            matches!(
-                m,
-                HwModule::BpcCompressor
-                    | HwModule::BpcDecompressor
-                    | HwModule::ZvcCompressor
-                    | HwModule::ZvcDecompressor
-                    | HwModule::MagBdiCompressor(_)
-                    | HwModule::MagBdiDecompressor(_)
-            )
-        })
-        .collect()
+    HwModule::all().iter().copied().filter(|m| matches!(m.kind(), ModuleKind::Compressor | ModuleKind::Decompressor)).collect()
 }
 
 /// One side's fields as (`tdata` field, `tuser` fields with their lsb in
@@ -204,13 +191,13 @@ mod tests {
 
     #[test]
     fn tuser_holds_the_other_fields_first_most_significant() {
-        let v = wrapper(&HwModule::ZvcCompressor.ports(), "r").unwrap();
+        let v = wrapper(&crate::zvc::COMPRESSOR_PORTS, "r").unwrap();
         assert!(v.contains("output wire [14:0] m_axis_tuser"), "{v}");
         assert!(v.contains(".out_class(m_axis_tuser[14:11])") && v.contains(".out_stream_bits(m_axis_tuser[10:0])"), "{v}");
         assert!(!v.contains("s_axis_tuser"), "a compressor's input is the entry alone");
-        let v = wrapper(&HwModule::BpcDecompressor.ports(), "r").unwrap();
+        let v = wrapper(&crate::bpc::DECOMPRESSOR_PORTS, "r").unwrap();
         assert!(v.contains(".in_class(s_axis_tuser[3:0])") && v.contains(".out_error(m_axis_tuser[0])"), "{v}");
-        let tb = testbench(&HwModule::BpcDecompressor.ports(), Some(3)).unwrap();
+        let tb = testbench(&crate::bpc::DECOMPRESSOR_PORTS, Some(3)).unwrap();
         assert!(tb.contains("bpc_decompressor_axis dut (") && tb.contains(".m_axis_tuser({out_error})"), "{tb}");
         assert!(tb.contains("\"vectors/bpc_decompressor.hex\"") && tb.contains("\"bpc_decompressor_axis: "), "{tb}");
     }

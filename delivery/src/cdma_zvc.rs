@@ -251,3 +251,143 @@ pub fn activation_lines(dir: &Path) -> (Vec<MemoryEntry>, Vec<String>) {
     }
     (lines, names)
 }
+
+// ---------------------------------------------------------------------------
+// Delivered module: the registry's facts about cDMA's ZVC engines.
+
+/// cDMA's ZVC compression and decompression engines as delivered modules.
+pub mod delivered {
+    use super::*;
+    use crate::decompress::StoredEntry;
+    use crate::modules::{self, DeliveredModule, EquivRun, ModuleKind, VcdWriter, VectorFile};
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    /// Lines (memory-entries) in the lock-step files of cDMA's engines:
+    /// about 7 cycles each under random traffic, within the testbench's
+    /// 200,000.
+    const LOCKSTEP_LINES: usize = 4_000;
+
+    /// `cdma_zvc_compressor`: one 32-byte sector per cycle.
+    pub struct Compressor;
+
+    impl DeliveredModule for Compressor {
+        fn ports(&self) -> CosimPorts {
+            COMPRESSOR_PORTS
+        }
+        fn kind(&self) -> ModuleKind {
+            ModuleKind::Block
+        }
+        fn notes(&self) -> Vec<String> {
+            vec![
+                crate::interface::STREAM.to_string(),
+                format!(
+                    "cDMA's ZVC compression engine: one 32-byte sector (in_sector, word 0 at [31:0]) per transfer, four per \
+                     128-byte line in order; a line's stream (out_mask: bit i set when word i is not zero; out_words: the \
+                     non-zero words from word 0, zero after; out_stream_bits = 32 + 32 x non-zero words) is on out_* {} cycles \
+                     after its first sector is taken; a line every {} cycles (docs/formats.md#zvc, docs/cdma.md). Built with \
+                     its input registered (at most 8 LUT levels between flip-flops); the paper's three-stage build takes {}.",
+                    buddy_hdl::cdma_zvc_compressor::latency(Stages::DELIVERED),
+                    buddy_hdl::cdma_zvc_compressor::CYCLES_PER_LINE,
+                    buddy_hdl::cdma_zvc_compressor::latency(Stages::Paper),
+                ),
+            ]
+        }
+        fn built_stages(&self) -> Option<Stages> {
+            Some(Stages::DELIVERED)
+        }
+        fn stream_timing(&self) -> Option<(String, String)> {
+            Some((
+                format!("{} from a line's first sector", buddy_hdl::cdma_zvc_compressor::latency(Stages::DELIVERED)),
+                format!("1 sector, a line per {}", buddy_hdl::cdma_zvc_compressor::CYCLES_PER_LINE),
+            ))
+        }
+        fn shipped_testbench(&self, shipped: &[usize]) -> String {
+            let one = shipped.first().copied();
+            crate::cosim::lockstep_testbench_shipped(self.name(), COMPRESSOR_LOCKSTEP_INPUTS, COMPRESSOR_LOCKSTEP_OUTPUTS, one)
+        }
+        fn verilog(&self, revision: &str) -> Result<String, String> {
+            modules::emit(CdmaZvcCompressor::default(), self.name(), revision)
+        }
+        fn vector_files(&self, entries: &[MemoryEntry], _: &[StoredEntry]) -> Vec<VectorFile> {
+            // Lock-step lines of a random run over the first entries (a failing run is reported by `check`).
+            let mut rng = ChaCha8Rng::seed_from_u64(modules::VECTOR_SEED);
+            let mut lines = Vec::new();
+            let first = &entries[..entries.len().min(LOCKSTEP_LINES)];
+            let _ = run_compressor(Stages::DELIVERED, first, Traffic::RANDOM, &mut rng, Some(&mut lines), None);
+            vec![VectorFile::vectors(self.name(), lines)]
+        }
+        fn check(&self, entries: &[MemoryEntry], _: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
+            let start = std::time::Instant::now();
+            let run = run_compressor(Stages::DELIVERED, entries, traffic, &mut ChaCha8Rng::seed_from_u64(seed), None, None)?;
+            Ok(EquivRun { inputs: entries.len(), cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
+        }
+        fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {
+            let mut rng = ChaCha8Rng::seed_from_u64(modules::VCD_SEED);
+            run_compressor(Stages::DELIVERED, entries, Traffic::RANDOM, &mut rng, None, Some(&mut vcd))?;
+            Ok(())
+        }
+    }
+
+    /// `cdma_zvc_decompressor`: one 32-byte sector per cycle.
+    pub struct Decompressor;
+
+    impl DeliveredModule for Decompressor {
+        fn ports(&self) -> CosimPorts {
+            DECOMPRESSOR_PORTS
+        }
+        fn kind(&self) -> ModuleKind {
+            ModuleKind::Block
+        }
+        fn notes(&self) -> Vec<String> {
+            vec![
+                crate::interface::STREAM.to_string(),
+                format!(
+                    "cDMA's ZVC decompression engine: one line's stream (in_mask, in_words) per transfer; its four 32-byte \
+                     sectors leave on out_sector one per cycle, the first {} cycles after the line is taken, out_last with the \
+                     fourth; a line every {} cycles. Every input is valid: words past the mask's count are ignored. Built with \
+                     its input registered (at most 8 LUT levels between flip-flops); the paper's build takes {} cycles to the \
+                     first sector.",
+                    buddy_hdl::cdma_zvc_decompressor::latency(Stages::DELIVERED),
+                    buddy_hdl::cdma_zvc_decompressor::CYCLES_PER_LINE,
+                    buddy_hdl::cdma_zvc_decompressor::latency(Stages::Paper),
+                ),
+            ]
+        }
+        fn built_stages(&self) -> Option<Stages> {
+            Some(Stages::DELIVERED)
+        }
+        fn stream_timing(&self) -> Option<(String, String)> {
+            Some((
+                format!("{} to a line's first sector", buddy_hdl::cdma_zvc_decompressor::latency(Stages::DELIVERED)),
+                format!("1 sector, a line per {}", buddy_hdl::cdma_zvc_decompressor::CYCLES_PER_LINE),
+            ))
+        }
+        fn shipped_testbench(&self, shipped: &[usize]) -> String {
+            let one = shipped.first().copied();
+            crate::cosim::lockstep_testbench_shipped(self.name(), DECOMPRESSOR_LOCKSTEP_INPUTS, DECOMPRESSOR_LOCKSTEP_OUTPUTS, one)
+        }
+        fn verilog(&self, revision: &str) -> Result<String, String> {
+            modules::emit(CdmaZvcDecompressor::default(), self.name(), revision)
+        }
+        fn vector_files(&self, entries: &[MemoryEntry], _: &[StoredEntry]) -> Vec<VectorFile> {
+            // Lock-step lines of a random run over the first entries (a failing run is reported by `check`).
+            let mut rng = ChaCha8Rng::seed_from_u64(modules::VECTOR_SEED);
+            let mut lines = Vec::new();
+            let streams = line_streams(&entries[..entries.len().min(LOCKSTEP_LINES)]);
+            let _ = run_decompressor(Stages::DELIVERED, &streams, Traffic::RANDOM, &mut rng, Some(&mut lines), None);
+            vec![VectorFile::vectors(self.name(), lines)]
+        }
+        fn check(&self, entries: &[MemoryEntry], _: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
+            let streams = line_streams(entries);
+            let start = std::time::Instant::now();
+            let run = run_decompressor(Stages::DELIVERED, &streams, traffic, &mut ChaCha8Rng::seed_from_u64(seed), None, None)?;
+            Ok(EquivRun { inputs: entries.len(), cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
+        }
+        fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {
+            let mut rng = ChaCha8Rng::seed_from_u64(modules::VCD_SEED);
+            run_decompressor(Stages::DELIVERED, &line_streams(entries), Traffic::RANDOM, &mut rng, None, Some(&mut vcd))?;
+            Ok(())
+        }
+    }
+}

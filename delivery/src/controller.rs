@@ -350,3 +350,73 @@ pub fn mixed_entries(entries: &[MemoryEntry], seed: u64) -> Vec<MemoryEntry> {
     }
     out
 }
+
+// ---------------------------------------------------------------------------
+// Delivered module: the registry's facts about the serial controller slice.
+
+/// The serial memory-controller slice as a delivered module, one instance
+/// per codec it is built with.
+pub mod delivered {
+    use super::*;
+    use crate::cosim::CosimPorts;
+    use crate::decompress::StoredEntry;
+    use crate::modules::{self, DeliveredModule, EquivRun, ModuleKind, VcdWriter, VectorFile};
+    use crate::stream::Traffic;
+    use buddy_hdl::{BuddyController, BuddyControllerMagBdi, BuddyControllerZvc};
+    use rayon::prelude::*;
+
+    /// `buddy_controller[_<codec>]`: one memory-controller slice, built with
+    /// the codecs of an algorithm that has hardware; serves one request at a
+    /// time.
+    pub struct Slice(pub HardwareCodec);
+
+    impl DeliveredModule for Slice {
+        fn ports(&self) -> CosimPorts {
+            ports(self.0)
+        }
+        fn kind(&self) -> ModuleKind {
+            ModuleKind::Slice
+        }
+        fn notes(&self) -> Vec<String> {
+            crate::interface::slice_notes(self.0, true)
+        }
+        fn shipped_testbench(&self, shipped: &[usize]) -> String {
+            crate::cosim::lockstep_testbench_shipped(self.name(), LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS, shipped.first().copied())
+        }
+        fn verilog(&self, revision: &str) -> Result<String, String> {
+            let name = self.name();
+            match self.0 {
+                HardwareCodec::Bpc => modules::emit(BuddyController::default(), name, revision),
+                HardwareCodec::Zvc => modules::emit(BuddyControllerZvc::default(), name, revision),
+                HardwareCodec::MagBdi(mag) => modules::emit(BuddyControllerMagBdi::new(mag), name, revision),
+            }
+        }
+        fn vector_files(&self, entries: &[MemoryEntry], _: &[StoredEntry]) -> Vec<VectorFile> {
+            let mixed = mixed_entries(entries, modules::VECTOR_SEED);
+            // A scenario that fails is a bug the equivalence tests report; no vectors then.
+            let lines = lockstep_lines(self.0, &mixed, (entries.len() / 16).clamp(20, 400), 100_000).unwrap_or_default();
+            vec![VectorFile::vectors(self.name(), lines)]
+        }
+        fn check(&self, entries: &[MemoryEntry], _: &[StoredEntry], _: Traffic, seed: u64) -> Result<EquivRun, String> {
+            // The slice is driven by its memory models, not by random traffic.
+            let mixed = mixed_entries(entries, seed);
+            let requests = (entries.len() / 4).clamp(100, 2000);
+            let start = std::time::Instant::now();
+            let cycle_ps = SimConfig::default().cycle_ps();
+            // The three modes are independent runs: a core each.
+            let cycles = Mode::ALL
+                .par_iter()
+                .map(|&mode| {
+                    let (_, rtl) = compare_engines(mode, self.0, &mixed, requests, seed)?;
+                    Ok((rtl.end_ps as f64 / cycle_ps) as u64)
+                })
+                .sum::<Result<u64, String>>()?;
+            Ok(EquivRun { inputs: 3 * requests, cycles, seconds: start.elapsed().as_secs_f64() })
+        }
+        fn write_vcd(&self, entries: &[MemoryEntry], vcd: VcdWriter) -> Result<(), String> {
+            let setup = RtlSetup { vcd: Some(Box::new(vcd)), ..Default::default() };
+            let mixed = mixed_entries(entries, modules::VCD_SEED);
+            run_scenario_with(Mode::Buddy, self.0, &mixed, 50, modules::VCD_SEED, Some(setup)).map(|_| ())
+        }
+    }
+}

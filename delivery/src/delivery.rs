@@ -39,7 +39,7 @@ pub fn delivery_vectors() -> Result<Vec<(HwModule, Vec<VectorFile>)>, String> {
     entries.extend(random_entries(DELIVERY_CORNER_ENTRIES, DELIVERY_SEED));
     let malformed = crate::decompress::random_stored(DELIVERY_CORNER_ENTRIES, DELIVERY_SEED);
     // Each module's vectors are its own simulation: one core each.
-    HwModule::ALL
+    HwModule::all()
         .par_iter()
         .map(|&m| {
             let files = m.vector_files(&entries, &malformed);
@@ -67,7 +67,7 @@ pub fn artifacts(revision: &str) -> Result<Vec<Artifact>, String> {
     let vectors = delivery_vectors()?;
     let mut vector_paths = Vec::new();
     let verilog: Vec<String> =
-        vectors.par_iter().map(|(m, _)| m.verilog(revision).map(|v| crate::interface::with_header(*m, &v))).collect::<Result<_, _>>()?;
+        vectors.par_iter().map(|(m, _)| m.verilog(revision).map(|v| crate::interface::with_header(&**m, &v))).collect::<Result<_, _>>()?;
     for ((m, files), verilog) in vectors.iter().zip(verilog) {
         let counts: Vec<usize> = files.iter().map(|f| f.lines.len()).collect();
         out.push(Artifact { path: format!("{}.v", m.name()), text: verilog });
@@ -89,7 +89,7 @@ pub fn artifacts(revision: &str) -> Result<Vec<Artifact>, String> {
             wrappers.push((m.name(), w));
         }
     }
-    let tops: Vec<String> = HwModule::ALL.iter().map(|m| m.name().to_string()).chain(wrappers.iter().map(|(_, w)| w.clone())).collect();
+    let tops: Vec<String> = HwModule::all().iter().map(|m| m.name().to_string()).chain(wrappers.iter().map(|(_, w)| w.clone())).collect();
     let files: Vec<String> = tops.iter().map(|t| format!("{t}.v")).collect();
     out.push(Artifact {
         path: "buddy_hdl.f".into(),
@@ -113,7 +113,7 @@ pub fn artifacts(revision: &str) -> Result<Vec<Artifact>, String> {
             rtl = files.iter().map(|f| format!("      - {f}")).collect::<Vec<_>>().join("\n"),
             tbs = tbs.join("\n"),
             // One vector fileset per module, copied to `vectors/` of the work folder where the testbench looks.
-            vector_sets = HwModule::ALL
+            vector_sets = HwModule::all()
                 .iter()
                 .map(|m| {
                     let files: String = vector_paths

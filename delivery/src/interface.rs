@@ -6,10 +6,9 @@
 //! ([`crate::delivery::verilog_hash`]).
 
 use buddy_golden::HardwareCodec;
-use buddy_hdl::Stages;
-use buddy_hdl::{address_translator::fault, buddy_controller::error, metadata_cache::outcome};
+use buddy_hdl::{address_translator::fault, buddy_controller::error};
 
-use crate::modules::HwModule;
+use crate::modules::{DeliveredModule, ModuleKind};
 
 /// (direction, bits, name) of every port of `top` in `verilog`, in
 /// declaration order.
@@ -39,13 +38,16 @@ pub fn ports(verilog: &str, top: &str) -> Vec<(&'static str, usize, String)> {
     out
 }
 
-const STREAM: &str = "Handshake: valid/ready streams (in_*, out_*); a transfer happens on a rising clock edge \
+/// The handshake note of every valid/ready stream module.
+pub(crate) const STREAM: &str = "Handshake: valid/ready streams (in_*, out_*); a transfer happens on a rising clock edge \
 with valid && ready; a source keeps valid and its data until taken.";
 
-fn codec_notes(m: HwModule) -> Vec<String> {
+/// The notes of a stream compressor or decompressor (`m.kind()`) of a
+/// size-class codec.
+pub(crate) fn codec_notes(m: &dyn DeliveredModule) -> Vec<String> {
     // The latency is the module's own constant, as the synthesis report shows it.
     let latency = m.stream_timing().map_or_else(|| "?".to_string(), |(latency, _)| latency);
-    let compressor = matches!(m, HwModule::BpcCompressor | HwModule::ZvcCompressor | HwModule::MagBdiCompressor(_));
+    let compressor = m.kind() == ModuleKind::Compressor;
     let mut notes = vec![
         STREAM.to_string(),
         format!(
@@ -69,116 +71,57 @@ fn codec_notes(m: HwModule) -> Vec<String> {
     notes
 }
 
-/// What the header says besides the ports.
-fn notes(m: HwModule) -> Vec<String> {
-    let mut notes = match m {
-        HwModule::BpcCompressor
-        | HwModule::BpcDecompressor
-        | HwModule::ZvcCompressor
-        | HwModule::ZvcDecompressor
-        | HwModule::MagBdiCompressor(_)
-        | HwModule::MagBdiDecompressor(_) => codec_notes(m),
-        HwModule::CdmaZvcCompressor => vec![
-            STREAM.to_string(),
-            format!(
-                "cDMA's ZVC compression engine: one 32-byte sector (in_sector, word 0 at [31:0]) per transfer, four per \
-                 128-byte line in order; a line's stream (out_mask: bit i set when word i is not zero; out_words: the \
-                 non-zero words from word 0, zero after; out_stream_bits = 32 + 32 x non-zero words) is on out_* {} cycles \
-                 after its first sector is taken; a line every {} cycles (docs/formats.md#zvc, docs/cdma.md). Built with \
-                 its input registered (at most 8 LUT levels between flip-flops); the paper's three-stage build takes {}.",
-                buddy_hdl::cdma_zvc_compressor::latency(Stages::DELIVERED),
-                buddy_hdl::cdma_zvc_compressor::CYCLES_PER_LINE,
-                buddy_hdl::cdma_zvc_compressor::latency(Stages::Paper),
-            ),
-        ],
-        HwModule::CdmaZvcDecompressor => vec![
-            STREAM.to_string(),
-            format!(
-                "cDMA's ZVC decompression engine: one line's stream (in_mask, in_words) per transfer; its four 32-byte \
-                 sectors leave on out_sector one per cycle, the first {} cycles after the line is taken, out_last with the \
-                 fourth; a line every {} cycles. Every input is valid: words past the mask's count are ignored. Built with \
-                 its input registered (at most 8 LUT levels between flip-flops); the paper's build takes {} cycles to the \
-                 first sector.",
-                buddy_hdl::cdma_zvc_decompressor::latency(Stages::DELIVERED),
-                buddy_hdl::cdma_zvc_decompressor::CYCLES_PER_LINE,
-                buddy_hdl::cdma_zvc_decompressor::latency(Stages::Paper),
-            ),
-        ],
-        HwModule::AddressTranslator => vec![
-            STREAM.to_string(),
-            "Initiation interval 1. The GBBR, carve-out, metadata base and heap base inputs are registers the host sets \
-             before use (docs/formats.md#translation)."
-                .into(),
-            format!(
-                "out_fault: 0 none, {} reserved target in the PTE, {} address below the heap base, {} buddy slot outside \
-                 the carve-out, {} reserved size class.",
-                fault::RESERVED_TARGET,
-                fault::BELOW_HEAP_BASE,
-                fault::OUTSIDE_CARVE_OUT,
-                fault::RESERVED_CLASS
-            ),
-        ],
-        HwModule::MetadataCache | HwModule::PipelinedMetadataCache => vec![
-            "Handshake: valid/ready on the request, response, memory-request and fill ports.".to_string(),
-            format!(
-                "A hit answers {} cycles after the request; a sector miss asks memory for the 32-byte sector {} cycles \
-                 after; {} cycles after reset it invalidates its {} sets before taking requests.",
-                buddy_hdl::metadata_cache::HIT_CYCLES,
-                buddy_hdl::metadata_cache::SECTOR_FILL_CYCLES,
-                buddy_hdl::timing::INIT_CYCLES,
-                buddy_hdl::metadata_cache::SETS
-            ),
-            format!(
-                "resp_outcome: {} hit, {} sector miss, {} line miss. Metadata nibbles: docs/formats.md#metadata.",
-                outcome::HIT,
-                outcome::SECTOR_MISS,
-                outcome::LINE_MISS
-            ),
-        ],
-        HwModule::RequestContexts | HwModule::SectorGather | HwModule::ReadPlanner | HwModule::WritePlanner | HwModule::MemoryPort => {
-            vec!["A block of the pipelined controller slice (pipelined_controller.v); its ports, handshakes and cycle-level \
-             behaviour are described in docs/controller.md of the buddy-hw repository."
-                .into()]
-        }
-        HwModule::BuddyController(hardware) | HwModule::PipelinedController(hardware) => {
-            let latency = buddy_hdl::timing::codec_latency(hardware);
-            let codec = match hardware {
-                HardwareCodec::Bpc => "BPC",
-                HardwareCodec::Zvc => "ZVC",
-                HardwareCodec::MagBdi(_) => "MAG-BDI",
-            };
-            let serial = matches!(m, HwModule::BuddyController(_));
-            let kind = if serial {
-                "serves one request at a time"
-            } else {
-                "holds many requests in flight: req_id names a taken request, resp_id its response, which may come \
-                 back out of order (responses to one memory-entry keep their order)"
-            };
-            let errors = if serial {
-                format!(
-                    "resp_error: {} served, {}-{} the translator's faults (as address_translator.v), {} the stored entry \
-                     does not decode (nothing written).",
-                    error::NONE,
-                    fault::RESERVED_TARGET,
-                    fault::OUTSIDE_CARVE_OUT,
-                    error::DECODE
-                )
-            } else {
-                "resp_fault: 0, or the translator's fault code (as address_translator.v); resp_decode_error = 1: the \
-                 stored entry does not decode (nothing written)."
-                    .to_string()
-            };
-            vec![
-                format!(
-                    "A Buddy Compression memory-controller slice with the {codec} codec (compress {} / decompress {} \
-                     cycles); it {kind}. Handshake: valid/ready on the request, response and 32-byte sector ports of \
-                     device memory and buddy-memory. Behaviour and timing: docs/controller.md.",
-                    latency.compress, latency.decompress
-                ),
-                errors,
-            ]
-        }
+/// The notes of a block of the pipelined controller slice.
+pub(crate) fn pipelined_block_notes() -> Vec<String> {
+    vec!["A block of the pipelined controller slice (pipelined_controller.v); its ports, handshakes and cycle-level \
+     behaviour are described in docs/controller.md of the buddy-hw repository."
+        .into()]
+}
+
+/// The notes of a controller slice built with `hardware`, the serial one
+/// (`serial`) or the pipelined one.
+pub(crate) fn slice_notes(hardware: HardwareCodec, serial: bool) -> Vec<String> {
+    let latency = buddy_hdl::timing::codec_latency(hardware);
+    let codec = match hardware {
+        HardwareCodec::Bpc => "BPC",
+        HardwareCodec::Zvc => "ZVC",
+        HardwareCodec::MagBdi(_) => "MAG-BDI",
     };
+    let kind = if serial {
+        "serves one request at a time"
+    } else {
+        "holds many requests in flight: req_id names a taken request, resp_id its response, which may come \
+         back out of order (responses to one memory-entry keep their order)"
+    };
+    let errors = if serial {
+        format!(
+            "resp_error: {} served, {}-{} the translator's faults (as address_translator.v), {} the stored entry \
+             does not decode (nothing written).",
+            error::NONE,
+            fault::RESERVED_TARGET,
+            fault::OUTSIDE_CARVE_OUT,
+            error::DECODE
+        )
+    } else {
+        "resp_fault: 0, or the translator's fault code (as address_translator.v); resp_decode_error = 1: the \
+         stored entry does not decode (nothing written)."
+            .to_string()
+    };
+    vec![
+        format!(
+            "A Buddy Compression memory-controller slice with the {codec} codec (compress {} / decompress {} \
+             cycles); it {kind}. Handshake: valid/ready on the request, response and 32-byte sector ports of \
+             device memory and buddy-memory. Behaviour and timing: docs/controller.md.",
+            latency.compress, latency.decompress
+        ),
+        errors,
+    ]
+}
+
+/// What the header says besides the ports: the module's own notes, then
+/// reset and where the formats and testbench are.
+fn notes(m: &dyn DeliveredModule) -> Vec<String> {
+    let mut notes = m.notes();
     notes.push("Reset: synchronous, active high, sampled on the rising clock edge.".into());
     notes.push("Bit formats: docs/formats.md; testbench: tb/<module>_tb.v with vectors/ (README, \"Using verilog-out/\").".into());
     notes
@@ -202,7 +145,7 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// The interface block of `m`'s Verilog (comment lines, each ending in a
 /// newline).
-pub fn header(m: HwModule, verilog: &str) -> String {
+pub fn header(m: &dyn DeliveredModule, verilog: &str) -> String {
     let top = m.name();
     let ports = ports(verilog, top);
     let width = ports.iter().map(|p| p.2.len()).max().unwrap_or(4).max(4);
@@ -220,7 +163,7 @@ pub fn header(m: HwModule, verilog: &str) -> String {
 
 /// `verilog` with `m`'s interface block after its first two lines (the
 /// generator's line and "Do not edit").
-pub fn with_header(m: HwModule, verilog: &str) -> String {
+pub fn with_header(m: &dyn DeliveredModule, verilog: &str) -> String {
     let mut split = verilog.splitn(3, '\n');
     let (first, second, rest) = (split.next().unwrap_or(""), split.next().unwrap_or(""), split.next().unwrap_or(""));
     format!("{first}\n{second}\n{}{rest}", header(m, verilog))

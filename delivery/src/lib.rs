@@ -4,7 +4,9 @@
 //! - [`delivery`], [`interface`], [`axis`]: every emitted module with its
 //!   interface header, the AXI4-Stream wrappers, `.f` file list and FuseSoC
 //!   core, the shipped testbenches and vectors (`verilog-out/`);
-//! - [`modules`]: the registry of hardware modules ([`modules::HwModule`]);
+//! - [`modules`]: the registry of delivered modules ([`modules::HwModule::all`]),
+//!   each a [`modules::DeliveredModule`] implemented beside its block
+//!   (docs/modules.md);
 //! - [`stream`] and one harness per module: a cycle driver for valid/ready
 //!   stream modules with random bubbles and backpressure, and the
 //!   golden-model scoreboards;

@@ -800,3 +800,136 @@ pub fn pipelined_lockstep_testbench() -> String {
         .replace("module pipelined_metadata_cache_tb;", "module pipelined_metadata_cache_lockstep_tb;")
         .replace("// pipelined_metadata_cache_tb:", "// pipelined_metadata_cache_lockstep_tb:")
 }
+
+// ---------------------------------------------------------------------------
+// Delivered module: the registry's facts about the two metadata caches.
+
+/// The metadata cache and the pipelined slice's non-blocking one as
+/// delivered modules.
+pub mod delivered {
+    use super::*;
+    use crate::cosim::CosimPorts;
+    use crate::decompress::StoredEntry;
+    use crate::modules::{self, DeliveredModule, EquivRun, ModuleKind, VcdWriter, VectorFile};
+    use crate::stream::Traffic;
+    use buddy_golden::MemoryEntry;
+    use buddy_hdl::metadata_cache::outcome;
+    use buddy_hdl::PipelinedMetadataCache;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    /// `metadata_cache`, or with `pipelined` `pipelined_metadata_cache`
+    /// (hits under misses, tagged responses): one random operation per
+    /// entry, then a flush.
+    pub struct Cache {
+        pub pipelined: bool,
+    }
+
+    /// `n` random cache operations then a flush.
+    fn cache_ops(n: usize, rng: &mut ChaCha8Rng) -> Vec<CacheOp> {
+        let mut ops = random_ops(n, rng);
+        ops.push(CacheOp::Flush);
+        ops
+    }
+
+    impl DeliveredModule for Cache {
+        fn ports(&self) -> CosimPorts {
+            if self.pipelined {
+                PIPELINED_PORTS
+            } else {
+                PORTS
+            }
+        }
+        fn kind(&self) -> ModuleKind {
+            ModuleKind::Block
+        }
+        fn notes(&self) -> Vec<String> {
+            vec![
+                "Handshake: valid/ready on the request, response, memory-request and fill ports.".to_string(),
+                format!(
+                    "A hit answers {} cycles after the request; a sector miss asks memory for the 32-byte sector {} cycles \
+                     after; {} cycles after reset it invalidates its {} sets before taking requests.",
+                    buddy_hdl::metadata_cache::HIT_CYCLES,
+                    buddy_hdl::metadata_cache::SECTOR_FILL_CYCLES,
+                    buddy_hdl::timing::INIT_CYCLES,
+                    buddy_hdl::metadata_cache::SETS
+                ),
+                format!(
+                    "resp_outcome: {} hit, {} sector miss, {} line miss. Metadata nibbles: docs/formats.md#metadata.",
+                    outcome::HIT,
+                    outcome::SECTOR_MISS,
+                    outcome::LINE_MISS
+                ),
+            ]
+        }
+        /// The operations file and the memory-request file (`shipped[0]`
+        /// and `shipped[1]` lines).
+        fn shipped_testbench(&self, shipped: &[usize]) -> String {
+            let both = match shipped {
+                [ops, memory, ..] => Some((*ops, *memory)),
+                _ => None,
+            };
+            super::shipped_testbench(self.pipelined, both)
+        }
+        fn verilog(&self, revision: &str) -> Result<String, String> {
+            if self.pipelined {
+                modules::emit(PipelinedMetadataCache::default(), self.name(), revision)
+            } else {
+                modules::emit(MetadataCache::default(), self.name(), revision)
+            }
+        }
+        fn vector_files(&self, entries: &[MemoryEntry], _: &[StoredEntry]) -> Vec<VectorFile> {
+            let mut rng = ChaCha8Rng::seed_from_u64(modules::VECTOR_SEED);
+            let (ops, memory) = vector_lines(&cache_ops(entries.len(), &mut rng));
+            vec![
+                VectorFile::vectors(self.name(), ops),
+                VectorFile { file: format!("{}_memory.hex", self.name()), plusargs: ("memory", "memory_count"), lines: memory },
+            ]
+        }
+        fn check(&self, entries: &[MemoryEntry], _: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let ops = cache_ops(entries.len(), &mut rng);
+            let (responses, requests) = expected(&ops);
+            let stalls = CacheTraffic { p_request: traffic.p_valid, p_response_ready: traffic.p_ready, ..CacheTraffic::RANDOM };
+            let start = std::time::Instant::now();
+            let max = 400 * ops.len() as u64 + 1000;
+            let run = if self.pipelined {
+                run_pipelined_cache(&mut PipelinedMetadataCache::default(), &ops, stalls, 1, &mut rng, max, None, None)?
+            } else {
+                run_cache(&mut MetadataCache::default(), &ops, stalls, &mut rng, max, None)
+            };
+            let seconds = start.elapsed().as_secs_f64();
+            let name = self.name();
+            if run.responses.len() != ops.len() {
+                return Err(format!("{name}: {} responses for {} operations", run.responses.len(), ops.len()));
+            }
+            if let Some(i) = (0..ops.len()).find(|&i| run.responses[i] != responses[i]) {
+                return Err(format!(
+                    "{name}: response {i} to {:?} differs:\n  hdl:    {:?}\n  golden: {:?}",
+                    ops[i], run.responses[i], responses[i]
+                ));
+            }
+            if let Some(i) = (0..requests.len().max(run.memory_requests.len())).find(|&i| run.memory_requests.get(i) != requests.get(i)) {
+                return Err(format!(
+                    "{name}: memory request {i} differs:\n  hdl:    {:?}\n  golden: {:?}",
+                    run.memory_requests.get(i),
+                    requests.get(i)
+                ));
+            }
+            Ok(EquivRun { inputs: ops.len(), cycles: run.cycles, seconds })
+        }
+        fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {
+            let mut rng = ChaCha8Rng::seed_from_u64(modules::VCD_SEED);
+            let max = 400 * modules::vcd_max_cycles(entries.len());
+            let ops = cache_ops(entries.len(), &mut rng);
+            let stalls = CacheTraffic::RANDOM;
+            if self.pipelined {
+                let dut = &mut PipelinedMetadataCache::default();
+                run_pipelined_cache(dut, &ops, stalls, 20, &mut rng, max, Some(&mut vcd), None)?;
+            } else {
+                run_cache(&mut MetadataCache::default(), &ops, stalls, &mut rng, max, Some(&mut vcd));
+            }
+            Ok(())
+        }
+    }
+}

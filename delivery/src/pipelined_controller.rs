@@ -758,3 +758,59 @@ macro_rules! model_view_of {
 slice_driver!(run_bpc, PipelinedController, |_| PipelinedController::default());
 slice_driver!(run_zvc, PipelinedControllerZvc, |_| PipelinedControllerZvc::default());
 slice_driver!(run_mag_bdi, PipelinedControllerMagBdi, |a| PipelinedControllerMagBdi::new(mag_of(a)));
+
+// ---------------------------------------------------------------------------
+// Delivered module: the registry's facts about the pipelined controller slice.
+
+/// The pipelined memory-controller slice as a delivered module, one
+/// instance per codec it is built with.
+pub mod delivered {
+    use super::*;
+    use crate::cosim::CosimPorts;
+    use crate::decompress::StoredEntry;
+    use crate::modules::{self, DeliveredModule, EquivRun, ModuleKind, VcdWriter, VectorFile};
+    use crate::stream::Traffic;
+    use buddy_golden::MemoryEntry;
+
+    /// `pipelined_controller[_<codec>]`: one pipelined memory-controller
+    /// slice (up to 128 requests in flight, tagged responses), built with
+    /// the codecs of an algorithm that has hardware.
+    pub struct Slice(pub HardwareCodec);
+
+    impl DeliveredModule for Slice {
+        fn ports(&self) -> CosimPorts {
+            ports(self.0)
+        }
+        fn kind(&self) -> ModuleKind {
+            ModuleKind::Slice
+        }
+        fn notes(&self) -> Vec<String> {
+            crate::interface::slice_notes(self.0, false)
+        }
+        fn shipped_testbench(&self, shipped: &[usize]) -> String {
+            crate::cosim::lockstep_testbench_shipped(self.name(), LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS, shipped.first().copied())
+        }
+        fn verilog(&self, revision: &str) -> Result<String, String> {
+            // Built on a thread with room for it (several megabytes).
+            verilog(self.0, self.name(), revision)
+        }
+        fn vector_files(&self, entries: &[MemoryEntry], _: &[StoredEntry]) -> Vec<VectorFile> {
+            // Lock-step lines of a random run with its own scenario pages
+            // (a failing run is reported by `check`).
+            let requests = (entries.len() / 16).clamp(20, 400);
+            let lines = lockstep_lines(self.0, modules::VECTOR_SEED, requests, 0.4, 20).map(|(_, l)| l).unwrap_or_default();
+            vec![VectorFile::vectors(self.name(), lines)]
+        }
+        fn check(&self, entries: &[MemoryEntry], _: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
+            // Random reads and writes over the slice's own scenario pages, memory answering out of order.
+            let requests = (entries.len() / 4).clamp(100, 2000);
+            let start = std::time::Instant::now();
+            let run =
+                run(self.0, seed, requests, 0.4, traffic.p_valid, traffic.p_ready, 30).map_err(|e| format!("{}: {e}", self.name()))?;
+            Ok(EquivRun { inputs: requests, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
+        }
+        fn write_vcd(&self, _: &[MemoryEntry], vcd: VcdWriter) -> Result<(), String> {
+            write_vcd(self.0, modules::VCD_SEED, 100, Box::new(vcd)).map(|_| ())
+        }
+    }
+}

@@ -198,3 +198,64 @@ pub fn vector(a: &Access) -> String {
     ]
     .concat()
 }
+
+// ---------------------------------------------------------------------------
+// Delivered module: the registry's facts about the address translator.
+
+/// The address translator as a delivered module.
+pub mod delivered {
+    use super::*;
+    use crate::decompress::StoredEntry;
+    use crate::modules::{self, DeliveredModule, EquivRun, ModuleKind, VcdWriter, VectorFile};
+    use crate::stream::{run_stream, Traffic};
+    use buddy_golden::MemoryEntry;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    /// `address_translator`: one random access per entry (one register set).
+    pub struct Translator;
+
+    impl DeliveredModule for Translator {
+        fn ports(&self) -> CosimPorts {
+            PORTS
+        }
+        fn kind(&self) -> ModuleKind {
+            ModuleKind::Block
+        }
+        fn notes(&self) -> Vec<String> {
+            vec![
+                crate::interface::STREAM.to_string(),
+                "Initiation interval 1. The GBBR, carve-out, metadata base and heap base inputs are registers the host sets \
+                 before use (docs/formats.md#translation)."
+                    .into(),
+                format!(
+                    "out_fault: 0 none, {} reserved target in the PTE, {} address below the heap base, {} buddy slot outside \
+                     the carve-out, {} reserved size class.",
+                    fault::RESERVED_TARGET,
+                    fault::BELOW_HEAP_BASE,
+                    fault::OUTSIDE_CARVE_OUT,
+                    fault::RESERVED_CLASS
+                ),
+            ]
+        }
+        fn verilog(&self, revision: &str) -> Result<String, String> {
+            modules::emit(AddressTranslator::default(), self.name(), revision)
+        }
+        fn vector_files(&self, entries: &[MemoryEntry], _: &[StoredEntry]) -> Vec<VectorFile> {
+            let mut rng = ChaCha8Rng::seed_from_u64(modules::VECTOR_SEED);
+            vec![VectorFile::vectors(self.name(), random_accesses(entries.len(), &mut rng).iter().map(vector).collect())]
+        }
+        fn check(&self, entries: &[MemoryEntry], _: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
+            let accesses = random_accesses(entries.len(), &mut ChaCha8Rng::seed_from_u64(seed));
+            let expected: Vec<_> = accesses.iter().map(expected_translation).collect();
+            modules::compare(self.name(), AddressTranslator::default(), &accesses, &expected, traffic, seed)
+        }
+        fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {
+            let mut rng = ChaCha8Rng::seed_from_u64(modules::VCD_SEED);
+            let accesses = random_accesses(entries.len(), &mut rng);
+            let max = modules::vcd_max_cycles(entries.len());
+            run_stream(&mut AddressTranslator::default(), &accesses, Traffic::RANDOM, &mut rng, max, Some(&mut vcd));
+            Ok(())
+        }
+    }
+}

@@ -1,5 +1,5 @@
 //! The clock of one RTL-engine slice, shared by the serial
-//! (`rtl.rs`) and the pipelined (`pipelined_rtl.rs`) drivers: it resets
+//! (`engine/serial_rtl.rs`) and the pipelined (`engine/pipelined_driver.rs`) drivers: it resets
 //! and clocks the slice's hardware, counts the cycles, and records what a
 //! run asks for (a VCD over a window of cycles, lock-step lines).
 

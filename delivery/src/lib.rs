@@ -19,6 +19,7 @@ pub mod cosim;
 pub mod decompress;
 pub mod delivery;
 pub mod entries;
+pub mod harness;
 pub mod interface;
 pub mod lut_levels;
 pub mod mag_bdi;

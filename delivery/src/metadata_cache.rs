@@ -3,7 +3,7 @@
 //! requests), a cycle driver with random stalls on all four ports and a
 //! memory model, random operation sequences, and co-simulation vectors.
 
-use crate::stream::{settle, VcdTrace};
+use crate::harness::Harness;
 use buddy_golden::metadata_cache::{MetadataCache as GoldenCache, MetadataCacheConfig, Outcome, SectorMemory};
 use buddy_golden::translation::MetadataNibble;
 use buddy_hdl::pipelined_metadata_cache::{MISS_COUNT_BITS, TAG_BITS};
@@ -201,22 +201,11 @@ pub fn run_cache<R: Rng>(
     max_cycles: u64,
     vcd: Option<&mut dyn Write>,
 ) -> CacheRun {
-    dut.connect_all();
-    let mut trace = VcdTrace::new(vcd, dut as &dyn Block);
-    let mut edge = |dut: &mut MetadataCache| {
-        for level in [true, false] {
-            dut.clock.next = Clock::from(level);
-            settle(dut);
-            trace.sample(dut as &dyn Block);
-        }
-    };
+    let mut dut = Harness::new(dut, vcd);
     assert!(!ops.iter().any(|o| matches!(o, CacheOp::Reserve(..))), "the blocking metadata cache has no reservations");
     let mut memory = FillingMemory::default();
     let mut run = CacheRun::default();
-    dut.reset.next = true;
-    settle(dut);
-    edge(dut);
-    dut.reset.next = false;
+    dut.reset(1);
     let (mut next, mut offering) = (0usize, false);
     while run.responses.len() < ops.len() && run.cycles < max_cycles {
         if next < ops.len() && !offering {
@@ -237,7 +226,7 @@ pub fn run_cache<R: Rng>(
         let (fill_valid, fill_data) = memory.offer(run.cycles, traffic.p_fill, rng);
         dut.mem_fill_valid.next = fill_valid;
         dut.mem_fill_data.next = fill_data;
-        settle(dut);
+        dut.settle();
         let accepted = dut.req_valid.val() && dut.req_ready.val();
         if dut.resp_valid.val() && resp_ready {
             run.responses
@@ -251,7 +240,7 @@ pub fn run_cache<R: Rng>(
         if fill_valid && dut.mem_fill_ready.val() {
             memory.pending.pop_front();
         }
-        edge(dut);
+        dut.cycle();
         if accepted {
             run.accept_cycles.push(run.cycles);
             next += 1;
@@ -574,20 +563,11 @@ pub fn run_pipelined_cache<R: Rng>(
     rng: &mut R,
     max_cycles: u64,
     vcd: Option<&mut dyn Write>,
-    mut lockstep: Option<&mut Vec<String>>,
+    lockstep: Option<&mut Vec<String>>,
 ) -> Result<CacheRun, String> {
-    type Dut = buddy_hdl::PipelinedMetadataCache;
     /// A commit due: (first cycle it may be offered, word, offset, high, value, tag).
     type Commit = (u64, u64, u64, bool, u8, usize);
-    dut.connect_all();
-    let mut trace = VcdTrace::new(vcd, dut as &dyn Block);
-    let mut edge = |dut: &mut Dut| {
-        for level in [true, false] {
-            dut.clock.next = Clock::from(level);
-            settle(dut);
-            trace.sample(dut as &dyn Block);
-        }
-    };
+    let mut dut = Harness::new(dut, vcd).record(lockstep, pipelined_lockstep_line);
     let mut memory = FillingMemory::default();
     let mut run = CacheRun::default();
     let mut responses: Vec<Option<CacheResponse>> = vec![None; ops.len()];
@@ -598,13 +578,7 @@ pub fn run_pipelined_cache<R: Rng>(
     // Nibbles reserved and not yet committed.
     let mut reserved: Vec<MetadataNibble> = Vec::new();
     let mut answered = 0usize;
-    dut.reset.next = true;
-    settle(dut);
-    if let Some(l) = lockstep.as_deref_mut() {
-        l.push(pipelined_lockstep_line(dut));
-    }
-    edge(dut);
-    dut.reset.next = false;
+    dut.reset(1);
     let (mut next, mut offering) = (0usize, false);
     while (answered < ops.len() || !commits.is_empty() || in_flight.iter().any(Option::is_some)) && run.cycles < max_cycles {
         let tag = next % PIPELINED_TAGS;
@@ -640,7 +614,7 @@ pub fn run_pipelined_cache<R: Rng>(
         let (fill_valid, fill_data) = memory.offer(run.cycles, traffic.p_fill, rng);
         dut.mem_fill_valid.next = fill_valid;
         dut.mem_fill_data.next = fill_data;
-        settle(dut);
+        dut.settle();
         let accepted = dut.req_valid.val() && dut.req_ready.val();
         if commit.is_some() && dut.commit_ready.val() {
             commits.pop_front();
@@ -683,10 +657,7 @@ pub fn run_pipelined_cache<R: Rng>(
         if fill_valid && dut.mem_fill_ready.val() {
             memory.pending.pop_front();
         }
-        if let Some(l) = lockstep.as_deref_mut() {
-            l.push(pipelined_lockstep_line(dut));
-        }
-        edge(dut);
+        dut.cycle();
         if accepted {
             in_flight[tag] = Some((next, false));
             if let CacheOp::Reserve(at, _) = op {

@@ -221,8 +221,9 @@ pub fn run(
             }
             offered = pending.pop_front();
         }
-        // With no job offered the job ports carry anything.
-        let mut i = offered.as_ref().map(|(j, _)| j.clone()).unwrap_or_else(|| ReadPlannerIn {
+        // With no job offered the job ports carry anything (drawn every
+        // cycle, as the shipped vectors were).
+        let idle = ReadPlannerIn {
             in_id: rng.gen_range(0..CONTEXTS) as u8,
             in_kind: rng.gen_range(0..4u64) as u8,
             in_class: rng.gen_range(0..8),
@@ -231,7 +232,8 @@ pub fn run(
             in_device_part_bytes: rng.gen_range(0..256u64) as u8,
             in_buddy_address: rng.gen(),
             ..Default::default()
-        });
+        };
+        let mut i = offered.as_ref().map_or(idle, |(j, _)| j.clone());
         (i.plan_ready, i.dev_req_ready, i.buddy_req_ready) = (rng.gen_bool(p_ready), rng.gen_bool(p_ready), rng.gen_bool(p_ready));
         drive(&mut dut, &i);
         dut.settle();

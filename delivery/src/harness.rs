@@ -180,25 +180,29 @@ pub const fn unqualified<const N: usize>(outputs: &[(&'static str, usize, &'stat
 
 /// A block's lock-step ports, its one list: makes `LOCKSTEP_INPUTS`,
 /// `LOCKSTEP_OUTPUTS` (name, bits, the valid that qualifies it or ""),
-/// `PORTS` (the co-simulation ports) and `fn line(&$dut) -> String` (every
-/// port's field in that order, read after the inputs settle).
+/// `line(&$dut) -> String` (every port's field in that order, read after
+/// the inputs settle) and, given the Verilog module's name, `PORTS` (the
+/// co-simulation ports).
 #[macro_export]
 macro_rules! lockstep_ports {
-    ($dut:ty, $module:literal,
-     inputs: [$($i:ident: $iw:tt),* $(,)?],
-     outputs: [$($o:ident: $ow:tt $(if $q:ident)?),* $(,)?] $(,)?) => {
-        /// Lock-step input ports (line order).
-        pub const LOCKSTEP_INPUTS: &[(&str, usize)] = &[$((stringify!($i), $iw)),*];
-        /// Lock-step outputs: (name, width, qualifier).
-        pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[$((stringify!($o), $ow, $crate::lockstep_ports!(@q $($q)?))),*];
+    ($dut:ty, $module:literal, $($ports:tt)*) => {
+        $crate::lockstep_ports!($dut, $($ports)*);
         /// Co-simulation ports (the lock-step ones).
         pub const PORTS: $crate::cosim::CosimPorts = $crate::cosim::CosimPorts {
             module: $module,
             inputs: LOCKSTEP_INPUTS,
             outputs: &$crate::harness::unqualified::<{ LOCKSTEP_OUTPUTS.len() }>(LOCKSTEP_OUTPUTS),
         };
+    };
+    ($dut:ty,
+     inputs: [$($i:ident: $iw:tt),* $(,)?],
+     outputs: [$($o:ident: $ow:tt $(if $q:ident)?),* $(,)?] $(,)?) => {
+        /// Lock-step input ports (line order).
+        pub const LOCKSTEP_INPUTS: &[(&str, usize)] = &[$((stringify!($i), $iw)),*];
+        /// Lock-step outputs: (name, width, qualifier).
+        pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[$((stringify!($o), $ow, $crate::lockstep_ports!(@q $($q)?))),*];
         /// This cycle's lock-step line of `dut`.
-        fn line(dut: &$dut) -> String {
+        pub(crate) fn line(dut: &$dut) -> String {
             use $crate::harness::field;
             [$(field(dut.$i.val(), $iw, stringify!($i)),)* $(field(dut.$o.val(), $ow, stringify!($o)),)*].concat()
         }

@@ -5,9 +5,11 @@
 //!   interface header, the AXI4-Stream wrappers, `.f` file list and FuseSoC
 //!   core, the shipped testbenches and vectors (`verilog-out/`);
 //! - [`modules`]: the registry of hardware modules ([`modules::HwModule`]);
-//! - [`stream`] and one harness per module: a cycle driver for valid/ready
+//! - [`harness`]: clock, reset, settle, VCD and lock-step lines of a
+//!   block under test, and the lock-step port lists (`lockstep_ports!`);
+//! - [`stream`] and one driver per module: a cycle driver for valid/ready
 //!   stream modules with random bubbles and backpressure, and the
-//!   golden-model scoreboards;
+//!   scoreboards against the golden and cycle models;
 //! - [`cosim`]: Icarus and Verilator runs of the emitted Verilog;
 //! - [`lut_levels`]: logic depth of a synthesized netlist, for `buddy synth`.
 

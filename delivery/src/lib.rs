@@ -7,9 +7,11 @@
 //! - [`modules`]: the registry of delivered modules ([`modules::HwModule::all`]),
 //!   each a [`modules::DeliveredModule`] implemented beside its block
 //!   (docs/modules.md);
-//! - [`stream`] and one harness per module: a cycle driver for valid/ready
+//! - [`harness`]: clock, reset, settle, VCD and lock-step lines of a
+//!   block under test, and the lock-step port lists (`lockstep_ports!`);
+//! - [`stream`] and one driver per module: a cycle driver for valid/ready
 //!   stream modules with random bubbles and backpressure, and the
-//!   golden-model scoreboards;
+//!   scoreboards against the golden and cycle models;
 //! - [`cosim`]: Icarus and Verilator runs of the emitted Verilog;
 //! - [`lut_levels`]: logic depth of a synthesized netlist, for `buddy synth`.
 
@@ -21,6 +23,7 @@ pub mod cosim;
 pub mod decompress;
 pub mod delivery;
 pub mod entries;
+pub mod harness;
 pub mod interface;
 pub mod lut_levels;
 pub mod mag_bdi;

@@ -1,21 +1,22 @@
-//! Adapters for `MemoryPort`: a reference model written from its
-//! documentation, a random driver that plays the metadata cache, both
-//! planners and a memory answering reads in any order, checks the hardware
-//! against the model cycle by cycle and everything end to end (every
-//! request reaches memory once, with its data; every fill reaches the cache
-//! in the order it was asked for; every data sector reaches its context),
-//! and lock-step lines for co-simulating its Verilog.
+//! Adapters for `MemoryPort`: a random driver that plays the metadata
+//! cache, both planners and a memory answering reads in any order, checks
+//! the hardware against its cycle model (`buddy_hdl_model::memory_port`)
+//! cycle by cycle and everything end to end (every request reaches memory
+//! once, with its data; every fill reaches the cache in the order it was
+//! asked for, with the sector memory holds; every data sector reaches its
+//! context), and lock-step lines for co-simulating its Verilog.
 
 use std::collections::VecDeque;
 use std::io::Write;
 
-use crate::cosim::{hex_field, words_hex};
-use crate::stream::{sector_bits, sector_words, settle, VcdTrace};
+use crate::harness::Harness;
+use crate::stream::{sector_bits, sector_words};
 use buddy_hdl::memory_port::{data_tag, fill_tag, FILLS};
 use buddy_hdl::MemoryPort;
+use buddy_hdl_model::memory_port::{hardware_out, MemoryPortIn, MemoryPortModel};
+use buddy_hdl_model::CycleModel;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rust_hdl::prelude::*;
 
 type Sector = [u32; 8];
 
@@ -34,14 +35,6 @@ fn memory_sector(address: u64) -> Sector {
     std::array::from_fn(|m| (address.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (8 * m)) as u32 ^ m as u32)
 }
 
-/// The parked fills, as the documentation describes them (the fill
-/// numbers in the tags are checked through the requests memory sees).
-#[derive(Debug, Clone, Default)]
-struct Model {
-    parked: [Option<Sector>; FILLS],
-    fill_head: usize,
-}
-
 /// What a run observed.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct MemoryPortRun {
@@ -54,116 +47,48 @@ pub struct MemoryPortRun {
     pub cycles: u64,
 }
 
-/// Lock-step ports of `memory_port` (line order).
-pub const LOCKSTEP_INPUTS: &[(&str, usize)] = &[
-    ("reset", 1),
-    ("md_req_valid", 1),
-    ("md_req_write", 1),
-    ("md_req_address", 64),
-    ("md_req_data", 256),
-    ("md_fill_ready", 1),
-    ("wr_req_valid", 1),
-    ("wr_req_address", 64),
-    ("wr_req_data", 256),
-    ("wr_req_strobe", 32),
-    ("wr_req_id", 7),
-    ("rd_req_valid", 1),
-    ("rd_req_id", 7),
-    ("rd_req_sector", 3),
-    ("rd_req_address", 64),
-    ("rd_out_ready", 1),
-    ("mem_ready", 1),
-    ("mem_resp_valid", 1),
-    ("mem_resp_tag", 11),
-    ("mem_resp_data", 256),
-];
-/// Lock-step outputs: (name, width, qualifier).
-pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
-    ("md_req_ready", 1, ""),
-    ("md_fill_valid", 1, ""),
-    ("md_fill_data", 256, "md_fill_valid"),
-    ("wr_req_ready", 1, ""),
-    ("rd_req_ready", 1, ""),
-    ("rd_out_valid", 1, ""),
-    ("rd_out_id", 7, "rd_out_valid"),
-    ("rd_out_sector", 3, "rd_out_valid"),
-    ("rd_out_data", 256, "rd_out_valid"),
-    ("mem_valid", 1, ""),
-    ("mem_write", 1, "mem_valid"),
-    ("mem_address", 64, "mem_valid"),
-    ("mem_data", 256, "mem_valid"),
-    ("mem_strobe", 32, "mem_valid"),
-    ("mem_tag", 11, "mem_valid"),
-    ("mem_resp_ready", 1, ""),
-];
-
-/// Co-simulation ports (the lock-step ones).
-pub const PORTS: crate::cosim::CosimPorts = crate::cosim::CosimPorts {
-    module: "memory_port",
-    inputs: LOCKSTEP_INPUTS,
-    outputs: &[
-        ("md_req_ready", 1),
-        ("md_fill_valid", 1),
-        ("md_fill_data", 256),
-        ("wr_req_ready", 1),
-        ("rd_req_ready", 1),
-        ("rd_out_valid", 1),
-        ("rd_out_id", 7),
-        ("rd_out_sector", 3),
-        ("rd_out_data", 256),
-        ("mem_valid", 1),
-        ("mem_write", 1),
-        ("mem_address", 64),
-        ("mem_data", 256),
-        ("mem_strobe", 32),
-        ("mem_tag", 11),
-        ("mem_resp_ready", 1),
+crate::lockstep_ports!(MemoryPort, "memory_port",
+    inputs: [
+        reset: 1,
+        md_req_valid: 1,
+        md_req_write: 1,
+        md_req_address: 64,
+        md_req_data: 256,
+        md_fill_ready: 1,
+        wr_req_valid: 1,
+        wr_req_address: 64,
+        wr_req_data: 256,
+        wr_req_strobe: 32,
+        wr_req_id: 7,
+        rd_req_valid: 1,
+        rd_req_id: 7,
+        rd_req_sector: 3,
+        rd_req_address: 64,
+        rd_out_ready: 1,
+        mem_ready: 1,
+        mem_resp_valid: 1,
+        mem_resp_tag: 11,
+        mem_resp_data: 256,
     ],
-};
-
-fn line(dut: &MemoryPort) -> String {
-    let b = |v: bool| hex_field(v as u64, 1);
-    let s = |v: &Bits<256>| words_hex(&sector_words(v));
-    [
-        b(dut.reset.val()),
-        b(dut.md_req_valid.val()),
-        b(dut.md_req_write.val()),
-        hex_field(dut.md_req_address.val().to_u64(), 64),
-        s(&dut.md_req_data.val()),
-        b(dut.md_fill_ready.val()),
-        b(dut.wr_req_valid.val()),
-        hex_field(dut.wr_req_address.val().to_u64(), 64),
-        s(&dut.wr_req_data.val()),
-        hex_field(dut.wr_req_strobe.val().to_u64(), 32),
-        hex_field(dut.wr_req_id.val().to_u64(), 7),
-        b(dut.rd_req_valid.val()),
-        hex_field(dut.rd_req_id.val().to_u64(), 7),
-        hex_field(dut.rd_req_sector.val().to_u64(), 3),
-        hex_field(dut.rd_req_address.val().to_u64(), 64),
-        b(dut.rd_out_ready.val()),
-        b(dut.mem_ready.val()),
-        b(dut.mem_resp_valid.val()),
-        hex_field(dut.mem_resp_tag.val().to_u64(), 11),
-        s(&dut.mem_resp_data.val()),
-        b(dut.md_req_ready.val()),
-        b(dut.md_fill_valid.val()),
-        s(&dut.md_fill_data.val()),
-        b(dut.wr_req_ready.val()),
-        b(dut.rd_req_ready.val()),
-        b(dut.rd_out_valid.val()),
-        hex_field(dut.rd_out_id.val().to_u64(), 7),
-        hex_field(dut.rd_out_sector.val().to_u64(), 3),
-        s(&dut.rd_out_data.val()),
-        b(dut.mem_valid.val()),
-        b(dut.mem_write.val()),
-        hex_field(dut.mem_address.val().to_u64(), 64),
-        s(&dut.mem_data.val()),
-        hex_field(dut.mem_strobe.val().to_u64(), 32),
-        hex_field(dut.mem_tag.val().to_u64(), 11),
-        b(dut.mem_resp_ready.val()),
-    ]
-    .concat()
-}
+    outputs: [
+        md_req_ready: 1,
+        md_fill_valid: 1,
+        md_fill_data: 256 if md_fill_valid,
+        wr_req_ready: 1,
+        rd_req_ready: 1,
+        rd_out_valid: 1,
+        rd_out_id: 7 if rd_out_valid,
+        rd_out_sector: 3 if rd_out_valid,
+        rd_out_data: 256 if rd_out_valid,
+        mem_valid: 1,
+        mem_write: 1 if mem_valid,
+        mem_address: 64 if mem_valid,
+        mem_data: 256 if mem_valid,
+        mem_strobe: 32 if mem_valid,
+        mem_tag: 11 if mem_valid,
+        mem_resp_ready: 1,
+    ],
+);
 
 fn random_sector(rng: &mut ChaCha8Rng) -> Sector {
     std::array::from_fn(|_| rng.gen())
@@ -193,29 +118,15 @@ pub fn run(
     cycles: usize,
     p_request: f64,
     p_ready: f64,
-    mut lockstep: Option<&mut Vec<String>>,
+    lockstep: Option<&mut Vec<String>>,
     vcd: Option<&mut dyn Write>,
 ) -> Result<MemoryPortRun, String> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut dut = MemoryPort::default();
-    dut.connect_all();
-    let mut trace = VcdTrace::new(vcd, &dut as &dyn Block);
-    let mut edge = |dut: &mut MemoryPort| {
-        for level in [true, false] {
-            dut.clock.next = Clock::from(level);
-            settle(dut);
-            trace.sample(dut as &dyn Block);
-        }
-    };
-    dut.reset.next = true;
-    settle(&mut dut);
-    if let Some(l) = lockstep.as_deref_mut() {
-        l.push(line(&dut));
-    }
-    edge(&mut dut);
-    dut.reset.next = false;
+    let mut hw = MemoryPort::default();
+    let mut dut = Harness::new(&mut hw, vcd).record(lockstep, line);
+    dut.reset(1);
 
-    let mut model = Model::default();
+    let mut model = MemoryPortModel::default();
     let mut out = MemoryPortRun::default();
     let (mut md, mut wr, mut rd): (Option<Request>, Option<Request>, Option<Request>) = (None, None, None);
     // Fills asked for and not yet taken back by the cache, in order (addresses).
@@ -296,51 +207,52 @@ pub fn run(
         dut.mem_resp_valid.next = answer.is_some();
         dut.mem_resp_tag.next = resp_tag.into();
         dut.mem_resp_data.next = sector_bits(&resp_data);
-        settle(&mut dut);
+        dut.settle();
 
-        // The model's outputs.
-        let sent = if md.is_some() {
-            md
-        } else if wr.is_some() {
-            wr
-        } else {
-            rd
-        };
-        let head = model.parked[model.fill_head];
-        let resp_fill = resp_tag >> 10 & 1 == 1;
-        let want = (
+        let i = MemoryPortIn {
+            reset: false,
+            md_req_valid: md.is_some(),
+            md_req_write: md_in.write,
+            md_req_address: md_in.address,
+            md_fill_ready: fill_ready,
+            wr_req_valid: wr.is_some(),
+            wr_req_address: wr_in.address,
+            wr_req_id: (wr_in.tag >> 3) as u8,
+            rd_req_valid: rd.is_some(),
+            rd_req_id: (rd_in.tag >> 3) as u8,
+            rd_req_sector: (rd_in.tag & 7) as u8,
+            rd_req_address: rd_in.address,
+            rd_out_ready,
             mem_ready,
-            mem_ready && md.is_none(),
-            mem_ready && md.is_none() && wr.is_none(),
-            head,
-            (answer.is_some() && !resp_fill).then_some((resp_tag >> 3, resp_tag & 7, resp_data)),
-            sent,
-            resp_fill || rd_out_ready,
-        );
-        let got = (
-            dut.md_req_ready.val(),
-            dut.wr_req_ready.val(),
-            dut.rd_req_ready.val(),
-            dut.md_fill_valid.val().then(|| sector_words(&dut.md_fill_data.val())),
-            dut.rd_out_valid
-                .val()
-                .then(|| (dut.rd_out_id.val().to_u64(), dut.rd_out_sector.val().to_u64(), sector_words(&dut.rd_out_data.val()))),
-            dut.mem_valid.val().then(|| {
-                let write = dut.mem_write.val();
-                Request {
-                    write,
-                    address: dut.mem_address.val().to_u64(),
-                    data: if write { sector_words(&dut.mem_data.val()) } else { sent.map_or([0; 8], |r| r.data) },
-                    strobe: if write { dut.mem_strobe.val().to_u32() } else { sent.map_or(0, |r| r.strobe) },
-                    // A write-back's tag is don't care; a sector write's names its context.
-                    tag: if write && md.is_some() { sent.map_or(0, |r| r.tag) } else { dut.mem_tag.val().to_u64() },
-                }
-            }),
-            dut.mem_resp_ready.val(),
-        );
+            mem_resp_valid: answer.is_some(),
+            mem_resp_tag: resp_tag as u16,
+        };
+        let (want, got) = (model.outputs(&i), hardware_out(&dut));
         if got != want {
             return Err(format!("cycle {cycle}: hardware {got:x?}, model {want:x?}"));
         }
+        // What the model leaves out: memory sees a write's data and strobe
+        // and a read's tag as its requester holds them (the model checks
+        // which requester goes), an answer's data goes on as it came, and
+        // the fill handed on holds what memory holds at the address asked.
+        let sent = md.or(wr).or(rd);
+        if let Some(r) = sent {
+            let (data, strobe, tag) = (sector_words(&dut.mem_data.val()), dut.mem_strobe.val().to_u32(), dut.mem_tag.val().to_u64());
+            if if r.write { (data, strobe) != (r.data, r.strobe) } else { tag != r.tag } {
+                return Err(format!("cycle {cycle}: memory sees {r:x?} as data {data:x?}, strobe {strobe:#x}, tag {tag:#x}"));
+            }
+        }
+        if got.rd_out.is_some() && sector_words(&dut.rd_out_data.val()) != resp_data {
+            return Err(format!("cycle {cycle}: answer {resp_tag:#x} goes on with other data than memory's"));
+        }
+        if got.md_fill_valid {
+            let address = *fills_waiting.front().ok_or_else(|| format!("cycle {cycle}: a fill the cache did not ask for"))?;
+            let data = sector_words(&dut.md_fill_data.val());
+            if data != memory_sector(address) {
+                return Err(format!("cycle {cycle}: fill of {address:#x} hands the cache {data:x?}"));
+            }
+        }
+        let resp_fill = resp_tag >> 10 & 1 == 1;
 
         // End to end. The comparison above checks that memory sees the
         // request of the first requester by priority, as it holds it; a
@@ -366,10 +278,10 @@ pub fn run(
             let (_, tag, address) = in_memory.swap_remove(i);
             if tag >> 10 & 1 == 1 {
                 let n = (tag & 3) as usize;
-                if model.parked[n].is_some() {
+                if model.is_parked(n) {
                     return Err(format!("cycle {cycle}: fill {n} answered while one is parked there"));
                 }
-                if n != model.fill_head && model.parked[model.fill_head].is_none() {
+                if n != model.fill_head() && !model.is_parked(model.fill_head()) {
                     out.fills_out_of_order += 1;
                 }
             } else {
@@ -381,26 +293,12 @@ pub fn run(
                 out.reads += 1;
             }
         }
-        if let Some(data) = head.filter(|_| fill_ready) {
-            let address = fills_waiting.pop_front().ok_or_else(|| format!("cycle {cycle}: a fill the cache did not ask for"))?;
-            if data != memory_sector(address) {
-                return Err(format!("cycle {cycle}: fill of {address:#x} hands the cache {data:x?}"));
-            }
+        if got.md_fill_valid && fill_ready {
+            fills_waiting.pop_front();
             out.fills += 1;
         }
-
-        if let Some(l) = lockstep.as_deref_mut() {
-            l.push(line(&dut));
-        }
-        // Model clock.
-        if head.is_some() && fill_ready {
-            model.parked[model.fill_head] = None;
-            model.fill_head = (model.fill_head + 1) % FILLS;
-        }
-        if answer.is_some() && resp_fill {
-            model.parked[(resp_tag & 3) as usize] = Some(resp_data);
-        }
-        edge(&mut dut);
+        model.clock(&i);
+        dut.cycle();
         cycle += 1;
         out.cycles += 1;
     }
@@ -410,36 +308,27 @@ pub fn run(
 /// The port's timing, measured: cycles from a fill's answer on
 /// `mem_resp_*` to `md_fill_valid`.
 pub fn measured_fill_latency() -> u64 {
-    let mut dut = MemoryPort::default();
-    dut.connect_all();
-    let edge = |dut: &mut MemoryPort| {
-        for level in [true, false] {
-            dut.clock.next = Clock::from(level);
-            settle(dut);
-        }
-    };
-    dut.reset.next = true;
-    settle(&mut dut);
-    edge(&mut dut);
-    dut.reset.next = false;
+    let mut hw = MemoryPort::default();
+    let mut dut = Harness::new(&mut hw, None);
+    dut.reset(1);
     dut.mem_ready.next = true;
     dut.md_req_valid.next = true;
     dut.md_req_address.next = 0x40u64.into();
-    settle(&mut dut);
-    edge(&mut dut);
+    dut.settle();
+    dut.edge();
     dut.md_req_valid.next = false;
     dut.mem_resp_valid.next = true;
     dut.mem_resp_tag.next = fill_tag(0).into();
-    settle(&mut dut);
+    dut.settle();
     assert!(!dut.md_fill_valid.val(), "a fill is parked before it is handed on");
-    edge(&mut dut);
+    dut.edge();
     dut.mem_resp_valid.next = false;
     for cycle in 1..10 {
-        settle(&mut dut);
+        dut.settle();
         if dut.md_fill_valid.val() {
             return cycle;
         }
-        edge(&mut dut);
+        dut.edge();
     }
     panic!("the fill never reached the cache");
 }

@@ -3,7 +3,7 @@
 //! requests), a cycle driver with random stalls on all four ports and a
 //! memory model, random operation sequences, and co-simulation vectors.
 
-use crate::stream::{settle, VcdTrace};
+use crate::harness::Harness;
 use buddy_golden::metadata_cache::{MetadataCache as GoldenCache, MetadataCacheConfig, Outcome, SectorMemory};
 use buddy_golden::translation::MetadataNibble;
 use buddy_hdl::pipelined_metadata_cache::{MISS_COUNT_BITS, TAG_BITS};
@@ -201,22 +201,11 @@ pub fn run_cache<R: Rng>(
     max_cycles: u64,
     vcd: Option<&mut dyn Write>,
 ) -> CacheRun {
-    dut.connect_all();
-    let mut trace = VcdTrace::new(vcd, dut as &dyn Block);
-    let mut edge = |dut: &mut MetadataCache| {
-        for level in [true, false] {
-            dut.clock.next = Clock::from(level);
-            settle(dut);
-            trace.sample(dut as &dyn Block);
-        }
-    };
+    let mut dut = Harness::new(dut, vcd);
     assert!(!ops.iter().any(|o| matches!(o, CacheOp::Reserve(..))), "the blocking metadata cache has no reservations");
     let mut memory = FillingMemory::default();
     let mut run = CacheRun::default();
-    dut.reset.next = true;
-    settle(dut);
-    edge(dut);
-    dut.reset.next = false;
+    dut.reset(1);
     let (mut next, mut offering) = (0usize, false);
     while run.responses.len() < ops.len() && run.cycles < max_cycles {
         if next < ops.len() && !offering {
@@ -237,7 +226,7 @@ pub fn run_cache<R: Rng>(
         let (fill_valid, fill_data) = memory.offer(run.cycles, traffic.p_fill, rng);
         dut.mem_fill_valid.next = fill_valid;
         dut.mem_fill_data.next = fill_data;
-        settle(dut);
+        dut.settle();
         let accepted = dut.req_valid.val() && dut.req_ready.val();
         if dut.resp_valid.val() && resp_ready {
             run.responses
@@ -251,7 +240,7 @@ pub fn run_cache<R: Rng>(
         if fill_valid && dut.mem_fill_ready.val() {
             memory.pending.pop_front();
         }
-        edge(dut);
+        dut.cycle();
         if accepted {
             run.accept_cycles.push(run.cycles);
             next += 1;
@@ -574,20 +563,11 @@ pub fn run_pipelined_cache<R: Rng>(
     rng: &mut R,
     max_cycles: u64,
     vcd: Option<&mut dyn Write>,
-    mut lockstep: Option<&mut Vec<String>>,
+    lockstep: Option<&mut Vec<String>>,
 ) -> Result<CacheRun, String> {
-    type Dut = buddy_hdl::PipelinedMetadataCache;
     /// A commit due: (first cycle it may be offered, word, offset, high, value, tag).
     type Commit = (u64, u64, u64, bool, u8, usize);
-    dut.connect_all();
-    let mut trace = VcdTrace::new(vcd, dut as &dyn Block);
-    let mut edge = |dut: &mut Dut| {
-        for level in [true, false] {
-            dut.clock.next = Clock::from(level);
-            settle(dut);
-            trace.sample(dut as &dyn Block);
-        }
-    };
+    let mut dut = Harness::new(dut, vcd).record(lockstep, pipelined_lockstep::line);
     let mut memory = FillingMemory::default();
     let mut run = CacheRun::default();
     let mut responses: Vec<Option<CacheResponse>> = vec![None; ops.len()];
@@ -598,13 +578,7 @@ pub fn run_pipelined_cache<R: Rng>(
     // Nibbles reserved and not yet committed.
     let mut reserved: Vec<MetadataNibble> = Vec::new();
     let mut answered = 0usize;
-    dut.reset.next = true;
-    settle(dut);
-    if let Some(l) = lockstep.as_deref_mut() {
-        l.push(pipelined_lockstep_line(dut));
-    }
-    edge(dut);
-    dut.reset.next = false;
+    dut.reset(1);
     let (mut next, mut offering) = (0usize, false);
     while (answered < ops.len() || !commits.is_empty() || in_flight.iter().any(Option::is_some)) && run.cycles < max_cycles {
         let tag = next % PIPELINED_TAGS;
@@ -640,7 +614,7 @@ pub fn run_pipelined_cache<R: Rng>(
         let (fill_valid, fill_data) = memory.offer(run.cycles, traffic.p_fill, rng);
         dut.mem_fill_valid.next = fill_valid;
         dut.mem_fill_data.next = fill_data;
-        settle(dut);
+        dut.settle();
         let accepted = dut.req_valid.val() && dut.req_ready.val();
         if commit.is_some() && dut.commit_ready.val() {
             commits.pop_front();
@@ -683,10 +657,7 @@ pub fn run_pipelined_cache<R: Rng>(
         if fill_valid && dut.mem_fill_ready.val() {
             memory.pending.pop_front();
         }
-        if let Some(l) = lockstep.as_deref_mut() {
-            l.push(pipelined_lockstep_line(dut));
-        }
-        edge(dut);
+        dut.cycle();
         if accepted {
             in_flight[tag] = Some((next, false));
             if let CacheOp::Reserve(at, _) = op {
@@ -704,93 +675,52 @@ pub fn run_pipelined_cache<R: Rng>(
     Ok(run)
 }
 
-/// Lock-step inputs of `pipelined_metadata_cache` (line order).
-pub const PIPELINED_LOCKSTEP_INPUTS: &[(&str, usize)] = &[
-    ("reset", 1),
-    ("req_valid", 1),
-    ("req_write", 1),
-    ("req_reserve", 1),
-    ("req_flush", 1),
-    ("req_address", 64),
-    ("req_high", 1),
-    ("req_value", 4),
-    ("req_tag", TAG_BITS),
-    ("resp_ready", 1),
-    ("commit_valid", 1),
-    ("commit_word", 7),
-    ("commit_offset", 5),
-    ("commit_high", 1),
-    ("commit_value", 4),
-    ("commit_tag", TAG_BITS),
-    ("mem_req_ready", 1),
-    ("mem_fill_valid", 1),
-    ("mem_fill_data", 256),
-];
+/// Lock-step ports of `pipelined_metadata_cache`.
+mod pipelined_lockstep {
+    use buddy_hdl::pipelined_metadata_cache::{MISS_COUNT_BITS, TAG_BITS};
+    use buddy_hdl::PipelinedMetadataCache;
 
-/// Lock-step outputs of `pipelined_metadata_cache`: (name, width, the
-/// output whose 1 makes it compared; empty: always).
-pub const PIPELINED_LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
-    ("req_ready", 1, ""),
-    ("resp_valid", 1, ""),
-    ("resp_tag", TAG_BITS, "resp_valid"),
-    ("resp_nibble", 4, "resp_valid"),
-    ("resp_outcome", 2, "resp_valid"),
-    ("resp_word", 7, "resp_valid"),
-    ("resp_commit", 1, "resp_valid"),
-    ("commit_ready", 1, ""),
-    ("mem_req_valid", 1, ""),
-    ("mem_req_write", 1, "mem_req_valid"),
-    ("mem_req_address", 64, "mem_req_valid"),
-    ("mem_req_data", 256, "mem_req_write"),
-    ("mem_fill_ready", 1, ""),
-    ("misses", MISS_COUNT_BITS, ""),
-];
-
-fn hex256(b: &Bits<256>) -> String {
-    (0..4).rev().map(|k| format!("{:016x}", b.get_bits::<64>(64 * k).to_u64())).collect()
+    crate::lockstep_ports!(PipelinedMetadataCache,
+        inputs: [
+            reset: 1,
+            req_valid: 1,
+            req_write: 1,
+            req_reserve: 1,
+            req_flush: 1,
+            req_address: 64,
+            req_high: 1,
+            req_value: 4,
+            req_tag: TAG_BITS,
+            resp_ready: 1,
+            commit_valid: 1,
+            commit_word: 7,
+            commit_offset: 5,
+            commit_high: 1,
+            commit_value: 4,
+            commit_tag: TAG_BITS,
+            mem_req_ready: 1,
+            mem_fill_valid: 1,
+            mem_fill_data: 256,
+        ],
+        outputs: [
+            req_ready: 1,
+            resp_valid: 1,
+            resp_tag: TAG_BITS if resp_valid,
+            resp_nibble: 4 if resp_valid,
+            resp_outcome: 2 if resp_valid,
+            resp_word: 7 if resp_valid,
+            resp_commit: 1 if resp_valid,
+            commit_ready: 1,
+            mem_req_valid: 1,
+            mem_req_write: 1 if mem_req_valid,
+            mem_req_address: 64 if mem_req_valid,
+            mem_req_data: 256 if mem_req_write,
+            mem_fill_ready: 1,
+            misses: MISS_COUNT_BITS,
+        ],
+    );
 }
-
-/// The current cycle's lock-step line of `dut` (inputs applied, settled).
-fn pipelined_lockstep_line(dut: &buddy_hdl::PipelinedMetadataCache) -> String {
-    use crate::cosim::hex_field;
-    let b = |v: bool| hex_field(v as u64, 1);
-    [
-        b(dut.reset.val()),
-        b(dut.req_valid.val()),
-        b(dut.req_write.val()),
-        b(dut.req_reserve.val()),
-        b(dut.req_flush.val()),
-        hex_field(dut.req_address.val().to_u64(), 64),
-        b(dut.req_high.val()),
-        hex_field(dut.req_value.val().to_u64(), 4),
-        hex_field(dut.req_tag.val().to_u64(), TAG_BITS),
-        b(dut.resp_ready.val()),
-        b(dut.commit_valid.val()),
-        hex_field(dut.commit_word.val().to_u64(), 7),
-        hex_field(dut.commit_offset.val().to_u64(), 5),
-        b(dut.commit_high.val()),
-        hex_field(dut.commit_value.val().to_u64(), 4),
-        hex_field(dut.commit_tag.val().to_u64(), TAG_BITS),
-        b(dut.mem_req_ready.val()),
-        b(dut.mem_fill_valid.val()),
-        hex256(&dut.mem_fill_data.val()),
-        b(dut.req_ready.val()),
-        b(dut.resp_valid.val()),
-        hex_field(dut.resp_tag.val().to_u64(), TAG_BITS),
-        hex_field(dut.resp_nibble.val().to_u64(), 4),
-        hex_field(dut.resp_outcome.val().to_u64(), 2),
-        hex_field(dut.resp_word.val().to_u64(), 7),
-        b(dut.resp_commit.val()),
-        b(dut.commit_ready.val()),
-        b(dut.mem_req_valid.val()),
-        b(dut.mem_req_write.val()),
-        hex_field(dut.mem_req_address.val().to_u64(), 64),
-        hex256(&dut.mem_req_data.val()),
-        b(dut.mem_fill_ready.val()),
-        hex_field(dut.misses.val().to_u64(), MISS_COUNT_BITS),
-    ]
-    .concat()
-}
+pub use pipelined_lockstep::{LOCKSTEP_INPUTS as PIPELINED_LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS as PIPELINED_LOCKSTEP_OUTPUTS};
 
 /// The lock-step testbench of `pipelined_metadata_cache`
 /// (`tb/pipelined_metadata_cache_lockstep_tb.v`): it replays every port of

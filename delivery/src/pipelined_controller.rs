@@ -13,7 +13,8 @@
 use std::collections::HashMap;
 
 use crate::entries::random_entries;
-use crate::stream::{sector_bits, settle, VcdTrace};
+use crate::harness::Harness;
+use crate::stream::sector_bits;
 use buddy_golden::controller_slice::{write_nibble_in_memory, ControllerSlice, SliceConfig, SliceError, SliceMemory};
 use buddy_golden::metadata_cache::{MetadataCacheConfig, Outcome, SectorMemory};
 use buddy_golden::translation::{translate_entry, BuddyRegisters, PageSize, Pte, TranslationFault};
@@ -349,35 +350,7 @@ pub fn lockstep_testbench(module: &str) -> String {
 pub use buddy_hdl::pipelined_controller::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
 
 /// The output ports in lock-step order (as [`LOCKSTEP_OUTPUTS`], without qualifiers).
-const OUTPUTS: &[(&str, usize)] = &[
-    ("req_ready", 1),
-    ("req_id", 7),
-    ("resp_valid", 1),
-    ("resp_id", 7),
-    ("resp_write", 1),
-    ("resp_flush", 1),
-    ("resp_entry", 1024),
-    ("resp_fault", 3),
-    ("resp_decode_error", 1),
-    ("dev_mem_valid", 1),
-    ("dev_mem_write", 1),
-    ("dev_mem_address", 64),
-    ("dev_mem_data", 256),
-    ("dev_mem_strobe", 32),
-    ("dev_mem_tag", 11),
-    ("dev_mem_resp_ready", 1),
-    ("bud_mem_valid", 1),
-    ("bud_mem_write", 1),
-    ("bud_mem_address", 64),
-    ("bud_mem_data", 256),
-    ("bud_mem_strobe", 32),
-    ("bud_mem_tag", 11),
-    ("bud_mem_resp_ready", 1),
-    ("in_flight", 8),
-    ("md_lookup_valid", 1),
-    ("md_lookup_id", 7),
-    ("md_lookup_outcome", 2),
-];
+const OUTPUTS: &[(&str, usize)] = &crate::harness::unqualified::<{ LOCKSTEP_OUTPUTS.len() }>(LOCKSTEP_OUTPUTS);
 
 /// A driver (`$run`) for one slice type.
 macro_rules! slice_driver {
@@ -441,35 +414,18 @@ macro_rules! slice_driver {
             let latency = buddy_hdl::timing::codec_latency(hardware);
             let mut model = PipelinedControllerModel::new(latency.compress, latency.decompress);
             let mut boxed = Box::new($make(hardware));
-            let dut: &mut $dut = &mut boxed;
-            dut.connect_all();
-            let mut trace = VcdTrace::new(vcd.as_deref_mut().map(|w| w as &mut dyn Write), &*dut as &dyn Block);
-            let mut edge = |dut: &mut $dut| {
-                for level in [true, false] {
-                    dut.clock.next = Clock::from(level);
-                    settle(dut);
-                    trace.sample(&*dut as &dyn Block);
-                }
-            };
+            let mut dut = Harness::<$dut>::new(&mut *boxed, vcd.as_deref_mut().map(|w| w as &mut dyn Write))
+                .record(record.then_some(&mut lines), <$dut>::lockstep_line);
             dut.gbbr.next = regs.gbbr.into();
             dut.carve_out_bytes.next = regs.carve_out_bytes.into();
             dut.md_base.next = regs.md_base.into();
             dut.heap_base.next = regs.heap_base.into();
-            dut.reset.next = true;
-            settle(dut);
-            if record {
-                lines.push(dut.lockstep_line());
-            }
-            edge(dut);
+            dut.reset(1);
             model.clock(&SliceIn { reset: true, ..Default::default() });
-            dut.reset.next = false;
             // The metadata cache invalidates its sets one per cycle after reset.
             for _ in 0..16 {
-                settle(dut);
-                if record {
-                    lines.push(dut.lockstep_line());
-                }
-                edge(dut);
+                dut.settle();
+                dut.cycle();
                 model.clock(&SliceIn::default());
             }
 
@@ -549,7 +505,7 @@ macro_rules! slice_driver {
                         dut.bud_mem_resp_data.next = data;
                     }
                 }
-                settle(dut);
+                dut.settle();
 
                 // The cycle model on the same inputs shows the same outputs.
                 let model_in = SliceIn {
@@ -677,12 +633,10 @@ macro_rules! slice_driver {
                         }
                     }
                 }
-                if record {
-                    lines.push(dut.lockstep_line());
-                }
-                edge(dut);
+                dut.cycle();
                 cycle += 1;
             }
+            drop(dut);
             out.cycles = cycle;
             for (what, hw, gold) in [("device", &hw_memory.device, &memory.device), ("buddy", &hw_memory.buddy, &memory.buddy)] {
                 let mut addresses: Vec<u64> = hw.keys().chain(gold.keys()).copied().collect();

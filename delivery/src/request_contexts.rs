@@ -1,52 +1,18 @@
-//! Adapters for `RequestContexts`: a reference model written from its
-//! documentation, a random driver that checks the hardware against it
+//! Adapters for `RequestContexts`: a random driver that checks the
+//! hardware against its cycle model (`buddy_hdl_model::request_contexts`)
 //! cycle by cycle (and the guarantees the block exists for), lock-step
 //! lines for co-simulating its Verilog.
 
 use std::collections::HashMap;
 use std::io::Write;
 
-use crate::cosim::hex_field;
-use crate::stream::{settle, VcdTrace};
-use buddy_hdl::request_contexts::{bucket, CONTEXTS, FREED_PER_CYCLE};
+use crate::harness::Harness;
+use buddy_hdl::request_contexts::FREED_PER_CYCLE;
 use buddy_hdl::RequestContexts;
+use buddy_hdl_model::request_contexts::{hardware_out, RequestContextsIn, RequestContextsModel};
+use buddy_hdl_model::CycleModel;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rust_hdl::prelude::*;
-
-/// The block's behaviour.
-struct Model {
-    used: [bool; CONTEXTS],
-    busy: Vec<bool>,
-    bucket_of: [u64; CONTEXTS],
-    freeing: Option<usize>,
-}
-
-impl Model {
-    fn new() -> Self {
-        Model { used: [false; CONTEXTS], busy: vec![false; 1024], bucket_of: [0; CONTEXTS], freeing: None }
-    }
-    /// (alloc_ready, alloc_id) for a request to `entry`.
-    fn offer(&self, entry: u64) -> (bool, usize) {
-        let id = self.used.iter().position(|u| !u).unwrap_or(0);
-        (self.used.iter().any(|u| !u) && !self.busy[bucket(entry) as usize], id)
-    }
-    fn clock(&mut self, take: Option<(usize, u64)>, free: Option<usize>) {
-        if let Some(f) = self.freeing {
-            self.used[f] = false;
-            self.busy[self.bucket_of[f] as usize] = false;
-        }
-        if let Some((id, entry)) = take {
-            self.used[id] = true;
-            self.busy[bucket(entry) as usize] = true;
-            self.bucket_of[id] = bucket(entry);
-        }
-        self.freeing = free;
-    }
-    fn in_use(&self) -> usize {
-        self.used.iter().filter(|u| **u).count()
-    }
-}
 
 /// What a run observed.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -57,31 +23,10 @@ pub struct ContextsRun {
     pub cycles: u64,
 }
 
-/// Lock-step ports of `request_contexts` (line order).
-pub const LOCKSTEP_INPUTS: &[(&str, usize)] = &[("reset", 1), ("alloc_valid", 1), ("alloc_entry", 57), ("free_valid", 1), ("free_id", 7)];
-/// Lock-step outputs: (name, width, qualifier).
-pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[("alloc_ready", 1, ""), ("alloc_id", 7, "alloc_ready"), ("in_use", 8, "")];
-
-/// Co-simulation ports (the lock-step ones).
-pub const PORTS: crate::cosim::CosimPorts = crate::cosim::CosimPorts {
-    module: "request_contexts",
-    inputs: LOCKSTEP_INPUTS,
-    outputs: &[("alloc_ready", 1), ("alloc_id", 7), ("in_use", 8)],
-};
-
-fn line(dut: &RequestContexts) -> String {
-    [
-        hex_field(dut.reset.val() as u64, 1),
-        hex_field(dut.alloc_valid.val() as u64, 1),
-        hex_field(dut.alloc_entry.val().to_u64(), 57),
-        hex_field(dut.free_valid.val() as u64, 1),
-        hex_field(dut.free_id.val().to_u64(), 7),
-        hex_field(dut.alloc_ready.val() as u64, 1),
-        hex_field(dut.alloc_id.val().to_u64(), 7),
-        hex_field(dut.in_use.val().to_u64(), 8),
-    ]
-    .concat()
-}
+crate::lockstep_ports!(RequestContexts, "request_contexts",
+    inputs: [reset: 1, alloc_valid: 1, alloc_entry: 57, free_valid: 1, free_id: 7],
+    outputs: [alloc_ready: 1, alloc_id: 7 if alloc_ready, in_use: 8],
+);
 
 /// `cycles` random cycles: each cycle a request asks for a context with
 /// probability `p_alloc` (memory-entries from a pool of 300, so they
@@ -97,29 +42,15 @@ pub fn run(
     cycles: usize,
     p_alloc: f64,
     p_free: f64,
-    mut lockstep: Option<&mut Vec<String>>,
+    lockstep: Option<&mut Vec<String>>,
     vcd: Option<&mut dyn Write>,
 ) -> Result<ContextsRun, String> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let pool: Vec<u64> = (0..300).map(|_| rng.gen_range(0u64..1 << 57)).collect();
-    let mut dut = RequestContexts::default();
-    dut.connect_all();
-    let mut trace = VcdTrace::new(vcd, &dut as &dyn Block);
-    let mut edge = |dut: &mut RequestContexts| {
-        for level in [true, false] {
-            dut.clock.next = Clock::from(level);
-            settle(dut);
-            trace.sample(dut as &dyn Block);
-        }
-    };
-    dut.reset.next = true;
-    settle(&mut dut);
-    if let Some(l) = lockstep.as_deref_mut() {
-        l.push(line(&dut));
-    }
-    edge(&mut dut);
-    dut.reset.next = false;
-    let mut model = Model::new();
+    let mut hw = RequestContexts::default();
+    let mut dut = Harness::new(&mut hw, vcd).record(lockstep, line);
+    dut.reset(1);
+    let mut model = RequestContextsModel::default();
     let mut in_flight: HashMap<usize, u64> = HashMap::new();
     let mut out = ContextsRun::default();
     let mut prev_in_use = 0;
@@ -136,22 +67,30 @@ pub fn run(
         } else {
             None
         };
-        dut.alloc_valid.next = alloc;
-        dut.alloc_entry.next = entry.into();
-        dut.free_valid.next = free.is_some();
-        dut.free_id.next = (free.unwrap_or(0) as u64).into();
-        settle(&mut dut);
-        let (ready, id) = model.offer(entry);
-        let got = (dut.alloc_ready.val(), dut.alloc_id.val().index(), dut.in_use.val().index());
-        if got.0 != ready || (ready && got.1 != id) || got.2 != model.in_use() {
-            return Err(format!("cycle {cycle}: hardware (ready, id, in_use) {got:?}, model {:?}", (ready, id, model.in_use())));
+        let i = RequestContextsIn {
+            reset: false,
+            alloc_valid: alloc,
+            alloc_entry: entry,
+            free_valid: free.is_some(),
+            free_id: free.unwrap_or(0) as u8,
+        };
+        dut.alloc_valid.next = i.alloc_valid;
+        dut.alloc_entry.next = i.alloc_entry.into();
+        dut.free_valid.next = i.free_valid;
+        dut.free_id.next = u64::from(i.free_id).into();
+        dut.settle();
+        let (want, got) = (model.outputs(&i), hardware_out(&dut));
+        if got != want {
+            return Err(format!("cycle {cycle}: hardware {got:?}, model {want:?}"));
         }
+        let in_use = usize::from(got.in_use);
         // The RTL engine relies on it to tell a busy slice without clocking it.
-        if prev_in_use > got.2 + FREED_PER_CYCLE as usize {
-            return Err(format!("cycle {cycle}: in_use fell from {prev_in_use} to {}, more than FREED_PER_CYCLE", got.2));
+        if prev_in_use > in_use + FREED_PER_CYCLE as usize {
+            return Err(format!("cycle {cycle}: in_use fell from {prev_in_use} to {in_use}, more than FREED_PER_CYCLE"));
         }
-        prev_in_use = got.2;
-        let take = (alloc && ready).then_some((id, entry));
+        prev_in_use = in_use;
+        out.most_in_use = out.most_in_use.max(in_use);
+        let take = got.alloc.filter(|_| alloc).map(|id| (usize::from(id), entry));
         if let Some((id, e)) = take {
             if in_flight.contains_key(&id) {
                 return Err(format!("cycle {cycle}: context {id} given twice"));
@@ -167,12 +106,8 @@ pub fn run(
         if let Some((id, e)) = take {
             in_flight.insert(id, e);
         }
-        if let Some(l) = lockstep.as_deref_mut() {
-            l.push(line(&dut));
-        }
-        model.clock(take, free);
-        out.most_in_use = out.most_in_use.max(model.in_use());
-        edge(&mut dut);
+        model.clock(&i);
+        dut.cycle();
         out.cycles += 1;
     }
     Ok(out)

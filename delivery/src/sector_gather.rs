@@ -1,21 +1,22 @@
-//! Adapters for `SectorGather`: a reference model written from its
-//! documentation, a random driver that plays the planner and both
-//! memories (reads of every target ratio, metadata hits and misses,
-//! sectors answered out of order) and checks the hardware against the
-//! model cycle by cycle and every payload against the bytes the read
-//! stored, and lock-step lines for co-simulating its Verilog.
+//! Adapters for `SectorGather`: a random driver that plays the planner
+//! and both memories (reads of every target ratio, metadata hits and
+//! misses, sectors answered out of order) and checks the hardware against
+//! its cycle model (`buddy_hdl_model::sector_gather`) cycle by cycle and
+//! every payload it shows against the words the read's sectors carried,
+//! and lock-step lines for co-simulating its Verilog.
 
 use std::collections::VecDeque;
 use std::io::Write;
 
-use crate::cosim::{hex_field, words_hex};
-use crate::stream::{sector_bits, sector_words, settle, VcdTrace};
+use crate::harness::Harness;
+use crate::stream::sector_bits;
 use buddy_hdl::request_contexts::CONTEXTS;
 use buddy_hdl::SectorGather;
+use buddy_hdl_model::sector_gather::{hardware_out, SectorGatherIn, SectorGatherModel};
+use buddy_hdl_model::CycleModel;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rust_hdl::prelude::*;
 
 /// Words of a 32-byte sector.
 const SECTOR_WORDS: usize = 8;
@@ -37,114 +38,6 @@ struct Sector {
     id: usize,
     index: usize,
     data: [u32; SECTOR_WORDS],
-}
-
-/// A write stage: the sector and its part's layout (lead, base).
-type Stage = Option<(Sector, usize, usize)>;
-
-/// The block's behaviour, register by register as its documentation
-/// describes it (RAM reads registered, read before write).
-struct Model {
-    dev_lead: [usize; CONTEXTS],
-    bud_base: [usize; CONTEXTS],
-    bud_lead: [usize; CONTEXTS],
-    boundary: [usize; CONTEXTS],
-    dev_words: Vec<[u32; 32]>,
-    bud_words: Vec<[u32; 32]>,
-    got: [usize; CONTEXTS],
-    want: [usize; CONTEXTS],
-    closed: [bool; CONTEXTS],
-    d: Stage,
-    b: Stage,
-    o_valid: bool,
-    o_id: usize,
-    /// The pick register.
-    p_valid: bool,
-    p_id: usize,
-    /// The payload RAMs' registered reads (payload as `out_payload` shows it).
-    out_payload: [u32; 32],
-}
-
-impl Model {
-    fn new() -> Self {
-        Model {
-            dev_lead: [0; CONTEXTS],
-            bud_base: [0; CONTEXTS],
-            bud_lead: [0; CONTEXTS],
-            boundary: [0; CONTEXTS],
-            dev_words: vec![[0; 32]; CONTEXTS],
-            bud_words: vec![[0; 32]; CONTEXTS],
-            got: [0; CONTEXTS],
-            want: [0; CONTEXTS],
-            closed: [false; CONTEXTS],
-            d: None,
-            b: None,
-            o_valid: false,
-            o_id: 0,
-            p_valid: false,
-            p_id: 0,
-            out_payload: [0; 32],
-        }
-    }
-
-    /// One clock edge with these inputs.
-    fn clock(&mut self, plan: Option<Plan>, dev: Option<Sector>, buddy: Option<Sector>, out_ready: bool) {
-        let complete = |c: usize| self.closed[c] && self.got[c] == self.want[c];
-        let advance = !self.o_valid || out_ready;
-        let p_advance = !self.p_valid || advance;
-        let lowest = (0..CONTEXTS).find(|&c| complete(c));
-        let pick = if p_advance { lowest } else { None };
-        let read = if advance { self.p_id } else { self.o_id };
-        // Registered reads see the RAMs before this edge's writes.
-        let boundary = self.boundary[read];
-        self.out_payload = std::array::from_fn(|i| if i < boundary { self.dev_words[read][i] } else { self.bud_words[read][i] });
-        let d_next = dev.map(|s| (s, self.dev_lead[s.id], 0));
-        let b_next = buddy.map(|s| (s, self.bud_lead[s.id], self.bud_base[s.id]));
-        if let Some((s, lead, _)) = self.d {
-            for i in 0..32 {
-                let pos = i + lead;
-                if pos / SECTOR_WORDS == s.index {
-                    self.dev_words[s.id][i] = s.data[pos % SECTOR_WORDS];
-                }
-            }
-            self.got[s.id] += 1;
-        }
-        if let Some((s, lead, base)) = self.b {
-            for i in base..32 {
-                let pos = i - base + lead;
-                if pos / SECTOR_WORDS == s.index {
-                    self.bud_words[s.id][i] = s.data[pos % SECTOR_WORDS];
-                }
-            }
-            self.got[s.id] += 1;
-        }
-        if let Some(p) = plan {
-            if p.buddy {
-                self.bud_lead[p.id] = p.lead;
-            } else {
-                self.dev_lead[p.id] = p.lead;
-                self.bud_base[p.id] = p.words;
-                self.boundary[p.id] = p.words;
-            }
-            self.want[p.id] += p.sectors;
-            self.closed[p.id] |= p.last;
-        }
-        if let Some(c) = pick {
-            self.got[c] = 0;
-            self.want[c] = 0;
-            self.closed[c] = false;
-        }
-        if advance {
-            self.o_valid = self.p_valid;
-            self.o_id = read;
-        }
-        if p_advance {
-            self.p_valid = pick.is_some();
-            self.p_id = lowest.unwrap_or(0);
-        }
-        self.d = d_next;
-        self.b = b_next;
-    }
 }
 
 /// One read in flight: its parts' plans and the words the payload must
@@ -169,72 +62,35 @@ pub struct GatherRun {
     pub cycles: u64,
 }
 
-/// Lock-step ports of `sector_gather` (line order).
-pub const LOCKSTEP_INPUTS: &[(&str, usize)] = &[
-    ("reset", 1),
-    ("plan_valid", 1),
-    ("plan_id", 7),
-    ("plan_buddy", 1),
-    ("plan_lead", 3),
-    ("plan_words", 6),
-    ("plan_sectors", 3),
-    ("plan_last", 1),
-    ("dev_valid", 1),
-    ("dev_id", 7),
-    ("dev_sector", 3),
-    ("dev_data", 256),
-    ("buddy_valid", 1),
-    ("buddy_id", 7),
-    ("buddy_sector", 3),
-    ("buddy_data", 256),
-    ("out_ready", 1),
-];
-/// Lock-step outputs: (name, width, qualifier).
-pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
-    ("plan_ready", 1, ""),
-    ("dev_ready", 1, ""),
-    ("buddy_ready", 1, ""),
-    ("out_valid", 1, ""),
-    ("out_id", 7, "out_valid"),
-    ("out_payload", 1024, "out_valid"),
-];
-
-/// Co-simulation ports (the lock-step ones).
-pub const PORTS: crate::cosim::CosimPorts = crate::cosim::CosimPorts {
-    module: "sector_gather",
-    inputs: LOCKSTEP_INPUTS,
-    outputs: &[("plan_ready", 1), ("dev_ready", 1), ("buddy_ready", 1), ("out_valid", 1), ("out_id", 7), ("out_payload", 1024)],
-};
-
-fn line(dut: &SectorGather) -> String {
-    let b = |v: bool| hex_field(v as u64, 1);
-    [
-        b(dut.reset.val()),
-        b(dut.plan_valid.val()),
-        hex_field(dut.plan_id.val().to_u64(), 7),
-        b(dut.plan_buddy.val()),
-        hex_field(dut.plan_lead.val().to_u64(), 3),
-        hex_field(dut.plan_words.val().to_u64(), 6),
-        hex_field(dut.plan_sectors.val().to_u64(), 3),
-        b(dut.plan_last.val()),
-        b(dut.dev_valid.val()),
-        hex_field(dut.dev_id.val().to_u64(), 7),
-        hex_field(dut.dev_sector.val().to_u64(), 3),
-        words_hex(&sector_words(&dut.dev_data.val())),
-        b(dut.buddy_valid.val()),
-        hex_field(dut.buddy_id.val().to_u64(), 7),
-        hex_field(dut.buddy_sector.val().to_u64(), 3),
-        words_hex(&sector_words(&dut.buddy_data.val())),
-        b(dut.out_ready.val()),
-        b(dut.plan_ready.val()),
-        b(dut.dev_ready.val()),
-        b(dut.buddy_ready.val()),
-        b(dut.out_valid.val()),
-        hex_field(dut.out_id.val().to_u64(), 7),
-        words_hex(&dut.out_payload.val().to_words()),
-    ]
-    .concat()
-}
+crate::lockstep_ports!(SectorGather, "sector_gather",
+    inputs: [
+        reset: 1,
+        plan_valid: 1,
+        plan_id: 7,
+        plan_buddy: 1,
+        plan_lead: 3,
+        plan_words: 6,
+        plan_sectors: 3,
+        plan_last: 1,
+        dev_valid: 1,
+        dev_id: 7,
+        dev_sector: 3,
+        dev_data: 256,
+        buddy_valid: 1,
+        buddy_id: 7,
+        buddy_sector: 3,
+        buddy_data: 256,
+        out_ready: 1,
+    ],
+    outputs: [
+        plan_ready: 1,
+        dev_ready: 1,
+        buddy_ready: 1,
+        out_valid: 1,
+        out_id: 7 if out_valid,
+        out_payload: 1024 if out_valid,
+    ],
+);
 
 /// The sectors of a part of `words` words starting `lead` words into its
 /// first sector (at least one sector per started 8 words).
@@ -291,29 +147,15 @@ pub fn run(
     p_read: f64,
     p_sector: f64,
     p_ready: f64,
-    mut lockstep: Option<&mut Vec<String>>,
+    lockstep: Option<&mut Vec<String>>,
     vcd: Option<&mut dyn Write>,
 ) -> Result<GatherRun, String> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut dut = SectorGather::default();
-    dut.connect_all();
-    let mut trace = VcdTrace::new(vcd, &dut as &dyn Block);
-    let mut edge = |dut: &mut SectorGather| {
-        for level in [true, false] {
-            dut.clock.next = Clock::from(level);
-            settle(dut);
-            trace.sample(dut as &dyn Block);
-        }
-    };
-    dut.reset.next = true;
-    settle(&mut dut);
-    if let Some(l) = lockstep.as_deref_mut() {
-        l.push(line(&dut));
-    }
-    edge(&mut dut);
-    dut.reset.next = false;
+    let mut hw = SectorGather::default();
+    let mut dut = Harness::new(&mut hw, vcd).record(lockstep, line);
+    dut.reset(1);
 
-    let mut model = Model::new();
+    let mut model = SectorGatherModel::default();
     let mut out = GatherRun::default();
     let mut free: Vec<usize> = (0..CONTEXTS).rev().collect();
     let mut reads: Vec<Option<Read>> = (0..CONTEXTS).map(|_| None).collect();
@@ -421,42 +263,51 @@ pub fn run(
         dut.buddy_sector.next = (b.index as u64).into();
         dut.buddy_data.next = sector_bits(&b.data);
         dut.out_ready.next = out_ready;
-        settle(&mut dut);
+        dut.settle();
 
-        let got = (dut.out_valid.val(), dut.out_id.val().index(), dut.out_payload.val().to_words());
-        let ready = dut.plan_ready.val() && dut.dev_ready.val() && dut.buddy_ready.val();
-        if !ready || got.0 != model.o_valid || (got.0 && (got.1 != model.o_id || got.2 != model.out_payload)) {
-            return Err(format!(
-                "cycle {cycle}: hardware (out_valid, out_id, payload) ({}, {}, {}), ready {ready}; model ({}, {}, {})",
-                got.0,
-                got.1,
-                words_hex(&got.2),
-                model.o_valid,
-                model.o_id,
-                words_hex(&model.out_payload)
-            ));
+        let i = SectorGatherIn {
+            reset: false,
+            plan_valid: plan.is_some(),
+            plan_id: p.id as u8,
+            plan_buddy: p.buddy,
+            plan_lead: p.lead as u8,
+            plan_words: p.words as u8,
+            plan_sectors: p.sectors as u8,
+            plan_last: p.last,
+            dev_valid: dev.is_some(),
+            dev_id: d.id as u8,
+            dev_sector: d.index as u8,
+            buddy_valid: buddy.is_some(),
+            buddy_id: b.id as u8,
+            buddy_sector: b.index as u8,
+            out_ready,
+        };
+        let (want, got) = (model.outputs(&i), hardware_out(&dut));
+        if got != want {
+            return Err(format!("cycle {cycle}: hardware {got:?}, model {want:?}"));
         }
-        if got.0 && out_ready {
-            let Some(read) = reads[got.1].take() else {
-                return Err(format!("cycle {cycle}: context {} handed on, but no read is planned on it", got.1));
+        // The payload shown must hold the words its read's sectors carried.
+        if let Some(id) = got.out.map(usize::from) {
+            let Some(read) = reads[id].as_ref() else {
+                return Err(format!("cycle {cycle}: context {id} shown, but no read is planned on it"));
             };
-            if let Some(i) = (0..32).find(|&i| read.expected[i].is_some_and(|w| w != got.2[i])) {
+            let payload = dut.out_payload.val().to_words();
+            if let Some(k) = (0..32).find(|&k| read.expected[k].is_some_and(|w| w != payload[k])) {
                 return Err(format!(
-                    "cycle {cycle}: context {} payload word {i} is {:08x}, its read stored {:08x}",
-                    got.1,
-                    got.2[i],
-                    read.expected[i].expect("found above")
+                    "cycle {cycle}: context {id} payload word {k} is {:08x}, its read stored {:08x}",
+                    payload[k],
+                    read.expected[k].expect("found above")
                 ));
             }
-            out.reads += 1;
-            free.push(got.1);
+            if out_ready {
+                reads[id] = None;
+                out.reads += 1;
+                free.push(id);
+            }
         }
         out.most_in_flight = out.most_in_flight.max(CONTEXTS - free.len());
-        if let Some(l) = lockstep.as_deref_mut() {
-            l.push(line(&dut));
-        }
-        model.clock(plan, dev, buddy, out_ready);
-        edge(&mut dut);
+        model.clock(&i);
+        dut.cycle();
         out.cycles += 1;
     }
     Ok(out)
@@ -467,29 +318,20 @@ pub fn run(
 /// `out_valid`, a plan that closes a read with nothing missing to its
 /// `out_valid`), cycles. `sector_gather::timing` states them.
 pub fn measured_latencies() -> (u64, u64) {
-    let mut dut = SectorGather::default();
-    dut.connect_all();
-    let edge = |dut: &mut SectorGather| {
-        for level in [true, false] {
-            dut.clock.next = Clock::from(level);
-            settle(dut);
-        }
-    };
-    dut.reset.next = true;
-    settle(&mut dut);
-    edge(&mut dut);
-    dut.reset.next = false;
+    let mut hw = SectorGather::default();
+    let mut dut = Harness::new(&mut hw, None);
+    dut.reset(1);
     dut.out_ready.next = true;
     // Cycles from the cycle `drive` runs (cycle 0) to the first with out_valid.
-    let measure = |dut: &mut SectorGather, drive: &dyn Fn(&mut SectorGather, u64)| {
+    let measure = |dut: &mut Harness<SectorGather>, drive: &dyn Fn(&mut SectorGather, u64)| {
         for cycle in 0..20 {
             drive(dut, cycle);
-            settle(dut);
+            dut.settle();
             if dut.out_valid.val() {
-                edge(dut);
+                dut.edge();
                 return cycle;
             }
-            edge(dut);
+            dut.edge();
         }
         u64::MAX
     };
@@ -504,8 +346,8 @@ pub fn measured_latencies() -> (u64, u64) {
     };
     // A one-sector read: planned at cycle -1, its sector taken at cycle 0.
     plan(&mut dut, true, 3, 1);
-    settle(&mut dut);
-    edge(&mut dut);
+    dut.settle();
+    dut.edge();
     let sector = measure(&mut dut, &|dut, cycle| {
         plan(dut, false, 0, 0);
         dut.dev_valid.next = cycle == 0;

@@ -239,24 +239,17 @@ pub fn run_stream_with<D: StreamDut, R: Rng>(
     vcd: Option<&mut dyn Write>,
     mut on_cycle: Option<&mut dyn FnMut(&D)>,
 ) -> RunResult<D::Output> {
-    dut.connect_all();
-    let mut trace = VcdTrace::new(vcd, dut as &dyn Block);
-    let mut step = |dut: &mut D| trace.sample(dut as &dyn Block);
+    let mut dut = crate::harness::Harness::new(dut, vcd);
     // Two cycles of reset with idle streams.
     dut.drive_input(false, &inputs.first().cloned().unwrap_or_else(|| panic!("no inputs")));
     dut.drive_out_ready(false);
     dut.drive_reset(true);
     for _ in 0..2 {
-        settle(dut);
+        dut.settle();
         if let Some(f) = on_cycle.as_deref_mut() {
-            f(dut);
+            f(&*dut);
         }
-        dut.drive_clock(true);
-        settle(dut);
-        step(dut);
-        dut.drive_clock(false);
-        settle(dut);
-        step(dut);
+        dut.cycle();
     }
     dut.drive_reset(false);
 
@@ -271,18 +264,13 @@ pub fn run_stream_with<D: StreamDut, R: Rng>(
         let data = &inputs[next.min(inputs.len() - 1)];
         dut.drive_input(offering && next < inputs.len(), data);
         dut.drive_out_ready(ready);
-        settle(dut);
+        dut.settle();
         let accepted = offering && next < inputs.len() && dut.in_ready();
         let delivered = if ready { dut.output() } else { None };
         if let Some(f) = on_cycle.as_deref_mut() {
-            f(dut);
+            f(&*dut);
         }
-        dut.drive_clock(true);
-        settle(dut);
-        step(dut);
-        dut.drive_clock(false);
-        settle(dut);
-        step(dut);
+        dut.cycle();
         if accepted {
             result.accept_cycles.push(result.cycles);
             next += 1;

@@ -6,6 +6,7 @@
 
 use buddy_hdl::memory_port::{FILLS, MEM_TAG_BITS};
 use buddy_hdl::sector_gather::SECTOR_INDEX_BITS;
+use buddy_hdl::MemoryPort;
 
 use crate::CycleModel;
 
@@ -77,6 +78,14 @@ impl MemoryPortModel {
     pub fn parked(&self) -> usize {
         self.parked.iter().filter(|&&p| p).count()
     }
+    /// Whether fill number `n` (mod [`FILLS`]) is parked.
+    pub fn is_parked(&self, n: usize) -> bool {
+        self.parked[n % FILLS]
+    }
+    /// The number (mod [`FILLS`]) of the next fill to hand on.
+    pub fn fill_head(&self) -> usize {
+        self.fill_head
+    }
 }
 
 impl CycleModel for MemoryPortModel {
@@ -133,32 +142,32 @@ impl CycleModel for MemoryPortModel {
     }
 }
 
+/// What the block's output ports show, settled, as the model's `Out`.
+pub fn hardware_out(h: &MemoryPort) -> MemoryPortOut {
+    MemoryPortOut {
+        md_req_ready: h.md_req_ready.val(),
+        wr_req_ready: h.wr_req_ready.val(),
+        rd_req_ready: h.rd_req_ready.val(),
+        md_fill_valid: h.md_fill_valid.val(),
+        rd_out: h.rd_out_valid.val().then(|| (h.rd_out_id.val().to_u64() as u8, h.rd_out_sector.val().to_u64() as u8)),
+        mem: h.mem_valid.val().then(|| MemRequest {
+            write: h.mem_write.val(),
+            address: h.mem_address.val().to_u64(),
+            tag: h.mem_tag.val().to_u64() as u16,
+        }),
+        mem_resp_ready: h.mem_resp_ready.val(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lockstep::{edge, settle};
     use buddy_hdl::memory_port::{data_tag, fill_tag};
-    use buddy_hdl::MemoryPort;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use rust_hdl::prelude::*;
     use std::collections::VecDeque;
-
-    fn hardware_out(h: &MemoryPort) -> MemoryPortOut {
-        MemoryPortOut {
-            md_req_ready: h.md_req_ready.val(),
-            wr_req_ready: h.wr_req_ready.val(),
-            rd_req_ready: h.rd_req_ready.val(),
-            md_fill_valid: h.md_fill_valid.val(),
-            rd_out: h.rd_out_valid.val().then(|| (h.rd_out_id.val().to_u64() as u8, h.rd_out_sector.val().to_u64() as u8)),
-            mem: h.mem_valid.val().then(|| MemRequest {
-                write: h.mem_write.val(),
-                address: h.mem_address.val().to_u64(),
-                tag: h.mem_tag.val().to_u64() as u16,
-            }),
-            mem_resp_ready: h.mem_resp_ready.val(),
-        }
-    }
 
     /// A request a requester holds until it is taken.
     #[derive(Debug, Clone, Copy)]

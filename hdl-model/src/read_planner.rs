@@ -10,6 +10,7 @@
 use buddy_golden::translation::SECTOR_BYTES;
 use buddy_golden::{SizeClass, ENTRY_BYTES, ENTRY_WORDS};
 use buddy_hdl::read_planner::kind;
+use buddy_hdl::read_planner::ReadPlanner;
 
 use crate::CycleModel;
 
@@ -254,59 +255,59 @@ impl CycleModel for ReadPlannerModel {
     }
 }
 
+/// Drive `i` onto the block's input ports (set `next`; settle after).
+pub fn drive(h: &mut ReadPlanner, i: &ReadPlannerIn) {
+    h.reset.next = i.reset;
+    h.in_valid.next = i.in_valid;
+    h.in_id.next = u64::from(i.in_id).into();
+    h.in_kind.next = u64::from(i.in_kind).into();
+    h.in_class.next = u64::from(i.in_class).into();
+    h.in_compressed.next = i.in_compressed;
+    h.in_device_address.next = i.in_device_address.into();
+    h.in_device_part_bytes.next = u64::from(i.in_device_part_bytes).into();
+    h.in_buddy_address.next = i.in_buddy_address.into();
+    h.plan_ready.next = i.plan_ready;
+    h.dev_req_ready.next = i.dev_req_ready;
+    h.buddy_req_ready.next = i.buddy_req_ready;
+}
+
+/// What the block's output ports show, settled, as the model's `Out`.
+pub fn hardware_out(h: &ReadPlanner) -> ReadPlannerOut {
+    let u8_of = |v: u64| v as u8;
+    let request =
+        |valid: bool, id: u64, sector: u64, address: u64| valid.then_some(SectorRequest { id: u8_of(id), sector: u8_of(sector), address });
+    ReadPlannerOut {
+        in_ready: h.in_ready.val(),
+        plan: h.plan_valid.val().then(|| Plan {
+            id: u8_of(h.plan_id.val().to_u64()),
+            buddy: h.plan_buddy.val(),
+            lead: u8_of(h.plan_lead.val().to_u64()),
+            words: u8_of(h.plan_words.val().to_u64()),
+            sectors: u8_of(h.plan_sectors.val().to_u64()),
+            last: h.plan_last.val(),
+        }),
+        dev_req: request(
+            h.dev_req_valid.val(),
+            h.dev_req_id.val().to_u64(),
+            h.dev_req_sector.val().to_u64(),
+            h.dev_req_address.val().to_u64(),
+        ),
+        buddy_req: request(
+            h.buddy_req_valid.val(),
+            h.buddy_req_id.val().to_u64(),
+            h.buddy_req_sector.val().to_u64(),
+            h.buddy_req_address.val().to_u64(),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lockstep::{edge, random_slot, settle};
-    use buddy_hdl::read_planner::ReadPlanner;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use rust_hdl::prelude::*;
-
-    fn drive(h: &mut ReadPlanner, i: &ReadPlannerIn) {
-        h.reset.next = i.reset;
-        h.in_valid.next = i.in_valid;
-        h.in_id.next = u64::from(i.in_id).into();
-        h.in_kind.next = u64::from(i.in_kind).into();
-        h.in_class.next = u64::from(i.in_class).into();
-        h.in_compressed.next = i.in_compressed;
-        h.in_device_address.next = i.in_device_address.into();
-        h.in_device_part_bytes.next = u64::from(i.in_device_part_bytes).into();
-        h.in_buddy_address.next = i.in_buddy_address.into();
-        h.plan_ready.next = i.plan_ready;
-        h.dev_req_ready.next = i.dev_req_ready;
-        h.buddy_req_ready.next = i.buddy_req_ready;
-    }
-
-    fn hardware_out(h: &ReadPlanner) -> ReadPlannerOut {
-        let u8_of = |v: u64| v as u8;
-        let request = |valid: bool, id: u64, sector: u64, address: u64| {
-            valid.then_some(SectorRequest { id: u8_of(id), sector: u8_of(sector), address })
-        };
-        ReadPlannerOut {
-            in_ready: h.in_ready.val(),
-            plan: h.plan_valid.val().then(|| Plan {
-                id: u8_of(h.plan_id.val().to_u64()),
-                buddy: h.plan_buddy.val(),
-                lead: u8_of(h.plan_lead.val().to_u64()),
-                words: u8_of(h.plan_words.val().to_u64()),
-                sectors: u8_of(h.plan_sectors.val().to_u64()),
-                last: h.plan_last.val(),
-            }),
-            dev_req: request(
-                h.dev_req_valid.val(),
-                h.dev_req_id.val().to_u64(),
-                h.dev_req_sector.val().to_u64(),
-                h.dev_req_address.val().to_u64(),
-            ),
-            buddy_req: request(
-                h.buddy_req_valid.val(),
-                h.buddy_req_id.val().to_u64(),
-                h.buddy_req_sector.val().to_u64(),
-                h.buddy_req_address.val().to_u64(),
-            ),
-        }
-    }
 
     /// A legal job: any class of a random entry; a compressed page's read
     /// is FULL (a metadata hit) or one of the SLOT and FINISH of a miss,

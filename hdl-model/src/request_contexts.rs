@@ -5,6 +5,7 @@
 //! after next (the free reads its bucket from a RAM first).
 
 use buddy_hdl::request_contexts::{bucket, BUCKET_BITS, CONTEXTS};
+use buddy_hdl::RequestContexts;
 
 use crate::CycleModel;
 
@@ -103,19 +104,19 @@ impl CycleModel for RequestContextsModel {
     }
 }
 
+/// What the block's output ports show, settled, as the model's `Out`.
+pub fn hardware_out(h: &RequestContexts) -> RequestContextsOut {
+    RequestContextsOut { alloc: h.alloc_ready.val().then(|| h.alloc_id.val().to_u64() as u8), in_use: h.in_use.val().to_u64() as u8 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lockstep::{edge, settle};
-    use buddy_hdl::RequestContexts;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use rust_hdl::prelude::*;
     use std::collections::VecDeque;
-
-    fn hardware_out(h: &RequestContexts) -> RequestContextsOut {
-        RequestContextsOut { alloc: h.alloc_ready.val().then(|| h.alloc_id.val().to_u64() as u8), in_use: h.in_use.val().to_u64() as u8 }
-    }
 
     #[derive(Debug, Default)]
     struct Coverage {

@@ -7,6 +7,7 @@
 
 use buddy_hdl::request_contexts::CONTEXTS;
 use buddy_hdl::sector_gather::{COUNT_BITS, SECTOR_INDEX_BITS};
+use buddy_hdl::SectorGather;
 
 use crate::CycleModel;
 
@@ -155,25 +156,25 @@ impl CycleModel for SectorGatherModel {
     }
 }
 
+/// What the block's output ports show, settled, as the model's `Out`.
+pub fn hardware_out(h: &SectorGather) -> SectorGatherOut {
+    SectorGatherOut {
+        plan_ready: h.plan_ready.val(),
+        dev_ready: h.dev_ready.val(),
+        buddy_ready: h.buddy_ready.val(),
+        out: h.out_valid.val().then(|| h.out_id.val().to_u64() as u8),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lockstep::{edge, settle};
-    use buddy_hdl::SectorGather;
     use rand::seq::SliceRandom;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use rust_hdl::prelude::*;
     use std::collections::VecDeque;
-
-    fn hardware_out(h: &SectorGather) -> SectorGatherOut {
-        SectorGatherOut {
-            plan_ready: h.plan_ready.val(),
-            dev_ready: h.dev_ready.val(),
-            buddy_ready: h.buddy_ready.val(),
-            out: h.out_valid.val().then(|| h.out_id.val().to_u64() as u8),
-        }
-    }
 
     /// One part's plan.
     #[derive(Debug, Clone, Copy, Default)]

@@ -4,6 +4,7 @@
 
 use std::collections::VecDeque;
 
+use buddy_hdl::tag_fifo::TagFifo;
 use buddy_hdl::tag_fifo::TAG_FIFO_DEPTH;
 
 use crate::CycleModel;
@@ -60,21 +61,18 @@ impl CycleModel for TagFifoModel {
     }
 }
 
+/// What the block's output ports show, settled, as the model's `Out`.
+pub fn hardware_out(h: &TagFifo) -> TagFifoOut {
+    TagFifoOut { head: (!h.empty.val()).then(|| (h.head.val().to_u64() as u8, h.head_mark.val())), full: h.full.val() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lockstep::{edge, settle};
-    use buddy_hdl::tag_fifo::TagFifo;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use rust_hdl::prelude::*;
-
-    fn hardware_out(h: &TagFifo) -> TagFifoOut {
-        TagFifoOut {
-            head: (!h.empty.val()).then(|| (h.head.val().to_u64() as u8, h.head_mark.val())),
-            full: h.full.val(),
-        }
-    }
 
     #[test]
     fn the_model_equals_the_hardware_every_cycle() {

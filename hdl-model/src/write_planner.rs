@@ -9,7 +9,7 @@
 
 use buddy_golden::translation::SECTOR_BYTES;
 use buddy_golden::ENTRY_BYTES;
-use buddy_hdl::write_planner::PART_SECTORS;
+use buddy_hdl::write_planner::{WritePlanner, PART_SECTORS};
 
 use crate::read_planner::{class_units, first_unit, lead_word, part_units, sector_base, sectors, UNIT_BYTES, WORD_BYTES};
 use crate::CycleModel;
@@ -162,51 +162,48 @@ impl CycleModel for WritePlannerModel {
     }
 }
 
+/// Drive `i` onto the block's input ports (set `next`; settle after).
+///
+/// The payload is not driven: no output the model shows reads it.
+pub fn drive(h: &mut WritePlanner, i: &WritePlannerIn) {
+    h.reset.next = i.reset;
+    h.in_valid.next = i.in_valid;
+    h.in_id.next = u64::from(i.in_id).into();
+    h.in_class.next = u64::from(i.in_class).into();
+    h.in_compressed.next = i.in_compressed;
+    h.in_mask.next = u64::from(i.in_mask).into();
+    h.in_device_address.next = i.in_device_address.into();
+    h.in_device_part_bytes.next = u64::from(i.in_device_part_bytes).into();
+    h.in_buddy_address.next = i.in_buddy_address.into();
+    h.dev_wr_ready.next = i.dev_wr_ready;
+    h.buddy_wr_ready.next = i.buddy_wr_ready;
+    h.done_ready.next = i.done_ready;
+}
+
+/// What the block's output ports show, settled, as the model's `Out`.
+pub fn hardware_out(h: &WritePlanner) -> WritePlannerOut {
+    let write =
+        |valid: bool, id: u64, address: u64, strobe: u64| valid.then_some(SectorWrite { id: id as u8, address, strobe: strobe as u32 });
+    WritePlannerOut {
+        in_ready: h.in_ready.val(),
+        dev_wr: write(h.dev_wr_valid.val(), h.dev_wr_id.val().to_u64(), h.dev_wr_address.val().to_u64(), h.dev_wr_strobe.val().to_u64()),
+        buddy_wr: write(
+            h.buddy_wr_valid.val(),
+            h.buddy_wr_id.val().to_u64(),
+            h.buddy_wr_address.val().to_u64(),
+            h.buddy_wr_strobe.val().to_u64(),
+        ),
+        done: h.done_valid.val().then(|| h.done_id.val().to_u64() as u8),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lockstep::{edge, random_slot, settle};
-    use buddy_hdl::write_planner::WritePlanner;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use rust_hdl::prelude::*;
-
-    /// The payload is left at zero: no output the model shows reads it.
-    fn drive(h: &mut WritePlanner, i: &WritePlannerIn) {
-        h.reset.next = i.reset;
-        h.in_valid.next = i.in_valid;
-        h.in_id.next = u64::from(i.in_id).into();
-        h.in_class.next = u64::from(i.in_class).into();
-        h.in_compressed.next = i.in_compressed;
-        h.in_mask.next = u64::from(i.in_mask).into();
-        h.in_device_address.next = i.in_device_address.into();
-        h.in_device_part_bytes.next = u64::from(i.in_device_part_bytes).into();
-        h.in_buddy_address.next = i.in_buddy_address.into();
-        h.dev_wr_ready.next = i.dev_wr_ready;
-        h.buddy_wr_ready.next = i.buddy_wr_ready;
-        h.done_ready.next = i.done_ready;
-    }
-
-    fn hardware_out(h: &WritePlanner) -> WritePlannerOut {
-        let write =
-            |valid: bool, id: u64, address: u64, strobe: u64| valid.then_some(SectorWrite { id: id as u8, address, strobe: strobe as u32 });
-        WritePlannerOut {
-            in_ready: h.in_ready.val(),
-            dev_wr: write(
-                h.dev_wr_valid.val(),
-                h.dev_wr_id.val().to_u64(),
-                h.dev_wr_address.val().to_u64(),
-                h.dev_wr_strobe.val().to_u64(),
-            ),
-            buddy_wr: write(
-                h.buddy_wr_valid.val(),
-                h.buddy_wr_id.val().to_u64(),
-                h.buddy_wr_address.val().to_u64(),
-                h.buddy_wr_strobe.val().to_u64(),
-            ),
-            done: h.done_valid.val().then(|| h.done_id.val().to_u64() as u8),
-        }
-    }
 
     /// A legal job: any class of a random entry, an uncompressed page's
     /// with a random sector mask (maybe none).

@@ -8,7 +8,8 @@ use buddy_delivery::cdma_zvc::{
     CompressedLine, LineSector,
 };
 use buddy_delivery::entries::{bundled_workload, nonzero_word, snapshot_entries, sparse_entry};
-use buddy_delivery::stream::{check_against, proptest_cases, random_traffic, settle, Traffic};
+use buddy_delivery::harness::Harness;
+use buddy_delivery::stream::{check_against, proptest_cases, random_traffic, Traffic};
 use buddy_golden::zvc::LineStream;
 use buddy_golden::MemoryEntry;
 use buddy_hdl::timing::{self, CdmaEngineTiming};
@@ -16,7 +17,6 @@ use buddy_hdl::{cdma_zvc_compressor, cdma_zvc_decompressor, CdmaZvcCompressor, C
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rust_hdl::prelude::*;
 
 /// Lines whose sectors are each all zero, all non-zero, or sparse, so
 /// that every sector-level case (a segment of 0 or 8 words, the buffer
@@ -191,15 +191,6 @@ fn latency_and_initiation_interval_are_as_documented() {
     }
 }
 
-/// One clock cycle of a directly driven module.
-fn cycle<B: Block>(dut: &mut B, clock: impl Fn(&mut B, bool)) {
-    settle(dut);
-    clock(dut, true);
-    settle(dut);
-    clock(dut, false);
-    settle(dut);
-}
-
 /// A reset in the middle of a line drops it: the compressor's next four
 /// sectors are a whole line, the decompressor's next line starts at
 /// sector 0.
@@ -215,64 +206,63 @@ fn reset_drops_the_line_of(stages: Stages) {
     let b = MemoryEntry::from_words(std::array::from_fn(|w| if w % 5 != 0 { 0xb000 + w as u32 } else { 0 }));
     let sectors_of = |e: &MemoryEntry| -> Vec<[u32; 8]> { sector_inputs(std::slice::from_ref(e)) };
 
-    let mut c = CdmaZvcCompressor::new(stages);
-    c.connect_all();
-    let clock = |d: &mut CdmaZvcCompressor, level: bool| d.clock.next = Clock::from(level);
+    let mut hw = CdmaZvcCompressor::new(stages);
+    let mut c = Harness::new(&mut hw, None);
     c.out_ready.next = true;
     // Two sectors of `a`, then reset, then all of `b`.
     for s in &sectors_of(&a)[..2] {
         c.in_valid.next = true;
         c.in_sector.next = SectorBits::from_words(s);
-        cycle(&mut c, clock);
+        c.settle();
+        c.edge();
     }
     c.in_valid.next = false;
-    c.reset.next = true;
-    cycle(&mut c, clock);
-    c.reset.next = false;
+    c.reset(1);
     let mut out = Vec::new();
     let b_sectors = sectors_of(&b);
     let mut sent = 0;
     for _ in 0..20 {
         c.in_valid.next = sent < 4;
         c.in_sector.next = SectorBits::from_words(&b_sectors[sent.min(3)]);
-        settle(&mut c);
+        c.settle();
         if c.in_valid.val() && c.in_ready.val() {
             sent += 1;
         }
         if c.out_valid.val() {
             out.push((c.out_mask.val().to_u32(), c.out_words.val().to_words(), c.out_stream_bits.val().to_u32() as usize));
         }
-        cycle(&mut c, clock);
+        c.settle();
+        c.edge();
     }
     let want = compressed_line(&b);
     assert_eq!(out, vec![(want.stream.mask, want.stream.words, want.stream_bits)]);
 
-    let mut d = CdmaZvcDecompressor::new(stages);
-    d.connect_all();
-    let clock = |d: &mut CdmaZvcDecompressor, level: bool| d.clock.next = Clock::from(level);
+    let mut hw = CdmaZvcDecompressor::new(stages);
+    let mut d = Harness::new(&mut hw, None);
     d.out_ready.next = true;
     let (sa, sb) = (LineStream::of(&a), LineStream::of(&b));
     d.in_valid.next = true;
     d.in_mask.next = (sa.mask as u64).into();
     d.in_words.next = buddy_hdl::EntryBits::from_words(&sa.words);
-    cycle(&mut d, clock);
+    d.settle();
+    d.edge();
     d.in_valid.next = false;
-    cycle(&mut d, clock);
-    d.reset.next = true;
-    cycle(&mut d, clock);
-    d.reset.next = false;
+    d.settle();
+    d.edge();
+    d.reset(1);
     d.in_mask.next = (sb.mask as u64).into();
     d.in_words.next = buddy_hdl::EntryBits::from_words(&sb.words);
     let mut sent = false;
     let mut got = Vec::new();
     for _ in 0..12 {
         d.in_valid.next = !sent;
-        settle(&mut d);
+        d.settle();
         sent |= d.in_ready.val();
         if d.out_valid.val() {
             got.push(LineSector { words: d.out_sector.val().to_words(), last: d.out_last.val() });
         }
-        cycle(&mut d, clock);
+        d.settle();
+        d.edge();
     }
     assert_eq!(got, expected_sectors(&[sb]));
 }

@@ -1,4 +1,4 @@
-//! MemoryPort hardware == a reference model, cycle by cycle, with the
+//! MemoryPort hardware == its cycle model in `hdl-model/`, cycle by cycle, with the
 //! metadata cache, both planners and an out-of-order memory played at
 //! random; end to end, every request reaches memory once with its data,
 //! every fill reaches the cache in the order asked (with the sector memory

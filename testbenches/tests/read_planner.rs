@@ -1,4 +1,4 @@
-//! ReadPlanner hardware == a reference model, cycle by cycle, under random
+//! ReadPlanner hardware == its cycle model in `hdl-model/`, cycle by cycle, under random
 //! jobs and backpressure on every port; and every plan and sector request
 //! it hands on == what the golden translation says the read needs (every
 //! target ratio, both page sizes, compressed and uncompressed pages, every

@@ -1,4 +1,4 @@
-//! RequestContexts hardware == a reference model, cycle by cycle, under
+//! RequestContexts hardware == its cycle model in `hdl-model/`, cycle by cycle, under
 //! random allocations (memory-entries from a small pool, so they collide)
 //! and random frees; and the guarantees it exists for: a context is never
 //! given twice, and two requests to one memory-entry are never in flight

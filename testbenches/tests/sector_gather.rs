@@ -1,4 +1,4 @@
-//! SectorGather hardware == a reference model, cycle by cycle, with the
+//! SectorGather hardware == its cycle model in `hdl-model/`, cycle by cycle, with the
 //! planner and both memories played at random (every target ratio's part
 //! layout, metadata hits and misses, sectors answered out of order), and
 //! every payload handed on equal to the words its read's sectors carried.

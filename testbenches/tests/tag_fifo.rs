@@ -1,61 +1,42 @@
-//! TagFifo hardware == a `VecDeque` model, cycle by cycle, under random
-//! pushes and pops: the head, its mark and the `empty`/`full` flip-flops,
-//! with the queue driven full and empty again many times.
+//! TagFifo hardware == its cycle model (`buddy_hdl_model::tag_fifo`),
+//! cycle by cycle, under random pushes and pops: the head, its mark and
+//! the `empty`/`full` flip-flops, with the queue driven full and empty
+//! again many times.
 
-use buddy_delivery::stream::{proptest_cases, settle};
-use buddy_hdl::tag_fifo::{TagFifo, TAG_FIFO_DEPTH};
+use buddy_delivery::harness::Harness;
+use buddy_delivery::stream::proptest_cases;
+use buddy_hdl::tag_fifo::TagFifo;
+use buddy_hdl_model::tag_fifo::{hardware_out, TagFifoIn, TagFifoModel};
+use buddy_hdl_model::CycleModel;
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rust_hdl::prelude::*;
-use std::collections::VecDeque;
 
 /// Run `cycles` cycles; returns (times full, times empty after a pop).
 fn run(seed: u64, cycles: usize, p_push: f64, p_pop: f64) -> Result<(usize, usize), String> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut dut = TagFifo::default();
-    dut.connect_all();
-    let edge = |dut: &mut TagFifo| {
-        for level in [true, false] {
-            dut.clock.next = Clock::from(level);
-            settle(dut);
-        }
-    };
-    dut.reset.next = true;
-    settle(&mut dut);
-    edge(&mut dut);
-    dut.reset.next = false;
-    let mut model: VecDeque<(u64, bool)> = VecDeque::new();
+    let mut hw = TagFifo::default();
+    let mut dut = Harness::new(&mut hw, None);
+    dut.reset(1);
+    let mut model = TagFifoModel::default();
     let (mut fulls, mut drains) = (0, 0);
     for cycle in 0..cycles {
         let (push, pop) = (rng.gen_bool(p_push), rng.gen_bool(p_pop));
         let (id, mark) = (rng.gen_range(0..128u64), rng.gen_bool(0.5));
+        let i = TagFifoIn { reset: false, push, push_id: id as u8, push_mark: mark, pop };
         dut.push.next = push;
         dut.push_id.next = id.into();
         dut.push_mark.next = mark;
         dut.pop.next = pop;
-        settle(&mut dut);
-        let got = (dut.empty.val(), dut.full.val());
-        let want = (model.is_empty(), model.len() == TAG_FIFO_DEPTH);
+        dut.settle();
+        let (want, got) = (model.outputs(&i), hardware_out(&dut));
         if got != want {
-            return Err(format!("cycle {cycle}: (empty, full) {got:?}, model holds {}", model.len()));
+            return Err(format!("cycle {cycle}: hardware {got:?}, model {want:?} (holding {})", model.len()));
         }
-        if let Some(&(h, m)) = model.front() {
-            let head = (dut.head.val().to_u64(), dut.head_mark.val());
-            if head != (h, m) {
-                return Err(format!("cycle {cycle}: head {head:?}, model {:?}", (h, m)));
-            }
-        }
-        fulls += usize::from(want.1);
-        let popped = pop && !want.0;
-        if push && !want.1 {
-            model.push_back((id, mark));
-        }
-        if popped {
-            model.pop_front();
-            drains += usize::from(model.is_empty());
-        }
-        edge(&mut dut);
+        fulls += usize::from(want.full);
+        model.clock(&i);
+        drains += usize::from(pop && want.head.is_some() && model.is_empty());
+        dut.cycle();
     }
     Ok((fulls, drains))
 }

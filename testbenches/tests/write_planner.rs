@@ -1,4 +1,4 @@
-//! WritePlanner hardware == a reference model, cycle by cycle, under random
+//! WritePlanner hardware == its cycle model in `hdl-model/`, cycle by cycle, under random
 //! writes and backpressure on every port; and every byte it writes == the
 //! byte the golden slice stores there, and nothing else written (every
 //! target ratio, both page sizes, every size class, compressed and

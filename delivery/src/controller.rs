@@ -169,13 +169,7 @@ pub fn run_scenario_timed(
             let mask = if rng.gen_bool(0.5) { 0xF } else { rng.gen_range(1..15) };
             let (stored, info) = ctl.write(va, mask, &value, t).map_err(|e| e.to_string())?;
             let stored = stored.ok_or_else(|| format!("request {k}: the write of {va:#x} was answered without its entry"))?;
-            let mut expected = shadow[&va].to_bytes();
-            for s in 0..4 {
-                if mask >> s & 1 == 1 {
-                    expected[s * 32..(s + 1) * 32].copy_from_slice(&value[s * 32..(s + 1) * 32]);
-                }
-            }
-            let expected = MemoryEntry::from_bytes(&expected);
+            let expected = MemoryEntry::from_bytes(&buddy_golden::merge_sectors(&shadow[&va].to_bytes(), &value, mask));
             if stored != expected {
                 return Err(format!(
                     "request {k}: write of {va:#x} (mask {mask:x}) left\n  {}\nnot\n  {}",

@@ -18,8 +18,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// Words of a 32-byte sector.
-const SECTOR_WORDS: usize = 8;
+use buddy_golden::SECTOR_WORDS;
 
 /// One part's plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -37,8 +37,8 @@ use thiserror::Error;
 
 /// Sector mask of a whole-entry write (bit `s`: bytes `32s..32s+32`).
 pub const FULL_MASK: u8 = 0b1111;
-/// 32-byte sectors per memory-entry.
-pub const SECTORS_PER_ENTRY: u64 = ENTRY_BYTES as u64 / SECTOR_BYTES;
+/// 32-byte sectors per memory-entry ([`crate::SECTORS_PER_ENTRY`], as a count of addresses).
+pub const SECTORS_PER_ENTRY: u64 = crate::entry::SECTORS_PER_ENTRY as u64;
 
 /// The memories behind a slice, by physical byte address: device memory
 /// (data slots), buddy-memory (its own address space from the GBBR), and,
@@ -323,15 +323,7 @@ impl ControllerSlice {
         memory: &mut impl SliceMemory,
     ) -> Result<Served, SliceError> {
         let mask = mask & FULL_MASK;
-        let merge = |old: &[u8; ENTRY_BYTES]| {
-            let mut merged = *old;
-            for s in 0..SECTORS_PER_ENTRY as usize {
-                if mask >> s & 1 == 1 {
-                    merged[s * 32..(s + 1) * 32].copy_from_slice(&value[s * 32..(s + 1) * 32]);
-                }
-            }
-            merged
-        };
+        let merge = |old: &[u8; ENTRY_BYTES]| crate::entry::merge_sectors(old, value, mask);
         if !pte.compressed {
             let slot = self.translate(pte, va, SizeClass::Raw)?.device_slot;
             let mut old = [0u8; ENTRY_BYTES];

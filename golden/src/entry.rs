@@ -4,6 +4,24 @@
 pub const ENTRY_BYTES: usize = 128;
 /// 32-bit words in one memory-entry.
 pub const ENTRY_WORDS: usize = 32;
+/// Bytes in one sector, the unit DRAM and the link move (Buddy
+/// Compression Sec. III: 32-byte sectors, four per memory-entry).
+pub const SECTOR_BYTES: usize = 32;
+/// Sectors in one memory-entry.
+pub const SECTORS_PER_ENTRY: usize = ENTRY_BYTES / SECTOR_BYTES;
+/// 32-bit words in one sector.
+pub const SECTOR_WORDS: usize = ENTRY_WORDS / SECTORS_PER_ENTRY;
+
+/// The memory-entry `old` with the sectors of `mask` (bit `s` = bytes
+/// `32s..32s+32`; bits above [`SECTORS_PER_ENTRY`] ignored) taken from
+/// `new`: what a masked write leaves in memory.
+pub fn merge_sectors(old: &[u8; ENTRY_BYTES], new: &[u8; ENTRY_BYTES], mask: u8) -> [u8; ENTRY_BYTES] {
+    let mut merged = *old;
+    for s in (0..SECTORS_PER_ENTRY).filter(|s| mask >> s & 1 == 1) {
+        merged[s * SECTOR_BYTES..(s + 1) * SECTOR_BYTES].copy_from_slice(&new[s * SECTOR_BYTES..(s + 1) * SECTOR_BYTES]);
+    }
+    merged
+}
 
 /// One 128-byte memory-entry, as it sits in memory.
 ///

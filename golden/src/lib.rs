@@ -46,7 +46,7 @@ pub mod zvc;
 pub use bdi::Bdi;
 pub use bpc::Bpc;
 pub use codec::{Algorithm, Codec, CompressedEntry, HardwareCodec, NoHardware};
-pub use entry::{MemoryEntry, ENTRY_BYTES, ENTRY_WORDS};
+pub use entry::{merge_sectors, MemoryEntry, ENTRY_BYTES, ENTRY_WORDS, SECTORS_PER_ENTRY, SECTOR_BYTES, SECTOR_WORDS};
 pub use error::{DecodeError, StreamFileError};
 pub use mag_bdi::{Mag, MagBdi};
 pub use size_class::SizeClass;

@@ -7,6 +7,12 @@
 use crate::translation::MetadataNibble;
 use thiserror::Error;
 
+/// Metadata cache capacity per slice, bytes (Buddy Compression Table I:
+/// 4 KB); the hardware's fixed size.
+pub const DEFAULT_SIZE_BYTES: usize = 4096;
+/// Metadata cache associativity (Table I: 4 ways); the hardware's.
+pub const DEFAULT_WAYS: usize = 4;
+
 /// Geometry of a metadata cache, all in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct MetadataCacheConfig {
@@ -22,7 +28,12 @@ pub struct MetadataCacheConfig {
 
 impl Default for MetadataCacheConfig {
     fn default() -> Self {
-        MetadataCacheConfig { size_bytes: 4096, ways: 4, line_bytes: 128, sector_bytes: 32 }
+        MetadataCacheConfig {
+            size_bytes: DEFAULT_SIZE_BYTES,
+            ways: DEFAULT_WAYS,
+            line_bytes: crate::ENTRY_BYTES,
+            sector_bytes: crate::SECTOR_BYTES,
+        }
     }
 }
 

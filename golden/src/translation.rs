@@ -12,8 +12,8 @@ use crate::entry::ENTRY_BYTES;
 use crate::size_class::SizeClass;
 use thiserror::Error;
 
-/// Bytes in one DRAM sector.
-pub const SECTOR_BYTES: u64 = 32;
+/// Bytes in one DRAM sector, as an address step ([`crate::SECTOR_BYTES`]).
+pub const SECTOR_BYTES: u64 = crate::entry::SECTOR_BYTES as u64;
 
 /// Page sizes (docs/formats.md#pte-fields-and-registers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -39,7 +39,7 @@ pub fn mask(entry: &MemoryEntry) -> u32 {
 
 /// 32-bit words in one 32-byte sector: the unit cDMA's (de)compression
 /// engines take or give per cycle (seed `003_*`, Sec. V-B, Fig. 10).
-pub const SECTOR_WORDS: usize = 8;
+pub use crate::entry::SECTOR_WORDS;
 
 /// Sectors in one 128-byte memory-entry (line).
 pub const LINE_SECTORS: usize = ENTRY_WORDS / SECTOR_WORDS;

@@ -14,10 +14,10 @@ pub mod outcome {
     pub const LINE_MISS: u64 = 2;
 }
 
-/// Sets of the hardware cache (4 KiB / (4 ways x 128 B)).
-pub const SETS: usize = 8;
+/// Sets of the hardware cache (4 KiB / (4 ways x 128 B), Table I).
+pub const SETS: usize = buddy_golden::metadata_cache::DEFAULT_SIZE_BYTES / (WAYS * buddy_golden::ENTRY_BYTES);
 /// Ways per set.
-pub const WAYS: usize = 4;
+pub const WAYS: usize = buddy_golden::metadata_cache::DEFAULT_WAYS;
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 enum CacheState {

@@ -13,7 +13,7 @@ use rust_hdl::prelude::*;
 use buddy_hdl_macros::SettleBlock;
 
 /// Words of a 32-byte sector.
-pub const SECTOR_WORDS: usize = 8;
+pub use buddy_golden::SECTOR_WORDS;
 
 use crate::wide_bits::{sector_from_words as sector_bits, sector_to_words as sector_words};
 

@@ -5,9 +5,9 @@
 use serde::Serialize;
 
 /// Bytes of an L2 line = one memory-entry.
-pub const LINE_BYTES: u64 = 128;
+pub const LINE_BYTES: u64 = buddy_golden::ENTRY_BYTES as u64;
 /// Bytes of an L2 sector = one DRAM sector.
-pub const SECTOR_BYTES: u64 = 32;
+pub const SECTOR_BYTES: u64 = buddy_golden::translation::SECTOR_BYTES;
 
 /// One request from the L2 to the memory system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -323,7 +323,8 @@ impl Default for NvlinkConfig {
 
 impl Default for MetadataCacheParams {
     fn default() -> Self {
-        MetadataCacheParams { bytes: 4096, ways: 4, hit_cycles: 2.0 }
+        let golden = buddy_golden::metadata_cache::MetadataCacheConfig::default();
+        MetadataCacheParams { bytes: golden.size_bytes, ways: golden.ways, hit_cycles: 2.0 }
     }
 }
 
@@ -579,19 +580,19 @@ impl SimConfig {
     /// [`ConfigError::Value`] naming the first key the hardware cannot honour.
     pub fn validate_for_hardware(&self) -> Result<(), ConfigError> {
         use buddy_hdl::metadata_cache::{SETS, WAYS};
-        let bytes = SETS * WAYS * 128;
+        let bytes = SETS * WAYS * buddy_golden::ENTRY_BYTES;
         if self.metadata_cache.bytes != bytes {
             return Err(ConfigError::Value {
                 key: "metadata_cache.bytes",
-                value: self.metadata_cache.bytes.to_string(),
-                why: "the BuddyController hardware's metadata cache holds 4096 bytes (RTL engine and hardware timing)",
+                value: format!("{} (the hardware's: {bytes})", self.metadata_cache.bytes),
+                why: "the slice hardware's metadata cache has a fixed size (RTL engine and hardware timing)",
             });
         }
         if self.metadata_cache.ways != WAYS {
             return Err(ConfigError::Value {
                 key: "metadata_cache.ways",
-                value: self.metadata_cache.ways.to_string(),
-                why: "the BuddyController hardware's metadata cache has 4 ways (RTL engine and hardware timing)",
+                value: format!("{} (the hardware's: {WAYS})", self.metadata_cache.ways),
+                why: "the slice hardware's metadata cache has a fixed associativity (RTL engine and hardware timing)",
             });
         }
         for (key, v) in [("codec.compress_cycles", self.codec.compress_cycles), ("codec.decompress_cycles", self.codec.decompress_cycles)] {

@@ -37,7 +37,7 @@ use super::id_map::IdMap;
 use super::time::cycle_start_ps;
 
 /// Bytes in one DRAM sector.
-pub const SECTOR: u64 = 32;
+pub const SECTOR: u64 = buddy_golden::translation::SECTOR_BYTES;
 
 /// Counters of all channels.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]

@@ -707,13 +707,8 @@ impl IssueState {
             Some(mask) => {
                 let value = view_entry(traced, va);
                 // What memory must now hold, from the shadow alone.
-                let mut expected = shadow.get(&va).copied().unwrap_or(MemoryEntry::ZERO).to_bytes();
-                for s in 0..4 {
-                    if mask >> s & 1 == 1 {
-                        expected[s * 32..(s + 1) * 32].copy_from_slice(&value[s * 32..(s + 1) * 32]);
-                    }
-                }
-                let expected = MemoryEntry::from_bytes(&expected);
+                let old = shadow.get(&va).copied().unwrap_or(MemoryEntry::ZERO).to_bytes();
+                let expected = MemoryEntry::from_bytes(&buddy_golden::merge_sectors(&old, &value, mask));
                 shadow.insert(va, expected);
                 InFlight { outcome: ctl.start_write(va, mask, &value, t)?, tag, va, issued: t, read: false, expected }
             }

@@ -622,12 +622,7 @@ impl SerialRtlEngine {
                     buddy_hdl::buddy_controller::error::NONE => {
                         let mut entry = resp.entry.to_bytes();
                         if let Some(old) = old {
-                            let old = old.to_bytes();
-                            for s in 0..4 {
-                                if mask >> s & 1 == 0 {
-                                    entry[s * 32..(s + 1) * 32].copy_from_slice(&old[s * 32..(s + 1) * 32]);
-                                }
-                            }
+                            entry = buddy_golden::merge_sectors(&old.to_bytes(), &entry, mask);
                         }
                         Ok(Finished {
                             entry: Some(MemoryEntry::from_bytes(&entry)),

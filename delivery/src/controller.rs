@@ -19,7 +19,7 @@ use buddy_sim::config::{RtlSlice, SimConfig, SliceTiming};
 use buddy_sim::memory_system::controller::{ControllerStats, Controllers};
 use buddy_sim::memory_system::hbm::HbmStats;
 use buddy_sim::memory_system::pages::PageTable;
-pub use buddy_sim::memory_system::engine::serial_rtl::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
+pub use buddy_hdl::buddy_controller::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
 use buddy_sim::memory_system::Mode;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -323,7 +323,7 @@ pub fn line_bits() -> usize {
 
 /// The lock-step testbench of `module` (a `BuddyController` variant): see
 /// [`crate::cosim::lockstep_testbench`]; the ports are
-/// `buddy_sim::memory_system::engine::serial_rtl::LOCKSTEP_INPUTS`, then `_OUTPUTS`.
+/// `buddy_hdl::buddy_controller::LOCKSTEP_INPUTS`, then `_OUTPUTS`.
 pub fn lockstep_testbench(module: &str) -> String {
     crate::cosim::lockstep_testbench(module, LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS)
 }

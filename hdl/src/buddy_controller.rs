@@ -13,6 +13,60 @@ use buddy_golden::SizeClass;
 use rust_hdl::prelude::*;
 use buddy_hdl_macros::SettleBlock;
 
+/// The input ports of the slice's lock-step lines (one per cycle: a
+/// driver records them, the shipped testbench replays them on the
+/// Verilog): (name, bits), in line order.
+pub const LOCKSTEP_INPUTS: &[(&str, usize)] = &[
+    ("reset", 1),
+    ("gbbr", 64),
+    ("carve_out_bytes", 64),
+    ("md_base", 64),
+    ("heap_base", 64),
+    ("req_valid", 1),
+    ("req_write", 1),
+    ("req_flush", 1),
+    ("req_mask", 4),
+    ("req_va", 64),
+    ("req_frame", 64),
+    ("req_pte", 27),
+    ("req_page_64k", 1),
+    ("req_data", 1024),
+    ("resp_ready", 1),
+    ("dev_req_ready", 1),
+    ("dev_resp_valid", 1),
+    ("dev_resp_data", 256),
+    ("buddy_req_ready", 1),
+    ("buddy_resp_valid", 1),
+    ("buddy_resp_data", 256),
+];
+
+/// The output ports of a lock-step line (name, bits, the valid that
+/// qualifies it or "" when always compared).
+pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
+    ("req_ready", 1, ""),
+    ("resp_valid", 1, ""),
+    ("resp_write", 1, "resp_valid"),
+    ("resp_entry", 1024, "resp_valid"),
+    ("resp_class", 4, "resp_valid"),
+    ("resp_error", 3, "resp_valid"),
+    ("dev_req_valid", 1, ""),
+    ("dev_req_write", 1, "dev_req_valid"),
+    ("dev_req_address", 64, "dev_req_valid"),
+    ("dev_req_data", 256, "dev_req_write"),
+    ("dev_req_strobe", 32, "dev_req_write"),
+    ("dev_req_len", 3, "dev_req_valid"),
+    ("dev_req_first", 1, "dev_req_valid"),
+    ("dev_resp_ready", 1, ""),
+    ("buddy_req_valid", 1, ""),
+    ("buddy_req_write", 1, "buddy_req_valid"),
+    ("buddy_req_address", 64, "buddy_req_valid"),
+    ("buddy_req_data", 256, "buddy_req_write"),
+    ("buddy_req_strobe", 32, "buddy_req_write"),
+    ("buddy_req_len", 3, "buddy_req_valid"),
+    ("buddy_req_first", 1, "buddy_req_valid"),
+    ("buddy_resp_ready", 1, ""),
+];
+
 /// The slice's timing facts, clock cycles, one state of [`SliceState`] per
 /// cycle unless it waits on a handshake. The memory system's hardware
 /// timing (`buddy_sim`'s fast engine with `slice_timing = "hardware"`)

@@ -96,7 +96,7 @@ pub struct RtlOptions {
     /// memory (a check of the default jump over them, which is exact).
     pub no_skip: bool,
     /// `Some((slice, max))`: record the lock-step lines of that slice
-    /// (serial: [`engine::serial_rtl::LOCKSTEP_INPUTS`], [`engine::serial_rtl::LOCKSTEP_OUTPUTS`];
+    /// (serial: `buddy_hdl::buddy_controller::LOCKSTEP_INPUTS`, `LOCKSTEP_OUTPUTS`;
     /// pipelined: `buddy_hdl::pipelined_controller::LOCKSTEP_INPUTS`,
     /// `_OUTPUTS`), at most `max`, into [`SimReport::lockstep_lines`], for
     /// a replay of the run by the emitted Verilog (the slice is reset first).

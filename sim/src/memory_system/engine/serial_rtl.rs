@@ -74,57 +74,7 @@ pub trait SliceHardware: ClockedHardware {
     fn waits_for_memory(&self) -> bool;
 }
 
-/// The input ports of a lock-step line (name, bits), in line order.
-pub const LOCKSTEP_INPUTS: &[(&str, usize)] = &[
-    ("reset", 1),
-    ("gbbr", 64),
-    ("carve_out_bytes", 64),
-    ("md_base", 64),
-    ("heap_base", 64),
-    ("req_valid", 1),
-    ("req_write", 1),
-    ("req_flush", 1),
-    ("req_mask", 4),
-    ("req_va", 64),
-    ("req_frame", 64),
-    ("req_pte", 27),
-    ("req_page_64k", 1),
-    ("req_data", 1024),
-    ("resp_ready", 1),
-    ("dev_req_ready", 1),
-    ("dev_resp_valid", 1),
-    ("dev_resp_data", 256),
-    ("buddy_req_ready", 1),
-    ("buddy_resp_valid", 1),
-    ("buddy_resp_data", 256),
-];
-
-/// The output ports of a lock-step line (name, bits, the valid that
-/// qualifies it or "" when always compared).
-pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
-    ("req_ready", 1, ""),
-    ("resp_valid", 1, ""),
-    ("resp_write", 1, "resp_valid"),
-    ("resp_entry", 1024, "resp_valid"),
-    ("resp_class", 4, "resp_valid"),
-    ("resp_error", 3, "resp_valid"),
-    ("dev_req_valid", 1, ""),
-    ("dev_req_write", 1, "dev_req_valid"),
-    ("dev_req_address", 64, "dev_req_valid"),
-    ("dev_req_data", 256, "dev_req_write"),
-    ("dev_req_strobe", 32, "dev_req_write"),
-    ("dev_req_len", 3, "dev_req_valid"),
-    ("dev_req_first", 1, "dev_req_valid"),
-    ("dev_resp_ready", 1, ""),
-    ("buddy_req_valid", 1, ""),
-    ("buddy_req_write", 1, "buddy_req_valid"),
-    ("buddy_req_address", 64, "buddy_req_valid"),
-    ("buddy_req_data", 256, "buddy_req_write"),
-    ("buddy_req_strobe", 32, "buddy_req_write"),
-    ("buddy_req_len", 3, "buddy_req_valid"),
-    ("buddy_req_first", 1, "buddy_req_valid"),
-    ("buddy_resp_ready", 1, ""),
-];
+pub use buddy_hdl::buddy_controller::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
 
 pub(super) use buddy_hdl::wide_bits::{sector_from_bytes as sector_bits, sector_to_bytes as sector_bytes};
 

@@ -111,14 +111,27 @@ fn a_copied_binary_finds_its_bundled_workload_and_writes_where_it_runs() {
     let work = dir.path().join("work");
     fs::create_dir(&work).unwrap();
     let run = |args: &[&str]| {
-        Command::new(&exe)
-            .args(args)
-            .current_dir(&work)
-            .env_remove("BUDDY_DATA")
-            .env("XDG_CACHE_HOME", &cache)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
+        let command = || {
+            Command::new(&exe)
+                .args(args)
+                .current_dir(&work)
+                .env_remove("BUDDY_DATA")
+                .env("XDG_CACHE_HOME", &cache)
+                .stdin(Stdio::null())
+                .output()
+        };
+        // Another test thread forking while the copy was open for writing
+        // holds it open a moment (Linux reports the file busy): try again.
+        let mut tries = 0;
+        loop {
+            match command() {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                other => break other.unwrap(),
+            }
+        }
     };
     let text = stdout(&run(&["sim", "--mode", "uncompressed"]));
     assert!(text.contains("results: out/sim"), "{text}");

@@ -135,6 +135,65 @@ pub trait DeliveredModule: Sync {
     }
 }
 
+/// A random run of a lock-step block (see [`LockstepBlock::run`]).
+pub type BlockRun = fn(u64, usize, Option<Traffic>, Option<&mut Vec<String>>, Option<&mut dyn Write>) -> Result<(usize, u64), String>;
+
+/// A block of the pipelined slice delivered with a lock-step testbench: its
+/// vectors, its check and its VCD are random runs of the block's own
+/// driver (every output compared with its cycle model on every cycle).
+pub struct LockstepBlock {
+    /// As [`DeliveredModule::ports`].
+    pub ports: CosimPorts,
+    /// The lock-step line's input ports (name, bits), in line order.
+    pub inputs: &'static [(&'static str, usize)],
+    /// The lock-step line's output ports (name, bits, the valid that qualifies it).
+    pub outputs: &'static [(&'static str, usize, &'static str)],
+    /// The block's Verilog as module `name` with header `revision`.
+    pub verilog: fn(&str, &str) -> Result<String, String>,
+    /// The fewest requests of a run, whatever the entry count says.
+    pub min_requests: usize,
+    /// One random run: `(seed, requests, traffic, lines, vcd)`, under the
+    /// fixed mix of the vectors and VCDs (`traffic` `None`) or a check's,
+    /// recording lock-step `lines` and a `vcd`; returns the inputs compared
+    /// and the cycles run, or the first cycle on which the block and its
+    /// model differ.
+    pub run: BlockRun,
+}
+
+impl DeliveredModule for LockstepBlock {
+    fn ports(&self) -> CosimPorts {
+        self.ports
+    }
+    fn kind(&self) -> ModuleKind {
+        ModuleKind::Block
+    }
+    fn notes(&self) -> Vec<String> {
+        crate::interface::pipelined_block_notes()
+    }
+    fn shipped_testbench(&self, shipped: &[usize]) -> String {
+        crate::cosim::lockstep_testbench_shipped(self.name(), self.inputs, self.outputs, shipped.first().copied())
+    }
+    fn verilog(&self, revision: &str) -> Result<String, String> {
+        (self.verilog)(self.name(), revision)
+    }
+    fn vector_files(&self, entries: &[MemoryEntry], _: &[StoredEntry]) -> Vec<VectorFile> {
+        // One request per entry and the drain (a failing run is reported by `check`).
+        let mut lines = Vec::new();
+        let _ = (self.run)(VECTOR_SEED, entries.len().max(self.min_requests), None, Some(&mut lines), None);
+        vec![VectorFile::vectors(self.name(), lines)]
+    }
+    fn check(&self, entries: &[MemoryEntry], _: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
+        let start = std::time::Instant::now();
+        let (inputs, cycles) = (self.run)(seed, entries.len().max(self.min_requests), Some(traffic), None, None)
+            .map_err(|e| format!("{}: {e}", self.name()))?;
+        Ok(EquivRun { inputs, cycles, seconds: start.elapsed().as_secs_f64() })
+    }
+    fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {
+        (self.run)(VCD_SEED, entries.len().max(self.min_requests), None, None, Some(&mut vcd))?;
+        Ok(())
+    }
+}
+
 /// A delivered top module of the registry: a copyable handle to its
 /// [`DeliveredModule`] (which it dereferences to), equal by name.
 #[derive(Clone, Copy)]
@@ -201,11 +260,11 @@ impl HwModule {
                 HwModule::leak(translation::delivered::Translator),
                 HwModule::leak(metadata_cache::delivered::Cache { pipelined: false }),
                 HwModule::leak(metadata_cache::delivered::Cache { pipelined: true }),
-                HwModule::leak(request_contexts::delivered::Contexts),
-                HwModule::leak(sector_gather::delivered::Gather),
-                HwModule::leak(read_planner::delivered::Planner),
-                HwModule::leak(write_planner::delivered::Planner),
-                HwModule::leak(memory_port::delivered::Port),
+                HwModule::leak(request_contexts::delivered::CONTEXTS),
+                HwModule::leak(sector_gather::delivered::GATHER),
+                HwModule::leak(read_planner::delivered::PLANNER),
+                HwModule::leak(write_planner::delivered::PLANNER),
+                HwModule::leak(memory_port::delivered::PORT),
             ]);
             all.extend(SLICE_CODECS.map(|h| HwModule::leak(controller::delivered::Slice(h))));
             all.extend(SLICE_CODECS.map(|h| HwModule::leak(pipelined_controller::delivered::Slice(h))));

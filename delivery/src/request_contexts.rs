@@ -118,47 +118,31 @@ pub fn run(
 
 /// The pipelined slice's request contexts and same-entry guard as a delivered module.
 pub mod delivered {
-    use super::*;
-    use crate::cosim::CosimPorts;
-    use crate::decompress::StoredEntry;
-    use crate::modules::{self, DeliveredModule, EquivRun, ModuleKind, VcdWriter, VectorFile};
+    use super::{RequestContexts, LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS, PORTS};
+    use crate::modules::{emit, LockstepBlock};
     use crate::stream::Traffic;
-    use buddy_golden::MemoryEntry;
+    use std::io::Write;
 
     /// `request_contexts`: the pipelined slice's request contexts and same-entry guard.
-    pub struct Contexts;
+    pub const CONTEXTS: LockstepBlock = LockstepBlock {
+        ports: PORTS,
+        inputs: LOCKSTEP_INPUTS,
+        outputs: LOCKSTEP_OUTPUTS,
+        verilog: |name, revision| emit(RequestContexts::default(), name, revision),
+        min_requests: 100,
+        run,
+    };
 
-    impl DeliveredModule for Contexts {
-        fn ports(&self) -> CosimPorts {
-            PORTS
-        }
-        fn kind(&self) -> ModuleKind {
-            ModuleKind::Block
-        }
-        fn notes(&self) -> Vec<String> {
-            crate::interface::pipelined_block_notes()
-        }
-        fn shipped_testbench(&self, shipped: &[usize]) -> String {
-            crate::cosim::lockstep_testbench_shipped(self.name(), LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS, shipped.first().copied())
-        }
-        fn verilog(&self, revision: &str) -> Result<String, String> {
-            modules::emit(RequestContexts::default(), self.name(), revision)
-        }
-        fn vector_files(&self, entries: &[MemoryEntry], _: &[StoredEntry]) -> Vec<VectorFile> {
-            // Lock-step lines of a random run, one cycle per entry (a failing run is reported by `check`).
-            let mut lines = Vec::new();
-            let _ = run(modules::VECTOR_SEED, entries.len().max(100), 0.8, 0.1, Some(&mut lines), None);
-            vec![VectorFile::vectors(self.name(), lines)]
-        }
-        fn check(&self, entries: &[MemoryEntry], _: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
-            // Random allocations and frees instead of stream traffic: one cycle per entry.
-            let start = std::time::Instant::now();
-            let run = run(seed, entries.len().max(100), traffic.p_valid, 0.1, None, None).map_err(|e| format!("{}: {e}", self.name()))?;
-            Ok(EquivRun { inputs: run.cycles as usize, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
-        }
-        fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {
-            run(modules::VCD_SEED, entries.len().max(100), 0.8, 0.1, None, Some(&mut vcd))?;
-            Ok(())
-        }
+    fn run(
+        seed: u64,
+        requests: usize,
+        traffic: Option<Traffic>,
+        lines: Option<&mut Vec<String>>,
+        vcd: Option<&mut dyn Write>,
+    ) -> Result<(usize, u64), String> {
+        // Random allocations and frees instead of stream traffic: one cycle per request.
+        let p_take = traffic.map_or(0.8, |t| t.p_valid);
+        let run = super::run(seed, requests, p_take, 0.1, lines, vcd)?;
+        Ok((run.cycles as usize, run.cycles))
     }
 }

@@ -279,48 +279,31 @@ pub fn measured_latencies() -> (u64, u64) {
 
 /// The pipelined slice's write planner as a delivered module.
 pub mod delivered {
-    use super::*;
-    use crate::cosim::CosimPorts;
-    use crate::decompress::StoredEntry;
-    use crate::modules::{self, DeliveredModule, EquivRun, ModuleKind, VcdWriter, VectorFile};
+    use super::{WritePlanner, LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS, PORTS};
+    use crate::modules::{emit, LockstepBlock};
     use crate::stream::Traffic;
-    use buddy_golden::MemoryEntry;
+    use std::io::Write;
 
     /// `write_planner`: the pipelined slice's write planner, the sector writes of a payload.
-    pub struct Planner;
+    pub const PLANNER: LockstepBlock = LockstepBlock {
+        ports: PORTS,
+        inputs: LOCKSTEP_INPUTS,
+        outputs: LOCKSTEP_OUTPUTS,
+        verilog: |name, revision| emit(WritePlanner::default(), name, revision),
+        min_requests: 300,
+        run,
+    };
 
-    impl DeliveredModule for Planner {
-        fn ports(&self) -> CosimPorts {
-            PORTS
-        }
-        fn kind(&self) -> ModuleKind {
-            ModuleKind::Block
-        }
-        fn notes(&self) -> Vec<String> {
-            crate::interface::pipelined_block_notes()
-        }
-        fn shipped_testbench(&self, shipped: &[usize]) -> String {
-            crate::cosim::lockstep_testbench_shipped(self.name(), LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS, shipped.first().copied())
-        }
-        fn verilog(&self, revision: &str) -> Result<String, String> {
-            modules::emit(WritePlanner::default(), self.name(), revision)
-        }
-        fn vector_files(&self, entries: &[MemoryEntry], _: &[StoredEntry]) -> Vec<VectorFile> {
-            // Lock-step lines of a random run, one cycle per entry and the drain (a failing run is reported by `check`).
-            let mut lines = Vec::new();
-            let _ = run(modules::VECTOR_SEED, entries.len().max(300), 0.5, 0.7, Some(&mut lines), None);
-            vec![VectorFile::vectors(self.name(), lines)]
-        }
-        fn check(&self, entries: &[MemoryEntry], _: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
-            // Random writes stored instead of stream traffic: one cycle per entry, then the drain.
-            let start = std::time::Instant::now();
-            let run = run(seed, entries.len().max(300), traffic.p_valid, traffic.p_ready, None, None)
-                .map_err(|e| format!("{}: {e}", self.name()))?;
-            Ok(EquivRun { inputs: run.compressed + run.uncompressed, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
-        }
-        fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {
-            run(modules::VCD_SEED, entries.len().max(300), 0.5, 0.7, None, Some(&mut vcd))?;
-            Ok(())
-        }
+    fn run(
+        seed: u64,
+        requests: usize,
+        traffic: Option<Traffic>,
+        lines: Option<&mut Vec<String>>,
+        vcd: Option<&mut dyn Write>,
+    ) -> Result<(usize, u64), String> {
+        // Random payloads planned instead of stream traffic.
+        let (p_job, p_ready) = traffic.map_or((0.5, 0.7), |t| (t.p_valid, t.p_ready));
+        let run = super::run(seed, requests, p_job, p_ready, lines, vcd)?;
+        Ok((run.compressed + run.uncompressed, run.cycles))
     }
 }

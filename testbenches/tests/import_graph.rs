@@ -34,7 +34,8 @@ fn module_of(src: &Path, file: &Path) -> (String, bool) {
 }
 
 fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).map(|e| e.unwrap().path()).collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
@@ -105,7 +106,15 @@ fn expand(tree: &str) -> Vec<String> {
         .into_iter()
         .filter(|p| !p.trim().is_empty())
         .flat_map(expand)
-        .map(|p| if p == "self" { prefix.to_string() } else if prefix.is_empty() { p } else { format!("{prefix}::{p}") })
+        .map(|p| {
+            if p == "self" {
+                prefix.to_string()
+            } else if prefix.is_empty() {
+                p
+            } else {
+                format!("{prefix}::{p}")
+            }
+        })
         .collect()
 }
 
@@ -267,10 +276,8 @@ fn cycles(g: &Graph) -> Vec<Vec<String>> {
 
 fn describe(g: &Graph, cycle: &[String]) -> String {
     let inside: BTreeSet<&String> = cycle.iter().collect();
-    let arrows: Vec<String> = cycle
-        .iter()
-        .flat_map(|a| g[a].iter().filter(|b| inside.contains(b)).map(move |b| format!("{} -> {}", show(a), show(b))))
-        .collect();
+    let arrows: Vec<String> =
+        cycle.iter().flat_map(|a| g[a].iter().filter(|b| inside.contains(b)).map(move |b| format!("{} -> {}", show(a), show(b)))).collect();
     format!("{{{}}}: {}", cycle.iter().map(|m| show(m)).collect::<Vec<_>>().join(", "), arrows.join(", "))
 }
 
@@ -291,7 +298,8 @@ fn circles(src: &Path, inside: impl Fn(&str) -> bool) -> Vec<String> {
 #[test]
 fn the_memory_system_and_the_config_modules_have_no_import_circle() {
     let src = workspace().join("sim/src");
-    let found = circles(&src, |m| m == "memory_system" || m.starts_with("memory_system::") || m.ends_with("config") || m.contains("config::"));
+    let found =
+        circles(&src, |m| m == "memory_system" || m.starts_with("memory_system::") || m.ends_with("config") || m.contains("config::"));
     assert!(found.is_empty(), "import circles in sim/src:\n{}", found.join("\n"));
 }
 

@@ -9,8 +9,7 @@ use buddy_sim::study::memory_modes::DEFAULT_LINK_GBPS;
 use buddy_sim::study::oversubscription::DEFAULT_OVERSUBSCRIPTION;
 use buddy_sim::study::threshold_sweep::DEFAULT_THRESHOLDS;
 
-use super::oversubscription;
-use crate::args::{parse_algorithm, parse_threshold, DEFAULT_ALGORITHM};
+use crate::args::{parse_algorithm, parse_share, parse_threshold, DEFAULT_ALGORITHM};
 
 /// The studies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -106,7 +105,7 @@ pub struct Args {
     pub link_gbps: Vec<f64>,
     /// Oversubscriptions of the oversubscription study, e.g. `0,10%,0.2`
     /// (0.1 = 10%: the footprint is 10% larger than device memory).
-    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_OVERSUBSCRIPTION, value_parser = oversubscription::parse)]
+    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_OVERSUBSCRIPTION, value_parser = parse_oversubscription)]
     pub oversubscription: Vec<f64>,
     /// TOML file overriding the memory system's parameters (as `buddy sim --config`).
     #[arg(long, value_name = "FILE")]
@@ -124,4 +123,14 @@ pub struct Args {
     /// Print the CSV document instead of the table (not with `all`).
     #[arg(long)]
     pub csv: bool,
+}
+
+/// An oversubscription: `0.1` or `10%`, from 0 to 10 (1000%).
+fn parse_oversubscription(s: &str) -> Result<f64, String> {
+    let v = parse_share(s, "0.2 or 20%")?;
+    if (0.0..=10.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("an oversubscription must lie from 0 to 10 (0% to 1000%), got {s}"))
+    }
 }

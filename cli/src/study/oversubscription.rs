@@ -10,21 +10,10 @@ use serde::Serialize;
 use super::args::StudyName;
 use super::common::{csv_of, Output};
 use super::context::Ctx;
-use crate::args::parse_share;
 use crate::plot::{line_panels_log10_y, LinePlot, Series};
 
 /// How to read the study, for report.md.
 pub(super) const EXPLANATION: &str = "Buddy Compression Fig. 14 and ETC (seed 004) Fig. 10-14. The workload's trace replayed as thread blocks on SMs (`um.thread_blocks`, `um.sms`) through the same L2, HBM2 and link models as `buddy sim`, with device memory = footprint / (1 + oversubscription). UM: demand paging of `um.page` pages, one far fault at a time (`um.fault_us`), migrations and LRU evictions over the host link (`um.link_gbps` per direction, one DMA engine each way), the device memory's state at the window's start from a warm-up pass over the trace. PE: proactive eviction; MT: epoch-based SM throttling; CC: LCP pages of BDI lines (device bytes per page from the snapshot) with BDI's metadata cache and sectors on the DRAM side; ETC: the combination its classifier picks. Buddy: every entry's device part in device memory (the profiler's targets, raised until they fit), the rest over NVLink; nothing pages. Y: runtime / unlimited device memory's, log scale (Fig. 14's axis). The traces are microseconds of a run: one 20 us fault is several times a whole window, so UM's slowdowns are large; compare the systems, not the absolute values, with the paper's minutes-long programs (Fig. 14: up to 87x).";
-
-/// An oversubscription: `0.1` or `10%`, from 0 to 10 (1000%).
-pub(super) fn parse(s: &str) -> Result<f64, String> {
-    let v = parse_share(s, "0.2 or 20%")?;
-    if (0.0..=10.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("an oversubscription must lie from 0 to 10 (0% to 1000%), got {s}"))
-    }
-}
 
 pub(super) fn oversubscription(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
     #[derive(Serialize)]

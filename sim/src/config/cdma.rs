@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
 
-
 /// Bytes of a line (a 128-byte memory-entry) read from DRAM.
 pub const LINE_BYTES: u64 = buddy_golden::ENTRY_BYTES as u64;
 

@@ -347,7 +347,6 @@ impl Default for EnergyConfig {
     }
 }
 
-
 impl SimConfig {
     /// Parse TOML text (`path` names it in errors) and validate it.
     ///
@@ -357,8 +356,16 @@ impl SimConfig {
     pub fn from_toml(text: &str, path: &str) -> Result<Self, ConfigError> {
         let config: SimConfig = toml::from_str(text).map_err(|e| {
             let at = e.span().map(|s| {
-                let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
-                format!("line {line}: ")
+                let before = &text[..s.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                // The key the error is about: `table.key` of the line it points into.
+                let line_text = text.lines().nth(line - 1).unwrap_or_default();
+                let table = before.lines().rev().map(str::trim).find(|l| l.starts_with('[')).map(|l| l.trim_matches(['[', ']']).trim());
+                match (table, line_text.split_once('=')) {
+                    (Some(table), Some((key, _))) => format!("line {line}, {table}.{}: ", key.trim()),
+                    (None, Some((key, _))) => format!("line {line}, {}: ", key.trim()),
+                    _ => format!("line {line}: "),
+                }
             });
             ConfigError::Parse { path: path.into(), message: format!("{}{}", at.unwrap_or_default(), e.message().trim()) }
         })?;
@@ -662,7 +669,7 @@ mod tests {
     #[test]
     fn unknown_keys_and_bad_values_name_the_key() {
         let e = SimConfig::from_toml("[system]\nslice_timing = \"cycle\"\n", "c.toml").unwrap_err().to_string();
-        assert!(e.contains("slice_timing") && e.contains("`paper` or `hardware`"), "{e}");
+        assert!(e.contains("system.slice_timing") && e.contains("`paper` or `hardware`"), "{e}");
         let e = SimConfig::from_toml("[nvlink]\ngbps = 50\nbandwith = 3\n", "c.toml").unwrap_err().to_string();
         assert!(e.contains("bandwith") && e.contains("line 3"), "{e}");
         let e = SimConfig::from_toml("[nvlink]\ngbps = 0\n", "c.toml").unwrap_err().to_string();

@@ -25,7 +25,6 @@ use buddy_golden::{Algorithm, HardwareCodec, MemoryEntry, SizeClass, ENTRY_BYTES
 use serde::Serialize;
 
 use super::backing_store::BackingStore;
-use crate::config::{RtlSlice, SimConfig, SliceTiming};
 use super::engine::paper::PaperEngine;
 use super::engine::pipelined_driver::PipelinedSlices;
 use super::engine::pipelined_model::PipelinedModelEngine;
@@ -40,6 +39,7 @@ use super::mode::Mode;
 use super::nvlink::{LinkStats, Nvlink};
 use super::pages::PageTable;
 use super::request::{Finished, Outcome, Request, RequestInfo};
+use crate::config::{RtlSlice, SimConfig, SliceTiming};
 
 /// Counters of the controllers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -52,7 +52,6 @@ pub struct ControllerStats {
     /// read of a read-modify-write is not counted).
     pub zero_reads: u64,
 }
-
 
 /// The controllers, memories and links of one run.
 pub struct Controllers {
@@ -119,13 +118,14 @@ impl Controllers {
 
     /// The pipelined RTL engine's slices, if that is the engine.
     pub fn pipelined_rtl(&self) -> Option<&PipelinedSlices> {
-        self.engine.as_any().downcast_ref::<PipelinedRtlEngine>().map(|e| &e.slices)
+        // Through the box: the box itself is `Any` too.
+        (*self.engine).as_any().downcast_ref::<PipelinedRtlEngine>().map(|e| &e.slices)
     }
 
     /// Run `f` on every slice's hardware (serial RTL engine; none in flight; an
     /// empty list in the other engines).
     pub fn with_rtl_slices<R>(&mut self, f: impl FnOnce(&mut [Box<dyn Slice>]) -> R) -> R {
-        match self.engine.as_any_mut().downcast_mut::<SerialRtlEngine>() {
+        match (*self.engine).as_any_mut().downcast_mut::<SerialRtlEngine>() {
             Some(e) => e.with_slices(f),
             None => f(&mut []),
         }

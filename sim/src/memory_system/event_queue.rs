@@ -20,8 +20,8 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
 use super::hbm::Hbm;
-use super::nvlink::Nvlink;
 use super::id_map::IdMap;
+use super::nvlink::Nvlink;
 use super::time::{cycle_start_ps, first_cycle_at};
 
 /// The event queue's state every task holds: the time, the timers, the

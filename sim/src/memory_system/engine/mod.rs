@@ -44,7 +44,7 @@ pub mod slots;
 /// The engine is called in issue order, with the event queue's time at
 /// the request's issue; it leaves the request in flight as a task of
 /// `system.queue` and returns the [`Outcome`] that task fills.
-pub trait SliceEngine {
+pub trait SliceEngine: AsAny {
     /// Start `request`; its result is in the outcome once its task ends.
     ///
     /// # Errors
@@ -73,11 +73,22 @@ pub trait SliceEngine {
     fn accept_waits(&self) -> Option<BTreeMap<String, u64>> {
         None
     }
+}
 
-    /// The engine itself, for what only one engine offers (the RTL
-    /// engines' VCDs and lock-step lines).
+/// The engine itself, for what only one engine offers (the RTL engines'
+/// VCDs and lock-step lines): every engine has it.
+pub trait AsAny {
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+impl<T: Any> AsAny for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
 }
 
 /// Whether golden's answer `served` is a read answered without data (a

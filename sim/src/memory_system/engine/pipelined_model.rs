@@ -157,7 +157,9 @@ pub struct PipelinedModelEngine {
 impl PipelinedModelEngine {
     /// `n` slices of `hardware`'s cycle model with the Buddy registers `regs`.
     pub fn new(n: usize, hardware: HardwareCodec, regs: &BuddyRegisters) -> Self {
-        PipelinedModelEngine { slices: PipelinedSlices::with(n, "model", |_| Box::new(Driver::new(Box::new(ModelSlice::new(hardware)), regs))) }
+        PipelinedModelEngine {
+            slices: PipelinedSlices::with(n, "model", |_| Box::new(Driver::new(Box::new(ModelSlice::new(hardware)), regs))),
+        }
     }
 }
 
@@ -183,8 +185,15 @@ impl SliceEngine for PipelinedModelEngine {
             new_class: served.write.as_ref().map_or(0, |w| w.class.code()),
             decode_error: false,
         };
-        let r =
-            SliceRequest { write: request.write, flush: false, mask: request.mask, va, pte, page: system.pages.page, data: words_of(request.value) };
+        let r = SliceRequest {
+            write: request.write,
+            flush: false,
+            mask: request.mask,
+            va,
+            pte,
+            page: system.pages.page,
+            data: words_of(request.value),
+        };
         let golden = (!request.write).then_some(served.entry);
         let slice = system.slice(va);
         Ok(self.slices.submit_request(system, slice, r, None, Some(facts), golden))
@@ -209,13 +218,5 @@ impl SliceEngine for PipelinedModelEngine {
 
     fn accept_waits(&self) -> Option<std::collections::BTreeMap<String, u64>> {
         self.slices.accept_waits()
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
     }
 }

@@ -145,7 +145,9 @@ impl SliceEngine for PipelinedRtlEngine {
     }
 
     fn flush(&mut self, system: &mut MemorySystem) -> Result<Vec<Outcome>, SimError> {
-        Ok((0..system.golden.len() as u64).map(|s| self.slices.submit_request(system, s, flush_request(system), None, None, None)).collect())
+        Ok((0..system.golden.len() as u64)
+            .map(|s| self.slices.submit_request(system, s, flush_request(system), None, None, None))
+            .collect())
     }
 
     fn zero_reads(&self) -> u64 {
@@ -154,14 +156,6 @@ impl SliceEngine for PipelinedRtlEngine {
 
     fn metadata_stats(&self, _: &MemorySystem) -> CacheStats {
         *self.slices.metadata.borrow()
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
     }
 }
 

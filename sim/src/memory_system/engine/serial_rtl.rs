@@ -246,7 +246,6 @@ pub struct RtlSlice<H: SliceHardware> {
 /// `RESET_CYCLES + INIT_CYCLES`.
 pub use crate::memory_system::slice_clock::{INIT_CYCLES, RESET_CYCLES};
 
-
 impl<H: SliceHardware> RtlSlice<H> {
     /// The slice `hw` with the Buddy registers `regs`, after reset.
     pub fn new(mut hw: H, regs: &BuddyRegisters) -> Self {
@@ -515,7 +514,6 @@ pub fn new_slice(hardware: buddy_golden::HardwareCodec, regs: &BuddyRegisters) -
         .expect("building a slice does not panic")
 }
 
-
 /// The serial RTL engine: one `BuddyController` per slice in rust-hdl,
 /// serving its slice's requests one at a time in request order. Each slice
 /// is taken out of `hardware` while it serves a request.
@@ -604,7 +602,8 @@ impl SerialRtlEngine {
 /// translation fault of it (if any) to explain a fault code.
 pub(crate) fn slice_request(system: &MemorySystem, r: &Request) -> Result<(u64, SliceRequest, Option<String>), SimError> {
     let (slice, pte) = (system.slice(r.va), system.pte(r.va)?);
-    let request = SliceRequest { write: r.write, flush: false, mask: r.mask, va: r.va, pte, page: system.pages.page, data: words_of(r.value) };
+    let request =
+        SliceRequest { write: r.write, flush: false, mask: r.mask, va: r.va, pte, page: system.pages.page, data: words_of(r.value) };
     let fault = system.translate(r.va, buddy_golden::SizeClass::Raw).err().map(|e| e.to_string());
     Ok((slice, request, fault))
 }
@@ -631,13 +630,5 @@ impl SliceEngine for SerialRtlEngine {
 
     fn metadata_stats(&self, _: &MemorySystem) -> CacheStats {
         *self.metadata.borrow()
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
     }
 }

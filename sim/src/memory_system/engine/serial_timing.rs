@@ -376,12 +376,4 @@ impl SliceEngine for SerialTimingEngine {
     fn zero_reads(&self) -> u64 {
         self.zero_reads
     }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
 }

@@ -205,98 +205,38 @@ pub fn decompressor_cosim_inputs() -> Vec<StoredEntry> {
 /// The BPC compressor and decompressor as delivered modules.
 pub mod delivered {
     use super::*;
-    use crate::modules::{self, DeliveredModule, EquivRun, ModuleKind, VcdWriter, VectorFile};
-    use crate::stream::{run_stream, Traffic};
+    use crate::modules::{StreamCodec, StreamCompressor, StreamDecompressor};
     use buddy_hdl::Stages;
-    use rand::SeedableRng;
-    use rand_chacha::ChaCha8Rng;
 
     /// `bpc_compressor`.
-    pub struct Compressor;
-
-    impl DeliveredModule for Compressor {
-        fn ports(&self) -> CosimPorts {
-            COMPRESSOR_PORTS
-        }
-        fn kind(&self) -> ModuleKind {
-            ModuleKind::Compressor
-        }
-        fn notes(&self) -> Vec<String> {
-            crate::interface::codec_notes(self)
-        }
-        fn stages(&self) -> &'static [&'static str] {
-            &["transform", "order", "runs", "packer"]
-        }
-        fn built_stages(&self) -> Option<Stages> {
-            Some(Stages::DELIVERED)
-        }
-        fn stream_timing(&self) -> Option<(String, String)> {
-            Some((buddy_hdl::bpc_compressor::latency(Stages::DELIVERED).to_string(), "1 entry".into()))
-        }
-        fn codec(&self) -> Option<Box<dyn Codec>> {
-            Some(Box::new(Bpc))
-        }
-        fn verilog(&self, revision: &str) -> Result<String, String> {
-            modules::emit(BpcCompressor::default(), self.name(), revision)
-        }
-        fn vector_files(&self, entries: &[MemoryEntry], _: &[StoredEntry]) -> Vec<VectorFile> {
-            vec![VectorFile::vectors(self.name(), entries.iter().map(compressor_vector).collect())]
-        }
-        fn check(&self, entries: &[MemoryEntry], _: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
-            let expected: Vec<_> = entries.iter().map(|e| Bpc.compress(e)).collect();
-            modules::compare(self.name(), BpcCompressor::default(), entries, &expected, traffic, seed)
-        }
-        fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {
-            let mut rng = ChaCha8Rng::seed_from_u64(modules::VCD_SEED);
-            let max = modules::vcd_max_cycles(entries.len());
-            run_stream(&mut BpcCompressor::default(), entries, Traffic::RANDOM, &mut rng, max, Some(&mut vcd));
-            Ok(())
+    pub fn compressor() -> StreamCompressor<BpcCompressor> {
+        StreamCompressor {
+            stream: StreamCodec {
+                ports: COMPRESSOR_PORTS,
+                stages: &["transform", "order", "runs", "packer"],
+                built_stages: Some(Stages::DELIVERED),
+                latency: buddy_hdl::bpc_compressor::latency(Stages::DELIVERED),
+                hardware: Box::new(BpcCompressor::default),
+                codec: Box::new(|| Box::new(Bpc)),
+            },
+            expected: Box::new(|e| Bpc.compress(e)),
+            vector: Box::new(compressor_vector),
         }
     }
 
-    /// `bpc_decompressor`.
-    pub struct Decompressor;
-
-    impl DeliveredModule for Decompressor {
-        fn ports(&self) -> CosimPorts {
-            DECOMPRESSOR_PORTS
-        }
-        fn kind(&self) -> ModuleKind {
-            ModuleKind::Decompressor
-        }
-        fn notes(&self) -> Vec<String> {
-            crate::interface::codec_notes(self)
-        }
-        /// The 34 parse stages differ only in widths: the list names stage
-        /// 1 (class and base), stage 2 (the first plane symbol, the widest
-        /// window) and stage 34 (the last).
-        fn stages(&self) -> &'static [&'static str] {
-            &["p__0", "p__1", "p__33", "rebuild_sums", "rebuild_finish"]
-        }
-        fn built_stages(&self) -> Option<Stages> {
-            Some(Stages::DELIVERED)
-        }
-        fn stream_timing(&self) -> Option<(String, String)> {
-            Some((buddy_hdl::bpc_decompressor::latency(Stages::DELIVERED).to_string(), "1 entry".into()))
-        }
-        fn codec(&self) -> Option<Box<dyn Codec>> {
-            Some(Box::new(Bpc))
-        }
-        fn verilog(&self, revision: &str) -> Result<String, String> {
-            modules::emit(BpcDecompressor::default(), self.name(), revision)
-        }
-        fn vector_files(&self, entries: &[MemoryEntry], malformed: &[StoredEntry]) -> Vec<VectorFile> {
-            modules::decompressor_vectors(self.name(), &Bpc, entries, malformed)
-        }
-        fn check(&self, entries: &[MemoryEntry], malformed: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
-            modules::check_decompressor(self.name(), &Bpc, BpcDecompressor::default(), entries, malformed, traffic, seed)
-        }
-        fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {
-            let stored = modules::stored_inputs(&Bpc, entries, &[]);
-            let mut rng = ChaCha8Rng::seed_from_u64(modules::VCD_SEED);
-            let max = modules::vcd_max_cycles(entries.len());
-            run_stream(&mut BpcDecompressor::default(), &stored, Traffic::RANDOM, &mut rng, max, Some(&mut vcd));
-            Ok(())
+    /// `bpc_decompressor`. Its 34 parse stages differ only in widths: the
+    /// stage list names stage 1 (class and base), stage 2 (the first plane
+    /// symbol, the widest window) and stage 34 (the last).
+    pub fn decompressor() -> StreamDecompressor<BpcDecompressor> {
+        StreamDecompressor {
+            stream: StreamCodec {
+                ports: DECOMPRESSOR_PORTS,
+                stages: &["p__0", "p__1", "p__33", "rebuild_sums", "rebuild_finish"],
+                built_stages: Some(Stages::DELIVERED),
+                latency: buddy_hdl::bpc_decompressor::latency(Stages::DELIVERED),
+                hardware: Box::new(BpcDecompressor::default),
+                codec: Box::new(|| Box::new(Bpc)),
+            },
         }
     }
 }

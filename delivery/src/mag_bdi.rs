@@ -93,85 +93,36 @@ pub fn cosim_entries() -> Vec<MemoryEntry> {
 /// instance per MAG.
 pub mod delivered {
     use super::*;
-    use crate::decompress::StoredEntry;
-    use crate::modules::{self, DeliveredModule, EquivRun, ModuleKind, VcdWriter, VectorFile};
-    use crate::stream::{run_stream, Traffic};
+    use crate::modules::{StreamCodec, StreamCompressor, StreamDecompressor};
     use buddy_hdl::Stages;
-    use rand::SeedableRng;
-    use rand_chacha::ChaCha8Rng;
 
-    /// `mag_bdi<MAG>_compressor`.
-    pub struct Compressor(pub Mag);
-
-    impl DeliveredModule for Compressor {
-        fn ports(&self) -> CosimPorts {
-            compressor_ports(self.0)
-        }
-        fn kind(&self) -> ModuleKind {
-            ModuleKind::Compressor
-        }
-        fn notes(&self) -> Vec<String> {
-            crate::interface::codec_notes(self)
-        }
-        fn stream_timing(&self) -> Option<(String, String)> {
-            Some((buddy_hdl::mag_bdi_compressor::latency(Stages::DELIVERED).to_string(), "1 entry".into()))
-        }
-        fn codec(&self) -> Option<Box<dyn Codec>> {
-            Some(Box::new(MagBdi::new(self.0)))
-        }
-        fn verilog(&self, revision: &str) -> Result<String, String> {
-            modules::emit(MagBdiCompressor::new(self.0), self.name(), revision)
-        }
-        fn vector_files(&self, entries: &[MemoryEntry], _: &[StoredEntry]) -> Vec<VectorFile> {
-            vec![VectorFile::vectors(self.name(), entries.iter().map(|e| compressor_vector(self.0, e)).collect())]
-        }
-        fn check(&self, entries: &[MemoryEntry], _: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
-            let expected: Vec<_> = entries.iter().map(|e| expected_compressed(self.0, e)).collect();
-            modules::compare(self.name(), MagBdiCompressor::new(self.0), entries, &expected, traffic, seed)
-        }
-        fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {
-            let mut rng = ChaCha8Rng::seed_from_u64(modules::VCD_SEED);
-            let max = modules::vcd_max_cycles(entries.len());
-            run_stream(&mut MagBdiCompressor::new(self.0), entries, Traffic::RANDOM, &mut rng, max, Some(&mut vcd));
-            Ok(())
+    /// `mag_bdi<MAG>_compressor` (the delivered build; no `Stages` parameter yet, #20).
+    pub fn compressor(mag: Mag) -> StreamCompressor<MagBdiCompressor> {
+        StreamCompressor {
+            stream: StreamCodec {
+                ports: compressor_ports(mag),
+                stages: &[],
+                built_stages: None,
+                latency: buddy_hdl::mag_bdi_compressor::latency(Stages::DELIVERED),
+                hardware: Box::new(move || MagBdiCompressor::new(mag)),
+                codec: Box::new(move || Box::new(MagBdi::new(mag))),
+            },
+            expected: Box::new(move |e| expected_compressed(mag, e)),
+            vector: Box::new(move |e| compressor_vector(mag, e)),
         }
     }
 
     /// `mag_bdi<MAG>_decompressor`.
-    pub struct Decompressor(pub Mag);
-
-    impl DeliveredModule for Decompressor {
-        fn ports(&self) -> CosimPorts {
-            decompressor_ports(self.0)
-        }
-        fn kind(&self) -> ModuleKind {
-            ModuleKind::Decompressor
-        }
-        fn notes(&self) -> Vec<String> {
-            crate::interface::codec_notes(self)
-        }
-        fn stream_timing(&self) -> Option<(String, String)> {
-            Some((buddy_hdl::mag_bdi_decompressor::LATENCY.to_string(), "1 entry".into()))
-        }
-        fn codec(&self) -> Option<Box<dyn Codec>> {
-            Some(Box::new(MagBdi::new(self.0)))
-        }
-        fn verilog(&self, revision: &str) -> Result<String, String> {
-            modules::emit(MagBdiDecompressor::new(self.0), self.name(), revision)
-        }
-        fn vector_files(&self, entries: &[MemoryEntry], malformed: &[StoredEntry]) -> Vec<VectorFile> {
-            modules::decompressor_vectors(self.name(), &MagBdi::new(self.0), entries, malformed)
-        }
-        fn check(&self, entries: &[MemoryEntry], malformed: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
-            let codec = MagBdi::new(self.0);
-            modules::check_decompressor(self.name(), &codec, MagBdiDecompressor::new(self.0), entries, malformed, traffic, seed)
-        }
-        fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {
-            let stored = modules::stored_inputs(&MagBdi::new(self.0), entries, &[]);
-            let mut rng = ChaCha8Rng::seed_from_u64(modules::VCD_SEED);
-            let max = modules::vcd_max_cycles(entries.len());
-            run_stream(&mut MagBdiDecompressor::new(self.0), &stored, Traffic::RANDOM, &mut rng, max, Some(&mut vcd));
-            Ok(())
+    pub fn decompressor(mag: Mag) -> StreamDecompressor<MagBdiDecompressor> {
+        StreamDecompressor {
+            stream: StreamCodec {
+                ports: decompressor_ports(mag),
+                stages: &[],
+                built_stages: None,
+                latency: buddy_hdl::mag_bdi_decompressor::LATENCY,
+                hardware: Box::new(move || MagBdiDecompressor::new(mag)),
+                codec: Box::new(move || Box::new(MagBdi::new(mag))),
+            },
         }
     }
 }

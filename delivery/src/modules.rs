@@ -10,7 +10,7 @@
 
 use crate::cosim::CosimPorts;
 use crate::decompress::{self, StoredEntry};
-use crate::stream::{run_stream_with, StreamDut, Traffic};
+use crate::stream::{run_stream, run_stream_with, StreamDut, Traffic};
 use crate::{
     bpc, cdma_zvc, controller, mag_bdi, memory_port, metadata_cache, pipelined_controller, read_planner, request_contexts, sector_gather,
     translation, write_planner, zvc,
@@ -135,6 +135,124 @@ pub trait DeliveredModule: Sync {
     }
 }
 
+/// Makes a fresh value per call (the hardware under test, a golden codec).
+pub type Maker<T> = Box<dyn Fn() -> T + Send + Sync>;
+
+/// What every stream codec module (one memory-entry per cycle at most) has
+/// besides how its vectors and checks are made.
+pub struct StreamCodec<H> {
+    /// As [`DeliveredModule::ports`].
+    pub ports: CosimPorts,
+    /// As [`DeliveredModule::stages`].
+    pub stages: &'static [&'static str],
+    /// As [`DeliveredModule::built_stages`].
+    pub built_stages: Option<Stages>,
+    /// Cycles from an entry taken to its result offered.
+    pub latency: u64,
+    pub hardware: Maker<H>,
+    pub codec: Maker<Box<dyn Codec>>,
+}
+
+impl<H: StreamDut + 'static> StreamCodec<H> {
+    fn stream_timing(&self) -> Option<(String, String)> {
+        Some((self.latency.to_string(), "1 entry".into()))
+    }
+
+    fn write_vcd(&self, inputs: &[H::Input], vcd: &mut VcdWriter) {
+        let mut rng = ChaCha8Rng::seed_from_u64(VCD_SEED);
+        run_stream(&mut (self.hardware)(), inputs, Traffic::RANDOM, &mut rng, vcd_max_cycles(inputs.len()), Some(vcd));
+    }
+}
+
+/// A stream compressor: golden's output per entry (`expected`) and its
+/// vector line (`vector`).
+pub struct StreamCompressor<H: StreamDut<Input = MemoryEntry>> {
+    pub stream: StreamCodec<H>,
+    pub expected: Box<dyn Fn(&MemoryEntry) -> H::Output + Send + Sync>,
+    pub vector: Box<dyn Fn(&MemoryEntry) -> String + Send + Sync>,
+}
+
+impl<H: StreamDut<Input = MemoryEntry> + 'static> DeliveredModule for StreamCompressor<H> {
+    fn ports(&self) -> CosimPorts {
+        self.stream.ports
+    }
+    fn kind(&self) -> ModuleKind {
+        ModuleKind::Compressor
+    }
+    fn notes(&self) -> Vec<String> {
+        crate::interface::codec_notes(self)
+    }
+    fn stages(&self) -> &'static [&'static str] {
+        self.stream.stages
+    }
+    fn built_stages(&self) -> Option<Stages> {
+        self.stream.built_stages
+    }
+    fn stream_timing(&self) -> Option<(String, String)> {
+        self.stream.stream_timing()
+    }
+    fn codec(&self) -> Option<Box<dyn Codec>> {
+        Some((self.stream.codec)())
+    }
+    fn verilog(&self, revision: &str) -> Result<String, String> {
+        emit((self.stream.hardware)(), self.name(), revision)
+    }
+    fn vector_files(&self, entries: &[MemoryEntry], _: &[StoredEntry]) -> Vec<VectorFile> {
+        vec![VectorFile::vectors(self.name(), entries.iter().map(&self.vector).collect())]
+    }
+    fn check(&self, entries: &[MemoryEntry], _: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
+        let expected: Vec<H::Output> = entries.iter().map(&self.expected).collect();
+        compare(self.name(), (self.stream.hardware)(), entries, &expected, traffic, seed)
+    }
+    fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {
+        self.stream.write_vcd(entries, &mut vcd);
+        Ok(())
+    }
+}
+
+/// A stream decompressor: checked on every entry as its codec stores it,
+/// then on malformed streams.
+pub struct StreamDecompressor<H: StreamDut<Input = StoredEntry, Output = decompress::Decompressed>> {
+    pub stream: StreamCodec<H>,
+}
+
+impl<H: StreamDut<Input = StoredEntry, Output = decompress::Decompressed> + 'static> DeliveredModule for StreamDecompressor<H> {
+    fn ports(&self) -> CosimPorts {
+        self.stream.ports
+    }
+    fn kind(&self) -> ModuleKind {
+        ModuleKind::Decompressor
+    }
+    fn notes(&self) -> Vec<String> {
+        crate::interface::codec_notes(self)
+    }
+    fn stages(&self) -> &'static [&'static str] {
+        self.stream.stages
+    }
+    fn built_stages(&self) -> Option<Stages> {
+        self.stream.built_stages
+    }
+    fn stream_timing(&self) -> Option<(String, String)> {
+        self.stream.stream_timing()
+    }
+    fn codec(&self) -> Option<Box<dyn Codec>> {
+        Some((self.stream.codec)())
+    }
+    fn verilog(&self, revision: &str) -> Result<String, String> {
+        emit((self.stream.hardware)(), self.name(), revision)
+    }
+    fn vector_files(&self, entries: &[MemoryEntry], malformed: &[StoredEntry]) -> Vec<VectorFile> {
+        decompressor_vectors(self.name(), &*(self.stream.codec)(), entries, malformed)
+    }
+    fn check(&self, entries: &[MemoryEntry], malformed: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
+        check_decompressor(self.name(), &*(self.stream.codec)(), (self.stream.hardware)(), entries, malformed, traffic, seed)
+    }
+    fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {
+        self.stream.write_vcd(&stored_inputs(&*(self.stream.codec)(), entries, &[]), &mut vcd);
+        Ok(())
+    }
+}
+
 /// A random run of a lock-step block (see [`LockstepBlock::run`]).
 pub type BlockRun = fn(u64, usize, Option<Traffic>, Option<&mut Vec<String>>, Option<&mut dyn Write>) -> Result<(usize, u64), String>;
 
@@ -245,16 +363,16 @@ impl HwModule {
         static ALL: OnceLock<Vec<HwModule>> = OnceLock::new();
         ALL.get_or_init(|| {
             let mut all = vec![
-                HwModule::leak(bpc::delivered::Compressor),
-                HwModule::leak(bpc::delivered::Decompressor),
-                HwModule::leak(zvc::delivered::Compressor),
-                HwModule::leak(zvc::delivered::Decompressor),
+                HwModule::leak(bpc::delivered::compressor()),
+                HwModule::leak(bpc::delivered::decompressor()),
+                HwModule::leak(zvc::delivered::compressor()),
+                HwModule::leak(zvc::delivered::decompressor()),
                 HwModule::leak(cdma_zvc::delivered::Compressor),
                 HwModule::leak(cdma_zvc::delivered::Decompressor),
             ];
             for mag in CODEC_MAGS {
-                all.push(HwModule::leak(mag_bdi::delivered::Compressor(mag)));
-                all.push(HwModule::leak(mag_bdi::delivered::Decompressor(mag)));
+                all.push(HwModule::leak(mag_bdi::delivered::compressor(mag)));
+                all.push(HwModule::leak(mag_bdi::delivered::decompressor(mag)));
             }
             all.extend([
                 HwModule::leak(translation::delivered::Translator),

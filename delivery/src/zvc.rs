@@ -40,90 +40,36 @@ pub fn compressor_vector(entry: &MemoryEntry) -> String {
 /// The ZVC compressor and decompressor as delivered modules.
 pub mod delivered {
     use super::*;
-    use crate::decompress::StoredEntry;
-    use crate::modules::{self, DeliveredModule, EquivRun, ModuleKind, VcdWriter, VectorFile};
-    use crate::stream::{run_stream, Traffic};
+    use crate::modules::{StreamCodec, StreamCompressor, StreamDecompressor};
     use buddy_hdl::Stages;
-    use rand::SeedableRng;
-    use rand_chacha::ChaCha8Rng;
 
     /// `zvc_compressor`.
-    pub struct Compressor;
-
-    impl DeliveredModule for Compressor {
-        fn ports(&self) -> CosimPorts {
-            COMPRESSOR_PORTS
-        }
-        fn kind(&self) -> ModuleKind {
-            ModuleKind::Compressor
-        }
-        fn notes(&self) -> Vec<String> {
-            crate::interface::codec_notes(self)
-        }
-        fn built_stages(&self) -> Option<Stages> {
-            Some(Stages::DELIVERED)
-        }
-        fn stream_timing(&self) -> Option<(String, String)> {
-            Some((buddy_hdl::zvc_compressor::latency(Stages::DELIVERED).to_string(), "1 entry".into()))
-        }
-        fn codec(&self) -> Option<Box<dyn Codec>> {
-            Some(Box::new(Zvc))
-        }
-        fn verilog(&self, revision: &str) -> Result<String, String> {
-            modules::emit(ZvcCompressor::default(), self.name(), revision)
-        }
-        fn vector_files(&self, entries: &[MemoryEntry], _: &[StoredEntry]) -> Vec<VectorFile> {
-            vec![VectorFile::vectors(self.name(), entries.iter().map(compressor_vector).collect())]
-        }
-        fn check(&self, entries: &[MemoryEntry], _: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
-            let expected: Vec<_> = entries.iter().map(|e| Zvc.compress(e)).collect();
-            modules::compare(self.name(), ZvcCompressor::default(), entries, &expected, traffic, seed)
-        }
-        fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {
-            let mut rng = ChaCha8Rng::seed_from_u64(modules::VCD_SEED);
-            let max = modules::vcd_max_cycles(entries.len());
-            run_stream(&mut ZvcCompressor::default(), entries, Traffic::RANDOM, &mut rng, max, Some(&mut vcd));
-            Ok(())
+    pub fn compressor() -> StreamCompressor<ZvcCompressor> {
+        StreamCompressor {
+            stream: StreamCodec {
+                ports: COMPRESSOR_PORTS,
+                stages: &[],
+                built_stages: Some(Stages::DELIVERED),
+                latency: buddy_hdl::zvc_compressor::latency(Stages::DELIVERED),
+                hardware: Box::new(ZvcCompressor::default),
+                codec: Box::new(|| Box::new(Zvc)),
+            },
+            expected: Box::new(|e| Zvc.compress(e)),
+            vector: Box::new(compressor_vector),
         }
     }
 
     /// `zvc_decompressor`.
-    pub struct Decompressor;
-
-    impl DeliveredModule for Decompressor {
-        fn ports(&self) -> CosimPorts {
-            DECOMPRESSOR_PORTS
-        }
-        fn kind(&self) -> ModuleKind {
-            ModuleKind::Decompressor
-        }
-        fn notes(&self) -> Vec<String> {
-            crate::interface::codec_notes(self)
-        }
-        fn built_stages(&self) -> Option<Stages> {
-            Some(Stages::DELIVERED)
-        }
-        fn stream_timing(&self) -> Option<(String, String)> {
-            Some((buddy_hdl::zvc_decompressor::latency(Stages::DELIVERED).to_string(), "1 entry".into()))
-        }
-        fn codec(&self) -> Option<Box<dyn Codec>> {
-            Some(Box::new(Zvc))
-        }
-        fn verilog(&self, revision: &str) -> Result<String, String> {
-            modules::emit(ZvcDecompressor::default(), self.name(), revision)
-        }
-        fn vector_files(&self, entries: &[MemoryEntry], malformed: &[StoredEntry]) -> Vec<VectorFile> {
-            modules::decompressor_vectors(self.name(), &Zvc, entries, malformed)
-        }
-        fn check(&self, entries: &[MemoryEntry], malformed: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String> {
-            modules::check_decompressor(self.name(), &Zvc, ZvcDecompressor::default(), entries, malformed, traffic, seed)
-        }
-        fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {
-            let stored = modules::stored_inputs(&Zvc, entries, &[]);
-            let mut rng = ChaCha8Rng::seed_from_u64(modules::VCD_SEED);
-            let max = modules::vcd_max_cycles(entries.len());
-            run_stream(&mut ZvcDecompressor::default(), &stored, Traffic::RANDOM, &mut rng, max, Some(&mut vcd));
-            Ok(())
+    pub fn decompressor() -> StreamDecompressor<ZvcDecompressor> {
+        StreamDecompressor {
+            stream: StreamCodec {
+                ports: DECOMPRESSOR_PORTS,
+                stages: &[],
+                built_stages: Some(Stages::DELIVERED),
+                latency: buddy_hdl::zvc_decompressor::latency(Stages::DELIVERED),
+                hardware: Box::new(ZvcDecompressor::default),
+                codec: Box::new(|| Box::new(Zvc)),
+            },
         }
     }
 }

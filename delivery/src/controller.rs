@@ -125,7 +125,7 @@ pub fn run_scenario_timed(
     // The `BuddyController`'s scenario: its hardware timing is the serial slice's.
     config.system.rtl_slice = RtlSlice::Serial;
     config.system.slices = 1;
-    config.system.page = "64K".into();
+    config.system.page = PageSize::Small64K;
     let allocations = TARGETS.iter().enumerate().map(|(i, &t)| (HEAP_BASE + i as u64 * PAGE, PAGE, t)).collect();
     let pages = PageTable::new(allocations, HEAP_BASE, PageSize::Small64K, mode);
     let mut ctl = Controllers::new(&config, mode, hardware.algorithm(), pages).map_err(|e| e.to_string())?;

@@ -15,12 +15,15 @@ use thiserror::Error;
 /// Bytes in one DRAM sector, as an address step ([`crate::SECTOR_BYTES`]).
 pub const SECTOR_BYTES: u64 = crate::entry::SECTOR_BYTES as u64;
 
-/// Page sizes (docs/formats.md#pte-fields-and-registers).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Page sizes (docs/formats.md#pte-fields-and-registers); in the
+/// simulator's TOML, `"2M"` and `"64K"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum PageSize {
     /// 2 MiB (default).
+    #[serde(rename = "2M")]
     Huge2M,
     /// 64 KiB.
+    #[serde(rename = "64K")]
     Small64K,
 }
 

@@ -10,6 +10,7 @@ pub use error::ConfigError;
 
 use serde::{Deserialize, Serialize};
 
+use buddy_golden::translation::PageSize;
 use buddy_golden::Algorithm;
 
 /// Every parameter, grouped as in the TOML file.
@@ -43,7 +44,7 @@ pub struct SystemConfig {
     /// L2 requests in flight at most (the GPU's memory-level parallelism).
     pub max_outstanding: u32,
     /// Page size: `2M` or `64K`.
-    pub page: String,
+    pub page: PageSize,
     /// Requests per epoch of the per-epoch series.
     pub epoch_requests: u64,
     /// Fast mode's controller timing: `paper` (any number of requests
@@ -267,7 +268,7 @@ impl Default for SystemConfig {
         SystemConfig {
             slices: 8,
             max_outstanding: 256,
-            page: "2M".into(),
+            page: PageSize::Huge2M,
             epoch_requests: 4096,
             slice_timing: SliceTiming::Paper,
             slice_in_flight: 0,
@@ -440,9 +441,6 @@ impl SimConfig {
             if v >= max {
                 return Err(ConfigError::Value { key, value: v.to_string(), why });
             }
-        }
-        if self.system.page != "2M" && self.system.page != "64K" {
-            return Err(ConfigError::Value { key: "system.page", value: self.system.page.clone(), why: "must be \"2M\" or \"64K\"" });
         }
         let h = &self.hbm;
         positive("hbm.channels_per_slice", h.channels_per_slice as f64)?;
@@ -624,11 +622,7 @@ impl SimConfig {
 
     /// Page size in bytes.
     pub fn page_bytes(&self) -> u64 {
-        if self.system.page == "64K" {
-            64 << 10
-        } else {
-            2 << 20
-        }
+        self.system.page.bytes()
     }
 
     /// Peak device bandwidth of all channels, GB/s (10^9 bytes/s).

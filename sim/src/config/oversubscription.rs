@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use buddy_golden::translation::PageSize;
+
 use super::ConfigError;
 
 /// Demand paging between host memory and the GPU's device memory. Defaults
@@ -13,7 +15,7 @@ use super::ConfigError;
 #[serde(deny_unknown_fields, default)]
 pub struct UmConfig {
     /// Migration page: `64K` (ETC's page) or `2M` (CUDA's large page).
-    pub page: String,
+    pub page: PageSize,
     /// Far-fault handling time per fault, microseconds (ETC: an optimistic
     /// 20; its Fig. 19 sweeps 20-50). Faults are handled one at a time
     /// (no driver batching).
@@ -33,18 +35,14 @@ pub struct UmConfig {
 
 impl Default for UmConfig {
     fn default() -> Self {
-        UmConfig { page: "64K".into(), fault_us: 20.0, link_gbps: 16.0, sms: 16, thread_blocks: 64 }
+        UmConfig { page: PageSize::Small64K, fault_us: 20.0, link_gbps: 16.0, sms: 16, thread_blocks: 64 }
     }
 }
 
 impl UmConfig {
     /// Bytes per migration page.
     pub fn page_bytes(&self) -> u64 {
-        if self.page == "2M" {
-            2 << 20
-        } else {
-            64 << 10
-        }
+        self.page.bytes()
     }
 
     /// Check every value's range.
@@ -52,9 +50,6 @@ impl UmConfig {
     /// # Errors
     /// [`ConfigError::Value`] naming the first bad key.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.page != "64K" && self.page != "2M" {
-            return Err(ConfigError::Value { key: "um.page", value: self.page.clone(), why: "must be \"64K\" or \"2M\"" });
-        }
         for (key, v) in [("um.fault_us", self.fault_us), ("um.link_gbps", self.link_gbps)] {
             if !(v.is_finite() && v > 0.0 && v < 1e6) {
                 return Err(ConfigError::Value { key, value: v.to_string(), why: "must be a positive number below 10^6" });

@@ -44,7 +44,7 @@ pub mod time;
 use std::collections::HashMap;
 
 use buddy_golden::metadata_cache::CacheStats;
-use buddy_golden::translation::{PageSize, TargetRatio};
+use buddy_golden::translation::TargetRatio;
 use buddy_golden::{Algorithm, MemoryEntry, ENTRY_BYTES};
 use serde::Serialize;
 
@@ -275,7 +275,7 @@ impl<'a> Session<'a> {
         let by_name: HashMap<&str, usize> = manifest.iter().enumerate().map(|(i, a)| (a.info().name.as_str(), i)).collect();
         let meta = &input.trace.meta;
         check_trace(input.workload, input.trace)?;
-        let page = if config.page_bytes() == 64 << 10 { PageSize::Small64K } else { PageSize::Huge2M };
+        let page = config.system.page;
         let order: Vec<(String, u64)> = manifest.iter().map(|a| (a.info().name.clone(), a.info().size)).collect();
         let layout = AddressLayout::new(meta, &order, DEFAULT_HEAP_BASE, page.bytes());
 

@@ -320,9 +320,9 @@ pub fn run_oversubscribed(input: &OversubscribedInput) -> Result<OversubscribedR
             let device_bytes: u64 = sizes.iter().zip(&fp.touched).filter(|(_, t)| **t).map(|(s, _)| s).sum();
             let mut um = UnifiedMemory::new(capacity, sizes, um_cfg.fault_us, um_cfg.link_gbps).map_err(|e| {
                 SimError::Config(format!(
-                    "{e}: {}% oversubscription of {footprint} bytes at um.page = {}",
+                    "{e}: {}% oversubscription of {footprint} bytes at um.page = {} bytes",
                     input.oversubscription * 100.0,
-                    um_cfg.page
+                    um_cfg.page.bytes()
                 ))
             })?;
             let oversubscribed = device_bytes > capacity;

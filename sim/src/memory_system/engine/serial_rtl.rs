@@ -30,7 +30,7 @@ use rust_hdl::prelude::*;
 
 use buddy_hdl::lockstep::{hex_bit, hex_bits as hex_of, hex_words};
 
-use super::serial_timing::SliceTurns;
+use super::serial_timing::SerialQueues;
 use super::{MemorySystem, SliceEngine, SliceEnv};
 use crate::memory_system::backing_store::write_masked;
 use crate::memory_system::error::SimError;
@@ -520,7 +520,7 @@ pub fn new_slice(hardware: buddy_golden::HardwareCodec, regs: &BuddyRegisters) -
 pub struct SerialRtlEngine {
     hardware: Rc<RefCell<Vec<Option<Box<dyn Slice>>>>>,
     metadata: Rc<RefCell<CacheStats>>,
-    turns: Rc<SliceTurns>,
+    queues: Rc<SerialQueues>,
 }
 
 impl SerialRtlEngine {
@@ -529,7 +529,7 @@ impl SerialRtlEngine {
         SerialRtlEngine {
             hardware: Rc::new(RefCell::new((0..n).map(|_| Some(new_slice(codec, regs))).collect())),
             metadata: Rc::new(RefCell::new(CacheStats::default())),
-            turns: Rc::new(SliceTurns::new(n)),
+            queues: Rc::new(SerialQueues::new(n)),
         }
     }
 
@@ -542,29 +542,29 @@ impl SerialRtlEngine {
         r
     }
 
-    /// Hand `r` to slice `slice`'s hardware in its turn; `fault` is golden's
+    /// Hand `r` to slice `slice`'s hardware in its queue's order; `fault` is golden's
     /// translation fault, if any (to explain the hardware's fault code).
     fn submit(&self, system: &mut MemorySystem, slice: u64, r: SliceRequest, fault: Option<String>) -> Result<Outcome, SimError> {
         let (va, write, mask, flush) = (r.va, r.write, r.mask, r.flush);
         // What an uncompressed page's write leaves: the old slot under the mask.
         let old = (write && system.mode == Mode::Uncompressed).then(|| system.peek(va)).transpose()?;
         let env = system.env(slice, &self.metadata);
-        let turns = self.turns.clone();
-        let turn = turns.take_turn(slice);
+        let queues = self.queues.clone();
+        let position = queues.enqueue(slice);
         let slices = self.hardware.clone();
         let outcome: Outcome = Rc::new(RefCell::new(None));
         let out = outcome.clone();
         let sh = system.queue.shared.clone();
         system.queue.spawn(async move {
-            turns.wait_turn(&sh, slice, turn).await;
-            let issue = sh.cycle_at(sh.now()).max(turns.free(slice));
+            queues.wait_head(&sh, slice, position).await;
+            let issue = sh.cycle_at(sh.now()).max(queues.free(slice));
             let hw = slices.borrow_mut()[slice as usize].take().expect("one request per slice at a time");
             let (hw, result) = hw.serve(r, issue, env).await;
             slices.borrow_mut()[slice as usize] = Some(hw);
             let result = result.map_err(SimError::Hardware).and_then(|resp| {
-                turns.finish(&sh, slice, resp.cycle + 1);
+                queues.finish(&sh, slice, resp.cycle + 1);
                 if !write && !flush && resp.class == 0 && resp.md_read_hit {
-                    turns.zero_reads.set(turns.zero_reads.get() + 1);
+                    queues.zero_reads.set(queues.zero_reads.get() + 1);
                 }
                 match resp.error as u64 {
                     buddy_hdl::buddy_controller::error::NONE => {
@@ -625,7 +625,7 @@ impl SliceEngine for SerialRtlEngine {
     }
 
     fn zero_reads(&self) -> u64 {
-        self.turns.zero_reads.get()
+        self.queues.zero_reads.get()
     }
 
     fn metadata_stats(&self, _: &MemorySystem) -> CacheStats {

@@ -42,9 +42,9 @@ use crate::memory_system::slice_clock::{INIT_CYCLES, RESET_CYCLES};
 /// its metadata cache has invalidated its sets.
 pub(super) const OUT_OF_RESET: u64 = RESET_CYCLES + INIT_CYCLES;
 
-/// The slices' turns: each slice serves its requests one at a time, in
-/// issue order, from the cycle it is free.
-pub struct SliceTurns {
+/// Each serial slice's request queue: the slice serves its requests one
+/// at a time, in issue order, from the cycle it is free.
+pub struct SerialQueues {
     next: Vec<Cell<u64>>,
     serving: Vec<Cell<u64>>,
     free: Vec<Cell<u64>>,
@@ -53,10 +53,10 @@ pub struct SliceTurns {
     pub zero_reads: Cell<u64>,
 }
 
-impl SliceTurns {
+impl SerialQueues {
     /// `slices` slices, free from the cycle they are out of reset.
     pub fn new(slices: usize) -> Self {
-        SliceTurns {
+        SerialQueues {
             next: (0..slices).map(|_| Cell::new(0)).collect(),
             serving: (0..slices).map(|_| Cell::new(0)).collect(),
             free: (0..slices).map(|_| Cell::new(OUT_OF_RESET)).collect(),
@@ -65,16 +65,16 @@ impl SliceTurns {
         }
     }
 
-    /// A place in `slice`'s line (taken when the request issues).
-    pub fn take_turn(&self, slice: u64) -> u64 {
+    /// Queue a request of `slice` (when it issues); returns its position.
+    pub fn enqueue(&self, slice: u64) -> u64 {
         let n = &self.next[slice as usize];
         n.set(n.get() + 1);
         n.get() - 1
     }
 
-    /// Wait until `turn` is served.
-    pub fn wait_turn<'a>(&'a self, sh: &'a Rc<QueueState>, slice: u64, turn: u64) -> Turn<'a> {
-        Turn { turns: self, sh, slice, turn }
+    /// Wait until the request at `position` is at the head of the queue.
+    pub fn wait_head<'a>(&'a self, sh: &'a Rc<QueueState>, slice: u64, position: u64) -> AtHead<'a> {
+        AtHead { queues: self, sh, slice, position }
     }
 
     /// The first cycle `slice` is free.
@@ -93,21 +93,21 @@ impl SliceTurns {
     }
 }
 
-/// Future of [`SliceTurns::wait_turn`].
-pub struct Turn<'a> {
-    turns: &'a SliceTurns,
+/// Future of [`SerialQueues::wait_head`].
+pub struct AtHead<'a> {
+    queues: &'a SerialQueues,
     sh: &'a Rc<QueueState>,
     slice: u64,
-    turn: u64,
+    position: u64,
 }
 
-impl Future for Turn<'_> {
+impl Future for AtHead<'_> {
     type Output = ();
     fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
-        if self.turns.serving[self.slice as usize].get() == self.turn {
+        if self.queues.serving[self.slice as usize].get() == self.position {
             return Poll::Ready(());
         }
-        self.turns.waiting.borrow_mut().insert((self.slice, self.turn), self.sh.current());
+        self.queues.waiting.borrow_mut().insert((self.slice, self.position), self.sh.current());
         Poll::Pending
     }
 }
@@ -251,7 +251,7 @@ async fn write(sh: &Rc<QueueState>, slice: u64, read: Option<&ReadPart>, w: &Wri
 
 /// The fast engine's hardware timing.
 pub struct HardwareTiming {
-    turns: Rc<SliceTurns>,
+    queues: Rc<SerialQueues>,
     codec: CodecLatency,
     /// Ways of the metadata cache (its flush walks sets, then ways).
     ways: usize,
@@ -261,10 +261,10 @@ impl HardwareTiming {
     /// The timing of `slices` slices built with `hardware`'s codecs and a
     /// metadata cache of `ways` ways.
     pub fn new(slices: usize, hardware: HardwareCodec, ways: usize) -> Self {
-        HardwareTiming { turns: Rc::new(SliceTurns::new(slices)), codec: codec_latency(hardware), ways }
+        HardwareTiming { queues: Rc::new(SerialQueues::new(slices)), codec: codec_latency(hardware), ways }
     }
 
-    /// Spawn a hardware-timed request of `slice`: waits for its turn, runs
+    /// Spawn a hardware-timed request of `slice`: waits for its queue's head, runs
     /// `body` from its start cycle (which returns the response cycle), then
     /// frees the slice and finishes `outcome` with `entry`.
     fn spawn_body<F>(
@@ -277,16 +277,16 @@ impl HardwareTiming {
     ) where
         F: Future<Output = u64> + 'static,
     {
-        let turns = self.turns.clone();
-        let turn = turns.take_turn(slice);
+        let queues = self.queues.clone();
+        let position = queues.enqueue(slice);
         let sh = world.shared.clone();
         let issue = sh.cycle_at(sh.now());
         world.spawn(async move {
-            turns.wait_turn(&sh, slice, turn).await;
-            let s = issue.max(turns.free(slice));
+            queues.wait_head(&sh, slice, position).await;
+            let s = issue.max(queues.free(slice));
             let resp = body(sh.clone(), s).await;
             at(&sh, resp).await;
-            turns.finish(&sh, slice, resp + 1);
+            queues.finish(&sh, slice, resp + 1);
             let info = RequestInfo { done: sh.ps(resp), ..finished.info };
             *outcome.borrow_mut() = Some(Ok(Finished { info, ..finished }));
         });

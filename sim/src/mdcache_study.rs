@@ -20,8 +20,7 @@ use buddy_golden::metadata_cache::{CacheConfigError, CacheStats, MetadataCache, 
 use buddy_golden::translation::MetadataNibble;
 use serde::Serialize;
 
-/// Entries per interleaving block: one 32-byte metadata sector's worth.
-pub const ENTRIES_PER_SLICE_BLOCK: u64 = 64;
+pub use crate::memory_system::request::ENTRIES_PER_SLICE_BLOCK;
 
 /// The L2 requests a trace causes, in order, with the final flush.
 ///

@@ -11,8 +11,9 @@ use super::error::SimError;
 
 /// Entries are interleaved over the slices in blocks of 64 (**decision**,
 /// as `mdcache_study`): one 32-byte metadata sector's worth of 4-bit size
-/// nibbles, so every metadata sector belongs to one slice's metadata cache.
-pub const ENTRIES_PER_SLICE_BLOCK: u64 = 64;
+/// nibbles (two per byte), so every metadata sector belongs to one slice's
+/// metadata cache.
+pub const ENTRIES_PER_SLICE_BLOCK: u64 = 2 * buddy_golden::SECTOR_BYTES as u64;
 
 /// The slice (of `slices`) that serves the memory-entry at virtual address
 /// `va` of a heap starting at `heap_base`.

@@ -64,8 +64,6 @@ pub struct Harness<'a, D: Clocked> {
     dut: &'a mut D,
     trace: VcdTrace<'a>,
     lines: Option<(&'a mut Vec<String>, fn(&D) -> String)>,
-    /// Rising edges since the last [`Harness::reset`] ended.
-    pub cycles: u64,
 }
 
 impl<'a, D: Clocked> Harness<'a, D> {
@@ -73,7 +71,7 @@ impl<'a, D: Clocked> Harness<'a, D> {
     pub fn new<'w: 'a>(dut: &'a mut D, vcd: Option<&'a mut (dyn Write + 'w)>) -> Self {
         dut.connect_all();
         let trace = VcdTrace::new(vcd.map(|w| w as &mut dyn Write), &*dut as &dyn Block);
-        Harness { dut, trace, lines: None, cycles: 0 }
+        Harness { dut, trace, lines: None }
     }
 
     /// Record a lock-step line `line(dut)` into `lines` every cycle, if given.
@@ -104,11 +102,10 @@ impl<'a, D: Clocked> Harness<'a, D> {
             settle(self.dut);
             self.trace.sample(&*self.dut as &dyn Block);
         }
-        self.cycles += 1;
     }
 
     /// `cycles` cycles with `reset` high and the inputs as driven, then
-    /// `reset` low; the cycle count starts over.
+    /// `reset` low.
     pub fn reset(&mut self, cycles: usize) {
         self.dut.drive_reset(true);
         for _ in 0..cycles {
@@ -116,7 +113,6 @@ impl<'a, D: Clocked> Harness<'a, D> {
             self.cycle();
         }
         self.dut.drive_reset(false);
-        self.cycles = 0;
     }
 }
 

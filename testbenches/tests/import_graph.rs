@@ -19,18 +19,17 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("testbenches/ sits in the workspace").to_path_buf()
 }
 
-/// The module path of `file` under the crate's `src`, and whether the
-/// file is a directory module (`mod.rs`, `lib.rs`, `main.rs`).
-fn module_of(src: &Path, file: &Path) -> (String, bool) {
+/// The module path of `file` under the crate's `src` (`a/mod.rs` is `a`,
+/// `lib.rs` and `main.rs` the root `""`).
+fn module_of(src: &Path, file: &Path) -> String {
     let rel = file.strip_prefix(src).expect("file under src");
     let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
     let last = parts.pop().expect("a file name");
     let stem = last.trim_end_matches(".rs");
-    let dir_module = matches!(stem, "mod" | "lib" | "main");
-    if !dir_module {
+    if !matches!(stem, "mod" | "lib" | "main") {
         parts.push(stem.to_string());
     }
-    (parts.join("::"), dir_module)
+    parts.join("::")
 }
 
 fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -158,20 +157,13 @@ fn find_use(s: &str) -> Option<usize> {
 fn graph(src: &Path) -> Graph {
     let mut files = Vec::new();
     rs_files(src, &mut files);
-    let modules: BTreeMap<String, (PathBuf, bool)> = files
-        .iter()
-        .map(|f| {
-            let (m, dir) = module_of(src, f);
-            (m, (f.clone(), dir))
-        })
-        .collect();
+    let modules: BTreeMap<String, PathBuf> = files.iter().map(|f| (module_of(src, f), f.clone())).collect();
     let known: BTreeSet<&str> = modules.keys().map(String::as_str).collect();
     let mut g = Graph::new();
-    for (module, (file, dir_module)) in &modules {
+    for (module, file) in &modules {
         let code = code_of(&std::fs::read_to_string(file).unwrap());
         let segments: Vec<&str> = if module.is_empty() { vec![] } else { module.split("::").collect() };
-        // The module `super` and `self` start from (a non-directory file's
-        // `self` is itself; so is a directory module's).
+        // `self` is the file's module (`a/mod.rs` and `a.rs` alike), `super` its parent.
         let parent = |levels: usize| segments[..segments.len().saturating_sub(levels)].to_vec();
         let mut arrows = BTreeSet::new();
         for path in paths_in(&code) {
@@ -191,7 +183,6 @@ fn graph(src: &Path) -> Graph {
                         parts.remove(0);
                         up += 1;
                     }
-                    let _ = dir_module;
                     parent(up)
                 }
                 // A `use` of a child module by its bare name.

@@ -133,7 +133,7 @@ impl Controllers {
 
     /// The counters, with the engine's ZERO reads.
     pub fn controller_stats(&self) -> ControllerStats {
-        ControllerStats { zero_reads: self.stats.zero_reads + self.engine.zero_reads(), ..self.stats }
+        ControllerStats { zero_reads: self.engine.zero_reads(), ..self.stats }
     }
 
     /// HBM2 counters (command counts up to now).

@@ -29,7 +29,7 @@ use super::error::SimError;
 use super::event_queue::{EventQueue, QueueState};
 use super::mode::Mode;
 use super::pages::PageTable;
-use super::request::{slice_of, Outcome, PortRequest, Request};
+use super::request::{slice_of, words_of, Outcome, PortRequest, Request, SliceRequest};
 
 pub mod paper;
 pub mod pipelined_driver;
@@ -183,6 +183,27 @@ impl MemorySystem {
         let mut backing = self.backing.borrow_mut();
         let mut memory = BackingMemory { backing: &mut backing, md_base: self.pages.regs.md_base };
         Ok(self.golden[self.slice(va) as usize].peek(&pte, va, &mut memory)?)
+    }
+
+    /// `r` as a slice's hardware takes it.
+    ///
+    /// # Errors
+    /// `r.va` unmapped.
+    pub fn slice_request(&self, r: &Request) -> Result<SliceRequest, SimError> {
+        let pte = self.pte(r.va)?;
+        Ok(SliceRequest { write: r.write, flush: false, mask: r.mask, va: r.va, pte, page: self.pages.page, data: words_of(r.value) })
+    }
+
+    /// A slice's end-of-run flush request.
+    pub fn flush_request(&self) -> SliceRequest {
+        let pte = Pte { frame: 0, compressed: false, target_code: 0, buddy_offset: 0 };
+        SliceRequest { write: false, flush: true, mask: 0, va: 0, pte, page: self.pages.page, data: [0; 32] }
+    }
+
+    /// Golden's translation fault of `va`, if any: what explains a
+    /// hardware's fault code.
+    pub fn golden_fault(&self, va: u64) -> Option<String> {
+        self.translate(va, SizeClass::Raw).err().map(|e| e.to_string())
     }
 
     /// What slice `slice`'s hardware touches, with its metadata counters kept in `md_stats`.

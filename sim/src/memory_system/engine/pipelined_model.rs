@@ -21,10 +21,9 @@ use buddy_golden::metadata_cache::CacheStats;
 use buddy_golden::SizeClass;
 
 use super::pipelined_driver::{Driver, PipelinedHardware, PipelinedSlices, TaggedResponse};
-use super::serial_rtl::flush_request;
 use super::{MemorySystem, SliceEngine};
 use crate::memory_system::error::SimError;
-use crate::memory_system::request::{words_of, Outcome, PortRequest, Request, SliceRequest};
+use crate::memory_system::request::{Outcome, PortRequest, Request, SliceRequest};
 use crate::memory_system::slice_clock::ClockedHardware;
 
 /// The model behind the hardware's port interface: inputs are held as
@@ -185,15 +184,7 @@ impl SliceEngine for PipelinedModelEngine {
             new_class: served.write.as_ref().map_or(0, |w| w.class.code()),
             decode_error: false,
         };
-        let r = SliceRequest {
-            write: request.write,
-            flush: false,
-            mask: request.mask,
-            va,
-            pte,
-            page: system.pages.page,
-            data: words_of(request.value),
-        };
+        let r = system.slice_request(request)?;
         let golden = (!request.write).then_some(served.entry);
         let slice = system.slice(va);
         Ok(self.slices.submit_request(system, slice, r, None, Some(facts), golden))
@@ -204,7 +195,7 @@ impl SliceEngine for PipelinedModelEngine {
         system.flush_golden();
         let facts = RequestFacts { flush: true, ..Default::default() };
         Ok((0..system.golden.len() as u64)
-            .map(|s| self.slices.submit_request(system, s, flush_request(system), None, Some(facts), None))
+            .map(|s| self.slices.submit_request(system, s, system.flush_request(), None, Some(facts), None))
             .collect())
     }
 

@@ -10,7 +10,6 @@ use buddy_hdl::{EntryBits, PipelinedController, PipelinedControllerMagBdi, Pipel
 use rust_hdl::prelude::*;
 
 use super::pipelined_driver::{Driver, PipelinedHardware, PipelinedSlices, SliceDriver, TaggedResponse};
-use super::serial_rtl::{flush_request, slice_request};
 use super::{MemorySystem, SliceEngine};
 use crate::memory_system::error::SimError;
 use crate::memory_system::request::{Outcome, PortRequest, Request, SliceRequest};
@@ -140,13 +139,13 @@ impl PipelinedRtlEngine {
 
 impl SliceEngine for PipelinedRtlEngine {
     fn start(&mut self, system: &mut MemorySystem, request: &Request) -> Result<Outcome, SimError> {
-        let (slice, r, fault) = slice_request(system, request)?;
-        Ok(self.slices.submit_request(system, slice, r, fault, None, None))
+        let r = system.slice_request(request)?;
+        Ok(self.slices.submit_request(system, system.slice(request.va), r, system.golden_fault(request.va), None, None))
     }
 
     fn flush(&mut self, system: &mut MemorySystem) -> Result<Vec<Outcome>, SimError> {
         Ok((0..system.golden.len() as u64)
-            .map(|s| self.slices.submit_request(system, s, flush_request(system), None, None, None))
+            .map(|s| self.slices.submit_request(system, s, system.flush_request(), None, None, None))
             .collect())
     }
 

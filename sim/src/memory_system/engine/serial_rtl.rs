@@ -23,8 +23,8 @@ use std::pin::Pin;
 use std::rc::Rc;
 
 use buddy_golden::metadata_cache::CacheStats;
-use buddy_golden::translation::{BuddyRegisters, PageSize, Pte};
-use buddy_golden::{MemoryEntry, ENTRY_BYTES};
+use buddy_golden::translation::{BuddyRegisters, PageSize};
+use buddy_golden::MemoryEntry;
 use buddy_hdl::{BuddyController, BuddyControllerMagBdi, BuddyControllerZvc, EntryBits};
 use rust_hdl::prelude::*;
 
@@ -35,7 +35,7 @@ use super::{MemorySystem, SliceEngine, SliceEnv};
 use crate::memory_system::backing_store::write_masked;
 use crate::memory_system::error::SimError;
 use crate::memory_system::mode::Mode;
-use crate::memory_system::request::{words_of, Finished, Outcome, PortRequest, Request, RequestInfo, SliceRequest};
+use crate::memory_system::request::{Finished, Outcome, PortRequest, Request, RequestInfo, SliceRequest};
 use crate::memory_system::slice_clock::{ClockedHardware, SliceClock, HANG_CYCLES};
 
 /// A slice's answer.
@@ -598,30 +598,14 @@ impl SerialRtlEngine {
     }
 }
 
-/// The request `r` as a slice's hardware takes it, with golden's
-/// translation fault of it (if any) to explain a fault code.
-pub(crate) fn slice_request(system: &MemorySystem, r: &Request) -> Result<(u64, SliceRequest, Option<String>), SimError> {
-    let (slice, pte) = (system.slice(r.va), system.pte(r.va)?);
-    let request =
-        SliceRequest { write: r.write, flush: false, mask: r.mask, va: r.va, pte, page: system.pages.page, data: words_of(r.value) };
-    let fault = system.translate(r.va, buddy_golden::SizeClass::Raw).err().map(|e| e.to_string());
-    Ok((slice, request, fault))
-}
-
-/// Slice `slice`'s end-of-run flush request.
-pub(crate) fn flush_request(system: &MemorySystem) -> SliceRequest {
-    let pte = Pte { frame: 0, compressed: false, target_code: 0, buddy_offset: 0 };
-    SliceRequest { write: false, flush: true, mask: 0, va: 0, pte, page: system.pages.page, data: words_of(&[0; ENTRY_BYTES]) }
-}
-
 impl SliceEngine for SerialRtlEngine {
     fn start(&mut self, system: &mut MemorySystem, request: &Request) -> Result<Outcome, SimError> {
-        let (slice, r, fault) = slice_request(system, request)?;
-        self.submit(system, slice, r, fault)
+        let r = system.slice_request(request)?;
+        self.submit(system, system.slice(request.va), r, system.golden_fault(request.va))
     }
 
     fn flush(&mut self, system: &mut MemorySystem) -> Result<Vec<Outcome>, SimError> {
-        (0..system.golden.len() as u64).map(|s| self.submit(system, s, flush_request(system), None)).collect()
+        (0..system.golden.len() as u64).map(|s| self.submit(system, s, system.flush_request(), None)).collect()
     }
 
     fn zero_reads(&self) -> u64 {

@@ -277,7 +277,7 @@ pub fn run(
         if let Some(i) = answer.filter(|_| resp_fill || rd_out_ready) {
             let (_, tag, address) = in_memory.swap_remove(i);
             if tag >> 10 & 1 == 1 {
-                let n = (tag & 3) as usize;
+                let n = (tag % FILLS as u64) as usize;
                 if model.is_parked(n) {
                     return Err(format!("cycle {cycle}: fill {n} answered while one is parked there"));
                 }

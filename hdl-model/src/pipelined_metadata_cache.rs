@@ -232,7 +232,8 @@ struct Probe {
     sector_valid: bool,
     /// The hit sector has a miss register (a fill or a parked lookup).
     pend_sector: bool,
-    /// The victim line is pinned or has a miss register.
+    /// The victim line is pinned or has a write's miss register (a read's
+    /// fill or parked read does not hold its line).
     pend_line: bool,
     victim_dirty: u8,
 }
@@ -305,7 +306,7 @@ impl PipelinedMetadataCacheModel {
             victim,
             sector_valid: hit.is_some_and(|w| ways[w].sectors_valid >> sector & 1 == 1),
             pend_sector: hit.is_some_and(|w| held(word(w))),
-            pend_line: self.pins[victim_line] != 0 || self.slots.iter().any(|s| line_of(s.word) == victim_line),
+            pend_line: self.pins[victim_line] != 0 || self.slots.iter().any(|s| s.write && line_of(s.word) == victim_line),
             victim_dirty: if v.valid { v.sectors_dirty } else { 0 },
         }
     }
@@ -435,15 +436,15 @@ pub enum LookupWait {
     /// A hit waits for the response register (the slice not taking
     /// answers, a write to the same word leaving, a fill or commit first).
     Response,
-    /// All 16 miss registers are in use.
+    /// Every miss register is in use ([`MISS_SLOTS`]).
     MissRegisters,
-    /// 4 fills are outstanding.
+    /// [`FILL_SLOTS`] fills are outstanding.
     FillSlots,
     /// The memory-side request register is busy.
     MemoryRequest,
     /// A line miss whose LRU victim is pinned by a write in flight.
     PinnedVictim,
-    /// A line miss whose LRU victim still has a fill or a parked lookup.
+    /// A line miss whose LRU victim still has a write's fill or parked write.
     VictimInFlight,
     /// A flush waits for the fills, answers and pins outstanding, or walks the lines.
     Flush,
@@ -455,10 +456,10 @@ impl LookupWait {
             LookupWait::WriteBack => "dirty victim written back",
             LookupWait::Response => "hit waits for the response register",
             LookupWait::MissRegisters => "miss registers full",
-            LookupWait::FillSlots => "4 fills outstanding",
+            LookupWait::FillSlots => "every fill slot in use",
             LookupWait::MemoryRequest => "memory request register busy",
             LookupWait::PinnedVictim => "line miss, victim pinned by a write",
-            LookupWait::VictimInFlight => "line miss, victim has a fill or parked lookup",
+            LookupWait::VictimInFlight => "line miss, victim has a write's fill or parked write",
             LookupWait::Flush => "flush",
         }
     }
@@ -720,6 +721,9 @@ mod tests {
         /// Cycles all miss registers were in use / all fills were outstanding.
         slots_full: usize,
         fills_full: usize,
+        /// Line misses that evict a line whose read's fill or parked read
+        /// is still outstanding.
+        evicted_in_flight: usize,
         sector_misses: usize,
         line_misses: usize,
         parked: usize,
@@ -846,6 +850,10 @@ mod tests {
             cov.hits_under_misses += (d.hit_go && !model.slots.is_empty()) as usize;
             cov.slots_full += (model.slots.len() == MISS_SLOTS) as usize;
             cov.fills_full += (model.fills_outstanding() == FILL_SLOTS) as usize;
+            cov.evicted_in_flight += d
+                .probe
+                .filter(|p| d.line_miss_go && model.slots.iter().any(|s| line_of(s.word) == p.set * WAYS + p.victim))
+                .is_some() as usize;
             cov.waited += (i.req_valid && !want.req_ready) as usize;
             if !reset {
                 if i.req_valid && want.req_ready {
@@ -915,15 +923,16 @@ mod tests {
             Traffic { tags: 12, latency: 60, request: 1.0, resp_ready: 0.8, mem_ready: 0.8, fill: 0.7, reserve: 0.3, write: 0.3, flush: 0.01 },
             Traffic { tags: 12, latency: 8, request: 0.8, resp_ready: 0.6, mem_ready: 0.9, fill: 0.9, reserve: 0.2, write: 0.4, flush: 0.01 },
         ];
-        let mut total_slots_full = 0;
+        let (mut total_slots_full, mut total_fills_full, mut total_evicted) = (0, 0, 0);
         for (seed, t) in traffics.into_iter().enumerate() {
             let cov = run(seed as u64, CYCLES, t);
             eprintln!("seed {seed}: {cov:?}");
             total_slots_full += cov.slots_full;
+            total_fills_full += cov.fills_full;
+            total_evicted += cov.evicted_in_flight;
             let counts = [
                 cov.hits,
                 cov.hits_under_misses,
-                cov.fills_full,
                 cov.sector_misses,
                 cov.line_misses,
                 cov.parked,
@@ -935,6 +944,9 @@ mod tests {
             assert!(counts.iter().all(|&c| c > 0), "seed {seed}: coverage {cov:?}");
         }
         assert!(total_slots_full > 0, "every miss register in use: never");
+        // A short fill latency (seed 5) never has every fill slot in use.
+        assert!(total_fills_full > 0, "every fill slot in use: never");
+        assert!(total_evicted > 0, "a line evicted under its read's fill: never");
     }
 
     /// Random traffic and pools, 64 runs (`make soak`, about a minute).

@@ -13,19 +13,19 @@ use buddy_hdl_macros::SettleBlock;
 /// Width of `mem_tag`: `{fill, context, sector}`, 1 + 7 + 3 bits.
 pub const MEM_TAG_BITS: usize = 1 + CONTEXT_BITS + SECTOR_INDEX_BITS;
 /// Fills the metadata cache may have outstanding (its miss registers).
-pub const FILLS: usize = 4;
+pub const FILLS: usize = 16;
 
 /// The memory tag of a data sector read: `{0, context, sector}`.
 pub fn data_tag(context: u64, sector: u64) -> u64 {
     (context << SECTOR_INDEX_BITS) | sector
 }
 
-// The fill numbers are 2 bits: one parking register per fill the cache may
+// The fill numbers are 4 bits: one parking register per fill the cache may
 // have outstanding.
-const _: () = assert!(FILL_SLOTS == 4);
+const _: () = assert!(FILL_SLOTS == FILLS);
 
 /// The memory tag of the `n`-th metadata fill (counted from reset):
-/// `{1, 0.., n mod 4}`.
+/// `{1, 0.., n mod 16}`.
 pub fn fill_tag(n: u64) -> u64 {
     (1 << (MEM_TAG_BITS - 1)) | (n % FILLS as u64)
 }
@@ -39,17 +39,17 @@ pub fn fill_tag(n: u64) -> u64 {
 /// fill or write-back first (every read of the slice may wait on it), then
 /// a sector write (it frees its context), then a sector read. A requester
 /// waits as long as one above it offers; in the slice the ones above are
-/// bounded (4 fills, and writes by the compressor's one entry per cycle). A read is
+/// bounded (16 fills, and writes by the compressor's one entry per cycle). A read is
 /// tagged `{0, context, sector}` (the read planner's tag), a fill
-/// `{1, 0, n mod 4}` (the `n`-th fill since reset), a sector write
+/// `{1, 0, n mod 16}` (the `n`-th fill since reset), a sector write
 /// `{0, context, 0}` (not answered: the tag tells memory, or a driver
 /// counting traffic per request, whose write it is); a write-back's tag is
 /// don't care.
 /// Memory answers reads on `mem_resp_*` in any order: a data sector goes
 /// straight to `rd_out_*` (`mem_resp_ready` follows `rd_out_ready`); a
-/// fill is parked in one of 4 registers by its number and handed to the
+/// fill is parked in one of 16 registers by its number and handed to the
 /// cache in order on `md_fill_*` (the cache never has more than
-/// [`FILL_SLOTS`] = 4 fills outstanding, so a parked fill is never
+/// [`FILL_SLOTS`] = 16 fills outstanding, so a parked fill is never
 /// overwritten; fills are always accepted).
 ///
 /// | port | width | direction | meaning |
@@ -115,12 +115,12 @@ pub struct MemoryPort {
     pub mem_resp_ready: Signal<Out, Bit>,
     pub mem_resp_tag: Signal<In, Bits<MEM_TAG_BITS>>,
     pub mem_resp_data: Signal<In, Bits<256>>,
-    /// Parked fills: valid bit and sector per fill number mod 4; the number
+    /// Parked fills: valid bit and sector per fill number mod 16; the number
     /// of the next fill to ask for and of the next to hand on.
     parked: [DFF<Bit>; FILLS],
     parked_data: [DFF<Bits<256>>; FILLS],
-    fill_next: DFF<Bits<2>>,
-    fill_head: DFF<Bits<2>>,
+    fill_next: DFF<Bits<4>>,
+    fill_head: DFF<Bits<4>>,
     md_go: Signal<Local, Bit>,
     resp_fill: Signal<Local, Bit>,
 }
@@ -128,7 +128,7 @@ pub struct MemoryPort {
 // The tag layout is written out in `update` (rust-hdl prints constant
 // names into the Verilog, so the kernel uses literals): 3 sector bits, 7
 // context bits, the fill bit at 10.
-const _: () = assert!(SECTOR_INDEX_BITS == 3 && CONTEXT_BITS == 7 && MEM_TAG_BITS == 11 && FILLS == 4);
+const _: () = assert!(SECTOR_INDEX_BITS == 3 && CONTEXT_BITS == 7 && MEM_TAG_BITS == 11 && FILLS == 16);
 
 impl Logic for MemoryPort {
     #[hdl_gen]
@@ -162,7 +162,7 @@ impl Logic for MemoryPort {
             self.mem_address.next = self.md_req_address.val();
             self.mem_data.next = self.md_req_data.val();
             self.mem_strobe.next = !bits::<32>(0);
-            self.mem_tag.next = bit_cast::<MEM_TAG_BITS, 2>(self.fill_next.q.val()) | bits::<MEM_TAG_BITS>(0x400);
+            self.mem_tag.next = bit_cast::<MEM_TAG_BITS, 4>(self.fill_next.q.val()) | bits::<MEM_TAG_BITS>(0x400);
         }
         self.md_go.next = self.md_req_valid.val() & self.mem_ready.val();
         if self.md_go.val() & !self.md_req_write.val() {
@@ -188,7 +188,7 @@ impl Logic for MemoryPort {
             if self.md_fill_valid.val() & self.md_fill_ready.val() & (self.fill_head.q.val().index() == i) {
                 self.parked[i].d.next = false;
             }
-            if self.mem_resp_valid.val() & self.resp_fill.val() & (self.mem_resp_tag.val().get_bits::<2>(0).index() == i) {
+            if self.mem_resp_valid.val() & self.resp_fill.val() & (self.mem_resp_tag.val().get_bits::<4>(0).index() == i) {
                 self.parked[i].d.next = true;
                 self.parked_data[i].d.next = self.mem_resp_data.val();
             }

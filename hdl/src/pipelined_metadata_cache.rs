@@ -7,21 +7,25 @@ use buddy_hdl_macros::SettleBlock;
 
 /// Miss registers: sector fills outstanding plus lookups parked behind
 /// them (a lookup whose sector's fill is outstanding waits in one).
-pub const MISS_SLOTS: usize = 16;
+pub const MISS_SLOTS: usize = 32;
 
 /// Sector fills that may be outstanding at once (of the [`MISS_SLOTS`]
 /// miss registers, the others hold parked lookups): the memory side
 /// (`crate::memory_port`) puts fills back in order with this many
 /// registers.
-pub const FILL_SLOTS: usize = 4;
+pub const FILL_SLOTS: usize = 16;
 
 // The kernel writes these as literals (rust-hdl would print the constants'
-// names into the Verilog): 16 slots (`for m in 0..16`, a 4-bit ring index
-// in 5-bit pointers) and 4 fills (bit 2 of the fills outstanding).
-const _: () = assert!(MISS_SLOTS == 16 && FILL_SLOTS == 4);
+// names into the Verilog): 32 slots (`for m in 0..32`, a 5-bit ring index
+// in 6-bit pointers) and 16 fills (bit 4 of the fills outstanding).
+// Sized with the cycle model on the shared traces (docs/controller.md,
+// "Where the pipelined slice's cycles go"): hpgmg's bursts of line misses
+// keep 16 fills of about 100-130 cycles each in flight; 32 fills gained
+// under 2% more, 64 miss registers under 1%.
+const _: () = assert!(MISS_SLOTS == 32 && FILL_SLOTS == 16);
 
 /// Width of the `misses` status port (0..=[`MISS_SLOTS`]).
-pub const MISS_COUNT_BITS: usize = 5;
+pub const MISS_COUNT_BITS: usize = 6;
 
 /// Width of `req_tag`, `commit_tag` and `resp_tag`: the pipelined slice's
 /// context id (7 bits: 128 contexts, `docs/controller.md`, "Sizing") and
@@ -75,7 +79,8 @@ enum EvictState {
 /// (out of order); requests to one sector word are answered in order.
 ///
 /// A lookup waits (stays in the lookup register, `req_ready` low) when:
-/// the line it would evict has a fill or a parked lookup outstanding; the
+/// the line it would evict has a write's fill or a parked write
+/// outstanding (a read's fill or parked read does not hold the line); the
 /// previous request writes the same sector word this cycle; every miss
 /// register is in use; the memory-side request register is busy or
 /// [`FILL_SLOTS`] fills are outstanding (a miss);
@@ -215,11 +220,11 @@ pub struct PipelinedMetadataCache {
     // Head and tail pointers mod 32 (slot = low 4 bits), and fills asked
     // for and taken mod 8: each counts up under its own enable, so no adder
     // waits for the cycle's outcome; the counts are their differences.
-    m_head: DFF<Bits<5>>,
-    m_tail: DFF<Bits<5>>,
+    m_head: DFF<Bits<6>>,
+    m_tail: DFF<Bits<6>>,
     m_count: Signal<Local, Bits<MISS_COUNT_BITS>>,
-    fills_asked: DFF<Bits<3>>,
-    fills_taken: DFF<Bits<3>>,
+    fills_asked: DFF<Bits<5>>,
+    fills_taken: DFF<Bits<5>>,
     /// Fills outstanding (at most [`FILL_SLOTS`]).
     occupied: Signal<Local, Bit>,
     fill_borrow: Signal<Local, Bit>,
@@ -336,7 +341,7 @@ pub struct PipelinedMetadataCache {
     head_parked: Signal<Local, Bit>,
     parked_go: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
-    push_slot: Signal<Local, Bits<4>>,
+    push_slot: Signal<Local, Bits<5>>,
     new_word: Signal<Local, Bits<63>>,
     hit_update: Signal<Local, Bit>,
     valid_bits: Signal<Local, Bits<63>>,
@@ -392,7 +397,7 @@ impl Logic for PipelinedMetadataCache {
             self.lru[s].clock.next = self.clock.val();
             self.lru[s].d.next = self.lru[s].q.val();
         }
-        for m in 0..16 {
+        for m in 0..32 {
             self.m_used[m].clock.next = self.clock.val();
             self.m_used[m].d.next = self.m_used[m].q.val();
             self.m_parked[m].clock.next = self.clock.val();
@@ -541,19 +546,24 @@ impl Logic for PipelinedMetadataCache {
         // A line's words (set and way; any sector, either half) compared
         // under a mask: rust-hdl simulates `get_bits` of even a narrow
         // vector through big integers.
-        for m in 0..16 {
+        for m in 0..32 {
             #(
                 if self.m_used[m].q.val() & (self.m_word[m].q.val() == self.way_word[W].val()) {
                     self.pend_way[W].next = true;
                 }
-                if self.m_used[m].q.val() & ((self.m_word[m].q.val() & bits::<7>(0x7C)) == (self.way_word[W].val() & bits::<7>(0x7C))) {
+                // Only a write's slot holds its line: a read's fill or
+                // parked read may outlive the line (below, at `pend_line`).
+                if self.m_used[m].q.val()
+                    & self.m_write[m].q.val()
+                    & ((self.m_word[m].q.val() & bits::<7>(0x7C)) == (self.way_word[W].val() & bits::<7>(0x7C)))
+                {
                     self.line_pend_way[W].next = true;
                 }
             )*
             if self.m_used[m].q.val() & (self.m_word[m].q.val() == self.commit_word.val()) {
                 self.commit_pend.next = true;
             }
-            if self.m_head.q.val().get_bits::<4>(0).index() == m {
+            if self.m_head.q.val().get_bits::<5>(0).index() == m {
                 self.head_word.next = self.m_word[m].q.val();
                 self.head_write.next = self.m_write[m].q.val();
                 self.head_high.next = self.m_high[m].q.val();
@@ -565,7 +575,15 @@ impl Logic for PipelinedMetadataCache {
             }
         }
         // The hit's sector has a fill outstanding; the victim's line has a
-        // fill, a parked lookup or a reservation.
+        // reservation, or a write's fill or parked write. A read's fill or
+        // parked read does not hold its line: the line may be evicted and
+        // its way given to another tag while they wait. The fill still
+        // writes its word (a sector of the new line that is invalid, or
+        // the new line's sector whose own fill, later in the ring,
+        // overwrites it), parked reads ahead of that later fill read the
+        // old line's sector, and a sector with a fill outstanding is
+        // clean unless a write's (which still holds its line), so nothing
+        // of the old line is lost or written back stale.
         self.pend_sector.next = (self.hit[0].val() & self.pend_way[0].val())
             | (self.hit[1].val() & self.pend_way[1].val())
             | (self.hit[2].val() & self.pend_way[2].val())
@@ -583,20 +601,18 @@ impl Logic for PipelinedMetadataCache {
             | (self.hit[2].val() & self.s2_way[2].val())
             | (self.hit[3].val() & self.s2_way[3].val());
         self.m_count.next = self.m_tail.q.val() - self.m_head.q.val();
-        self.push_slot.next = self.m_tail.q.val().get_bits::<4>(0);
+        self.push_slot.next = self.m_tail.q.val().get_bits::<5>(0);
         // From the pointers directly, not through a subtraction: a slot is
         // in use when they differ, all 16 are when they differ in bit 4 alone.
         self.occupied.next = self.m_tail.q.val() != self.m_head.q.val();
-        self.room.next = (self.m_tail.q.val().get_bits::<4>(0) != self.m_head.q.val().get_bits::<4>(0))
-            | (self.m_tail.q.val().get_bit(4) == self.m_head.q.val().get_bit(4));
-        // Fewer than 4 fills out: bit 2 of `fills_asked - fills_taken` is 0,
-        // written out (a borrow into bit 2) so that it maps to one LUT.
-        self.fill_borrow.next = (!self.fills_asked.q.val().get_bit(1) & self.fills_taken.q.val().get_bit(1))
-            | ((self.fills_asked.q.val().get_bit(1) == self.fills_taken.q.val().get_bit(1))
-                & !self.fills_asked.q.val().get_bit(0)
-                & self.fills_taken.q.val().get_bit(0));
+        self.room.next = (self.m_tail.q.val().get_bits::<5>(0) != self.m_head.q.val().get_bits::<5>(0))
+            | (self.m_tail.q.val().get_bit(5) == self.m_head.q.val().get_bit(5));
+        // Fewer than 16 fills out: bit 4 of `fills_asked - fills_taken` is
+        // 0, written as the borrow out of the low four bits (a compare)
+        // so that no subtractor's carry chain lies on the path.
+        self.fill_borrow.next = self.fills_asked.q.val().get_bits::<4>(0) < self.fills_taken.q.val().get_bits::<4>(0);
         self.fill_room.next = self.room.val()
-            & ((self.fills_asked.q.val().get_bit(2) ^ self.fills_taken.q.val().get_bit(2)) == self.fill_borrow.val());
+            & ((self.fills_asked.q.val().get_bit(4) ^ self.fills_taken.q.val().get_bit(4)) == self.fill_borrow.val());
 
         // Who goes this cycle. The response register frees when it is
         // empty or answered; a hit write commits its merged word then, so
@@ -735,8 +751,8 @@ impl Logic for PipelinedMetadataCache {
         self.pop.next = self.fill_take.val() | self.parked_go.val();
         if self.pop.val() {
             self.m_head.d.next = self.m_head.q.val() + 1;
-            for m in 0..16 {
-                if self.m_head.q.val().get_bits::<4>(0).index() == m {
+            for m in 0..32 {
+                if self.m_head.q.val().get_bits::<5>(0).index() == m {
                     self.m_used[m].d.next = false;
                 }
             }
@@ -831,7 +847,7 @@ impl Logic for PipelinedMetadataCache {
             self.mq_address.d.next = (self.s1_address.q.val() >> 5) << 5;
         }
         if self.slot_push.val() {
-            for m in 0..16 {
+            for m in 0..32 {
                 if self.push_slot.val().index() == m {
                     self.m_used[m].d.next = true;
                     self.m_parked[m].d.next = self.park_go.val();
@@ -1023,7 +1039,7 @@ impl Logic for PipelinedMetadataCache {
             self.m_tail.d.next = 0.into();
             self.fills_asked.d.next = 0.into();
             self.fills_taken.d.next = 0.into();
-            for m in 0..16 {
+            for m in 0..32 {
                 self.m_used[m].d.next = false;
             }
             self.fill_waiting.d.next = false;

@@ -118,3 +118,34 @@ fn a_reserved_line_is_written_back_with_its_committed_value() {
         assert_eq!(run.memory_requests, requests, "seed {seed}");
     }
 }
+
+/// A read's fill outstanding does not hold its line: with fills answered
+/// 40 cycles after their request, a read misses line 1 of set 5 and three
+/// reads of its sector park behind the fill; four line misses in set 5
+/// then make line 1 the LRU victim, and the last of them evicts it before
+/// line 1's fill comes back (the request behind it is accepted, which
+/// happens only once the lookup register is free). The parked reads still get
+/// line 1's sector, and a later read of line 1 misses again (golden's
+/// answers and memory requests, in order).
+#[test]
+fn a_line_is_evicted_under_its_reads_fill() {
+    let line = |tag: u64, byte: u64| MetadataNibble { address: (tag << 10) | (5 << 7) | byte, high: byte % 2 == 1 };
+    let mut ops: Vec<CacheOp> = (0..4).map(|b| CacheOp::Read(line(1, b))).collect();
+    let evicting = ops.len() + 3;
+    ops.extend((2..6).map(|t| CacheOp::Read(line(t, 7))));
+    ops.push(CacheOp::Read(line(1, 9)));
+    let (responses, requests) = expected(&ops);
+    for seed in 0..10 {
+        let mut dut = PipelinedMetadataCache::default();
+        let run =
+            run_pipelined_cache(&mut dut, &ops, CacheTraffic::FULL, 40, &mut ChaCha8Rng::seed_from_u64(seed), 10_000, None, None).unwrap();
+        assert_eq!(run.responses, responses, "seed {seed}");
+        assert_eq!(run.memory_requests, requests, "seed {seed}");
+        assert!(
+            run.accept_cycles[evicting + 1] < run.response_cycles[0],
+            "seed {seed}: the eviction waited for the victim's fill: accepted {:?}, answered {:?}",
+            run.accept_cycles,
+            run.response_cycles
+        );
+    }
+}

@@ -33,7 +33,7 @@ module pipelined_metadata_cache_tb;
   wire [3:0] resp_nibble;
   wire [1:0] resp_outcome;
   wire [8:0] resp_tag;
-  wire [4:0] misses;
+  wire [5:0] misses;
   wire [63:0] mem_req_address;
   wire [255:0] mem_req_data;
 

@@ -96,7 +96,7 @@ lint: deps
 # lock step in Icarus and Verilator with 300 requests each (make test: 60
 # for the ZVC and MAG-BDI serial slices, every slice in Icarus only); cDMA's
 # ZVC engines over 10,000 lines in both (make test: 600); Yosys on the six
-# controller slices.
+# controller slices; then the cocotb suite in Icarus and Verilator.
 cosim: deps cocotb-venv
 	BUDDY_COSIM=full BUDDY_COSIM_REQUESTS=300 $(TEST) --test verilog_out -- --include-ignored icarus lock_step yosys_finds
 	$(MAKE) cocotb
@@ -122,6 +122,8 @@ $(COCOTB_VENV)/.installed: $(COCOTB_DIR)/requirements.txt | deps
 	  SUDO=""; if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpython3-dev >/dev/null \
 	    || { echo "error: cocotb needs libpython3.x.so and apt-get could not install libpython3-dev" >&2; exit 1; }; \
+	  $(COCOTB_VENV)/bin/python -c 'import sys, find_libpython; sys.exit(find_libpython.find_libpython() is None)' \
+	    || { echo "error: cocotb needs libpython3.x.so of $(COCOTB_VENV)/bin/python and none is found" >&2; exit 1; }; \
 	fi
 	@touch $@
 

@@ -46,8 +46,9 @@ class _Ports:
     """The wrapper's stream ports, each looked up by name, as the entity
     cocotb-bus takes. cocotb-bus finds optional signals with ``dir()``, which
     makes cocotb discover every object of the design; under Verilator 5.006
-    the discovered handles of the top-level inputs are not the ones the model
-    reads, so every write through them is lost (the stream never starts)."""
+    with cocotb 1.8.1 a write through a top-level input's handle after that
+    discovery never reaches the model (aresetn stays 0, no transfer
+    starts)."""
 
     def __init__(self, dut, wrapper):
         self._name = dut._name
@@ -60,9 +61,8 @@ class _Ports:
 async def _start(dut, wrapper):
     """Clock, the wrapper's source and sink, and two reset cycles."""
     cocotb.start_soon(Clock(dut.aclk, PERIOD_NS, units="ns").start())
-    # Not given the reset: they would wait for its edge, and Verilator's VPI
-    # reports no value change of an input cocotb writes. Nothing is queued
-    # before the reset ends, so the source stays idle through it.
+    # No reset signal given to them: nothing is queued before the reset
+    # ends, so the source's tvalid stays 0 through it.
     ports = _Ports(dut, wrapper)
     source = AxiStreamSource(AxiStreamBus.from_prefix(ports, "s_axis"), dut.aclk, byte_size=wrapper.s_axis.tdata_bits)
     sink = AxiStreamSink(AxiStreamBus.from_prefix(ports, "m_axis"), dut.aclk, byte_size=wrapper.m_axis.tdata_bits)

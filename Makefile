@@ -14,8 +14,11 @@ SHARED_DATA ?= ../shared/data
 TEST    := $(CARGO) test --release --workspace
 STUDY_OUT ?= $(OUT)/study
 DEBIAN_TOOLS := verilator iverilog yosys g++
+# The cocotb suite of verilog-out/ and the virtual environment it runs in.
+COCOTB_DIR  := verilog-out/cocotb
+COCOTB_VENV := target/venv-cocotb
 
-.PHONY: all run test deps build verilog synth lint cosim soak soak-sim bench fuzz study clean help
+.PHONY: all run test deps build verilog synth lint cosim cocotb cocotb-venv soak soak-sim bench fuzz study clean help
 
 all: build
 
@@ -30,7 +33,9 @@ help:
 	@echo "make bench    - criterion throughput of every golden codec, the fast-mode memory system and the HBM2 model; buddy speed (fast, RTL and Verilator in one run)"
 	@echo "make fuzz     - cargo-fuzz targets round_trip and corrupt_stream (nightly), FUZZ_SECONDS each"
 	@echo "make lint     - Verilator lint and the Yosys latch/driver/loop check of every module, the controller slices included"
-	@echo "make cosim    - every Verilog co-simulation at full size, the Verilator builds of the controller slices included (about an hour)"
+	@echo "make cosim    - every Verilog co-simulation at full size, the Verilator builds of the controller slices included, and make cocotb (about an hour)"
+	@echo "make cocotb   - the cocotb suite of verilog-out/cocotb/: every AXI4-Stream codec wrapper on every shipped vector in Icarus and Verilator"
+	@echo "make cocotb-venv - the suite's Python packages (cocotb, cocotbext-axi, pytest) in $(COCOTB_VENV)"
 	@echo "make deps     - install verilator, iverilog and yosys from Debian when missing"
 
 # Installs the Debian tools when one is missing; stops with a clear message
@@ -62,7 +67,7 @@ run: deps build
 # Simulation-heavy tests run optimized (rust-hdl simulates 10-40x slower in debug).
 # The last line sums every test binary's result (cargo's own last line is
 # often a crate's empty doctest run).
-test: deps
+test: deps cocotb-venv
 	@mkdir -p target
 	set -o pipefail; $(TEST) --no-fail-fast 2>&1 | tee target/test.log
 	@awk '/^test result:/ { gsub(";", ""); p += $$4; f += $$6 } END { printf "make test: %d passed, %d failed\n", p, f }' target/test.log
@@ -91,9 +96,36 @@ lint: deps
 # lock step in Icarus and Verilator with 300 requests each (make test: 60
 # for the ZVC and MAG-BDI serial slices, every slice in Icarus only); cDMA's
 # ZVC engines over 10,000 lines in both (make test: 600); Yosys on the six
-# controller slices.
-cosim: deps
+# controller slices; then the cocotb suite in Icarus and Verilator.
+cosim: deps cocotb-venv
 	BUDDY_COSIM=full BUDDY_COSIM_REQUESTS=300 $(TEST) --test verilog_out -- --include-ignored icarus lock_step yosys_finds
+	$(MAKE) cocotb
+
+# The cocotb suite (verilog-out/cocotb/README.md) on every shipped vector of
+# every AXI4-Stream codec wrapper, in Icarus and in Verilator (make test: a
+# spread share of each file, Icarus only, in testbenches/tests/cocotb.rs).
+cocotb: deps cocotb-venv
+	cd $(COCOTB_DIR) && ../../$(COCOTB_VENV)/bin/python -m pytest -q --sim=icarus --sim=verilator
+
+# The suite's pinned PyPI packages in a virtual environment (Debian's
+# python3-venv, which `make deps` installs); remade when the pins change.
+# cocotb loads libpython into the simulator: Debian's libpython3-dev
+# when the venv's Python has none.
+cocotb-venv: $(COCOTB_VENV)/.installed
+$(COCOTB_VENV)/.installed: $(COCOTB_DIR)/requirements.txt | deps
+	@command -v python3 >/dev/null 2>&1 || { echo "error: python3 is missing (Debian: apt-get install python3 python3-venv)" >&2; exit 1; }
+	@[ -x $(COCOTB_VENV)/bin/python ] || python3 -m venv $(COCOTB_VENV) \
+	  || { echo "error: python3 -m venv failed: run 'make deps' (Debian's python3-venv)" >&2; rm -rf $(COCOTB_VENV); exit 1; }
+	$(COCOTB_VENV)/bin/pip install -q -r $< || { echo "error: pip could not install $< into $(COCOTB_VENV)" >&2; exit 1; }
+	@if ! $(COCOTB_VENV)/bin/python -c 'import sys, find_libpython; sys.exit(find_libpython.find_libpython() is None)'; then \
+	  echo "installing missing Debian package: libpython3-dev (cocotb loads libpython)"; \
+	  SUDO=""; if [ "$$(id -u)" != 0 ]; then SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libpython3-dev >/dev/null \
+	    || { echo "error: cocotb needs libpython3.x.so and apt-get could not install libpython3-dev" >&2; exit 1; }; \
+	  $(COCOTB_VENV)/bin/python -c 'import sys, find_libpython; sys.exit(find_libpython.find_libpython() is None)' \
+	    || { echo "error: cocotb needs libpython3.x.so of $(COCOTB_VENV)/bin/python and none is found" >&2; exit 1; }; \
+	fi
+	@touch $@
 
 # Long property-test runs: 2,000 batches of 200 entries per codec module,
 # 2,000 runs of 1,000 accesses / operations for the translator and the

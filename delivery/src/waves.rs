@@ -20,7 +20,7 @@
 //! most 4 bits (checked). FSM states need none: rust-hdl writes an enum
 //! register as a VCD string (`Idle`, `Translate`...), shown by name.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use buddy_golden::SizeClass;
@@ -70,7 +70,11 @@ impl Filter {
                 v
             }
             Filter::Fault => [vec![(0, "NONE".to_string())], named(&fault::NAMES)].concat(),
-            Filter::SliceError => [named(&error::NAMES), named(&fault::NAMES[..3])].concat(),
+            // The serial slice asks the translator for class RAW: never a reserved class.
+            Filter::SliceError => {
+                let faults: Vec<(u64, &str)> = fault::NAMES.into_iter().filter(|&(c, _)| c != fault::RESERVED_CLASS).collect();
+                [named(&error::NAMES), named(&faults)].concat()
+            }
             Filter::Outcome => named(&outcome::NAMES),
             Filter::ReadKind => named(&kind::NAMES),
         };
@@ -373,7 +377,7 @@ pub fn check_save_file(text: &str, header: &vcd::Header, dir: &Path) -> Result<S
     let mut check = SaveFileCheck { signals: 0, groups: 0, filtered: 0 };
     let mut open = Vec::new();
     let mut flags = 0u64;
-    let mut filter_files: BTreeMap<String, ()> = BTreeMap::new();
+    let mut filter_files: BTreeSet<String> = BTreeSet::new();
     let mut pending_filter = false;
     for (i, line) in text.lines().enumerate() {
         let at = |m: String| format!("save file line {}: {m}", i + 1);
@@ -398,9 +402,9 @@ pub fn check_save_file(text: &str, header: &vcd::Header, dir: &Path) -> Result<S
         }
         if let Some(rest) = line.strip_prefix('^') {
             let (_, file) = rest.split_once(' ').ok_or_else(|| at(format!("filter line ^{rest}")))?;
-            if !filter_files.contains_key(file) {
+            if !filter_files.contains(file) {
                 check_filter_file(&dir.join(file)).map_err(at)?;
-                filter_files.insert(file.to_string(), ());
+                filter_files.insert(file.to_string());
             }
             pending_filter = true;
             continue;

@@ -18,7 +18,7 @@ DEBIAN_TOOLS := verilator iverilog yosys g++
 COCOTB_DIR  := verilog-out/cocotb
 COCOTB_VENV := target/venv-cocotb
 
-.PHONY: all run test deps build verilog synth lint cosim cocotb cocotb-venv soak soak-sim bench fuzz study clean help
+.PHONY: all run test deps build verilog synth lint cosim cocotb cocotb-venv waves soak soak-sim bench fuzz study clean help
 
 all: build
 
@@ -36,6 +36,7 @@ help:
 	@echo "make cosim    - every Verilog co-simulation at full size, the Verilator builds of the controller slices included, and make cocotb (about an hour)"
 	@echo "make cocotb   - the cocotb suite of verilog-out/cocotb/: every AXI4-Stream codec wrapper on every shipped vector in Icarus and Verilator"
 	@echo "make cocotb-venv - the suite's Python packages (cocotb, cocotbext-axi, pytest) in $(COCOTB_VENV)"
+	@echo "make waves    - load every module's GTKWave save file (.gtkw) in GTKWave itself, headless (installs gtkwave and xvfb)"
 	@echo "make deps     - install verilator, iverilog and yosys from Debian when missing"
 
 # Installs the Debian tools when one is missing; stops with a clear message
@@ -126,6 +127,20 @@ $(COCOTB_VENV)/.installed: $(COCOTB_DIR)/requirements.txt | deps
 	    || { echo "error: cocotb needs libpython3.x.so of $(COCOTB_VENV)/bin/python and none is found" >&2; exit 1; }; \
 	fi
 	@touch $@
+
+# GTKWave itself (headless, under xvfb-run) loads every module's save file:
+# it must show exactly the save file's traces, codes by name (make test
+# checks the save files against the VCDs without GTKWave).
+WAVES_DEBIAN := gtkwave:gtkwave xvfb-run:xvfb xauth:xauth
+waves: deps
+	@missing=""; for tp in $(WAVES_DEBIAN); do command -v $${tp%%:*} >/dev/null 2>&1 || missing="$$missing $${tp#*:}"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing missing Debian packages:$$missing"; \
+	  if ! command -v apt-get >/dev/null 2>&1; then echo "error: need$$missing and apt-get is not available; install them by hand" >&2; exit 1; fi; \
+	  SUDO=""; if [ "$$(id -u)" != 0 ]; then if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else echo "error: need$$missing; run 'make waves' as root" >&2; exit 1; fi; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || { echo "error: apt-get could not install$$missing" >&2; exit 1; }; \
+	fi
+	$(TEST) --test waves -- --include-ignored
 
 # Long property-test runs: 2,000 batches of 200 entries per codec module,
 # 2,000 runs of 1,000 accesses / operations for the translator and the

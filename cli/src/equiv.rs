@@ -1,6 +1,7 @@
 //! `buddy equiv`: run the entries of a workload through every rust-hdl
 //! module (ZVC, MAG-BDI 16/32/64) and compare every output with the golden
-//! model, optionally writing a VCD of the first entries per module.
+//! model, optionally writing a VCD of the first entries per module (with
+//! its GTKWave save file, `buddy_delivery::waves`).
 
 use anyhow::{bail, Context};
 use buddy_delivery::modules::HwModule;
@@ -19,7 +20,9 @@ pub struct Args {
     /// Workload folder or raw file of 128-byte entries [default: the bundled data/minife-small].
     pub path: Option<PathBuf>,
     /// Write `<module>.vcd` waveforms of the first `--vcd-entries` entries
-    /// into this folder (checked before the run, written when it succeeds).
+    /// into this folder, each with a GTKWave save file `<module>.gtkw` and
+    /// its translate filters (checked before the run, written when it
+    /// succeeds).
     #[arg(long, value_name = "DIR")]
     pub vcd_dir: Option<PathBuf>,
     /// Write into `--vcd-dir` even when it holds files buddy did not write.

@@ -138,7 +138,7 @@ fn report(s: &Summary<'_>, compression_text: &str, sim_text: &str, files: &[Stri
     r += &summary(s);
     let _ = write!(
         r,
-        "\n## Hardware == golden model\n\nEvery entry through the rust-hdl (de)compressors, and as many random accesses through the address translator and random operations (then a flush) through the metadata cache, under random bubbles (30%) and backpressure (40%), compared with the golden model; VCDs of the first 16 inputs in `vcd/`.\n\n```\n{}```\n\n## Compression (every algorithm)\n\n```\n{compression_text}```\n\n## Memory system (fast mode: golden models, HBM2 and NVLink timing; every allocation at 2x)\n\n`sim/`: statistics per mode (JSON, CSV) and the effective configuration.\n\n```\n{sim_text}```\n\n## Files\n\n{}\n",
+        "\n## Hardware == golden model\n\nEvery entry through the rust-hdl (de)compressors, and as many random accesses through the address translator and random operations (then a flush) through the metadata cache, under random bubbles (30%) and backpressure (40%), compared with the golden model; VCDs of the first 16 inputs in `vcd/`, each with a GTKWave save file beside it (`gtkwave vcd/<module>.gtkw`: signals grouped by port, size classes, faults and outcomes by name).\n\n```\n{}```\n\n## Compression (every algorithm)\n\n```\n{compression_text}```\n\n## Memory system (fast mode: golden models, HBM2 and NVLink timing; every allocation at 2x)\n\n`sim/`: statistics per mode (JSON, CSV) and the effective configuration.\n\n```\n{sim_text}```\n\n## Files\n\n{}\n",
         crate::equiv::table(s.results),
         files.iter().map(|f| format!("- `verilog/{f}`")).collect::<Vec<_>>().join("\n"),
     );
@@ -192,7 +192,7 @@ fn summary(s: &Summary<'_>) -> String {
         let checked: u64 = s.reports.iter().map(|x| x.checked_reads + x.checked_entries).sum();
         let _ = writeln!(r, "\n  {checked} reads and final entries checked against the shadow memory, 0 mismatches.");
     }
-    r += "- **Outputs:** `equivalence.json` and `vcd/` (hardware == golden), `compression.txt` / `.json`, `sim/sim.json` / `.csv` / `config.toml`, `verilog/` (listed at the end).\n";
+    r += "- **Outputs:** `equivalence.json` and `vcd/` (hardware == golden; `.vcd` with a GTKWave `.gtkw` each), `compression.txt` / `.json`, `sim/sim.json` / `.csv` / `config.toml`, `verilog/` (listed at the end).\n";
     let mut times = String::new();
     for (i, st) in s.steps.iter().enumerate() {
         let _ = write!(times, "{}. {} {:.2} s; ", i + 1, st.name, st.seconds);

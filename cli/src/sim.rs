@@ -6,6 +6,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
+use buddy_delivery::modules::HwModule;
+use buddy_delivery::waves::write_save_file;
 use buddy_golden::translation::TargetRatio;
 use buddy_golden::Algorithm;
 use buddy_sim::annotation::AnnotationFile;
@@ -74,7 +76,8 @@ pub struct Args {
     #[arg(long, value_name = "TIMING", value_parser = slice_timing_parser())]
     pub slice_timing: Option<SliceTiming>,
     /// RTL engine: write `<out>/vcd/<mode>/slice<N>.vcd` with the slice
-    /// clock cycles from `--vcd-from` to `--vcd-to` (inclusive).
+    /// clock cycles from `--vcd-from` to `--vcd-to` (inclusive), each with
+    /// a GTKWave save file `slice<N>.gtkw` and its translate filters.
     #[arg(long, value_name = "CYCLE", requires = "vcd_to")]
     pub vcd_from: Option<u64>,
     /// Last cycle of the VCD window (see `--vcd-from`).
@@ -430,6 +433,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         })
     })?;
     let dir = out.path();
+    if args.vcd_from.is_some() {
+        // A GTKWave save file beside every slice's VCD, grouped as the slice's ports are.
+        let slice = HwModule::slice(args.algo.require_hardware()?, config.system.rtl_slice == RtlSlice::Pipelined);
+        for r in &reports {
+            for i in (0..config.system.slices as usize).filter(|i| !r.vcd_idle_slices.contains(i)) {
+                let vcd = dir.join("vcd").join(r.mode.name()).join(format!("slice{i}.vcd"));
+                let title = format!("{} slice {i} ({} mode)", slice.name(), r.mode.name());
+                write_save_file(&vcd, &slice.signal_groups(), &title).map_err(anyhow::Error::msg)?;
+            }
+        }
+    }
     write_file(&dir.join("config.toml"), config.to_toml())?;
     write_file(&dir.join("sim.json"), serde_json::to_string_pretty(&reports)? + "\n")?;
     let rows: Vec<(f64, &SimReport)> = reports.iter().map(|r| (config.nvlink.gbps, r)).collect();
@@ -445,7 +459,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 (0..config.system.slices as usize).filter(|i| !idle.contains(i)).map(|i| format!("slice{i}.vcd")).collect();
             text += &format!("VCD {} (cycles {from}..={to}, DRAM clock {} MHz): ", r.mode.name(), config.hbm.clock_mhz);
             if !written.is_empty() {
-                text += &format!("{} in {}", written.join(", "), dir.display());
+                text += &format!("{} in {} (each with a GTKWave save file, .gtkw)", written.join(", "), dir.display());
             }
             if !idle.is_empty() {
                 let idle: Vec<String> = idle.iter().map(|i| i.to_string()).collect();

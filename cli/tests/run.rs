@@ -37,4 +37,10 @@ fn the_report_leads_with_the_summary_and_a_rerun_replaces_it() {
     let files = report.find("## Files").expect("a file list");
     assert!(report[files..].contains("- `verilog/"), "{report}");
     assert!(report.find("## Hardware == golden model").unwrap() < files);
+    // Every module's VCD has its GTKWave save file, naming the VCD beside it (#53).
+    for m in buddy_delivery::modules::HwModule::all() {
+        let gtkw = fs::read_to_string(out.join("vcd").join(format!("{}.gtkw", m.name()))).unwrap();
+        assert!(gtkw.contains(&format!("[dumpfile] \"{}.vcd\"", m.name())), "{gtkw}");
+    }
+    assert!(out.join("vcd/size_class.txt").is_file());
 }

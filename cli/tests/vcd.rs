@@ -47,7 +47,18 @@ fn rtl_vcds_have_the_dram_clock_whole_buses_and_no_idle_files() {
     let vcds = out.join("vcd").join("buddy");
     for s in 1..8 {
         assert!(!vcds.join(format!("slice{s}.vcd")).exists(), "slice{s}.vcd written for an idle slice");
+        assert!(!vcds.join(format!("slice{s}.gtkw")).exists(), "slice{s}.gtkw written for an idle slice");
     }
+
+    // Slice 0's GTKWave save file (#53): the pipelined slice's port groups, every trace a signal of slice0.vcd.
+    let gtkw = std::fs::read_to_string(vcds.join("slice0.gtkw")).expect("slice0.gtkw beside slice0.vcd");
+    let header0 = buddy_delivery::waves::read_header(&vcds.join("slice0.vcd")).unwrap();
+    let check = buddy_delivery::waves::check_save_file(&gtkw, &header0, &vcds).unwrap();
+    let groups = buddy_delivery::modules::HwModule::slice(buddy_golden::HardwareCodec::Bpc, true).signal_groups();
+    assert_eq!(check.signals, groups.iter().map(|g| g.signals.len()).sum::<usize>());
+    assert!(check.filtered >= 2 && gtkw.contains("-metadata lookup\n") && gtkw.contains("\nuut.bud_mem_valid\n"), "{gtkw}");
+    let misspelt = gtkw.replace("uut.resp_fault[2:0]", "uut.resp_falt[2:0]");
+    assert!(buddy_delivery::waves::check_save_file(&misspelt, &header0, &vcds).unwrap_err().contains("uut.resp_falt"));
 
     // Slice 0: the DRAM clock (875 MHz, 1,142,857.14 fs per cycle) from cycle 100.
     let path = vcds.join("slice0.vcd");

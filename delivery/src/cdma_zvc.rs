@@ -260,6 +260,7 @@ pub mod delivered {
     use super::*;
     use crate::decompress::StoredEntry;
     use crate::modules::{self, DeliveredModule, EquivRun, ModuleKind, VcdWriter, VectorFile};
+    use crate::waves::{lockstep_port_names, port_groups, SignalGroup};
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
@@ -267,6 +268,9 @@ pub mod delivered {
     /// about 7 cycles each under random traffic, within the testbench's
     /// 200,000.
     const LOCKSTEP_LINES: usize = 4_000;
+
+    /// The ports of the input handshake (with clock and reset), the first signal group.
+    const HANDSHAKE_IN: &[&str] = &["clock", "reset", "in_valid", "in_ready"];
 
     /// `cdma_zvc_compressor`: one 32-byte sector per cycle.
     pub struct Compressor;
@@ -326,6 +330,10 @@ pub mod delivered {
             let mut rng = ChaCha8Rng::seed_from_u64(modules::VCD_SEED);
             run_compressor(Stages::DELIVERED, entries, Traffic::RANDOM, &mut rng, None, Some(&mut vcd))?;
             Ok(())
+        }
+        fn signal_groups(&self) -> Vec<SignalGroup> {
+            let rules: &[(&str, &[&str])] = &[("handshake in", HANDSHAKE_IN), ("sector in", &["in_*"]), ("line out", &["out_*"])];
+            port_groups(&lockstep_port_names(COMPRESSOR_LOCKSTEP_INPUTS, COMPRESSOR_LOCKSTEP_OUTPUTS), rules, &[])
         }
     }
 
@@ -388,6 +396,10 @@ pub mod delivered {
             let mut rng = ChaCha8Rng::seed_from_u64(modules::VCD_SEED);
             run_decompressor(Stages::DELIVERED, &line_streams(entries), Traffic::RANDOM, &mut rng, None, Some(&mut vcd))?;
             Ok(())
+        }
+        fn signal_groups(&self) -> Vec<SignalGroup> {
+            let rules: &[(&str, &[&str])] = &[("handshake in", HANDSHAKE_IN), ("line in", &["in_*"]), ("sector out", &["out_*"])];
+            port_groups(&lockstep_port_names(DECOMPRESSOR_LOCKSTEP_INPUTS, DECOMPRESSOR_LOCKSTEP_OUTPUTS), rules, &[])
         }
     }
 }

@@ -356,6 +356,7 @@ pub mod delivered {
     use crate::decompress::StoredEntry;
     use crate::modules::{self, DeliveredModule, EquivRun, ModuleKind, VcdWriter, VectorFile};
     use crate::stream::Traffic;
+    use crate::waves::{lockstep_port_names, port_groups, Filter, SignalGroup};
     use buddy_hdl::{BuddyController, BuddyControllerMagBdi, BuddyControllerZvc};
     use rayon::prelude::*;
 
@@ -410,7 +411,25 @@ pub mod delivered {
         fn write_vcd(&self, entries: &[MemoryEntry], vcd: VcdWriter) -> Result<(), String> {
             let setup = RtlSetup { vcd: Some(Box::new(vcd)), ..Default::default() };
             let mixed = mixed_entries(entries, modules::VCD_SEED);
-            run_scenario_with(Mode::Buddy, self.0, &mixed, 50, modules::VCD_SEED, Some(setup)).map(|_| ())
+            // A request per entry (at least 4, at most 50).
+            let requests = entries.len().clamp(4, 50);
+            run_scenario_with(Mode::Buddy, self.0, &mixed, requests, modules::VCD_SEED, Some(setup)).map(|_| ())
+        }
+        /// Also the groups of `buddy sim --engine rtl --rtl-slice serial`'s
+        /// `slice<N>.vcd` (the same hierarchy).
+        fn signal_groups(&self) -> Vec<SignalGroup> {
+            let rules: &[(&str, &[&str])] = &[
+                ("clock, reset, registers", &["clock", "reset", "gbbr", "carve_out_bytes", "md_base", "heap_base"]),
+                ("request in", &["req_*"]),
+                ("device memory", &["dev_*"]),
+                ("buddy memory", &["buddy_*"]),
+                ("response out", &["resp_*"]),
+            ];
+            let filters = [("resp_class", Filter::SizeClass), ("resp_error", Filter::SliceError)];
+            let mut groups = port_groups(&lockstep_port_names(LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS), rules, &filters);
+            // The slice's state machine and its metadata cache's, after the request.
+            groups.insert(2, SignalGroup::new("state machines (slice, metadata cache)", &["state", "md.state"]));
+            groups
         }
     }
 }

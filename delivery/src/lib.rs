@@ -13,7 +13,8 @@
 //!   stream modules with random bubbles and backpressure, and the
 //!   scoreboards against the golden and cycle models;
 //! - [`cosim`]: Icarus and Verilator runs of the emitted Verilog;
-//! - [`lut_levels`]: logic depth of a synthesized netlist, for `buddy synth`.
+//! - [`lut_levels`]: logic depth of a synthesized netlist, for `buddy synth`;
+//! - [`waves`]: the GTKWave save file and translate filters beside every VCD.
 
 pub mod axis;
 pub mod bpc;
@@ -36,5 +37,6 @@ pub mod request_contexts;
 pub mod sector_gather;
 pub mod stream;
 pub mod translation;
+pub mod waves;
 pub mod write_planner;
 pub mod zvc;

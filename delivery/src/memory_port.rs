@@ -350,6 +350,17 @@ pub mod delivered {
         outputs: LOCKSTEP_OUTPUTS,
         verilog: |name, revision| emit(MemoryPort::default(), name, revision),
         min_requests: 300,
+        groups: &[
+            ("clock and reset", &["clock", "reset"]),
+            ("metadata requests in", &["md_req_*"]),
+            ("metadata fills out", &["md_fill_*"]),
+            ("writes in", &["wr_req_*"]),
+            ("reads in", &["rd_req_*"]),
+            ("read sectors out", &["rd_out_*"]),
+            ("memory requests out", &["mem_valid", "mem_ready", "mem_write", "mem_address", "mem_data", "mem_strobe", "mem_tag"]),
+            ("memory responses in", &["mem_resp_*"]),
+        ],
+        filters: &[],
         run,
     };
 

@@ -742,6 +742,7 @@ pub mod delivered {
     use crate::decompress::StoredEntry;
     use crate::modules::{self, DeliveredModule, EquivRun, ModuleKind, VcdWriter, VectorFile};
     use crate::stream::Traffic;
+    use crate::waves::{block_ports, port_groups, Filter, SignalGroup};
     use buddy_golden::MemoryEntry;
     use buddy_hdl::metadata_cache::outcome;
     use buddy_hdl::PipelinedMetadataCache;
@@ -860,6 +861,28 @@ pub mod delivered {
                 run_cache(&mut MetadataCache::default(), &ops, stalls, &mut rng, max, Some(&mut vcd));
             }
             Ok(())
+        }
+        fn signal_groups(&self) -> Vec<SignalGroup> {
+            let (ports, state) = if self.pipelined {
+                (block_ports(&PipelinedMetadataCache::default()), "ev_state")
+            } else {
+                (block_ports(&MetadataCache::default()), "state")
+            };
+            let ports: Vec<&str> = ports.iter().map(String::as_str).collect();
+            let rules: &[(&str, &[&str])] = &[
+                ("clock and reset", &["clock", "reset"]),
+                ("request in", &["req_*"]),
+                ("commit in", &["commit_*"]),
+                ("response out", &["resp_*"]),
+                ("memory requests out", &["mem_req_*"]),
+                ("memory fills in", &["mem_fill_*"]),
+                ("counters", &["misses"]),
+            ];
+            // The metadata nibbles are size class codes.
+            let nibbles = [("req_value", Filter::SizeClass), ("commit_value", Filter::SizeClass), ("resp_nibble", Filter::SizeClass)];
+            let mut groups = port_groups(&ports, rules, &[nibbles.as_slice(), &[("resp_outcome", Filter::Outcome)]].concat());
+            groups.push(SignalGroup::new("state machine", &[state]));
+            groups
         }
     }
 }

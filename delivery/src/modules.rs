@@ -11,6 +11,7 @@
 use crate::cosim::CosimPorts;
 use crate::decompress::{self, StoredEntry};
 use crate::stream::{run_stream, run_stream_with, StreamDut, Traffic};
+use crate::waves::{block_ports, port_groups, Filter, SignalGroup};
 use crate::{
     bpc, cdma_zvc, controller, mag_bdi, memory_port, metadata_cache, pipelined_controller, read_planner, request_contexts, sector_gather,
     translation, write_planner, zvc,
@@ -80,11 +81,20 @@ pub trait DeliveredModule: Sync {
     fn check(&self, entries: &[MemoryEntry], malformed: &[StoredEntry], traffic: Traffic, seed: u64) -> Result<EquivRun, String>;
 
     /// Write a VCD of a short random run (of `entries`, stored for a
-    /// decompressor) to `vcd`; every scope of the hierarchy is in it.
+    /// decompressor; for the controller slices a request per entry, for
+    /// the other blocks random traffic sized by `entries`) to `vcd`; every
+    /// scope of the hierarchy is in it.
     ///
     /// # Errors
     /// The run failed.
     fn write_vcd(&self, entries: &[MemoryEntry], vcd: VcdWriter) -> Result<(), String>;
+
+    /// The module's signals grouped as a reader wants them in a waveform
+    /// viewer (a stream's handshake, data in, results out; a block's port
+    /// groups; a state machine's state), each a path below the VCD's top
+    /// scope (`uut`), codes shown by name through a translate filter: what
+    /// the `.gtkw` beside the module's VCD shows ([`crate::waves`]).
+    fn signal_groups(&self) -> Vec<SignalGroup>;
 
     /// The Verilog module name, e.g. `mag_bdi32_compressor`.
     fn name(&self) -> &'static str {
@@ -153,7 +163,28 @@ pub struct StreamCodec<H> {
     pub codec: Maker<Box<dyn Codec>>,
 }
 
+/// Signal groups of a stream compressor: handshake in, entry in, class and
+/// size out, payload out.
+const COMPRESSOR_GROUPS: &[(&str, &[&str])] = &[
+    ("handshake in", &["clock", "reset", "in_valid", "in_ready"]),
+    ("entry in", &["in_*"]),
+    ("class/size out", &["out_valid", "out_ready", "out_class", "out_stream_bits", "out_encoding"]),
+    ("payload out", &["out_*"]),
+];
+
+/// Signal groups of a stream decompressor: handshake in, class and payload
+/// in, entry out.
+const DECOMPRESSOR_GROUPS: &[(&str, &[&str])] =
+    &[("handshake in", &["clock", "reset", "in_valid", "in_ready"]), ("class/payload in", &["in_*"]), ("entry out", &["out_*"])];
+
 impl<H: StreamDut + 'static> StreamCodec<H> {
+    /// The hardware's ports under `rules`, class ports named.
+    fn signal_groups(&self, rules: &[(&str, &[&str])]) -> Vec<SignalGroup> {
+        let ports = block_ports(&(self.hardware)());
+        let ports: Vec<&str> = ports.iter().map(String::as_str).collect();
+        port_groups(&ports, rules, &[("in_class", Filter::SizeClass), ("out_class", Filter::SizeClass)])
+    }
+
     fn stream_timing(&self) -> Option<(String, String)> {
         Some((self.latency.to_string(), "1 entry".into()))
     }
@@ -208,6 +239,9 @@ impl<H: StreamDut<Input = MemoryEntry> + 'static> DeliveredModule for StreamComp
         self.stream.write_vcd(entries, &mut vcd);
         Ok(())
     }
+    fn signal_groups(&self) -> Vec<SignalGroup> {
+        self.stream.signal_groups(COMPRESSOR_GROUPS)
+    }
 }
 
 /// A stream decompressor: checked on every entry as its codec stores it,
@@ -251,6 +285,9 @@ impl<H: StreamDut<Input = StoredEntry, Output = decompress::Decompressed> + 'sta
         self.stream.write_vcd(&stored_inputs(&*(self.stream.codec)(), entries, &[]), &mut vcd);
         Ok(())
     }
+    fn signal_groups(&self) -> Vec<SignalGroup> {
+        self.stream.signal_groups(DECOMPRESSOR_GROUPS)
+    }
 }
 
 /// A random run of a lock-step block (see [`LockstepBlock::run`]).
@@ -270,6 +307,11 @@ pub struct LockstepBlock {
     pub verilog: fn(&str, &str) -> Result<String, String>,
     /// The fewest requests of a run, whatever the entry count says.
     pub min_requests: usize,
+    /// Its ports' signal groups, `(title, patterns)` rules of
+    /// [`port_groups`] over the lock-step ports.
+    pub groups: &'static [(&'static str, &'static [&'static str])],
+    /// The ports whose codes are shown by name.
+    pub filters: &'static [(&'static str, Filter)],
     /// One random run: `(seed, requests, traffic, lines, vcd)`, under the
     /// fixed mix of the vectors and VCDs (`traffic` `None`) or a check's,
     /// recording lock-step `lines` and a `vcd`; returns the inputs compared
@@ -309,6 +351,9 @@ impl DeliveredModule for LockstepBlock {
     fn write_vcd(&self, entries: &[MemoryEntry], mut vcd: VcdWriter) -> Result<(), String> {
         (self.run)(VCD_SEED, entries.len().max(self.min_requests), None, None, Some(&mut vcd))?;
         Ok(())
+    }
+    fn signal_groups(&self) -> Vec<SignalGroup> {
+        port_groups(&crate::waves::lockstep_port_names(self.inputs, self.outputs), self.groups, self.filters)
     }
 }
 
@@ -395,17 +440,35 @@ impl HwModule {
         Self::all().iter().copied().find(|m| m.name() == name)
     }
 
+    /// The controller slice the RTL engine (`buddy sim --engine rtl`)
+    /// simulates: the pipelined or the serial slice built with `hardware`,
+    /// delivered or not (MAG-BDI 16 and 64 slices are not).
+    pub fn slice(hardware: HardwareCodec, pipelined: bool) -> HwModule {
+        let name = if pipelined { pipelined_controller::module(hardware) } else { controller::module(hardware) };
+        Self::from_name(name).unwrap_or_else(|| {
+            if pipelined {
+                HwModule::leak(pipelined_controller::delivered::Slice(hardware))
+            } else {
+                HwModule::leak(controller::delivered::Slice(hardware))
+            }
+        })
+    }
+
     /// Write a VCD of `entries` (stored, for a decompressor) through the
     /// module under random traffic; every scope of the hierarchy is in it
-    /// ([`DeliveredModule::write_vcd`]).
+    /// ([`DeliveredModule::write_vcd`]). Beside it (`<stem>.gtkw` for
+    /// `<stem>.vcd`): its GTKWave save file and translate filters
+    /// ([`crate::waves::write_save_file`] of [`DeliveredModule::signal_groups`]).
     ///
     /// # Errors
-    /// The file cannot be written, or the run failed.
+    /// A file cannot be written, the run failed, or a signal group names a
+    /// signal the VCD lacks.
     pub fn write_vcd(self, entries: &[MemoryEntry], path: &Path) -> Result<(), String> {
         let file = std::fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         let vcd = VcdWriter::new(std::io::BufWriter::new(file));
         self.0.write_vcd(entries, vcd.clone())?;
-        vcd.clone().flush().map_err(|e| format!("cannot write {}: {e}", path.display()))
+        vcd.clone().flush().map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        crate::waves::write_save_file(path, &self.signal_groups(), self.name()).map(|_| ())
     }
 }
 

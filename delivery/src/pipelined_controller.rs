@@ -724,6 +724,7 @@ pub mod delivered {
     use crate::decompress::StoredEntry;
     use crate::modules::{self, DeliveredModule, EquivRun, ModuleKind, VcdWriter, VectorFile};
     use crate::stream::Traffic;
+    use crate::waves::{lockstep_port_names, port_groups, Filter, SignalGroup};
     use buddy_golden::MemoryEntry;
 
     /// `pipelined_controller[_<codec>]`: one pipelined memory-controller
@@ -763,8 +764,25 @@ pub mod delivered {
                 run(self.0, seed, requests, 0.4, traffic.p_valid, traffic.p_ready, 30).map_err(|e| format!("{}: {e}", self.name()))?;
             Ok(EquivRun { inputs: requests, cycles: run.cycles, seconds: start.elapsed().as_secs_f64() })
         }
-        fn write_vcd(&self, _: &[MemoryEntry], vcd: VcdWriter) -> Result<(), String> {
-            write_vcd(self.0, modules::VCD_SEED, 100, Box::new(vcd)).map(|_| ())
+        fn write_vcd(&self, entries: &[MemoryEntry], vcd: VcdWriter) -> Result<(), String> {
+            // A request per entry (at least 4, at most 100), over the slice's own scenario pages.
+            write_vcd(self.0, modules::VCD_SEED, entries.len().clamp(4, 100), Box::new(vcd)).map(|_| ())
+        }
+        /// Ports only (the slice's internals change more often than its
+        /// ports); also the groups of `buddy sim --engine rtl`'s
+        /// `slice<N>.vcd` (the same hierarchy).
+        fn signal_groups(&self) -> Vec<SignalGroup> {
+            let rules: &[(&str, &[&str])] = &[
+                ("clock, reset, registers", &["clock", "reset", "gbbr", "carve_out_bytes", "md_base", "heap_base"]),
+                ("request in", &["req_*"]),
+                ("metadata lookup", &["md_lookup_*"]),
+                ("device memory port", &["dev_mem_*"]),
+                ("buddy memory port", &["bud_mem_*"]),
+                ("response out", &["resp_*"]),
+                ("occupancy", &["in_flight"]),
+            ];
+            let filters = [("md_lookup_outcome", Filter::Outcome), ("resp_fault", Filter::Fault)];
+            port_groups(&lockstep_port_names(LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS), rules, &filters)
         }
     }
 }

@@ -338,6 +338,7 @@ pub mod delivered {
     use super::{ReadPlanner, LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS, PORTS};
     use crate::modules::{emit, LockstepBlock};
     use crate::stream::Traffic;
+    use crate::waves::Filter;
     use std::io::Write;
 
     /// `read_planner`: the pipelined slice's read planner, the sectors a read needs.
@@ -347,6 +348,14 @@ pub mod delivered {
         outputs: LOCKSTEP_OUTPUTS,
         verilog: |name, revision| emit(ReadPlanner::default(), name, revision),
         min_requests: 300,
+        groups: &[
+            ("clock and reset", &["clock", "reset"]),
+            ("read in", &["in_*"]),
+            ("plan out", &["plan_*"]),
+            ("device requests out", &["dev_req_*"]),
+            ("buddy requests out", &["buddy_req_*"]),
+        ],
+        filters: &[("in_kind", Filter::ReadKind), ("in_class", Filter::SizeClass)],
         run,
     };
 

@@ -130,6 +130,8 @@ pub mod delivered {
         outputs: LOCKSTEP_OUTPUTS,
         verilog: |name, revision| emit(RequestContexts::default(), name, revision),
         min_requests: 100,
+        groups: &[("clock and reset", &["clock", "reset"]), ("allocate", &["alloc_*"]), ("free", &["free_*"]), ("occupancy", &["in_use"])],
+        filters: &[],
         run,
     };
 

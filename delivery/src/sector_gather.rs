@@ -376,6 +376,14 @@ pub mod delivered {
         outputs: LOCKSTEP_OUTPUTS,
         verilog: |name, revision| emit(SectorGather::default(), name, revision),
         min_requests: 300,
+        groups: &[
+            ("clock and reset", &["clock", "reset"]),
+            ("plan in", &["plan_*"]),
+            ("device sectors in", &["dev_*"]),
+            ("buddy sectors in", &["buddy_*"]),
+            ("payload out", &["out_*"]),
+        ],
+        filters: &[],
         run,
     };
 

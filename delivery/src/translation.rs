@@ -208,6 +208,7 @@ pub mod delivered {
     use crate::decompress::StoredEntry;
     use crate::modules::{self, DeliveredModule, EquivRun, ModuleKind, VcdWriter, VectorFile};
     use crate::stream::{run_stream, Traffic};
+    use crate::waves::{block_ports, port_groups, Filter, SignalGroup};
     use buddy_golden::MemoryEntry;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
@@ -256,6 +257,20 @@ pub mod delivered {
             let max = modules::vcd_max_cycles(entries.len());
             run_stream(&mut AddressTranslator::default(), &accesses, Traffic::RANDOM, &mut rng, max, Some(&mut vcd));
             Ok(())
+        }
+        fn signal_groups(&self) -> Vec<SignalGroup> {
+            let ports = block_ports(&AddressTranslator::default());
+            let ports: Vec<&str> = ports.iter().map(String::as_str).collect();
+            let rules: &[(&str, &[&str])] = &[
+                ("registers", &["gbbr", "carve_out_bytes", "md_base", "heap_base"]),
+                ("handshake in", &["clock", "reset", "in_valid", "in_ready"]),
+                ("access in", &["in_*"]),
+                ("handshake out, fault", &["out_valid", "out_ready", "out_fault"]),
+                ("device slot out", &["out_device_*"]),
+                ("buddy slot out", &["out_buddy_*"]),
+                ("metadata out", &["out_metadata_*"]),
+            ];
+            port_groups(&ports, rules, &[("in_class", Filter::SizeClass), ("out_fault", Filter::Fault)])
         }
     }
 }

@@ -282,6 +282,7 @@ pub mod delivered {
     use super::{WritePlanner, LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS, PORTS};
     use crate::modules::{emit, LockstepBlock};
     use crate::stream::Traffic;
+    use crate::waves::Filter;
     use std::io::Write;
 
     /// `write_planner`: the pipelined slice's write planner, the sector writes of a payload.
@@ -291,6 +292,14 @@ pub mod delivered {
         outputs: LOCKSTEP_OUTPUTS,
         verilog: |name, revision| emit(WritePlanner::default(), name, revision),
         min_requests: 300,
+        groups: &[
+            ("clock and reset", &["clock", "reset"]),
+            ("payload in", &["in_*"]),
+            ("device writes out", &["dev_wr_*"]),
+            ("buddy writes out", &["buddy_wr_*"]),
+            ("done out", &["done_*"]),
+        ],
+        filters: &[("in_class", Filter::SizeClass)],
         run,
     };
 

@@ -14,6 +14,13 @@ pub mod fault {
     pub const OUTSIDE_CARVE_OUT: u64 = 3;
     /// The size class code is 8-15 (reserved) on a compressed page.
     pub const RESERVED_CLASS: u64 = 4;
+    /// Every fault code with its name (waveform viewers' translate filters).
+    pub const NAMES: [(u64, &str); 4] = [
+        (RESERVED_TARGET, "RESERVED_TARGET"),
+        (BELOW_HEAP_BASE, "BELOW_HEAP_BASE"),
+        (OUTSIDE_CARVE_OUT, "OUTSIDE_CARVE_OUT"),
+        (RESERVED_CLASS, "RESERVED_CLASS"),
+    ];
 }
 
 /// One translated access as the register slice holds it (one flat vector

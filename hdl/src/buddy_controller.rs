@@ -104,6 +104,9 @@ pub mod error {
     /// The stored entry does not decode (a reserved size code or a stream
     /// the decompressor rejects); nothing was written.
     pub const DECODE: u64 = 5;
+    /// The codes of this module with their names (waveform viewers'
+    /// translate filters; the fault codes' are `fault::NAMES`).
+    pub const NAMES: [(u64, &str); 2] = [(NONE, "NONE"), (DECODE, "DECODE")];
 }
 
 /// Size class code of RAW, written as the literal 7 in `update` (the

@@ -12,6 +12,8 @@ pub mod outcome {
     pub const SECTOR_MISS: u64 = 1;
     /// Line absent: the LRU way is evicted (dirty sectors written back) and one sector filled.
     pub const LINE_MISS: u64 = 2;
+    /// Every outcome code with its name (waveform viewers' translate filters).
+    pub const NAMES: [(u64, &str); 3] = [(HIT, "HIT"), (SECTOR_MISS, "SECTOR_MISS"), (LINE_MISS, "LINE_MISS")];
 }
 
 /// Sets of the hardware cache (4 KiB / (4 ways x 128 B), Table I).

@@ -19,6 +19,8 @@ pub mod kind {
     /// The class of a read whose slot was requested is known: its buddy
     /// bytes (maybe none), closing the read.
     pub const FINISH: u64 = 2;
+    /// Every kind with its name (waveform viewers' translate filters).
+    pub const NAMES: [(u64, &str); 3] = [(FULL, "FULL"), (SLOT, "SLOT"), (FINISH, "FINISH")];
 }
 
 /// A job as the planner holds it (its `j` and `n_job` registers).

@@ -47,12 +47,14 @@ with valid && ready; a source keeps valid and its data until taken.";
 pub(crate) fn codec_notes(m: &dyn DeliveredModule) -> Vec<String> {
     // The latency is the module's own constant, as the synthesis report shows it.
     let latency = m.stream_timing().map_or_else(|| "?".to_string(), |(latency, _)| latency);
+    // The last stage is a register slice: its output shows a cycle before the transfer.
+    let shown = latency.parse::<u64>().map_or_else(|_| format!("{latency}-1"), |l| l.saturating_sub(1).to_string());
     let compressor = m.kind() == ModuleKind::Compressor;
     let mut notes = vec![
         STREAM.to_string(),
         format!(
-            "Latency {latency} cycles (an input taken on edge t is on out_* after edge t+{latency}); initiation interval 1 \
-             (one 128-byte memory-entry per cycle without backpressure)."
+            "Latency {latency} cycles (an input taken on edge t is offered on out_* after edge t+{shown} and can be taken on \
+             edge t+{latency}); initiation interval 1 (one 128-byte memory-entry per cycle without backpressure)."
         ),
     ];
     if compressor {

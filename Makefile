@@ -15,7 +15,7 @@ TEST    := $(CARGO) test --release --workspace
 STUDY_OUT ?= $(OUT)/study
 DEBIAN_TOOLS := verilator iverilog yosys g++
 
-.PHONY: all run test deps build verilog synth lint cosim soak soak-sim bench fuzz study clean help
+.PHONY: all run test deps build verilog synth lint cosim formal soak soak-sim bench fuzz study clean help
 
 all: build
 
@@ -25,6 +25,7 @@ help:
 	@echo "make verilog  - regenerate verilog-out/ (commit the result)"
 	@echo "make synth    - Yosys synthesis report into verilog-out/synth/"
 	@echo "make study    - the paper's profiler and memory-system studies (Fig. 3, 7, 8, 9, 10, 12, 13, 14 with ETC) and cDMA's (Fig. 11, 12, 13) on every workload of SHARED_DATA; report in $(STUDY_OUT)/"
+	@echo "make formal   - formal proofs of verilog-out/ with Yosys and ABC (yosys-abc): codec round trips, size classes, valid/ready protocol of every module, mutants; report in verilog-out/formal/"
 	@echo "make soak     - long property-test runs and soak-sim (not part of make test)"
 	@echo "make soak-sim - the memory system on every shared trace from 3 snapshots with 3 algorithms"
 	@echo "make bench    - criterion throughput of every golden codec, the fast-mode memory system and the HBM2 model; buddy speed (fast, RTL and Verilator in one run)"
@@ -94,6 +95,14 @@ lint: deps
 # controller slices.
 cosim: deps
 	BUDDY_COSIM=full BUDDY_COSIM_REQUESTS=300 $(TEST) --test verilog_out -- --include-ignored icarus lock_step yosys_finds
+
+# Formal proofs of the delivered Verilog (docs/formal.md): every codec
+# pair's round trip and size classes (bounded, ABC bmc3), every module's
+# valid/ready protocol (unbounded, ABC pdr), and flipped-gate mutants that
+# must fail. yosys-abc ships in Debian's yosys package. make test runs the
+# quick subset (testbenches/tests/formal.rs).
+formal: deps
+	python3 formal/formal.py --report verilog-out/formal
 
 # Long property-test runs: 2,000 batches of 200 entries per codec module,
 # 2,000 runs of 1,000 accesses / operations for the translator and the

@@ -35,7 +35,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -571,7 +570,8 @@ def main():
     a = ap.parse_args()
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
-    ps = [p for p in proofs(work) if (not a.quick or p.quick) and (a.only is None or a.only in p.name)]
+    every = proofs(work)
+    ps = [p for p in every if (not a.quick or p.quick) and (a.only is None or a.only in p.name)]
     for p in ps:
         p.timeout = a.seconds or p.timeout
     if a.list:
@@ -585,26 +585,29 @@ def main():
         rows.append(r)
         print("%-50s %-8s %-14s frames=%-4s %6.1f s  %s" % (r["proof"], r["result"], r["engine"], r.get("frames"), r["seconds"],
                                                            "ok" if r["ok"] else "NOT OK (expected %s)" % r["expect"]), flush=True)
-    if a.report:
-        write_report(Path(a.report), rows)
+        if a.report:
+            # after every proof, so a long run that is stopped keeps what it found
+            write_report(Path(a.report), [r], [p.name for p in every])
     bad = [r for r in rows if not r["ok"]]
     print("formal: %d proofs, %d as expected, %d not" % (len(rows), len(rows) - len(bad), len(bad)))
     return 1 if bad else 0
 
 
-def write_report(d, rows):
+def write_report(d, rows, order):
     d.mkdir(parents=True, exist_ok=True)
     # A partial run (--only) replaces its own rows and keeps the others.
     old = json.loads((d / "report.json").read_text()) if (d / "report.json").exists() else []
     names = {r["proof"] for r in rows}
-    order = [p.name for p in proofs(Path(tempfile.mkdtemp()))]
-    rows = sorted([r for r in old if r["proof"] not in names] + rows,
+    rows = [r for r in old if r["proof"] not in names and r["result"] != "NOT RUN"] + rows
+    done = {r["proof"] for r in rows}
+    rows += [{"proof": n, "result": "NOT RUN", "engine": "", "expect": "", "seconds": None} for n in order if n not in done]
+    rows = sorted(rows,
                   key=lambda r: order.index(r["proof"]) if r["proof"] in order else len(order))
     (d / "report.json").write_text(json.dumps(rows, indent=1) + "\n")
     md = ["# Formal proofs of verilog-out/", "", "Written by `make formal` (formal/formal.py); see docs/formal.md.", "",
           "| proof | engine | depth | result | expected | seconds |", "|---|---|---|---|---|---|"]
     for r in rows:
-        depth = "unbounded" if r["result"] == "PROVED" else str(r.get("frames", ""))
+        depth = "unbounded" if r["result"] == "PROVED" else str(r.get("frames") if r.get("frames") is not None else "")
         md.append("| %s | %s | %s | %s | %s | %s |" % (r["proof"], r["engine"], depth, r["result"], r["expect"], r["seconds"]))
     (d / "report.md").write_text("\n".join(md) + "\n")
 

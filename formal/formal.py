@@ -147,8 +147,9 @@ def protocol_wrapper(top, ports, latency, ratio):
     pout = "out_" if "out_" in st else "m_axis_t"
     if ratio and len(st) == 2 and pin in st and pout in st:
         win, wout = ratio
-        # the skid buffer holds one beat more than the pipeline stages
-        drain = latency + 1 + (4 if win != wout else 0)
+        # the skid buffer holds one beat more than the pipeline stages; cDMA's
+        # engines hold up to two lines (eight sectors)
+        drain = latency + 1 + (8 if win != wout else 0)
         lines += [
             "  // conservation: %d beat(s) in per %d beat(s) out; drained within %d ready cycles" % (win, wout, drain),
             "  wire fire_in = %svalid && %sready, fire_out = %svalid && %sready;" % (pin, pin, pout, pout),

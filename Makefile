@@ -18,7 +18,7 @@ DEBIAN_TOOLS := verilator iverilog yosys g++
 COCOTB_DIR  := verilog-out/cocotb
 COCOTB_VENV := target/venv-cocotb
 
-.PHONY: all run test deps build verilog synth lint cosim cocotb cocotb-venv waves soak soak-sim bench fuzz study clean help
+.PHONY: all run test deps build verilog synth lint cosim cocotb cocotb-venv waves formal soak soak-sim bench fuzz study clean help
 
 all: build
 
@@ -28,6 +28,7 @@ help:
 	@echo "make verilog  - regenerate verilog-out/ (commit the result)"
 	@echo "make synth    - Yosys synthesis report into verilog-out/synth/"
 	@echo "make study    - the paper's profiler and memory-system studies (Fig. 3, 7, 8, 9, 10, 12, 13, 14 with ETC) and cDMA's (Fig. 11, 12, 13) on every workload of SHARED_DATA; report in $(STUDY_OUT)/"
+	@echo "make formal   - formal proofs of verilog-out/ with Yosys and ABC (yosys-abc): codec round trips, size classes, valid/ready protocol of every module, mutants; report in verilog-out/formal/"
 	@echo "make soak     - long property-test runs and soak-sim (not part of make test)"
 	@echo "make soak-sim - the memory system on every shared trace from 3 snapshots with 3 algorithms"
 	@echo "make bench    - criterion throughput of every golden codec, the fast-mode memory system and the HBM2 model; buddy speed (fast, RTL and Verilator in one run)"
@@ -141,6 +142,14 @@ waves: deps
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || { echo "error: apt-get could not install$$missing" >&2; exit 1; }; \
 	fi
 	$(TEST) --test waves -- --include-ignored
+
+# Formal proofs of the delivered Verilog (docs/formal.md): every codec
+# pair's round trip and size classes (bounded, ABC bmc3), every module's
+# valid/ready protocol (unbounded, ABC pdr), and flipped-gate mutants that
+# must fail. yosys-abc ships in Debian's yosys package. make test runs the
+# quick subset (testbenches/tests/formal.rs).
+formal: deps
+	python3 formal/formal.py --report verilog-out/formal
 
 # Long property-test runs: 2,000 batches of 200 entries per codec module,
 # 2,000 runs of 1,000 accesses / operations for the translator and the

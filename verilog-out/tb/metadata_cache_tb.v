@@ -11,6 +11,8 @@
 module metadata_cache_tb;
   localparam MAX_OPS = 65536;
   localparam MAX_MEMORY = 262144;
+  // At least as many fills as the pipelined cache may have outstanding.
+  localparam FILL_QUEUE = 16;
   reg [87:0] ops [0:MAX_OPS-1];
   reg [323:0] memory [0:MAX_MEMORY-1];
   reg [8*1024-1:0] ops_path, memory_path;
@@ -18,7 +20,7 @@ module metadata_cache_tb;
   integer sent, received, memory_seen, failures, cycle;
   reg offering;
   // Fills requested and not yet answered, answered in order.
-  reg [255:0] fills [0:7];
+  reg [255:0] fills [0:FILL_QUEUE-1];
   integer fill_head, fill_tail;
   reg clock, reset, req_valid, req_write, req_flush, req_high, resp_ready, mem_req_ready, mem_fill_valid;
   reg [63:0] req_address;
@@ -84,7 +86,7 @@ module metadata_cache_tb;
     resp_ready = ($unsigned($random(seed)) % 100) < p_ready;
     mem_req_ready = ($unsigned($random(seed)) % 100) < p_memory;
     mem_fill_valid = fill_head != fill_tail && (($unsigned($random(seed)) % 100) < p_fill);
-    mem_fill_data = fills[fill_head % 8];
+    mem_fill_data = fills[fill_head % FILL_QUEUE];
   end
 
   always @(posedge clock) if (!reset) begin
@@ -110,7 +112,7 @@ module metadata_cache_tb;
           memory[memory_seen][320], memory[memory_seen][319:256], memory[memory_seen][255:0]);
       end
       if (!mem_req_write) begin
-        fills[fill_tail % 8] = memory[memory_seen][255:0];
+        fills[fill_tail % FILL_QUEUE] = memory[memory_seen][255:0];
         fill_tail = fill_tail + 1;
       end
       memory_seen = memory_seen + 1;

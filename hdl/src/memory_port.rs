@@ -12,17 +12,13 @@ use buddy_hdl_macros::SettleBlock;
 
 /// Width of `mem_tag`: `{fill, context, sector}`, 1 + 7 + 3 bits.
 pub const MEM_TAG_BITS: usize = 1 + CONTEXT_BITS + SECTOR_INDEX_BITS;
-/// Fills the metadata cache may have outstanding (its miss registers).
-pub const FILLS: usize = 16;
+/// Fills the metadata cache may have outstanding: one parking register each.
+pub const FILLS: usize = FILL_SLOTS;
 
 /// The memory tag of a data sector read: `{0, context, sector}`.
 pub fn data_tag(context: u64, sector: u64) -> u64 {
     (context << SECTOR_INDEX_BITS) | sector
 }
-
-// The fill numbers are 4 bits: one parking register per fill the cache may
-// have outstanding.
-const _: () = assert!(FILL_SLOTS == FILLS);
 
 /// The memory tag of the `n`-th metadata fill (counted from reset):
 /// `{1, 0.., n mod 16}`.

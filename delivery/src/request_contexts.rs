@@ -20,19 +20,22 @@ pub struct ContextsRun {
     pub allocations: usize,
     /// Most contexts in use at once.
     pub most_in_use: usize,
+    /// Reads taken while another read of their memory-entry was in flight.
+    pub reads_together: usize,
     pub cycles: u64,
 }
 
 crate::lockstep_ports!(RequestContexts, "request_contexts",
-    inputs: [reset: 1, alloc_valid: 1, alloc_entry: 57, free_valid: 1, free_id: 7],
+    inputs: [reset: 1, alloc_valid: 1, alloc_entry: 57, alloc_write: 1, free_valid: 1, free_id: 7],
     outputs: [alloc_ready: 1, alloc_id: 7 if alloc_ready, in_use: 8],
 );
 
 /// `cycles` random cycles: each cycle a request asks for a context with
 /// probability `p_alloc` (memory-entries from a pool of 300, so they
-/// collide), and a context in use is freed with probability `p_free`.
-/// Every cycle's outputs are compared with the model, and no context may
-/// be given twice nor a memory-entry be in flight twice. `lockstep`
+/// collide; a third of them writes), and a context in use is freed with
+/// probability `p_free`. Every cycle's outputs are compared with the
+/// model, and no context may be given twice nor a write be in flight with
+/// another request to its memory-entry. `lockstep`
 /// collects one line per cycle (reset included); `vcd` gets a waveform.
 ///
 /// # Errors
@@ -51,14 +54,15 @@ pub fn run(
     let mut dut = Harness::new(&mut hw, vcd).record(lockstep, line);
     dut.reset(1);
     let mut model = RequestContextsModel::default();
-    let mut in_flight: HashMap<usize, u64> = HashMap::new();
+    let mut in_flight: HashMap<usize, (u64, bool)> = HashMap::new();
     let mut out = ContextsRun::default();
     let mut prev_in_use = 0;
-    let mut entry = pool[0];
+    let (mut entry, mut write) = (pool[0], false);
     for cycle in 0..cycles {
         let alloc = rng.gen_bool(p_alloc);
         if rng.gen_bool(0.3) {
             entry = pool[rng.gen_range(0..pool.len())];
+            write = rng.gen_bool(1.0 / 3.0);
         }
         let free = if rng.gen_bool(p_free) && !in_flight.is_empty() {
             let mut ids: Vec<usize> = in_flight.keys().copied().collect();
@@ -71,11 +75,13 @@ pub fn run(
             reset: false,
             alloc_valid: alloc,
             alloc_entry: entry,
+            alloc_write: write,
             free_valid: free.is_some(),
             free_id: free.unwrap_or(0) as u8,
         };
         dut.alloc_valid.next = i.alloc_valid;
         dut.alloc_entry.next = i.alloc_entry.into();
+        dut.alloc_write.next = i.alloc_write;
         dut.free_valid.next = i.free_valid;
         dut.free_id.next = u64::from(i.free_id).into();
         dut.settle();
@@ -95,16 +101,17 @@ pub fn run(
             if in_flight.contains_key(&id) {
                 return Err(format!("cycle {cycle}: context {id} given twice"));
             }
-            if in_flight.values().any(|&x| x == e) {
-                return Err(format!("cycle {cycle}: memory-entry {e:#x} in flight twice"));
+            if in_flight.values().any(|&(x, w)| x == e && (w || write)) {
+                return Err(format!("cycle {cycle}: a write to memory-entry {e:#x} in flight with another request to it"));
             }
+            out.reads_together += in_flight.values().any(|&(x, _)| x == e) as usize;
             out.allocations += 1;
         }
         if let Some(f) = free {
             in_flight.remove(&f);
         }
         if let Some((id, e)) = take {
-            in_flight.insert(id, e);
+            in_flight.insert(id, (e, write));
         }
         model.clock(&i);
         dut.cycle();

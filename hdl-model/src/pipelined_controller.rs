@@ -525,6 +525,7 @@ impl PipelinedControllerModel {
         let req = i.req.unwrap_or_default();
         let req_valid = i.req.is_some();
         n.contexts.alloc_entry = req.entry;
+        n.contexts.alloc_write = req.write;
         n.contexts.alloc_valid = req_valid && !req.flush && !self.s.f_valid && w.translator.in_ready && !w.xlate_ids.full;
         let alloc_id = w.contexts.alloc.unwrap_or_default();
         n.translator.in_valid = req_valid && !req.flush && !self.s.f_valid && w.contexts.alloc.is_some() && !w.xlate_ids.full;

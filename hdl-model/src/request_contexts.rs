@@ -1,8 +1,11 @@
 //! [`buddy_hdl::request_contexts::RequestContexts`]: the lowest free of
-//! [`CONTEXTS`] request contexts is offered, unless a request in flight
-//! has its memory-entry's bucket ([`bucket`], one of `1 << BUCKET_BITS`);
-//! a context given back is free, and its bucket open, from the cycle
-//! after next (the free reads its bucket from a RAM first).
+//! [`CONTEXTS`] request contexts is offered, unless its memory-entry's
+//! bucket ([`bucket`], one of `1 << BUCKET_BITS`) is closed to it: to a
+//! read while a write of the bucket is in flight, to a write while any
+//! request of it is. A context given back is free, and a write's bucket
+//! open to reads, from the cycle after next (the free reads its bucket
+//! from a RAM first); the bucket opens to writes a cycle later, when no
+//! other context in use has it.
 
 use buddy_hdl::request_contexts::{bucket, BUCKET_BITS, CONTEXTS};
 use buddy_hdl::RequestContexts;
@@ -18,6 +21,8 @@ pub struct RequestContextsIn {
     pub alloc_valid: bool,
     /// The request's memory-entry index (`va[63:7]`).
     pub alloc_entry: u64,
+    /// The request writes its memory-entry.
+    pub alloc_write: bool,
     pub free_valid: bool,
     pub free_id: u8,
 }
@@ -34,20 +39,37 @@ pub struct RequestContextsOut {
 pub struct RequestContextsModel {
     /// Contexts in use (bit `c`: context `c`).
     used: u128,
-    /// Buckets with a request in flight.
+    /// Contexts holding a write (bit `c`: context `c`).
+    writes: u128,
+    /// Buckets with a request in flight (or being released).
     busy: Vec<bool>,
+    /// Buckets with a write in flight.
+    written: Vec<bool>,
     /// The `in_use` counter (a register of its own, not a count of `used`).
     count: u8,
-    /// Each context's bucket (the RAM; not cleared by reset).
+    /// Each context's bucket (the RAM and its flip-flop copy; not
+    /// cleared by reset).
     bucket_of: [u16; CONTEXTS],
     /// A context freed last cycle, with the bucket the RAM read for it:
-    /// both are released at this edge.
+    /// the context (and a write's bucket, to reads) is released at this edge.
     freeing: Option<(u8, u16)>,
+    /// The bucket of the context released at the last edge: busy until no
+    /// other context in use has it.
+    releasing: Option<u16>,
 }
 
 impl Default for RequestContextsModel {
     fn default() -> Self {
-        RequestContextsModel { used: 0, busy: vec![false; BUCKETS], count: 0, bucket_of: [0; CONTEXTS], freeing: None }
+        RequestContextsModel {
+            used: 0,
+            writes: 0,
+            busy: vec![false; BUCKETS],
+            written: vec![false; BUCKETS],
+            count: 0,
+            bucket_of: [0; CONTEXTS],
+            freeing: None,
+            releasing: None,
+        }
     }
 }
 
@@ -68,7 +90,8 @@ impl CycleModel for RequestContextsModel {
     type In = RequestContextsIn;
     type Out = RequestContextsOut;
     fn outputs(&self, i: &RequestContextsIn) -> RequestContextsOut {
-        let open = !self.busy[bucket(i.alloc_entry) as usize];
+        let b = bucket(i.alloc_entry) as usize;
+        let open = if i.alloc_write { !self.busy[b] } else { !self.written[b] };
         RequestContextsOut { alloc: self.lowest_free().filter(|_| open), in_use: self.count }
     }
     fn clock(&mut self, i: &RequestContextsIn) {
@@ -76,30 +99,45 @@ impl CycleModel for RequestContextsModel {
         // The RAM's registered read of `free_id` sees it before this edge's write.
         let read = self.bucket_of[i.free_id as usize];
         let freeing = self.freeing.take();
+        let releasing = self.releasing.take();
+        // The search sees the contexts in use before this edge.
+        let others = releasing.is_some_and(|b| (0..CONTEXTS).any(|c| self.used >> c & 1 == 1 && self.bucket_of[c] == b));
         if let Some(id) = take {
             self.bucket_of[id as usize] = bucket(i.alloc_entry) as u16;
+            self.writes = self.writes & !(1 << id) | (i.alloc_write as u128) << id;
         }
         if i.reset {
             self.used = 0;
             self.busy.iter_mut().for_each(|b| *b = false);
+            self.written.iter_mut().for_each(|b| *b = false);
             self.count = 0;
             return;
         }
-        // Release, then take, in the kernel's order (a bucket being
-        // released is still busy this cycle, so the two never meet).
+        // Release, then take, in the kernel's order: a read taken into a
+        // bucket being released keeps it busy.
         if let Some((id, b)) = freeing {
+            if self.writes >> id & 1 == 1 {
+                self.written[b as usize] = false;
+            }
             self.used &= !(1 << id);
+        }
+        if let Some(b) = releasing.filter(|_| !others) {
             self.busy[b as usize] = false;
         }
         if let Some(id) = take {
+            let b = bucket(i.alloc_entry) as usize;
             self.used |= 1 << id;
-            self.busy[bucket(i.alloc_entry) as usize] = true;
+            self.busy[b] = true;
+            if i.alloc_write {
+                self.written[b] = true;
+            }
         }
         match (take.is_some(), freeing.is_some()) {
             (true, false) => self.count = self.count.wrapping_add(1),
             (false, true) => self.count = self.count.wrapping_sub(1),
             _ => {}
         }
+        self.releasing = freeing.map(|(_, b)| b);
         self.freeing = i.free_valid.then_some((i.free_id, read));
     }
 }
@@ -129,6 +167,10 @@ mod tests {
         bucket_waits: usize,
         /// A request offered with every context in use.
         full_waits: usize,
+        /// A read taken while another read of its memory-entry is in flight.
+        reads_together: usize,
+        /// A read kept waiting by a write of its memory-entry in flight.
+        read_behind_write: usize,
         /// An allocation in a bucket the cycle it opens again.
         reopened: usize,
         /// Allocation and release at the same edge.
@@ -152,7 +194,7 @@ mod tests {
     /// `cycles` cycles: requests to `entries`, held while waiting; each
     /// context in use is given back with probability `p_free` per cycle,
     /// one per cycle at most; a rare reset.
-    fn run(seed: u64, cycles: usize, p_alloc: f64, p_free: f64, entries: Entries) -> Coverage {
+    fn run(seed: u64, cycles: usize, p_alloc: f64, p_free: f64, p_write: f64, entries: Entries) -> Coverage {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut pool: Vec<u64> = match entries {
             Entries::Pool(n) => (0..n)
@@ -175,21 +217,23 @@ mod tests {
         hw.connect_all();
         let mut model = RequestContextsModel::default();
         let mut cov = Coverage::default();
-        // Contexts in use with their entries; entries freed in the last two cycles.
-        let mut in_flight: Vec<(u8, u64)> = Vec::new();
-        let mut recently_freed: VecDeque<Vec<u64>> = VecDeque::from([vec![], vec![]]);
-        let mut request: Option<u64> = None;
+        // Contexts in use with their entries and whether a write; entries
+        // freed in the last three cycles.
+        let mut in_flight: Vec<(u8, u64, bool)> = Vec::new();
+        let mut recently_freed: VecDeque<Vec<u64>> = VecDeque::from([vec![], vec![], vec![]]);
+        let mut request: Option<(u64, bool)> = None;
         let mut opened: Option<u16> = None;
         for cycle in 0..cycles {
             let reset = cycle < 2 || rng.gen_bool(0.0005);
             if request.is_none() && rng.gen_bool(p_alloc) {
-                request = Some(match entries {
+                let entry = match entries {
                     Entries::Pool(_) => pool[rng.gen_range(0..pool.len())],
                     Entries::Stream => {
                         streamed += 1;
                         pool[0] + streamed
                     }
-                });
+                };
+                request = Some((entry, rng.gen_bool(p_write)));
             }
             // One context given back per cycle at most, any of those in use.
             let free = (!in_flight.is_empty() && rng.gen_bool((p_free * in_flight.len() as f64).min(0.9)))
@@ -201,13 +245,15 @@ mod tests {
                 reset,
                 alloc_valid: request.is_some(),
                 // The entry is a don't care while no request is offered.
-                alloc_entry: request.unwrap_or_else(|| rng.gen_range(0..1 << 57)),
+                alloc_entry: request.map_or_else(|| rng.gen_range(0..1 << 57), |r| r.0),
+                alloc_write: request.map_or_else(|| rng.gen_bool(0.5), |r| r.1),
                 free_valid: free.is_some(),
                 free_id: free.unwrap_or_else(|| rng.gen_range(0..128)),
             };
             hw.reset.next = i.reset;
             hw.alloc_valid.next = i.alloc_valid;
             hw.alloc_entry.next = i.alloc_entry.into();
+            hw.alloc_write.next = i.alloc_write;
             hw.free_valid.next = i.free_valid;
             hw.free_id.next = (i.free_id as u64).into();
             settle(&mut hw);
@@ -220,6 +266,8 @@ mod tests {
                     cov.guard_waits += 1;
                     let same_entry = in_flight.iter().map(|f| &f.1).chain(recently_freed.iter().flatten()).any(|&e| e == i.alloc_entry);
                     cov.bucket_waits += !same_entry as usize;
+                    cov.read_behind_write +=
+                        (!i.alloc_write && in_flight.iter().any(|f| f.1 == i.alloc_entry && f.2)) as usize;
                 } else {
                     cov.full_waits += 1;
                 }
@@ -228,11 +276,12 @@ mod tests {
             if let Some(id) = took.filter(|_| !reset) {
                 assert!(!in_flight.iter().any(|f| f.0 == id), "seed {seed}, cycle {cycle}: context {id} given twice");
                 assert!(
-                    !in_flight.iter().any(|f| f.1 == i.alloc_entry),
-                    "seed {seed}, cycle {cycle}: memory-entry {:#x} in flight twice",
+                    !in_flight.iter().any(|f| f.1 == i.alloc_entry && (f.2 || i.alloc_write)),
+                    "seed {seed}, cycle {cycle}: a write to memory-entry {:#x} in flight with another request to it",
                     i.alloc_entry
                 );
-                in_flight.push((id, i.alloc_entry));
+                cov.reads_together += in_flight.iter().any(|f| f.1 == i.alloc_entry) as usize;
+                in_flight.push((id, i.alloc_entry, i.alloc_write));
                 cov.allocations += 1;
                 cov.alloc_with_release += releasing.is_some() as usize;
                 cov.reopened += (opened == Some(bucket(i.alloc_entry) as u16)) as usize;
@@ -256,18 +305,22 @@ mod tests {
 
     #[test]
     fn the_model_equals_the_hardware_every_cycle() {
-        // (p_alloc, p_free per context in use, entries): light load,
-        // every context in use, a small pool (the guard often closed).
+        // (p_alloc, p_free per context in use, p_write, entries): light
+        // load, every context in use, small pools (the guard often closed,
+        // reads of one entry often in flight together).
         let runs = [
-            (0.5, 0.02, Entries::Pool(300)),
-            (0.95, 0.004, Entries::Stream),
-            (0.8, 0.03, Entries::Pool(12)),
-            (0.9, 0.02, Entries::Pool(60)),
+            (0.5, 0.02, 0.3, Entries::Pool(300)),
+            (0.95, 0.004, 0.3, Entries::Stream),
+            (0.8, 0.03, 0.3, Entries::Pool(12)),
+            (0.9, 0.02, 0.1, Entries::Pool(60)),
         ];
-        for (seed, &(p_alloc, p_free, entries)) in runs.iter().enumerate() {
-            let cov = run(seed as u64, 10_000, p_alloc, p_free, entries);
+        for (seed, &(p_alloc, p_free, p_write, entries)) in runs.iter().enumerate() {
+            let cov = run(seed as u64, 10_000, p_alloc, p_free, p_write, entries);
             eprintln!("request contexts seed {seed}: {cov:?}");
             assert!(cov.allocations > 300 && cov.frees > 300 && cov.alloc_with_release > 0, "seed {seed}: {cov:?}");
+            if seed >= 2 {
+                assert!(cov.reads_together > 0 && cov.read_behind_write > 0, "seed {seed}: {cov:?}");
+            }
             if seed == 1 {
                 assert!(cov.full_waits > 0 && cov.most_in_use as usize == CONTEXTS, "seed {seed}: {cov:?}");
             } else {

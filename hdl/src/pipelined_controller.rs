@@ -686,6 +686,7 @@ impl Logic for $name {
         self.translator.md_base.next = self.md_base.val();
         self.translator.heap_base.next = self.heap_base.val();
         self.contexts.alloc_entry.next = self.req_va.val().get_bits::<57>(7);
+        self.contexts.alloc_write.next = self.req_write.val();
         self.contexts.alloc_valid.next = self.req_valid.val()
             & !self.req_flush.val()
             & !self.f_valid.q.val()

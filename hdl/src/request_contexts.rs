@@ -1,6 +1,7 @@
 //! The request contexts of the pipelined controller slice: which of the
-//! [`CONTEXTS`] are free, and a guard that keeps two requests to one
-//! memory-entry from being in flight at once.
+//! [`CONTEXTS`] are free, and a guard that keeps a write to a
+//! memory-entry from being in flight with any other request to it (reads
+//! of one memory-entry may be in flight together).
 
 use crate::lowest_set::LowestSet;
 use rust_hdl::prelude::*;
@@ -43,48 +44,75 @@ pub fn bucket(entry_index: u64) -> u64 {
 
 /// Allocates the slice's request contexts and orders requests to one
 /// memory-entry (Buddy Compression Sec. III: a read after a write must
-/// see the written entry).
+/// see the written entry; reads leave the entry as it is, so they need no
+/// order among themselves).
 ///
 /// A request offered on `alloc` is given the lowest free context id when
-/// one is free and no request in flight has a memory-entry index in the
-/// same bucket ([`bucket`]); otherwise it waits (`alloc_ready` low), so
-/// requests to one memory-entry are never in flight together and keep
-/// their order. Two different entries of one bucket also wait for each
-/// other (rare: 128 contexts over 1,024 buckets, spread as [`bucket`]
-/// says), which costs time, never
-/// correctness. A context given back on `free` is free, and its bucket
-/// open, from the cycle after next.
+/// one is free and its memory-entry's bucket ([`bucket`]) is open to it:
+/// a read waits only while a write of that bucket is in flight, a write
+/// while any request of that bucket is. Otherwise it waits (`alloc_ready`
+/// low), so a write is never in flight with another request to its
+/// memory-entry and requests keep their order around a write. Two
+/// different entries of one bucket wait for each other in the same way
+/// (rare: 128 contexts over 1,024 buckets, spread as [`bucket`] says),
+/// which costs time, never correctness.
+///
+/// A context given back on `free` is free from the cycle after next (its
+/// bucket is read from a RAM first). A write's bucket opens to reads then
+/// too; to writes it opens a cycle later, once a search of the 128
+/// contexts' buckets shows no other request of that bucket in flight (a
+/// bucket may hold many reads, so one busy bit cannot tell).
 ///
 /// | port | width | direction | meaning |
 /// |---|---|---|---|
 /// | `clock`, `reset` | 1, 1 | in | rising-edge clock; synchronous active-high reset (every context free) |
 /// | `alloc_valid`, `alloc_ready` | 1, 1 | in, out | a request asks for a context; `alloc_ready` does not depend on `alloc_valid` |
 /// | `alloc_entry` | 57 | in | the request's memory-entry index (`va[63:7]`) |
+/// | `alloc_write` | 1 | in | the request writes its memory-entry (a full or partial write) |
 /// | `alloc_id` | 7 | out | the context given (valid with `alloc_ready`) |
 /// | `free_valid` | 1 | in | the request of context `free_id` has left the slice |
 /// | `free_id` | 7 | in | a context in use |
 /// | `in_use` | 8 | out | contexts in use (status) |
 ///
-/// Storage: the in-use bits (128) and the bucket-busy bits (1,024) in
-/// flip-flops; each context's bucket in a 128 x 10-bit RAM.
-#[derive(SettleBlock, Default)]
+/// Storage in flip-flops: the in-use and is-a-write bits (128 each), the
+/// bucket-busy and bucket-written bits (1,024 each), each context's bucket
+/// (128 x 10 bits, searched all at once); the same buckets again in a
+/// 128 x 10-bit RAM, read by context id when it is freed.
+#[derive(SettleBlock)]
 pub struct RequestContexts {
     _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub alloc_valid: Signal<In, Bit>,
     pub alloc_entry: Signal<In, Bits<ENTRY_INDEX_BITS>>,
+    pub alloc_write: Signal<In, Bit>,
     pub alloc_ready: Signal<Out, Bit>,
     pub alloc_id: Signal<Out, Bits<CONTEXT_BITS>>,
     pub free_valid: Signal<In, Bit>,
     pub free_id: Signal<In, Bits<CONTEXT_BITS>>,
     pub in_use: Signal<Out, Bits<8>>,
     used: DFF<Bits<CONTEXTS>>,
+    /// Context `c` holds a write.
+    writes: DFF<Bits<CONTEXTS>>,
+    /// Buckets with a request in flight (or one being released).
     busy: DFF<Bits<1024>>,
+    /// Buckets with a write in flight (at most one: a write waits for a
+    /// busy bucket).
+    written: DFF<Bits<1024>>,
+    /// Each context's bucket, for the search at release.
+    bucket_q: [DFF<Bits<BUCKET_BITS>>; CONTEXTS],
     count: DFF<Bits<8>>,
     /// A context being freed: its bucket is read this cycle.
     freeing: DFF<Bit>,
     freeing_id: DFF<Bits<CONTEXT_BITS>>,
+    /// The bucket of the context freed the cycle before: busy until no
+    /// other context in use has it.
+    releasing: DFF<Bit>,
+    rel_bucket: DFF<Bits<BUCKET_BITS>>,
+    /// Another context in use has `rel_bucket`.
+    others: Signal<Local, Bit>,
+    /// The bucket is closed to the request offered.
+    closed: Signal<Local, Bit>,
     bucket_of: RAM<Bits<BUCKET_BITS>, CONTEXT_BITS>,
     bucket: Signal<Local, Bits<BUCKET_BITS>>,
     free: Signal<Local, Bits<CONTEXTS>>,
@@ -93,12 +121,58 @@ pub struct RequestContexts {
     take: Signal<Local, Bit>,
     used_next: Signal<Local, Bits<CONTEXTS>>,
     busy_next: Signal<Local, Bits<1024>>,
+    written_next: Signal<Local, Bits<1024>>,
+    writes_next: Signal<Local, Bits<CONTEXTS>>,
+}
+
+impl Default for RequestContexts {
+    fn default() -> Self {
+        RequestContexts {
+            _settle: Default::default(),
+            clock: Default::default(),
+            reset: Default::default(),
+            alloc_valid: Default::default(),
+            alloc_entry: Default::default(),
+            alloc_write: Default::default(),
+            alloc_ready: Default::default(),
+            alloc_id: Default::default(),
+            free_valid: Default::default(),
+            free_id: Default::default(),
+            in_use: Default::default(),
+            used: Default::default(),
+            writes: Default::default(),
+            busy: Default::default(),
+            written: Default::default(),
+            bucket_q: crate::default_array(),
+            count: Default::default(),
+            freeing: Default::default(),
+            freeing_id: Default::default(),
+            releasing: Default::default(),
+            rel_bucket: Default::default(),
+            others: Default::default(),
+            closed: Default::default(),
+            bucket_of: Default::default(),
+            bucket: Default::default(),
+            free: Default::default(),
+            lowest: Default::default(),
+            id: Default::default(),
+            take: Default::default(),
+            used_next: Default::default(),
+            busy_next: Default::default(),
+            written_next: Default::default(),
+            writes_next: Default::default(),
+        }
+    }
 }
 
 impl Logic for RequestContexts {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, used, busy, count, freeing, freeing_id);
+        dff_setup!(self, clock, used, writes, busy, written, count, freeing, freeing_id, releasing, rel_bucket);
+        for c in 0..128 {
+            self.bucket_q[c].clock.next = self.clock.val();
+            self.bucket_q[c].d.next = self.bucket_q[c].q.val();
+        }
         self.bucket_of.read_clock.next = self.clock.val();
         self.bucket_of.write_clock.next = self.clock.val();
 
@@ -120,19 +194,41 @@ impl Logic for RequestContexts {
         self.lowest.bits.next = self.free.val();
         self.id.next = self.lowest.index.val();
 
-        self.alloc_ready.next = self.lowest.any.val() & !self.busy.q.val().get_bit(self.bucket.val().index());
+        // Both bits are looked up, so the choice is one gate after them.
+        self.closed.next = self.written.q.val().get_bit(self.bucket.val().index());
+        if self.alloc_write.val() {
+            self.closed.next = self.busy.q.val().get_bit(self.bucket.val().index());
+        }
+        self.alloc_ready.next = self.lowest.any.val() & !self.closed.val();
         self.alloc_id.next = self.id.val();
         self.take.next = self.alloc_valid.val() & self.alloc_ready.val();
 
-        // A free reads the context's bucket, then releases both.
+        // A free reads the context's bucket, then releases the context (and
+        // a write's bucket to reads); a cycle later the bucket opens to
+        // writes unless another context in use has it.
         self.bucket_of.read_address.next = self.free_id.val();
         self.freeing.d.next = self.free_valid.val();
         self.freeing_id.d.next = self.free_id.val();
+        self.releasing.d.next = self.freeing.q.val();
+        self.rel_bucket.d.next = self.bucket_of.read_data.val();
+        self.others.next = false;
+        for c in 0..128 {
+            if self.used.q.val().get_bit(c) & (self.bucket_q[c].q.val() == self.rel_bucket.q.val()) {
+                self.others.next = true;
+            }
+        }
         self.used_next.next = self.used.q.val();
+        self.writes_next.next = self.writes.q.val();
         self.busy_next.next = self.busy.q.val();
+        self.written_next.next = self.written.q.val();
         if self.freeing.q.val() {
             self.used_next.next = self.used_next.val() & !(bits::<128>(1) << self.freeing_id.q.val());
-            self.busy_next.next = self.busy_next.val() & !(bits::<1024>(1) << self.bucket_of.read_data.val());
+            if self.writes.q.val().get_bit(self.freeing_id.q.val().index()) {
+                self.written_next.next = self.written_next.val() & !(bits::<1024>(1) << self.bucket_of.read_data.val());
+            }
+        }
+        if self.releasing.q.val() & !self.others.val() {
+            self.busy_next.next = self.busy_next.val() & !(bits::<1024>(1) << self.rel_bucket.q.val());
         }
         self.bucket_of.write_enable.next = false;
         self.bucket_of.write_address.next = self.id.val();
@@ -140,10 +236,22 @@ impl Logic for RequestContexts {
         if self.take.val() {
             self.bucket_of.write_enable.next = true;
             self.used_next.next = self.used_next.val() | (bits::<128>(1) << self.id.val());
+            self.writes_next.next = self.writes_next.val() & !(bits::<128>(1) << self.id.val());
             self.busy_next.next = self.busy_next.val() | (bits::<1024>(1) << self.bucket.val());
+            if self.alloc_write.val() {
+                self.writes_next.next = self.writes_next.val() | (bits::<128>(1) << self.id.val());
+                self.written_next.next = self.written_next.val() | (bits::<1024>(1) << self.bucket.val());
+            }
+            for c in 0..128 {
+                if self.id.val().index() == c {
+                    self.bucket_q[c].d.next = self.bucket.val();
+                }
+            }
         }
         self.used.d.next = self.used_next.val();
         self.busy.d.next = self.busy_next.val();
+        self.written.d.next = self.written_next.val();
+        self.writes.d.next = self.writes_next.val();
         self.count.d.next = self.count.q.val();
         if self.take.val() & !self.freeing.q.val() {
             self.count.d.next = self.count.q.val() + 1;
@@ -156,8 +264,10 @@ impl Logic for RequestContexts {
         if self.reset.val() {
             self.used.d.next = 0.into();
             self.busy.d.next = 0.into();
+            self.written.d.next = 0.into();
             self.count.d.next = 0.into();
             self.freeing.d.next = false;
+            self.releasing.d.next = false;
         }
     }
 }

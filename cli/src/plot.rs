@@ -419,7 +419,11 @@ pub fn minibatch_panels(
                     let y = 10f64.powf(*v);
                     let digits = (2 - y.log10().floor() as i32).max(0) as usize;
                     let n = format!("{y:.digits$}");
-                    if n.contains('.') { n.trim_end_matches('0').trim_end_matches('.').to_string() } else { n }
+                    if n.contains('.') {
+                        n.trim_end_matches('0').trim_end_matches('.').to_string()
+                    } else {
+                        n
+                    }
                 })
                 .label_style((FONT, 15))
                 .axis_desc_style((FONT, 17))
@@ -499,7 +503,11 @@ fn mark_color(m: usize) -> RGBAColor {
 
 /// The [`BatchMark`]s at x = log2(batch), y = `y(mark)`, each in the legend.
 fn draw_marks<'a>(
-    chart: &mut ChartContext<'a, BitMapBackend<'a>, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>,
+    chart: &mut ChartContext<
+        'a,
+        BitMapBackend<'a>,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
     path: &Path,
     marks: &[BatchMark],
     y: &dyn Fn(&BatchMark) -> f64,

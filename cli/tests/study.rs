@@ -417,7 +417,10 @@ fn minibatch_fits_the_largest_batches_its_targets_allow_and_refuses_a_manifest_w
     let json = json_of(&["study", "minibatch", w.to_str().unwrap(), "--device-memory", &mem, "--json", "--out", out.to_str().unwrap()]);
     let s = &json[0];
     let m = &s["model"];
-    assert_eq!((m["recorded_batch"].as_u64(), m["fixed_bytes"].as_u64(), m["per_sample_bytes"].as_u64()), (Some(4), Some(262_144), Some(4224)));
+    assert_eq!(
+        (m["recorded_batch"].as_u64(), m["fixed_bytes"].as_u64(), m["per_sample_bytes"].as_u64()),
+        (Some(4), Some(262_144), Some(4224))
+    );
     // The device footprint recomputed from the reported targets: device part + 1/2 B metadata per 128 B.
     let (mut fixed, mut per_sample) = (0.0, 0.0);
     for a in m["allocations"].as_array().unwrap() {
@@ -440,9 +443,20 @@ fn minibatch_fits_the_largest_batches_its_targets_allow_and_refuses_a_manifest_w
     assert!((f["speedup"].as_f64().unwrap() - (r(buddy_batch as f64) / r(100.0) - 1.0)).abs() < 1e-12);
     assert!(is_png(&out.join("minibatch-toy.png")));
     let csv = fs::read_to_string(out.join("minibatch.csv")).unwrap();
-    assert!(csv.starts_with("workload,kind,device_memory_bytes,batch,") && csv.contains(&format!("toy,largest-buddy,{memory},{buddy_batch},")), "{csv}");
+    assert!(
+        csv.starts_with("workload,kind,device_memory_bytes,batch,") && csv.contains(&format!("toy,largest-buddy,{memory},{buddy_batch},")),
+        "{csv}"
+    );
     // The table states the departures; a non-DL workload is skipped.
-    let text = stdout(&buddy(&["study", "minibatch", w.to_str().unwrap(), bundled().to_str().unwrap(), "--out", out.to_str().unwrap(), "--force"]));
+    let text = stdout(&buddy(&[
+        "study",
+        "minibatch",
+        w.to_str().unwrap(),
+        bundled().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--force",
+    ]));
     assert!(text.contains("not like the paper:") && text.contains("minife") && text.contains("skipped"), "{text}");
     // Without the input's shape the recorded batch is unknown: an error naming it.
     edit_manifest(&w, |m| m["snapshots"][0]["allocations"][0].as_object_mut().unwrap().remove("shape").map(drop).unwrap());

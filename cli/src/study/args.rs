@@ -153,16 +153,8 @@ fn parse_oversubscription(s: &str) -> Result<f64, String> {
 
 /// A size in bytes: `12GiB`, `1.5GB`, `512MiB`, `4096` (bytes); at least one byte.
 fn parse_bytes(s: &str) -> Result<u64, String> {
-    const UNITS: [(&str, f64); 8] = [
-        ("GiB", 1_073_741_824.0),
-        ("MiB", 1_048_576.0),
-        ("KiB", 1024.0),
-        ("GB", 1e9),
-        ("MB", 1e6),
-        ("KB", 1e3),
-        ("B", 1.0),
-        ("", 1.0),
-    ];
+    const UNITS: [(&str, f64); 8] =
+        [("GiB", 1_073_741_824.0), ("MiB", 1_048_576.0), ("KiB", 1024.0), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3), ("B", 1.0), ("", 1.0)];
     let t = s.trim();
     let (number, scale) = UNITS.iter().find_map(|(u, f)| t.strip_suffix(u).map(|n| (n.trim(), *f))).unwrap_or((t, 1.0));
     match number.parse::<f64>() {

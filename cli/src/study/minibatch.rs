@@ -85,7 +85,7 @@ pub(super) fn minibatch(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
             table,
             "  by role at {}: {}",
             m.recorded_batch,
-            roles.iter().map(|(r, b)| format!("{r} {:.1} MB", *b as f64 / 1e6)).collect::<Vec<_>>().join(", ")
+            roles.iter().map(|(r, b)| format!("{r} {:.3} MB", *b as f64 / 1e6)).collect::<Vec<_>>().join(", ")
         );
         let _ = writeln!(
             table,
@@ -158,7 +158,10 @@ pub(super) fn minibatch(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
                 let buddy = kind == "largest-buddy";
                 marks.push(BatchMark {
                     label: if buddy {
-                        format!("{name}: largest batch with Buddy, {b}{}", speedup.map_or_else(String::new, |v| format!(" ({:+.1}%)", 100.0 * v)))
+                        format!(
+                            "{name}: largest batch with Buddy, {b}{}",
+                            speedup.map_or_else(String::new, |v| format!(" ({:+.1}%)", 100.0 * v))
+                        )
                     } else {
                         format!("{name}: largest batch uncompressed, {b}")
                     },
@@ -171,20 +174,33 @@ pub(super) fn minibatch(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
             }
         }
         let footprint = [
-            Series { name: "footprint, uncompressed".into(), points: s.curve.iter().map(|c| (c.batch as f64, c.footprint_bytes as f64 / GB)).collect() },
+            Series {
+                name: "footprint, uncompressed".into(),
+                points: s.curve.iter().map(|c| (c.batch as f64, c.footprint_bytes as f64 / GB)).collect(),
+            },
             Series {
                 name: format!("device part with Buddy ({:.2}x at {})", s.recorded_ratio, s.model.recorded_batch),
                 points: s.curve.iter().map(|c| (c.batch as f64, c.buddy_device_bytes / GB)).collect(),
             },
         ];
-        let memories: Vec<(String, f64)> =
-            s.fits.iter().map(|f| (format!("device memory {}", memory_name(f.device_memory_bytes)), f.device_memory_bytes as f64 / GB)).collect();
+        let memories: Vec<(String, f64)> = s
+            .fits
+            .iter()
+            .map(|f| (format!("device memory {}", memory_name(f.device_memory_bytes)), f.device_memory_bytes as f64 / GB))
+            .collect();
         let curve = Series {
             name: format!("B / (B + {}) (fixed + per-sample step time)", throughput.half_batch),
             points: s.curve.iter().map(|c| (c.batch as f64, c.relative_throughput)).collect(),
         };
         let png = out.join(format!("minibatch-{}.png", s.workload));
-        minibatch_panels(&png, &format!("{}: larger mini-batches with Buddy Compression (Buddy Fig. 15)", s.workload), &footprint, &memories, &curve, &marks)?;
+        minibatch_panels(
+            &png,
+            &format!("{}: larger mini-batches with Buddy Compression (Buddy Fig. 15)", s.workload),
+            &footprint,
+            &memories,
+            &curve,
+            &marks,
+        )?;
         pngs.push(png);
     }
     Ok(Output { study: StudyName::Minibatch, table, json: serde_json::to_value(&studies)?, csv: csv_of(&rows)?, pngs })

@@ -62,7 +62,9 @@ pub enum MinibatchError {
     NoInput,
     #[error("allocation '{name}' (role {role}) has no `shape`: its leading dimension is the mini-batch size")]
     NoShape { name: String, role: String },
-    #[error("allocation '{name}' (role {role}) has leading dimension {leading}, but the mini-batch (the first input's `shape[0]`) is {batch}")]
+    #[error(
+        "allocation '{name}' (role {role}) has leading dimension {leading}, but the mini-batch (the first input's `shape[0]`) is {batch}"
+    )]
     BatchMismatch { name: String, role: String, leading: u64, batch: u64 },
     #[error("the inputs' leading dimension is 0: no mini-batch")]
     ZeroBatch,
@@ -215,7 +217,8 @@ impl FootprintModel {
 /// The largest `b >= 1` with `fixed + b * per_sample <= memory`.
 fn largest(memory: u128, fixed: u128, per_sample: u128) -> Option<u64> {
     let room = memory.checked_sub(fixed)?;
-    let b = if per_sample == 0 { u128::from(u64::MAX) } else { room / per_sample };
+    // No per-sample bytes: any batch fits.
+    let b = room.checked_div(per_sample).unwrap_or(u128::from(u64::MAX));
     (b >= 1).then(|| u64::try_from(b).unwrap_or(u64::MAX))
 }
 
@@ -314,7 +317,8 @@ impl Minibatch {
                 }
             })
             .collect();
-        let top = fits.iter().flat_map(|f| [f.largest_batch, f.largest_batch_buddy]).flatten().chain([model.recorded_batch]).max().unwrap_or(1);
+        let top =
+            fits.iter().flat_map(|f| [f.largest_batch, f.largest_batch_buddy]).flatten().chain([model.recorded_batch]).max().unwrap_or(1);
         let mut curve = Vec::new();
         let mut b = 1u64;
         loop {

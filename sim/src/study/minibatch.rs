@@ -104,8 +104,14 @@ pub struct FootprintModel {
     pub fixed_bytes: u64,
     /// Bytes per sample (activations, their gradients, inputs).
     pub per_sample_bytes: u64,
-    /// Device bytes with Buddy, in 1/256 byte ([`UNITS`]).
+    /// Fixed device bytes with Buddy (device parts and metadata).
+    pub fixed_device_bytes: f64,
+    /// Device bytes per sample with Buddy.
+    pub per_sample_device_bytes: f64,
+    /// The two above exactly, in 1/256 byte ([`UNITS`]).
+    #[serde(skip)]
     fixed_device_units: u128,
+    #[serde(skip)]
     per_sample_device_units: u128,
     pub allocations: Vec<AllocationFootprint>,
 }
@@ -170,6 +176,8 @@ impl FootprintModel {
             recorded_batch: batch,
             fixed_bytes: fixed,
             per_sample_bytes: per_sample,
+            fixed_device_bytes: fixed_dev as f64 / UNITS as f64,
+            per_sample_device_bytes: per_sample_dev as f64 / UNITS as f64,
             fixed_device_units: fixed_dev,
             per_sample_device_units: per_sample_dev,
             allocations: out,
@@ -184,16 +192,6 @@ impl FootprintModel {
     /// The device footprint with Buddy at `batch` samples, bytes.
     pub fn device_bytes(&self, batch: u64) -> f64 {
         (self.fixed_device_units + u128::from(batch) * self.per_sample_device_units) as f64 / UNITS as f64
-    }
-
-    /// Bytes per sample with Buddy (device parts and metadata).
-    pub fn per_sample_device_bytes(&self) -> f64 {
-        self.per_sample_device_units as f64 / UNITS as f64
-    }
-
-    /// Fixed device bytes with Buddy.
-    pub fn fixed_device_bytes(&self) -> f64 {
-        self.fixed_device_units as f64 / UNITS as f64
     }
 
     /// Uncompressed over device footprint at `batch`: the workload's Buddy ratio there.
@@ -333,8 +331,8 @@ impl Minibatch {
             }
             b *= 2;
         }
-        let per_sample_ratio = model.per_sample_bytes as f64 / model.per_sample_device_bytes();
-        let fixed_ratio = if model.fixed_bytes == 0 { 1.0 } else { model.fixed_bytes as f64 / model.fixed_device_bytes() };
+        let per_sample_ratio = model.per_sample_bytes as f64 / model.per_sample_device_bytes;
+        let fixed_ratio = if model.fixed_bytes == 0 { 1.0 } else { model.fixed_bytes as f64 / model.fixed_device_bytes };
         Ok(Minibatch {
             workload: workload.to_string(),
             fixed_ratio,

@@ -358,3 +358,179 @@ pub fn heatmap(path: &Path, map: &Heatmap) -> anyhow::Result<()> {
 pub fn line_panels_log10_y(path: &Path, caption: &str, plots: &[LinePlot]) -> anyhow::Result<()> {
     panels(path, caption, plots.len(), |area, i| line_panel_scaled(area, path, &plots[i], false, true, &[]))
 }
+
+/// A largest-fitting batch marked on [`minibatch_panels`]: `buddy` picks the
+/// marker (hollow square with Buddy, filled triangle without), `memory` the
+/// colour (index of the device memory).
+pub struct BatchMark {
+    pub label: String,
+    pub batch: f64,
+    pub footprint_gb: f64,
+    pub throughput: f64,
+    pub buddy: bool,
+    pub memory: usize,
+}
+
+/// Buddy Fig. 15 for one workload: footprint (uncompressed and the device
+/// part with Buddy, GB, log10 y) against the mini-batch (log2 x) with a
+/// dashed line per device memory, and relative throughput against the
+/// mini-batch; both with the largest fitting batches marked. Every style is
+/// in its panel's legend.
+///
+/// # Errors
+/// A series without points, a value <= 0, or the file cannot be written.
+pub fn minibatch_panels(
+    path: &Path,
+    caption: &str,
+    footprint: &[Series; 2],
+    memories: &[(String, f64)],
+    throughput: &Series,
+    marks: &[BatchMark],
+) -> anyhow::Result<()> {
+    let err = draw_err(path);
+    let all = || footprint.iter().chain([throughput]).flat_map(|s| s.points.iter());
+    if footprint.iter().chain([throughput]).any(|s| s.points.is_empty()) || all().any(|p| p.0 <= 0.0 || p.1 <= 0.0) {
+        return Err(anyhow!("nothing to plot, or a value <= 0, in {}", path.display()));
+    }
+    let (lo, hi) = all().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let (xlo, xhi) = (lo.log2() - 0.3, hi.log2() + 0.3);
+    let ys = footprint.iter().flat_map(|s| s.points.iter().map(|p| p.1)).chain(memories.iter().map(|m| m.1));
+    let (ylo, yhi) = ys.fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)));
+    // Room above the curves for the legend.
+    let (ylo, yhi) = (ylo.log10() - 0.15, yhi.log10() + 1.0);
+    let x_tick = |v: &f64| format!("{:.0}", v.exp2());
+    panels(path, caption, 2, |area, i| {
+        if i == 0 {
+            let mut chart = ChartBuilder::on(area)
+                .caption("(a) footprint against the mini-batch", (FONT, 22))
+                .margin(20)
+                .x_label_area_size(50)
+                .y_label_area_size(80)
+                .build_cartesian_2d(xlo..xhi, ylo..yhi)
+                .map_err(|e| err(format!("{e:?}")))?;
+            chart
+                .configure_mesh()
+                .x_desc("mini-batch size (samples, log2)")
+                .y_desc("memory (GB, log10)")
+                .x_labels(((xhi - xlo) as usize + 1).clamp(2, 16))
+                .x_label_formatter(&x_tick)
+                .y_label_formatter(&|v| {
+                    // Three significant digits, no trailing zeros.
+                    let y = 10f64.powf(*v);
+                    let digits = (2 - y.log10().floor() as i32).max(0) as usize;
+                    let n = format!("{y:.digits$}");
+                    if n.contains('.') {
+                        n.trim_end_matches('0').trim_end_matches('.').to_string()
+                    } else {
+                        n
+                    }
+                })
+                .label_style((FONT, 15))
+                .axis_desc_style((FONT, 17))
+                .draw()
+                .map_err(|e| err(format!("{e:?}")))?;
+            for (k, s) in footprint.iter().enumerate() {
+                let color = series_color(k);
+                let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (x.log2(), y.log10())).collect();
+                chart
+                    .draw_series(LineSeries::new(pts.clone(), color.stroke_width(3)))
+                    .map_err(|e| err(format!("{e:?}")))?
+                    .label(s.name.as_str())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));
+                chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, color.filled()))).map_err(|e| err(format!("{e:?}")))?;
+            }
+            for (m, (name, gb)) in memories.iter().enumerate() {
+                let c = mark_color(m);
+                chart
+                    .draw_series(DashedLineSeries::new(vec![(xlo, gb.log10()), (xhi, gb.log10())], 10, 6, c.stroke_width(2)))
+                    .map_err(|e| err(format!("{e:?}")))?
+                    .label(name.as_str())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 8, y), (x + 12, y), (x + 20, y)], c.stroke_width(2)));
+            }
+            draw_marks(&mut chart, path, marks, &|m| m.footprint_gb.log10())?;
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .label_font((FONT, 14))
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()
+                .map_err(|e| err(format!("{e:?}")))
+        } else {
+            let mut chart = ChartBuilder::on(area)
+                .caption("(b) projected throughput against the mini-batch", (FONT, 22))
+                .margin(20)
+                .x_label_area_size(50)
+                .y_label_area_size(80)
+                .build_cartesian_2d(xlo..xhi, 0.0..1.05)
+                .map_err(|e| err(format!("{e:?}")))?;
+            chart
+                .configure_mesh()
+                .x_desc("mini-batch size (samples, log2)")
+                .y_desc("samples/s, fraction of the plateau")
+                .x_labels(((xhi - xlo) as usize + 1).clamp(2, 16))
+                .x_label_formatter(&x_tick)
+                .label_style((FONT, 15))
+                .axis_desc_style((FONT, 17))
+                .draw()
+                .map_err(|e| err(format!("{e:?}")))?;
+            let color = series_color(0);
+            let pts: Vec<(f64, f64)> = throughput.points.iter().map(|&(x, y)| (x.log2(), y)).collect();
+            chart
+                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(3)))
+                .map_err(|e| err(format!("{e:?}")))?
+                .label(throughput.name.as_str())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));
+            chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, color.filled()))).map_err(|e| err(format!("{e:?}")))?;
+            draw_marks(&mut chart, path, marks, &|m| m.throughput)?;
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::LowerRight)
+                .label_font((FONT, 14))
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()
+                .map_err(|e| err(format!("{e:?}")))
+        }
+    })
+}
+
+/// The colour of the `m`-th device memory's line and marks (after the two
+/// footprint series' colours).
+fn mark_color(m: usize) -> RGBAColor {
+    series_color(2 + m)
+}
+
+/// The [`BatchMark`]s at x = log2(batch), y = `y(mark)`, each in the legend.
+fn draw_marks<'a>(
+    chart: &mut ChartContext<
+        'a,
+        BitMapBackend<'a>,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    path: &Path,
+    marks: &[BatchMark],
+    y: &dyn Fn(&BatchMark) -> f64,
+) -> anyhow::Result<()> {
+    let err = draw_err(path);
+    for m in marks {
+        let c = mark_color(m.memory);
+        let p = (m.batch.log2(), y(m));
+        let label = m.label.as_str();
+        if m.buddy {
+            chart
+                // Hollow, so an uncompressed mark at nearly the same batch shows through.
+                .draw_series([EmptyElement::at(p) + Rectangle::new([(-9, -9), (9, 9)], c.stroke_width(3))])
+                .map_err(|e| err(format!("{e:?}")))?
+                .label(label)
+                .legend(move |(x, y)| EmptyElement::at((x + 10, y)) + Rectangle::new([(-7, -7), (7, 7)], c.stroke_width(3)));
+        } else {
+            chart
+                .draw_series([EmptyElement::at(p) + TriangleMarker::new((0, 0), 10, c.filled())])
+                .map_err(|e| err(format!("{e:?}")))?
+                .label(label)
+                .legend(move |(x, y)| EmptyElement::at((x + 10, y)) + TriangleMarker::new((0, 0), 9, c.filled()));
+        }
+    }
+    Ok(())
+}

@@ -115,6 +115,8 @@ fn study_all_writes_every_file_and_the_files_agree() {
         "energy.csv",
         "oversubscription.json",
         "oversubscription.csv",
+        "minibatch.json",
+        "minibatch.csv",
     ] {
         assert!(out.join(f).is_file(), "{f} missing");
     }
@@ -124,7 +126,7 @@ fn study_all_writes_every_file_and_the_files_agree() {
     }
     let report = fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("![designs.png](designs.png)"));
-    assert!(report.contains("## bandwidth-sweep") && report.contains("## energy"));
+    assert!(report.contains("## bandwidth-sweep") && report.contains("## energy") && report.contains("## minibatch"));
     for png in ["bandwidth-sweep.png", "energy.png"] {
         assert!(is_png(&out.join(png)), "{png} is not a PNG");
     }
@@ -365,4 +367,101 @@ fn oversubscription_runs_every_system_and_um_slows_down_as_memory_shrinks() {
     // A value out of range is an error naming it.
     let err = failure(&buddy(&["study", "oversubscription", "--oversubscription", "2000%", "--out", out.to_str().unwrap(), "--force"]));
     assert!(err.contains("2000%"), "{err}");
+}
+
+/// A toy DL workload recorded at mini-batch 4: 64 KiB of weights (stored as
+/// a 4 KiB slice) with its gradient and two Adam moments (all zero), per
+/// sample an i64 input of 16 tokens and a 4 KiB activation (stored whole).
+fn toy_dl(dir: &Path) {
+    fs::create_dir_all(dir).unwrap();
+    let alloc = |name: &str, role: &str, offset: u64, size: u64, shape: Vec<u64>, full: u64| {
+        serde_json::json!({"name": name, "offset": offset, "size": size, "padded_size": size, "dtype": "f32",
+            "count": size / 4, "description": name, "role": role, "shape": shape, "full_size": full, "source_offset": 0})
+    };
+    let allocations = serde_json::json!([
+        alloc("input.ids", "input", 0, 512, vec![4, 16], 512),
+        alloc("w.l0", "weight", 512, 4096, vec![128, 128], 65536),
+        alloc("grad.l0", "gradient", 4608, 4096, vec![128, 128], 65536),
+        alloc("adam_m.l0", "optimizer", 8704, 4096, vec![128, 128], 65536),
+        alloc("adam_v.l0", "optimizer", 12800, 4096, vec![128, 128], 65536),
+        alloc("act.l0", "activation", 16896, 16384, vec![4, 1024], 16384),
+    ]);
+    let manifest = serde_json::json!({
+        "workload": "toy", "description": "test", "program": "none", "entry_bytes": 128, "byte_order": "little",
+        "snapshots": [{"index": 0, "file": "snap_00.bin", "file_size": 33280, "label": "step 1", "allocations": allocations}]
+    });
+    fs::write(dir.join("manifest.json"), manifest.to_string()).unwrap();
+    // Weights: an LCG's words (incompressible); gradient and moments zero;
+    // the activation: every other word zero.
+    let mut x = 12345u32;
+    let mut word = || {
+        x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        x
+    };
+    let mut bytes: Vec<u8> = (0..128u32).flat_map(|i| (i % 1000).to_le_bytes()).collect();
+    bytes.extend((0..1024).flat_map(|_| word().to_le_bytes()));
+    bytes.extend(vec![0u8; 3 * 4096]);
+    bytes.extend((0..4096u32).flat_map(|i| if i % 2 == 0 { 0 } else { word() }.to_le_bytes()));
+    assert_eq!(bytes.len(), 33280);
+    fs::write(dir.join("snap_00.bin"), bytes).unwrap();
+}
+
+#[test]
+fn minibatch_fits_the_largest_batches_its_targets_allow_and_refuses_a_manifest_without_input_shape() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (w, out) = (tmp.path().join("toy"), tmp.path().join("s"));
+    toy_dl(&w);
+    // Room for the fixed 256 KiB and exactly 100 samples of 4224 B uncompressed.
+    let memory = 4 * 65536 + 100 * (512 / 4 + 16384 / 4);
+    let mem = memory.to_string();
+    let json = json_of(&["study", "minibatch", w.to_str().unwrap(), "--device-memory", &mem, "--json", "--out", out.to_str().unwrap()]);
+    let s = &json[0];
+    let m = &s["model"];
+    assert_eq!(
+        (m["recorded_batch"].as_u64(), m["fixed_bytes"].as_u64(), m["per_sample_bytes"].as_u64()),
+        (Some(4), Some(262_144), Some(4224))
+    );
+    // The device footprint recomputed from the reported targets: device part + 1/2 B metadata per 128 B.
+    let (mut fixed, mut per_sample) = (0.0, 0.0);
+    for a in m["allocations"].as_array().unwrap() {
+        let dev = a["bytes"].as_f64().unwrap() * (device_bytes(a["target"].as_str().unwrap()) + 0.5) / 128.0;
+        assert_eq!(a["device_bytes"].as_f64().unwrap(), dev, "{a}");
+        if a["scales"].as_bool().unwrap() {
+            per_sample += dev / 4.0;
+        } else {
+            fixed += dev;
+        }
+    }
+    // The zero gradient and moments compress: Buddy fits more samples.
+    assert!(fixed < 0.8 * 262_144.0, "{m}");
+    let f = &s["fits"][0];
+    assert_eq!(f["largest_batch"], 100);
+    let buddy_batch = ((memory as f64 - fixed) / per_sample).floor() as u64;
+    assert_eq!(f["largest_batch_buddy"].as_u64(), Some(buddy_batch));
+    assert!(buddy_batch > 100);
+    let r = |b: f64| b / (b + 16.0);
+    assert!((f["speedup"].as_f64().unwrap() - (r(buddy_batch as f64) / r(100.0) - 1.0)).abs() < 1e-12);
+    assert!(is_png(&out.join("minibatch-toy.png")));
+    let csv = fs::read_to_string(out.join("minibatch.csv")).unwrap();
+    assert!(
+        csv.starts_with("workload,kind,device_memory_bytes,batch,") && csv.contains(&format!("toy,largest-buddy,{memory},{buddy_batch},")),
+        "{csv}"
+    );
+    // The table states the departures; a non-DL workload is skipped.
+    let text = stdout(&buddy(&[
+        "study",
+        "minibatch",
+        w.to_str().unwrap(),
+        bundled().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--force",
+    ]));
+    assert!(text.contains("not like the paper:") && text.contains("minife") && text.contains("skipped"), "{text}");
+    // Without the input's shape the recorded batch is unknown: an error naming it.
+    edit_manifest(&w, |m| m["snapshots"][0]["allocations"][0].as_object_mut().unwrap().remove("shape").map(drop).unwrap());
+    let err = failure(&buddy(&["study", "minibatch", w.to_str().unwrap(), "--out", out.to_str().unwrap(), "--force"]));
+    assert!(err.contains("'input.ids' (role input) has no `shape`"), "{err}");
+    let err = failure(&buddy(&["study", "minibatch", "--device-memory", "12XB", "--out", out.to_str().unwrap(), "--force"]));
+    assert!(err.contains("12XB"), "{err}");
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use buddy_golden::profiler::DEFAULT_THRESHOLD;
 use buddy_golden::Algorithm;
 use buddy_sim::study::memory_modes::DEFAULT_LINK_GBPS;
+use buddy_sim::study::minibatch::{DEFAULT_DEVICE_MEMORY, DEFAULT_HALF_THROUGHPUT_BATCH};
 use buddy_sim::study::oversubscription::DEFAULT_OVERSUBSCRIPTION;
 use buddy_sim::study::threshold_sweep::DEFAULT_THRESHOLDS;
 
@@ -41,12 +42,16 @@ pub enum StudyName {
     /// Unified Memory, UM with each ETC technique, ETC and Buddy
     /// Compression at 0-50% oversubscription (workloads with a trace).
     Oversubscription,
+    /// Buddy Fig. 15: DL footprint against the mini-batch size (manifest
+    /// roles and shapes), the largest batch that fits --device-memory
+    /// without and with Buddy, and the projected speedup (DL workloads).
+    Minibatch,
     /// Every study above, and report.md.
     All,
 }
 
 impl StudyName {
-    pub(super) const EACH: [StudyName; 11] = [
+    pub(super) const EACH: [StudyName; 12] = [
         StudyName::RatioOverTime,
         StudyName::Heatmap,
         StudyName::Designs,
@@ -58,6 +63,7 @@ impl StudyName {
         StudyName::CdmaOffload,
         StudyName::CdmaPerformance,
         StudyName::Oversubscription,
+        StudyName::Minibatch,
     ];
 
     pub(super) fn file_stem(self) -> &'static str {
@@ -73,6 +79,7 @@ impl StudyName {
             StudyName::CdmaOffload => "cdma-offload",
             StudyName::CdmaPerformance => "cdma-performance",
             StudyName::Oversubscription => "oversubscription",
+            StudyName::Minibatch => "minibatch",
             StudyName::All => "report",
         }
     }
@@ -107,6 +114,15 @@ pub struct Args {
     /// (0.1 = 10%: the footprint is 10% larger than device memory).
     #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_OVERSUBSCRIPTION, value_parser = parse_oversubscription)]
     pub oversubscription: Vec<f64>,
+    /// Device memories of the mini-batch study, e.g. `12GiB,16GB,512MiB`
+    /// (B, KB, MB, GB, KiB, MiB, GiB; plain numbers are bytes); default: the
+    /// paper's Titan V, 12 GiB.
+    #[arg(long, value_delimiter = ',', default_values_t = [DEFAULT_DEVICE_MEMORY], value_parser = parse_bytes)]
+    pub device_memory: Vec<u64>,
+    /// Mini-batch at which the study's throughput model reaches half its
+    /// plateau (per-step time = fixed + per-sample work; t_fixed / t_sample).
+    #[arg(long, default_value_t = DEFAULT_HALF_THROUGHPUT_BATCH, value_parser = parse_half_batch)]
+    pub half_throughput_batch: f64,
     /// TOML file overriding the memory system's parameters (as `buddy sim --config`).
     #[arg(long, value_name = "FILE")]
     pub sim_config: Option<PathBuf>,
@@ -132,5 +148,25 @@ fn parse_oversubscription(s: &str) -> Result<f64, String> {
         Ok(v)
     } else {
         Err(format!("an oversubscription must lie from 0 to 10 (0% to 1000%), got {s}"))
+    }
+}
+
+/// A size in bytes: `12GiB`, `1.5GB`, `512MiB`, `4096` (bytes); at least one byte.
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    const UNITS: [(&str, f64); 8] =
+        [("GiB", 1_073_741_824.0), ("MiB", 1_048_576.0), ("KiB", 1024.0), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3), ("B", 1.0), ("", 1.0)];
+    let t = s.trim();
+    let (number, scale) = UNITS.iter().find_map(|(u, f)| t.strip_suffix(u).map(|n| (n.trim(), *f))).unwrap_or((t, 1.0));
+    match number.parse::<f64>() {
+        Ok(v) if v.is_finite() && v * scale >= 1.0 && v * scale < 1.8e19 => Ok((v * scale).round() as u64),
+        _ => Err(format!("'{s}' is not a memory size of at least one byte (e.g. 12GiB, 512MB, 4096)")),
+    }
+}
+
+/// A positive mini-batch size (may be fractional: it is a model constant).
+fn parse_half_batch(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a positive number of samples")),
     }
 }

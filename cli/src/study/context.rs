@@ -45,7 +45,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The profiler's targets (per manifest allocation) of a workload.
-    fn profiled_targets(&self, cp: &ClassProfile) -> anyhow::Result<Vec<TargetRatio>> {
+    pub(super) fn profiled_targets(&self, cp: &ClassProfile) -> anyhow::Result<Vec<TargetRatio>> {
         let pc = ProfilerConfig {
             threshold: self.args.threshold,
             granularity: Granularity::PerAllocationMostlyZero,

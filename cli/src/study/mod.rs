@@ -1,6 +1,7 @@
 //! `buddy study NAME [PATH...]`: the Buddy Compression paper's compressibility
 //! and target-ratio studies (Fig. 3, 7, 8, 9, 10) on snapshot workloads, and
-//! its link-bandwidth and energy studies (Fig. 12, 13) on their traces. Every
+//! its link-bandwidth and energy studies (Fig. 12, 13) on their traces, and
+//! its DL mini-batch study (Fig. 15) from the manifests' roles. Every
 //! study writes `<out>/<name>.json`, `<out>/<name>.csv` and PNG plots and
 //! prints a table (or the JSON / CSV on stdout); `all` runs them all and
 //! writes `<out>/report.md`.
@@ -21,6 +22,7 @@ mod designs;
 mod energy;
 mod heatmap;
 mod memory_modes;
+mod minibatch;
 mod oversubscription;
 mod ratio_over_time;
 mod report;
@@ -114,6 +116,7 @@ fn run_one(study: StudyName, ctx: &Ctx) -> anyhow::Result<Output> {
         StudyName::CdmaOffload => cdma_offload::cdma_offload(ctx.workloads, ctx.training()?, out),
         StudyName::CdmaPerformance => cdma_performance::cdma_performance(ctx.workloads, ctx.training()?, out),
         StudyName::Oversubscription => oversubscription::oversubscription(ctx, out),
+        StudyName::Minibatch => minibatch::minibatch(ctx, out),
         StudyName::All => unreachable!("`all` runs the others"),
     }
 }

@@ -15,6 +15,7 @@
 //! | [`cdma_offload`] | cDMA Fig. 12 | bytes offloaded to host memory by cDMA, normalized to vDNN |
 //! | [`cdma_performance`] | cDMA Fig. 13 | training step performance of vDNN and cDMA, normalized to the oracle |
 //! | [`oversubscription`] | Fig. 14, ETC Fig. 10-14 | UM, ETC's techniques, ETC and Buddy Compression at 0-50% oversubscription |
+//! | [`minibatch`] | Fig. 15 | DL footprint against the mini-batch size, the largest batch that fits with and without Buddy, projected speedup |
 
 pub mod buddy_over_time;
 pub mod cdma_offload;
@@ -23,6 +24,7 @@ pub mod cdma_ratios;
 pub mod designs;
 pub mod heatmap;
 pub mod memory_modes;
+pub mod minibatch;
 pub mod oversubscription;
 pub mod ratio_over_time;
 pub mod threshold_sweep;

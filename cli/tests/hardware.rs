@@ -143,8 +143,8 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
             continue;
         }
         if m == "request_contexts" {
-            // Lock-step lines: reset, then one per random cycle (at least 100), 25 hex digits each.
-            assert!(text.lines().count() == 101 && text.lines().all(|l| l.len() == 25), "{m}");
+            // Lock-step lines: reset, then one per random cycle (at least 100), 26 hex digits each.
+            assert!(text.lines().count() == 101 && text.lines().all(|l| l.len() == 26), "{m}");
             continue;
         }
         let expected = match m {

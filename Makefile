@@ -149,7 +149,7 @@ waves: deps
 # must fail. yosys-abc ships in Debian's yosys package. make test runs the
 # quick subset (testbenches/tests/formal.rs).
 formal: deps
-	python3 formal/formal.py --report verilog-out/formal
+	python3 formal/formal.py --report verilog-out/formal $(FORMAL_ARGS)
 
 # Long property-test runs: 2,000 batches of 200 entries per codec module,
 # 2,000 runs of 1,000 accesses / operations for the translator and the

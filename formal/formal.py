@@ -631,7 +631,7 @@ def run(p, work):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="only the quick proofs (make test)")
-    ap.add_argument("--only", default=None, help="only proofs whose name contains this")
+    ap.add_argument("--only", action="append", default=None, help="only proofs whose name contains this (repeatable)")
     ap.add_argument("--work", default=str(ROOT / "target" / "formal"), help="work directory")
     ap.add_argument("--skip", action="append", default=[], help="not the proofs whose name contains this (repeatable)")
     ap.add_argument("--report", default=None, help="write report.md and report.json here")
@@ -641,7 +641,7 @@ def main():
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
     every = proofs(work)
-    ps = [p for p in every if (not a.quick or p.quick) and (a.only is None or a.only in p.name)
+    ps = [p for p in every if (not a.quick or p.quick) and (a.only is None or any(x in p.name for x in a.only))
           and not any(x in p.name for x in a.skip)]
     for p in ps:
         p.timeout = a.seconds or p.timeout

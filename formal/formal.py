@@ -61,7 +61,8 @@ BLOCK_BMC_SECONDS = 90
 # Bounded depths (cycles from reset): a block's request goes through in
 # fewer (metadata cache: hit 4, miss to fill request 3, fill to response 2;
 # translator 2; docs/controller.md); a slice's request needs 4 (front) + 4
-# (metadata hit) + 2 (plan) + the codec's latency + 2 (write plan).
+# (metadata hit) + 2 (plan) + the compressor's latency (ZVC, MAG-BDI: 4;
+# BPC: 10, not covered) + 2 (write plan).
 BLOCK_DEPTH = 12
 SLICE_DEPTH = 16
 

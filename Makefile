@@ -28,7 +28,7 @@ help:
 	@echo "make verilog  - regenerate verilog-out/ (commit the result)"
 	@echo "make synth    - Yosys synthesis report into verilog-out/synth/"
 	@echo "make study    - the paper's profiler and memory-system studies (Fig. 3, 7, 8, 9, 10, 12, 13, 14 with ETC, 15) and cDMA's (Fig. 11, 12, 13) on every workload of SHARED_DATA; report in $(STUDY_OUT)/"
-	@echo "make formal   - formal proofs of verilog-out/ with Yosys and ABC (yosys-abc): codec round trips, size classes, valid/ready protocol of every module, mutants; report in verilog-out/formal/"
+	@echo "make formal   - formal proofs of verilog-out/ with Yosys and ABC (yosys-abc): codec round trips, size classes, valid/ready protocol of every module, mutants; report in verilog-out/formal/ (FORMAL_ARGS=\"--skip controller\" leaves out the slices)"
 	@echo "make soak     - long property-test runs and soak-sim (not part of make test)"
 	@echo "make soak-sim - the memory system on every shared trace from 3 snapshots with 3 algorithms"
 	@echo "make bench    - criterion throughput of every golden codec, the fast-mode memory system and the HBM2 model; buddy speed (fast, RTL and Verilator in one run)"
@@ -145,11 +145,14 @@ waves: deps
 
 # Formal proofs of the delivered Verilog (docs/formal.md): every codec
 # pair's round trip and size classes (bounded, ABC bmc3), every module's
-# valid/ready protocol (unbounded, ABC pdr), and flipped-gate mutants that
-# must fail. yosys-abc ships in Debian's yosys package. make test runs the
-# quick subset (testbenches/tests/formal.rs).
+# valid/ready protocol (unbounded with ABC pdr where it converges, else
+# bounded), and flipped-gate mutants that must fail. yosys-abc ships in
+# Debian's yosys package. make test runs the quick subset
+# (testbenches/tests/formal.rs). FORMAL_ARGS passes options to
+# formal/formal.py, e.g. FORMAL_ARGS="--skip controller" (the six slices
+# take 4-9 min of Yosys each).
 formal: deps
-	python3 formal/formal.py --report verilog-out/formal
+	python3 formal/formal.py --report verilog-out/formal $(FORMAL_ARGS)
 
 # Long property-test runs: 2,000 batches of 200 entries per codec module,
 # 2,000 runs of 1,000 accesses / operations for the translator and the

@@ -1,5 +1,6 @@
 //! Argument values shared by several subcommands: the default algorithm and
-//! the clap value parsers of shares, thresholds and algorithm names.
+//! the clap value parsers of shares, thresholds, memory sizes and algorithm
+//! names.
 //!
 //! They live here, not in one subcommand's module, so that subcommands do
 //! not import each other for them (`study` and `profile` once did, both
@@ -22,6 +23,31 @@ pub fn parse_share(s: &str, example: &str) -> Result<f64, String> {
         None => t.parse::<f64>(),
     }
     .map_err(|_| format!("'{s}' is not a number (e.g. {example})"))
+}
+
+/// A memory size in bytes: `4096`, `12B`; binary `4K`, `2M`, `1G` (either
+/// case) or `4KiB`, `2MiB`, `12GiB`; decimal `4KB`, `512MB`, `1.5GB`.
+/// `None` unless it comes to at least one byte (and fits a `u64`).
+pub fn parse_byte_size(s: &str) -> Option<u64> {
+    const UNITS: [(&str, f64); 13] = [
+        ("GiB", 1_073_741_824.0),
+        ("MiB", 1_048_576.0),
+        ("KiB", 1024.0),
+        ("GB", 1e9),
+        ("MB", 1e6),
+        ("KB", 1e3),
+        ("B", 1.0),
+        ("G", 1_073_741_824.0),
+        ("g", 1_073_741_824.0),
+        ("M", 1_048_576.0),
+        ("m", 1_048_576.0),
+        ("K", 1024.0),
+        ("k", 1024.0),
+    ];
+    let t = s.trim();
+    let (number, scale) = UNITS.iter().find_map(|(u, f)| t.strip_suffix(u).map(|n| (n.trim(), *f))).unwrap_or((t, 1.0));
+    let v = number.parse::<f64>().ok()?;
+    (v.is_finite() && v * scale >= 1.0 && v * scale < 1.8e19).then(|| (v * scale).round() as u64)
 }
 
 /// `0.3` or `30%` → 0.3, strictly between 0 and 1.
@@ -55,6 +81,19 @@ mod tests {
         assert_eq!(parse_threshold("30%"), Ok(0.3));
         for bad in ["0", "1", "100%", "-0.2"] {
             assert!(parse_threshold(bad).unwrap_err().contains("strictly between"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn byte_sizes_take_binary_and_decimal_units() {
+        assert_eq!(parse_byte_size("4096"), Some(4096));
+        assert_eq!(parse_byte_size("4K"), Some(4096));
+        assert_eq!(parse_byte_size("2m"), Some(2 << 20));
+        assert_eq!(parse_byte_size("12GiB"), Some(12 << 30));
+        assert_eq!(parse_byte_size("1.5GB"), Some(1_500_000_000));
+        assert_eq!(parse_byte_size("512 MB"), Some(512_000_000));
+        for bad in ["0", "lots", "-4K", "0.2B", ""] {
+            assert_eq!(parse_byte_size(bad), None, "{bad}");
         }
     }
 

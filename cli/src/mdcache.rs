@@ -11,6 +11,7 @@ use buddy_sim::workload::read_manifest;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
+use crate::args::parse_byte_size;
 use crate::output::{out, outln, OutputFile};
 use crate::plot::{line_plot_log2_x, LinePlot, Series};
 
@@ -50,16 +51,9 @@ pub struct Args {
     pub force: bool,
 }
 
-/// `4096`, `4K`, `2M` (binary units) → bytes.
+/// `4096`, `4K`, `2M` (binary units; [`parse_byte_size`]) → bytes.
 fn parse_bytes(s: &str) -> Result<usize, String> {
-    let t = s.trim();
-    let (num, mul) = match t.chars().last() {
-        Some('K' | 'k') => (&t[..t.len() - 1], 1024),
-        Some('M' | 'm') => (&t[..t.len() - 1], 1024 * 1024),
-        _ => (t, 1),
-    };
-    let bytes = num.parse::<usize>().ok().filter(|&n| n > 0).and_then(|n| n.checked_mul(mul));
-    match bytes {
+    match parse_byte_size(s).and_then(|b| usize::try_from(b).ok()) {
         Some(b) if b <= MAX_CACHE_BYTES => Ok(b),
         Some(_) => Err(format!("'{s}' is above the 1G a cache here may have")),
         None => Err(format!("'{s}' is not a size (e.g. 4096, 4K, 2M)")),

@@ -10,7 +10,7 @@ use buddy_sim::study::minibatch::{DEFAULT_DEVICE_MEMORY, DEFAULT_HALF_THROUGHPUT
 use buddy_sim::study::oversubscription::DEFAULT_OVERSUBSCRIPTION;
 use buddy_sim::study::threshold_sweep::DEFAULT_THRESHOLDS;
 
-use crate::args::{parse_algorithm, parse_share, parse_threshold, DEFAULT_ALGORITHM};
+use crate::args::{parse_algorithm, parse_byte_size, parse_share, parse_threshold, DEFAULT_ALGORITHM};
 
 /// The studies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -151,16 +151,9 @@ fn parse_oversubscription(s: &str) -> Result<f64, String> {
     }
 }
 
-/// A size in bytes: `12GiB`, `1.5GB`, `512MiB`, `4096` (bytes); at least one byte.
+/// A device memory size ([`parse_byte_size`]).
 fn parse_bytes(s: &str) -> Result<u64, String> {
-    const UNITS: [(&str, f64); 8] =
-        [("GiB", 1_073_741_824.0), ("MiB", 1_048_576.0), ("KiB", 1024.0), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3), ("B", 1.0), ("", 1.0)];
-    let t = s.trim();
-    let (number, scale) = UNITS.iter().find_map(|(u, f)| t.strip_suffix(u).map(|n| (n.trim(), *f))).unwrap_or((t, 1.0));
-    match number.parse::<f64>() {
-        Ok(v) if v.is_finite() && v * scale >= 1.0 && v * scale < 1.8e19 => Ok((v * scale).round() as u64),
-        _ => Err(format!("'{s}' is not a memory size of at least one byte (e.g. 12GiB, 512MB, 4096)")),
-    }
+    parse_byte_size(s).ok_or_else(|| format!("'{s}' is not a memory size of at least one byte (e.g. 12GiB, 512MB, 4096)"))
 }
 
 /// A positive mini-batch size (may be fractional: it is a model constant).

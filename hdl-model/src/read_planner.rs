@@ -193,9 +193,14 @@ impl ReadPlannerModel {
         }
     }
 
-    /// A part's sectors go once its plan is taken.
-    fn request(id: u8, planned: bool, next: u8, sectors: u8, base: u64) -> Option<SectorRequest> {
-        (!planned && next != sectors).then_some(SectorRequest { id, sector: next, address: base + SECTOR_BYTES * u64::from(next) })
+    /// A part's sectors go from the cycle its plan is taken (`plan_go`:
+    /// the plan port takes it now).
+    fn request(id: u8, planned: bool, plan_go: bool, next: u8, sectors: u8, base: u64) -> Option<SectorRequest> {
+        ((!planned || plan_go) && next != sectors).then_some(SectorRequest {
+            id,
+            sector: next,
+            address: base + SECTOR_BYTES * u64::from(next),
+        })
     }
 }
 
@@ -203,13 +208,16 @@ impl CycleModel for ReadPlannerModel {
     type In = ReadPlannerIn;
     type Out = ReadPlannerOut;
 
-    fn outputs(&self, _: &ReadPlannerIn) -> ReadPlannerOut {
+    fn outputs(&self, i: &ReadPlannerIn) -> ReadPlannerOut {
         let j = &self.job;
+        let plan = self.plan();
+        let plan_go = plan.is_some() && i.plan_ready;
         ReadPlannerOut {
             in_ready: self.waiting.is_none(),
-            plan: self.plan(),
-            dev_req: Self::request(j.id, j.dev_plan, self.dev_next, j.dev_sectors, j.dev_base),
-            buddy_req: Self::request(j.id, j.bud_plan, self.bud_next, j.bud_sectors, j.bud_base),
+            plan,
+            dev_req: Self::request(j.id, j.dev_plan, plan_go, self.dev_next, j.dev_sectors, j.dev_base),
+            // The buddy plan goes only after the device plan.
+            buddy_req: Self::request(j.id, j.bud_plan, plan_go && !j.dev_plan, self.bud_next, j.bud_sectors, j.bud_base),
         }
     }
 

@@ -71,9 +71,10 @@ pub struct ReadJob {
 /// last transfers go that cycle (or there is none), else it waits (one
 /// job at most) and starts in the cycle they go; a job started at cycle
 /// `a` offers its first plan at `a + 1`; a part's sectors are offered one
-/// per cycle from the cycle after its plan is taken. With every port ready
-/// a full read of `d` device and `b` buddy sectors thus occupies the
-/// planner for `max(1 + d, 2 + b)` cycles (`1` for a ZERO entry).
+/// per cycle from the cycle its plan is taken (`dev_req_valid` and
+/// `buddy_req_valid` follow `plan_ready` in that cycle). With every port
+/// ready a full read of `d` device and `b` buddy sectors thus occupies the
+/// planner for `max(d, 1 + b)` cycles (`1` for a ZERO entry).
 #[derive(SettleBlock, Default)]
 pub struct ReadPlanner {
     _settle: crate::settle::Settle,
@@ -177,18 +178,21 @@ impl Logic for ReadPlanner {
             self.plan_sectors.next = self.j.q.val().dev_sectors;
             self.plan_last.next = self.j.q.val().dev_last;
         }
-        self.dev_req_valid.next = !self.j.q.val().dev_plan & (self.j_dev_next.q.val() != self.j.q.val().dev_sectors);
+        // A part's sectors go from the cycle its plan is taken: `plan_ready`
+        // reaches the request valids (the sector gather's is a constant 1).
+        self.plan_go.next = self.plan_valid.val() & self.plan_ready.val();
+        self.dev_req_valid.next = (!self.j.q.val().dev_plan | self.plan_go.val()) & (self.j_dev_next.q.val() != self.j.q.val().dev_sectors);
         self.dev_req_id.next = self.j.q.val().id;
         self.dev_req_sector.next = self.j_dev_next.q.val();
         self.dev_offset.next = bit_cast::<64, SECTOR_INDEX_BITS>(self.j_dev_next.q.val()) << 5;
         self.dev_req_address.next = self.j.q.val().dev_base + self.dev_offset.val();
-        self.buddy_req_valid.next = !self.j.q.val().bud_plan & (self.j_bud_next.q.val() != self.j.q.val().bud_sectors);
+        self.buddy_req_valid.next = (!self.j.q.val().bud_plan | (self.plan_go.val() & !self.j.q.val().dev_plan))
+            & (self.j_bud_next.q.val() != self.j.q.val().bud_sectors);
         self.buddy_req_id.next = self.j.q.val().id;
         self.buddy_req_sector.next = self.j_bud_next.q.val();
         self.bud_offset.next = bit_cast::<64, SECTOR_INDEX_BITS>(self.j_bud_next.q.val()) << 5;
         self.buddy_req_address.next = self.j.q.val().bud_base + self.bud_offset.val();
 
-        self.plan_go.next = self.plan_valid.val() & self.plan_ready.val();
         self.dev_go.next = self.dev_req_valid.val() & self.dev_req_ready.val();
         self.bud_go.next = self.buddy_req_valid.val() & self.buddy_req_ready.val();
         if self.plan_go.val() & self.j.q.val().dev_plan {
@@ -354,6 +358,7 @@ impl Logic for ReadPlanner {
 pub mod timing {
     /// Cycles from a job's acceptance to its first plan on `plan_*`.
     pub const JOB_TO_PLAN: u64 = 1;
-    /// Cycles from a part's plan transfer to its first sector request.
-    pub const PLAN_TO_SECTOR: u64 = 1;
+    /// Cycles from a part's plan transfer to its first sector request
+    /// (the same cycle).
+    pub const PLAN_TO_SECTOR: u64 = 0;
 }

@@ -82,7 +82,7 @@ module read_planner_tb;
       if (!$value$plusargs("count=%d", count)) $fatal(1, "read_planner_tb: +vectors=FILE needs +count=N");
     end else begin
       path = "vectors/read_planner.hex";
-      count = 328;
+      count = 323;
     end
     if (count < 1 || count > MAX_LINES) $fatal(1, "read_planner_tb: count %0d outside 1..%0d", count, MAX_LINES);
     $readmemh(path, lines, 0, count - 1);

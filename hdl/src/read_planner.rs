@@ -196,7 +196,7 @@ impl Logic for ReadPlanner {
         self.dev_req_sector.next = self.j_dev_next.q.val();
         // A run: the part's next 4 sectors, or what is left of it (its
         // next sector is 0 or 4, a part at most 5 sectors).
-        self.dev_last_run.next = self.j_dev_next.q.val().get_bit(2) | !self.j.q.val().dev_sectors.get_bit(2) | (self.j.q.val().dev_sectors == 4);
+        self.dev_last_run.next = self.j_dev_next.q.val().get_bit(2) | (self.j.q.val().dev_sectors <= bits::<SECTOR_INDEX_BITS>(4));
         self.dev_req_sectors.next = 4.into();
         if self.dev_last_run.val() {
             self.dev_req_sectors.next = self.j.q.val().dev_sectors - self.j_dev_next.q.val();
@@ -207,7 +207,7 @@ impl Logic for ReadPlanner {
             & (self.j_bud_next.q.val() != self.j.q.val().bud_sectors);
         self.buddy_req_id.next = self.j.q.val().id;
         self.buddy_req_sector.next = self.j_bud_next.q.val();
-        self.bud_last_run.next = self.j_bud_next.q.val().get_bit(2) | !self.j.q.val().bud_sectors.get_bit(2) | (self.j.q.val().bud_sectors == 4);
+        self.bud_last_run.next = self.j_bud_next.q.val().get_bit(2) | (self.j.q.val().bud_sectors <= bits::<SECTOR_INDEX_BITS>(4));
         self.buddy_req_sectors.next = 4.into();
         if self.bud_last_run.val() {
             self.buddy_req_sectors.next = self.j.q.val().bud_sectors - self.j_bud_next.q.val();

@@ -16,7 +16,8 @@ use buddy_hdl_macros::SettleBlock;
 /// `buddy_sector`). Buddy's parts span at most 4 sectors (buddy slots are
 /// sector aligned, 16x ones included; only an 8-byte 16x device part
 /// starts inside a sector); the gather takes any part of up to 32 words
-/// that starts 0-7 words into its first sector, so up to 5 sectors.
+/// that starts 0, 2, 4 or 6 words into its first sector (at an 8-byte
+/// boundary), so up to 5 sectors.
 pub const SECTOR_INDEX_BITS: usize = 3;
 /// Width of a context's sector count: both parts together span at most
 /// 10 sectors.
@@ -43,10 +44,11 @@ pub mod timing {
 /// **Payload layout** (the golden model's stored bytes, docs/formats.md#stream-packing):
 /// payload word `i` (32 bits, word `i` of [`EntryBits`]) is device-part
 /// word `i` for `i < words`, and buddy-part word `i - words` above, where
-/// `words` is the device part's length in 32-bit words as planned. A part
-/// starts `lead` words into its first sector (a 16x device part or buddy
-/// slot need not be sector aligned); part word `p` is word `(p + lead) mod
-/// 8` of the part's sector `(p + lead) / 8`. Payload words no sector
+/// `words` is the device part's length in 32-bit words as planned (even:
+/// parts are whole 8-byte units). A part starts `lead` words into its
+/// first sector, `lead` even (at an 8-byte boundary; a 16x device part or
+/// buddy slot need not be sector aligned); part word `p` is word `(p +
+/// lead) mod 8` of the part's sector `(p + lead) / 8`. Payload words no sector
 /// covered keep what the context's last use left (a decompressor reads
 /// only its class's bytes).
 ///
@@ -71,8 +73,8 @@ pub mod timing {
 /// | `plan_valid`, `plan_ready` | 1, 1 | in, out | a part's plan; `plan_ready` is always 1 |
 /// | `plan_id` | 7 | in | the context |
 /// | `plan_buddy` | 1 | in | 0: the device part, 1: the buddy part |
-/// | `plan_lead` | 3 | in | 32-bit words from the part's first sector start to its first byte (0-7) |
-/// | `plan_words` | 6 | in | device part: its length in 32-bit words (0-32) |
+/// | `plan_lead` | 3 | in | 32-bit words from the part's first sector start to its first byte (0, 2, 4 or 6) |
+/// | `plan_words` | 6 | in | device part: its length in 32-bit words (0-32, even) |
 /// | `plan_sectors` | 3 | in | sectors requested for the part (0-5) |
 /// | `plan_last` | 1 | in | the context's last plan (closes it) |
 /// | `dev_valid`, `dev_ready` | 1, 1 | in, out | a device-memory run answered; `dev_ready` is always 1 |
@@ -172,6 +174,7 @@ pub struct SectorGather {
     /// times 8), and the position past the run, compared with the
     /// positions' upper bits.
     d_start_at: Signal<Local, Bits<7>>,
+    b_shift: Signal<Local, Bits<5>>,
     d_end_at: Signal<Local, Bits<7>>,
     b_start_at: Signal<Local, Bits<7>>,
     b_end_at: Signal<Local, Bits<7>>,
@@ -258,6 +261,7 @@ impl Default for SectorGather {
             b_sum: Default::default(),
             b_pos: Default::default(),
             d_start_at: Default::default(),
+            b_shift: Default::default(),
             d_end_at: Default::default(),
             b_start_at: Default::default(),
             b_end_at: Default::default(),
@@ -408,6 +412,12 @@ impl Logic for SectorGather {
 
         // (Masks and compares rather than `get_bits`: rust-hdl shifts even
         // narrow vectors through big integers, ~30x slower in simulation.)
+        // A run's word `(J + shift) mod 32` lands on payload word J (runs
+        // start at sector 0 or 4): the device part's shift is its lead, the
+        // buddy part's its lead less the device part's words. Both are
+        // even (parts start at 8-byte boundaries and are whole 8-byte
+        // units long), so a word picks from 4 or 16 run words, not 32.
+        self.b_shift.next = bit_cast::<5, 3>(self.bud_lead.read_data.val()) - bit_cast::<5, 6>(self.bud_base.read_data.val());
         self.d_start_at.next = bit_cast::<7, 3>(self.d_sector.q.val()) << 3;
         self.d_end_at.next = (bit_cast::<7, 3>(self.d_sector.q.val()) + bit_cast::<7, 3>(self.d_count.q.val())) << 3;
         self.b_start_at.next = bit_cast::<7, 3>(self.b_sector.q.val()) << 3;
@@ -439,9 +449,9 @@ impl Logic for SectorGather {
                 & (self.d_start_at.val() <= self.d_at[J].val())
                 & (self.d_at[J].val() < self.d_end_at.val());
             self.dev_words[J].write_data.next = 0.into();
-            for m in 0..32 {
-                if bit_cast::<5, 6>(self.d_pos[J].val()).index() == m {
-                    self.dev_words[J].write_data.next = self.d_data[m].q.val();
+            for m in 0..4 {
+                if self.dev_lead.read_data.val().index() == 2 * m {
+                    self.dev_words[J].write_data.next = self.d_data[(J + 2 * m) % 32].q.val();
                 }
             }
 
@@ -454,9 +464,9 @@ impl Logic for SectorGather {
                 & (self.b_start_at.val() <= self.b_at[J].val())
                 & (self.b_at[J].val() < self.b_end_at.val());
             self.bud_words[J].write_data.next = 0.into();
-            for m in 0..32 {
-                if bit_cast::<5, 6>(self.b_pos[J].val()).index() == m {
-                    self.bud_words[J].write_data.next = self.b_data[m].q.val();
+            for m in 0..16 {
+                if self.b_shift.val().index() == 2 * m {
+                    self.bud_words[J].write_data.next = self.b_data[(J + 2 * m) % 32].q.val();
                 }
             }
 

@@ -172,9 +172,8 @@ pub struct SectorGather {
     b_pos: [Signal<Local, Bits<6>>; 32],
     /// The write stages' first sector's first word position (its index
     /// times 8), and the position past the run, compared with the
-    /// positions' upper bits; between them (in the order the Verilog was
-    /// synthesized), the buddy part's shift from run word to payload word
-    /// (its lead less the device part's words, mod 32).
+    /// positions' upper bits. `b_shift`: the buddy part's shift from run
+    /// word to payload word (its lead less the device part's words, mod 32).
     d_start_at: Signal<Local, Bits<7>>,
     b_shift: Signal<Local, Bits<5>>,
     d_end_at: Signal<Local, Bits<7>>,

@@ -297,6 +297,7 @@ struct CsvRow<'a> {
     compression_ratio: f64,
     dram_energy_pj: f64,
     link_energy_pj: f64,
+    buddy_memory_energy_pj: f64,
     accesses_per_second: f64,
 }
 
@@ -332,6 +333,7 @@ pub fn csv(reports: &[(f64, &SimReport)]) -> anyhow::Result<String> {
             compression_ratio: r.compression_ratio,
             dram_energy_pj: r.energy.dram_pj,
             link_energy_pj: r.energy.link_pj,
+            buddy_memory_energy_pj: r.energy.buddy_memory_pj,
             accesses_per_second: r.accesses_per_second,
         })?;
     }

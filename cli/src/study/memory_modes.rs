@@ -18,6 +18,7 @@ pub(super) struct MemoryRow<'a> {
     buddy_bytes: u64,
     dram_pj: f64,
     link_pj: f64,
+    buddy_memory_pj: f64,
     dram_energy_relative: f64,
     total_energy_relative: f64,
 }
@@ -36,6 +37,7 @@ impl<'a> MemoryRow<'a> {
             buddy_bytes: p.buddy_bytes,
             dram_pj: p.dram_pj,
             link_pj: p.link_pj,
+            buddy_memory_pj: p.buddy_memory_pj,
             dram_energy_relative: p.dram_energy_relative,
             total_energy_relative: p.total_energy_relative,
         }

@@ -257,9 +257,12 @@ pub struct EnergyConfig {
     /// pJ per all-bank refresh of a channel (**estimate**: one activation
     /// per bank; the paper gives no figure).
     pub refresh_pj: f64,
-    /// pJ per bit on the interconnect (doubled when `switch`).
+    /// pJ per bit on the interconnect (doubled when `switch`), packet
+    /// headers included.
     pub link_pj_per_bit: f64,
-    /// The buddy link goes through an NVSwitch.
+    /// The buddy link goes through an NVSwitch: the link energy is doubled
+    /// for its ingress and egress (Buddy Compression Sec. IV-B, Fig. 13;
+    /// default true, as the paper charges it).
     pub switch: bool,
 }
 
@@ -343,7 +346,7 @@ impl Default for EnergyConfig {
             io_pj_per_bit: 1.97,
             refresh_pj: 16.0 * 909.0,
             link_pj_per_bit: 11.0,
-            switch: false,
+            switch: true,
         }
     }
 }

@@ -118,9 +118,28 @@ pub struct Epoch {
 /// Energy of a run, picojoules.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Energy {
+    /// The GPU's HBM2: activations, bits moved, refreshes.
     pub dram_pj: f64,
+    /// The buddy link ([`LinkStats::energy_pj`]).
     pub link_pj: f64,
+    /// Buddy-memory's accesses as HBM2 transactions
+    /// ([`buddy_memory_energy_pj`]).
+    pub buddy_memory_pj: f64,
     pub total_pj: f64,
+}
+
+/// Buddy-memory's accesses priced as HBM2 transactions, picojoules (Buddy
+/// Compression Sec. IV-B: "model remote buddy-memory ... accesses as HBM2
+/// transactions"): the data bits moved at column access plus I/O per bit,
+/// and activations at the run's own device activations per sector moved
+/// (the paper assumes average row-buffer locality; buddy-memory's own rows
+/// are not modelled).
+pub fn buddy_memory_energy_pj(link: &LinkStats, device: &HbmStats, c: &SimConfig) -> f64 {
+    let bytes = link.data_bytes(c.nvlink.header_bytes);
+    let device_sectors = device.sector_reads + device.sector_writes;
+    let activations_per_sector = if device_sectors == 0 { 0.0 } else { device.activations as f64 / device_sectors as f64 };
+    (bytes * 8) as f64 * (c.energy.column_pj_per_bit + c.energy.io_pj_per_bit)
+        + bytes as f64 / buddy_golden::translation::SECTOR_BYTES as f64 * activations_per_sector * c.energy.activation_pj
 }
 
 /// The statistics of one run.
@@ -515,6 +534,7 @@ impl<'a> Session<'a> {
         let link = ctl.link_stats();
         let dram_pj = device.energy_pj(config);
         let link_pj = link.energy_pj(config);
+        let buddy_memory_pj = buddy_memory_energy_pj(&link, &device, config);
         let wall = started.elapsed().as_secs_f64();
         Ok(SimReport {
             workload: input.workload.manifest().workload.clone(),
@@ -550,7 +570,7 @@ impl<'a> Session<'a> {
             read_latency_mean_ns: mean / 1000.0,
             read_latency_p99_ns: p99 as f64 / 1000.0,
             compression_ratio: if device_bytes == 0 { 1.0 } else { raw_bytes as f64 / device_bytes as f64 },
-            energy: Energy { dram_pj, link_pj, total_pj: dram_pj + link_pj },
+            energy: Energy { dram_pj, link_pj, buddy_memory_pj, total_pj: dram_pj + link_pj + buddy_memory_pj },
             checked_reads: state.checked,
             checked_entries: vas.len() as u64,
             epochs: state.epochs,

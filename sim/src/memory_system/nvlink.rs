@@ -22,10 +22,18 @@ pub struct LinkStats {
 }
 
 impl LinkStats {
-    /// Energy in picojoules.
+    /// The link's energy in picojoules: every byte sent, headers included,
+    /// at `energy.link_pj_per_bit`, doubled through a switch (Buddy
+    /// Compression Sec. IV-B).
     pub fn energy_pj(&self, c: &SimConfig) -> f64 {
         let factor = if c.energy.switch { 2.0 } else { 1.0 };
         ((self.read_bytes + self.write_bytes) * 8) as f64 * c.energy.link_pj_per_bit * factor
+    }
+
+    /// Data bytes moved to and from buddy-memory (the packets' bytes less
+    /// their `header_bytes` headers).
+    pub fn data_bytes(&self, header_bytes: u64) -> u64 {
+        (self.read_bytes + self.write_bytes).saturating_sub((self.read_packets + self.write_packets) * header_bytes)
     }
 }
 
@@ -105,6 +113,27 @@ mod tests {
         assert_eq!(l.stats.read_bytes, 96_000);
         // The write direction is independent.
         assert_eq!(l.transfer(32, true, 0), 427 + 200_000);
+    }
+
+    /// Buddy Compression Sec. IV-B: a buddy access's link energy counts its
+    /// 32 B header and is doubled through the switch (by default), and its
+    /// buddy-memory access is priced as an HBM2 transaction.
+    #[test]
+    fn one_buddy_access_pays_header_switch_and_a_remote_hbm2_access() {
+        let c = SimConfig::default();
+        assert!(c.energy.switch, "the paper charges the switch");
+        let mut l = Nvlink::new(&c, 100_000);
+        l.transfer(32, false, 0);
+        // (32 B of data + 32 B header) x 8 bits x 11 pJ/bit x 2 (switch ingress and egress).
+        assert_eq!(l.stats.energy_pj(&c), 64.0 * 8.0 * 11.0 * 2.0);
+        let no_switch = SimConfig { energy: crate::config::EnergyConfig { switch: false, ..c.energy.clone() }, ..c.clone() };
+        assert_eq!(l.stats.energy_pj(&no_switch), 64.0 * 8.0 * 11.0);
+        assert_eq!(l.stats.data_bytes(c.nvlink.header_bytes), 32);
+        // The remote access: 256 bits at 1.51 + 1.97 pJ/bit, and an
+        // activation per 4 sectors when the run's device traffic had that rate.
+        let device = crate::memory_system::hbm::HbmStats { sector_reads: 4, activations: 1, ..Default::default() };
+        let remote = crate::memory_system::buddy_memory_energy_pj(&l.stats, &device, &c);
+        assert!((remote - (256.0 * 3.48 + 909.0 / 4.0)).abs() < 1e-6, "{remote}");
     }
 
     #[test]

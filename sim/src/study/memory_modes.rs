@@ -33,6 +33,8 @@ pub struct MemoryPoint {
     pub buddy_bytes: u64,
     pub dram_pj: f64,
     pub link_pj: f64,
+    /// Buddy-memory's accesses as HBM2 transactions.
+    pub buddy_memory_pj: f64,
     /// DRAM energy / uncompressed DRAM energy.
     pub dram_energy_relative: f64,
     /// (DRAM + link energy) / uncompressed DRAM energy.
@@ -103,6 +105,7 @@ impl MemoryModes {
             buddy_bytes: r.link.read_bytes + r.link.write_bytes,
             dram_pj: r.energy.dram_pj,
             link_pj: r.energy.link_pj,
+            buddy_memory_pj: r.energy.buddy_memory_pj,
             dram_energy_relative: r.energy.dram_pj / base.energy.dram_pj,
             total_energy_relative: r.energy.total_pj / base.energy.dram_pj,
         };

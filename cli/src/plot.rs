@@ -68,14 +68,48 @@ fn draw_err(path: &Path) -> impl Fn(String) -> anyhow::Error + '_ {
 
 /// The series legend in the upper right corner.
 fn legend<'a, CT: plotters::coord::CoordTranslate>(chart: &mut ChartContext<'a, BitMapBackend<'a>, CT>, path: &Path) -> anyhow::Result<()> {
+    legend_at(chart, path, SeriesLabelPosition::UpperRight, 15)
+}
+
+/// The series legend at `position`, labels of `font_size` points.
+fn legend_at<'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, BitMapBackend<'a>, CT>,
+    path: &Path,
+    position: SeriesLabelPosition,
+    font_size: u32,
+) -> anyhow::Result<()> {
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font((FONT, 15))
+        .position(position)
+        .label_font((FONT, font_size))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()
         .map_err(|e| draw_err(path)(format!("{e:?}")))
+}
+
+/// A chart of two linear f64 axes (log scales are drawn as their logarithm).
+type Chart<'a> =
+    ChartContext<'a, BitMapBackend<'a>, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
+
+/// A series as a line in `color` with a dot of `radius` pixels at each
+/// point, named in the legend.
+fn line_with_dots<'a>(
+    chart: &mut Chart<'a>,
+    path: &Path,
+    pts: Vec<(f64, f64)>,
+    name: &str,
+    color: RGBAColor,
+    radius: u32,
+) -> anyhow::Result<()> {
+    let err = draw_err(path);
+    chart
+        .draw_series(LineSeries::new(pts.clone(), color.stroke_width(3)))
+        .map_err(|e| err(format!("{e:?}")))?
+        .label(name)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));
+    chart.draw_series(pts.iter().map(|&p| Circle::new(p, radius, color.filled()))).map_err(|e| err(format!("{e:?}")))?;
+    Ok(())
 }
 
 /// A PNG of `n` panels side by side (900 x 620 pixels each) under `caption`,
@@ -154,12 +188,7 @@ fn line_panel_scaled(area: &Area, path: &Path, plot: &LinePlot, log2_x: bool, lo
     for (i, s) in plot.series.iter().enumerate() {
         let color = series_color(i);
         let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (tx(x), ty(y))).collect();
-        chart
-            .draw_series(LineSeries::new(pts.clone(), color.stroke_width(3)))
-            .map_err(|e| err(format!("{e:?}")))?
-            .label(s.name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));
-        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 5, color.filled()))).map_err(|e| err(format!("{e:?}")))?;
+        line_with_dots(&mut chart, path, pts, &s.name, color, 5)?;
     }
     for (i, r) in refs.iter().enumerate() {
         if let Some(y) = r {
@@ -432,12 +461,7 @@ pub fn minibatch_panels(
             for (k, s) in footprint.iter().enumerate() {
                 let color = series_color(k);
                 let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (x.log2(), y.log10())).collect();
-                chart
-                    .draw_series(LineSeries::new(pts.clone(), color.stroke_width(3)))
-                    .map_err(|e| err(format!("{e:?}")))?
-                    .label(s.name.as_str())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));
-                chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, color.filled()))).map_err(|e| err(format!("{e:?}")))?;
+                line_with_dots(&mut chart, path, pts, &s.name, color, 4)?;
             }
             for (m, (name, gb)) in memories.iter().enumerate() {
                 let c = mark_color(m);
@@ -448,14 +472,7 @@ pub fn minibatch_panels(
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 8, y), (x + 12, y), (x + 20, y)], c.stroke_width(2)));
             }
             draw_marks(&mut chart, path, marks, &|m| m.footprint_gb.log10())?;
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .label_font((FONT, 14))
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
-                .map_err(|e| err(format!("{e:?}")))
+            legend_at(&mut chart, path, SeriesLabelPosition::UpperLeft, 14)
         } else {
             let mut chart = ChartBuilder::on(area)
                 .caption("(b) projected throughput against the mini-batch", (FONT, 22))
@@ -476,21 +493,9 @@ pub fn minibatch_panels(
                 .map_err(|e| err(format!("{e:?}")))?;
             let color = series_color(0);
             let pts: Vec<(f64, f64)> = throughput.points.iter().map(|&(x, y)| (x.log2(), y)).collect();
-            chart
-                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(3)))
-                .map_err(|e| err(format!("{e:?}")))?
-                .label(throughput.name.as_str())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));
-            chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, color.filled()))).map_err(|e| err(format!("{e:?}")))?;
+            line_with_dots(&mut chart, path, pts, &throughput.name, color, 4)?;
             draw_marks(&mut chart, path, marks, &|m| m.throughput)?;
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .label_font((FONT, 14))
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
-                .map_err(|e| err(format!("{e:?}")))
+            legend_at(&mut chart, path, SeriesLabelPosition::LowerRight, 14)
         }
     })
 }
@@ -502,16 +507,7 @@ fn mark_color(m: usize) -> RGBAColor {
 }
 
 /// The [`BatchMark`]s at x = log2(batch), y = `y(mark)`, each in the legend.
-fn draw_marks<'a>(
-    chart: &mut ChartContext<
-        'a,
-        BitMapBackend<'a>,
-        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
-    >,
-    path: &Path,
-    marks: &[BatchMark],
-    y: &dyn Fn(&BatchMark) -> f64,
-) -> anyhow::Result<()> {
+fn draw_marks<'a>(chart: &mut Chart<'a>, path: &Path, marks: &[BatchMark], y: &dyn Fn(&BatchMark) -> f64) -> anyhow::Result<()> {
     let err = draw_err(path);
     for m in marks {
         let c = mark_color(m.memory);

@@ -77,8 +77,8 @@ fn buddy_keeps_each_targets_device_part_and_metadata() {
     let input = 64.0 * 8.0;
     let fixed = FIXED as f64 * 64.5 / 128.0;
     let per_sample = input * 64.5 / 128.0 + (PER_SAMPLE as f64 - input) * 32.5 / 128.0;
-    assert_eq!(m.fixed_device_bytes, fixed);
-    assert_eq!(m.per_sample_device_bytes, per_sample);
+    assert_eq!(m.fixed_device_bytes(), fixed);
+    assert_eq!(m.per_sample_device_bytes(), per_sample);
     assert_eq!(m.device_bytes(100), fixed + 100.0 * per_sample);
     assert!(m.buddy_ratio(100) > 2.0 && m.buddy_ratio(100) < 4.0);
 }

@@ -104,14 +104,13 @@ pub struct FootprintModel {
     pub fixed_bytes: u64,
     /// Bytes per sample (activations, their gradients, inputs).
     pub per_sample_bytes: u64,
-    /// Fixed device bytes with Buddy (device parts and metadata).
-    pub fixed_device_bytes: f64,
-    /// Device bytes per sample with Buddy.
-    pub per_sample_device_bytes: f64,
-    /// The two above exactly, in 1/256 byte ([`UNITS`]).
-    #[serde(skip)]
+    /// Fixed device bytes with Buddy (device parts and metadata), exactly,
+    /// in 1/256 byte ([`UNITS`]); serialized as bytes
+    /// ([`FootprintModel::fixed_device_bytes`]).
+    #[serde(rename = "fixed_device_bytes", serialize_with = "units_as_bytes")]
     fixed_device_units: u128,
-    #[serde(skip)]
+    /// Device bytes per sample with Buddy, likewise.
+    #[serde(rename = "per_sample_device_bytes", serialize_with = "units_as_bytes")]
     per_sample_device_units: u128,
     pub allocations: Vec<AllocationFootprint>,
 }
@@ -176,8 +175,6 @@ impl FootprintModel {
             recorded_batch: batch,
             fixed_bytes: fixed,
             per_sample_bytes: per_sample,
-            fixed_device_bytes: fixed_dev as f64 / UNITS as f64,
-            per_sample_device_bytes: per_sample_dev as f64 / UNITS as f64,
             fixed_device_units: fixed_dev,
             per_sample_device_units: per_sample_dev,
             allocations: out,
@@ -192,6 +189,16 @@ impl FootprintModel {
     /// The device footprint with Buddy at `batch` samples, bytes.
     pub fn device_bytes(&self, batch: u64) -> f64 {
         (self.fixed_device_units + u128::from(batch) * self.per_sample_device_units) as f64 / UNITS as f64
+    }
+
+    /// Fixed device bytes with Buddy (device parts and metadata).
+    pub fn fixed_device_bytes(&self) -> f64 {
+        self.fixed_device_units as f64 / UNITS as f64
+    }
+
+    /// Device bytes per sample with Buddy.
+    pub fn per_sample_device_bytes(&self) -> f64 {
+        self.per_sample_device_units as f64 / UNITS as f64
     }
 
     /// Uncompressed over device footprint at `batch`: the workload's Buddy ratio there.
@@ -210,6 +217,11 @@ impl FootprintModel {
     pub fn largest_batch_buddy(&self, memory: u64) -> Option<u64> {
         largest(u128::from(memory) * UNITS, self.fixed_device_units, self.per_sample_device_units)
     }
+}
+
+/// A count of 1/256 bytes ([`UNITS`]) as bytes, for serde.
+fn units_as_bytes<S: serde::Serializer>(units: &u128, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(*units as f64 / UNITS as f64)
 }
 
 /// The largest `b >= 1` with `fixed + b * per_sample <= memory`.
@@ -331,8 +343,8 @@ impl Minibatch {
             }
             b *= 2;
         }
-        let per_sample_ratio = model.per_sample_bytes as f64 / model.per_sample_device_bytes;
-        let fixed_ratio = if model.fixed_bytes == 0 { 1.0 } else { model.fixed_bytes as f64 / model.fixed_device_bytes };
+        let per_sample_ratio = model.per_sample_bytes as f64 / model.per_sample_device_bytes();
+        let fixed_ratio = if model.fixed_bytes == 0 { 1.0 } else { model.fixed_bytes as f64 / model.fixed_device_bytes() };
         Ok(Minibatch {
             workload: workload.to_string(),
             fixed_ratio,

@@ -123,8 +123,8 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
             continue;
         }
         if m == "memory_port" {
-            // Lock-step lines: reset, then one per random cycle (at least 300) and the drain, 495 hex digits each.
-            assert!(text.lines().count() > 301 && text.lines().all(|l| l.len() == 495), "{m}");
+            // Lock-step lines: reset, then one per random cycle (at least 300) and the drain, 884 hex digits each.
+            assert!(text.lines().count() > 301 && text.lines().all(|l| l.len() == 884), "{m}");
             continue;
         }
         if m == "write_planner" {
@@ -133,13 +133,13 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
             continue;
         }
         if m == "read_planner" {
-            // Lock-step lines: reset, then one per random cycle (at least 300) and the drain, 94 hex digits each.
-            assert!(text.lines().count() > 301 && text.lines().all(|l| l.len() == 94), "{m}");
+            // Lock-step lines: reset, then one per random cycle (at least 300) and the drain, 96 hex digits each.
+            assert!(text.lines().count() > 301 && text.lines().all(|l| l.len() == 96), "{m}");
             continue;
         }
         if m == "sector_gather" {
-            // Lock-step lines: reset, then one per random cycle (at least 300) and the drain, 409 hex digits each.
-            assert!(text.lines().count() > 301 && text.lines().all(|l| l.len() == 409), "{m}");
+            // Lock-step lines: reset, then one per random cycle (at least 300) and the drain, 795 hex digits each.
+            assert!(text.lines().count() > 301 && text.lines().all(|l| l.len() == 795), "{m}");
             continue;
         }
         if m == "request_contexts" {

@@ -11,8 +11,8 @@ use std::io::Write;
 
 use crate::harness::Harness;
 use crate::stream::{sector_bits, sector_words};
-use buddy_hdl::memory_port::{data_tag, fill_tag, FILLS};
-use buddy_hdl::MemoryPort;
+use buddy_hdl::memory_port::{data_tag, fill_tag, FILLS, FILL_TAG_BIT, MEM_TAG_BITS};
+use buddy_hdl::{EntryBits, MemoryPort};
 use buddy_hdl_model::memory_port::{hardware_out, MemoryPortIn, MemoryPortModel};
 use buddy_hdl_model::CycleModel;
 use rand::{Rng, SeedableRng};
@@ -33,6 +33,21 @@ struct Request {
 /// What memory answers at `address`: a value of the address alone.
 fn memory_sector(address: u64) -> Sector {
     std::array::from_fn(|m| (address.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (8 * m)) as u32 ^ m as u32)
+}
+
+/// A read's sectors (`{sectors - 1, ...}` of its tag).
+fn run_sectors(tag: u64) -> u64 {
+    (tag >> (FILL_TAG_BIT + 1) & 3) + 1
+}
+
+/// What memory answers to a read of `tag` at `address`: its run's sectors
+/// at words `8k..8k + 8`, 0 above.
+fn memory_run(address: u64, tag: u64) -> [u32; 32] {
+    let mut words = [0u32; 32];
+    for k in 0..run_sectors(tag) as usize {
+        words[8 * k..8 * k + 8].copy_from_slice(&memory_sector(address + 32 * k as u64));
+    }
+    words
 }
 
 /// What a run observed.
@@ -64,11 +79,12 @@ crate::lockstep_ports!(MemoryPort, "memory_port",
         rd_req_id: 7,
         rd_req_sector: 3,
         rd_req_address: 64,
+        rd_req_sectors: 3,
         rd_out_ready: 1,
         mem_ready: 1,
         mem_resp_valid: 1,
-        mem_resp_tag: 11,
-        mem_resp_data: 256,
+        mem_resp_tag: 13,
+        mem_resp_data: 1024,
     ],
     outputs: [
         md_req_ready: 1,
@@ -79,13 +95,15 @@ crate::lockstep_ports!(MemoryPort, "memory_port",
         rd_out_valid: 1,
         rd_out_id: 7 if rd_out_valid,
         rd_out_sector: 3 if rd_out_valid,
-        rd_out_data: 256 if rd_out_valid,
+        rd_out_sectors: 3 if rd_out_valid,
+        rd_out_data: 1024 if rd_out_valid,
         mem_valid: 1,
         mem_write: 1 if mem_valid,
         mem_address: 64 if mem_valid,
+        mem_sectors: 3 if mem_valid,
         mem_data: 256 if mem_valid,
         mem_strobe: 32 if mem_valid,
-        mem_tag: 11 if mem_valid,
+        mem_tag: 13 if mem_valid,
         mem_resp_ready: 1,
     ],
 );
@@ -169,25 +187,25 @@ pub fn run(
                     address: sector_address(&mut rng),
                     data: random_sector(&mut rng),
                     strobe: rng.gen(),
-                    tag: data_tag(rng.gen_range(0..128), 0),
+                    tag: data_tag(rng.gen_range(0..128), 0, 1),
                 });
             }
             if rd.is_none() && rng.gen_bool(p_request) {
                 let address = sector_address(&mut rng);
-                let tag = data_tag(rng.gen_range(0..128), rng.gen_range(0..8));
+                let tag = data_tag(rng.gen_range(0..128), rng.gen_range(0..8), rng.gen_range(1..=4));
                 rd = Some(Request { write: false, address, data: [0; 8], strobe: 0, tag });
             }
         }
         // Memory answers one due read, picked at random (any order).
         let due: Vec<usize> = (0..in_memory.len()).filter(|&i| in_memory[i].0 <= cycle).collect();
         let answer = (!due.is_empty() && rng.gen_bool(0.8)).then(|| due[rng.gen_range(0..due.len())]);
-        let (resp_tag, resp_address) = answer.map_or((rng.gen_range(0..2048), rng.gen()), |i| (in_memory[i].1, in_memory[i].2));
-        let resp_data = memory_sector(resp_address);
+        let (resp_tag, resp_address) = answer.map_or((rng.gen_range(0..1 << MEM_TAG_BITS), rng.gen()), |i| (in_memory[i].1, in_memory[i].2));
+        let resp_data = memory_run(resp_address, resp_tag);
         let (mem_ready, rd_out_ready, fill_ready) = (rng.gen_bool(p_ready), rng.gen_bool(p_ready), rng.gen_bool(p_ready));
         let junk = random_sector(&mut rng);
         let md_in = md.unwrap_or(Request { write: rng.gen(), address: rng.gen(), data: junk, strobe: 0, tag: 0 });
         let wr_in = wr.unwrap_or(Request { write: true, address: rng.gen(), data: junk, strobe: rng.gen(), tag: 0 });
-        let rd_in = rd.unwrap_or(Request { write: false, address: rng.gen(), data: junk, strobe: 0, tag: rng.gen_range(0..1024) });
+        let rd_in = rd.unwrap_or(Request { write: false, address: rng.gen(), data: junk, strobe: 0, tag: rng.gen_range(0..1 << MEM_TAG_BITS) });
         dut.md_req_valid.next = md.is_some();
         dut.md_req_write.next = md_in.write;
         dut.md_req_address.next = md_in.address.into();
@@ -197,16 +215,17 @@ pub fn run(
         dut.wr_req_address.next = wr_in.address.into();
         dut.wr_req_data.next = sector_bits(&wr_in.data);
         dut.wr_req_strobe.next = (wr_in.strobe as u64).into();
-        dut.wr_req_id.next = (wr_in.tag >> 3).into();
+        dut.wr_req_id.next = (wr_in.tag >> 3 & 0x7f).into();
         dut.rd_req_valid.next = rd.is_some();
-        dut.rd_req_id.next = (rd_in.tag >> 3).into();
+        dut.rd_req_id.next = (rd_in.tag >> 3 & 0x7f).into();
         dut.rd_req_sector.next = (rd_in.tag & 7).into();
         dut.rd_req_address.next = rd_in.address.into();
+        dut.rd_req_sectors.next = run_sectors(rd_in.tag).into();
         dut.rd_out_ready.next = rd_out_ready;
         dut.mem_ready.next = mem_ready;
         dut.mem_resp_valid.next = answer.is_some();
         dut.mem_resp_tag.next = resp_tag.into();
-        dut.mem_resp_data.next = sector_bits(&resp_data);
+        dut.mem_resp_data.next = EntryBits::from_words(&resp_data);
         dut.settle();
 
         let i = MemoryPortIn {
@@ -217,11 +236,12 @@ pub fn run(
             md_fill_ready: fill_ready,
             wr_req_valid: wr.is_some(),
             wr_req_address: wr_in.address,
-            wr_req_id: (wr_in.tag >> 3) as u8,
+            wr_req_id: (wr_in.tag >> 3 & 0x7f) as u8,
             rd_req_valid: rd.is_some(),
-            rd_req_id: (rd_in.tag >> 3) as u8,
+            rd_req_id: (rd_in.tag >> 3 & 0x7f) as u8,
             rd_req_sector: (rd_in.tag & 7) as u8,
             rd_req_address: rd_in.address,
+            rd_req_sectors: run_sectors(rd_in.tag) as u8,
             rd_out_ready,
             mem_ready,
             mem_resp_valid: answer.is_some(),
@@ -242,7 +262,7 @@ pub fn run(
                 return Err(format!("cycle {cycle}: memory sees {r:x?} as data {data:x?}, strobe {strobe:#x}, tag {tag:#x}"));
             }
         }
-        if got.rd_out.is_some() && sector_words(&dut.rd_out_data.val()) != resp_data {
+        if got.rd_out.is_some() && dut.rd_out_data.val().to_words() != resp_data {
             return Err(format!("cycle {cycle}: answer {resp_tag:#x} goes on with other data than memory's"));
         }
         if got.md_fill_valid {
@@ -356,8 +376,8 @@ pub mod delivered {
             ("metadata fills out", &["md_fill_*"]),
             ("writes in", &["wr_req_*"]),
             ("reads in", &["rd_req_*"]),
-            ("read sectors out", &["rd_out_*"]),
-            ("memory requests out", &["mem_valid", "mem_ready", "mem_write", "mem_address", "mem_data", "mem_strobe", "mem_tag"]),
+            ("read runs out", &["rd_out_*"]),
+            ("memory requests out", &["mem_valid", "mem_ready", "mem_write", "mem_address", "mem_sectors", "mem_data", "mem_strobe", "mem_tag"]),
             ("memory responses in", &["mem_resp_*"]),
         ],
         filters: &[],

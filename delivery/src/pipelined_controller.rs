@@ -14,7 +14,6 @@ use std::collections::HashMap;
 
 use crate::entries::random_entries;
 use crate::harness::Harness;
-use crate::stream::sector_bits;
 use buddy_golden::controller_slice::{write_nibble_in_memory, ControllerSlice, SliceConfig, SliceError, SliceMemory};
 use buddy_golden::metadata_cache::{MetadataCacheConfig, Outcome, SectorMemory};
 use buddy_golden::translation::{translate_entry, BuddyRegisters, PageSize, Pte, TranslationFault};
@@ -113,6 +112,8 @@ pub struct PipelinedRun {
     pub out_of_order: usize,
     /// Metadata lookups that missed the line (`md_lookup_outcome` 2).
     pub line_misses: usize,
+    /// Memory reads of a whole run of 4 sectors.
+    pub whole_runs: usize,
     pub cycles: u64,
 }
 
@@ -435,8 +436,9 @@ macro_rules! slice_driver {
             let mut offered = false;
             // Context id -> request index.
             let mut in_flight: HashMap<u64, usize> = HashMap::new();
-            // Reads memory took, per memory: (due cycle, tag, the sector as taken).
-            let mut pending: [Vec<(u64, u64, [u32; 8])>; 2] = [Vec::new(), Vec::new()];
+            // Reads memory took, per memory: (due cycle, tag, the run of
+            // sectors as taken, sector k at words 8k..8k + 8).
+            let mut pending: [Vec<(u64, u64, [u32; 32])>; 2] = [Vec::new(), Vec::new()];
             let mut answered = 0usize;
             let mut flushed = false;
             let mut cycle = 0u64;
@@ -490,8 +492,8 @@ macro_rules! slice_driver {
                 let mem_ready = [rng.gen_bool(p_ready), rng.gen_bool(p_ready)];
                 for m in 0..2 {
                     let (valid, tag, data) = match answers[m] {
-                        Some(i) => (true, pending[m][i].1, sector_bits(&pending[m][i].2)),
-                        None => (false, 0, Bits::<256>::default()),
+                        Some(i) => (true, pending[m][i].1, buddy_hdl::EntryBits::from_words(&pending[m][i].2)),
+                        None => (false, 0, buddy_hdl::EntryBits::default()),
                     };
                     if m == 0 {
                         dut.dev_mem_ready.next = mem_ready[0];
@@ -591,11 +593,12 @@ macro_rules! slice_driver {
                 }
                 // Memory: take a request, retire the answered read.
                 for m in 0..2 {
-                    let (valid, write, address, tag, data, strobe, resp_ready) = if m == 0 {
+                    let (valid, write, address, sectors, tag, data, strobe, resp_ready) = if m == 0 {
                         (
                             dut.dev_mem_valid.val(),
                             dut.dev_mem_write.val(),
                             dut.dev_mem_address.val().to_u64(),
+                            dut.dev_mem_sectors.val().to_u64(),
                             dut.dev_mem_tag.val().to_u64(),
                             dut.dev_mem_data.val(),
                             dut.dev_mem_strobe.val().to_u64(),
@@ -606,6 +609,7 @@ macro_rules! slice_driver {
                             dut.bud_mem_valid.val(),
                             dut.bud_mem_write.val(),
                             dut.bud_mem_address.val().to_u64(),
+                            dut.bud_mem_sectors.val().to_u64(),
                             dut.bud_mem_tag.val().to_u64(),
                             dut.bud_mem_data.val(),
                             dut.bud_mem_strobe.val().to_u64(),
@@ -629,7 +633,15 @@ macro_rules! slice_driver {
                             }
                         } else {
                             let due = cycle + rng.gen_range(1..=max_latency.max(1));
-                            pending[m].push((due, tag, hw_memory.sector(m == 1, address)));
+                            if !(1..=4).contains(&sectors) {
+                                return Err(format!("cycle {cycle}: a read of {sectors} sectors"));
+                            }
+                            let mut run = [0u32; 32];
+                            for k in 0..sectors as usize {
+                                run[8 * k..8 * k + 8].copy_from_slice(&hw_memory.sector(m == 1, address + 32 * k as u64));
+                            }
+                            out.whole_runs += (sectors == 4) as usize;
+                            pending[m].push((due, tag, run));
                         }
                     }
                 }
@@ -689,7 +701,9 @@ fn request_facts(regs: &BuddyRegisters, r: &Read, served: &Result<buddy_golden::
 macro_rules! model_view_of {
     ($dut:expr, $offered:expr) => {{
         let dut = $dut;
-        let port = |valid: bool, write: bool, address: u64, tag: u64| valid.then_some(MemRequest { write, address, tag: tag as u16 });
+        let port = |valid: bool, write: bool, address: u64, sectors: u64, tag: u64| {
+            valid.then_some(MemRequest { write, address, sectors: sectors as u8, tag: tag as u16 })
+        };
         SliceOut {
             req_ready: ($offered && dut.req_ready.val()).then(|| dut.req_id.val().to_u64() as u8),
             resp: dut.resp_valid.val().then(|| SliceResponse {
@@ -699,9 +713,21 @@ macro_rules! model_view_of {
                 fault: dut.resp_fault.val().to_u64() as u8,
                 decode_error: dut.resp_decode_error.val(),
             }),
-            dev_mem: port(dut.dev_mem_valid.val(), dut.dev_mem_write.val(), dut.dev_mem_address.val().to_u64(), dut.dev_mem_tag.val().to_u64()),
+            dev_mem: port(
+                dut.dev_mem_valid.val(),
+                dut.dev_mem_write.val(),
+                dut.dev_mem_address.val().to_u64(),
+                dut.dev_mem_sectors.val().to_u64(),
+                dut.dev_mem_tag.val().to_u64()
+            ),
             dev_mem_resp_ready: dut.dev_mem_resp_ready.val(),
-            bud_mem: port(dut.bud_mem_valid.val(), dut.bud_mem_write.val(), dut.bud_mem_address.val().to_u64(), dut.bud_mem_tag.val().to_u64()),
+            bud_mem: port(
+                dut.bud_mem_valid.val(),
+                dut.bud_mem_write.val(),
+                dut.bud_mem_address.val().to_u64(),
+                dut.bud_mem_sectors.val().to_u64(),
+                dut.bud_mem_tag.val().to_u64()
+            ),
             bud_mem_resp_ready: dut.bud_mem_resp_ready.val(),
             in_flight: dut.in_flight.val().to_u64(),
             md_lookup: dut.md_lookup_valid.val().then(|| (dut.md_lookup_id.val().to_u64() as u8, dut.md_lookup_outcome.val().to_u64() as u8)),

@@ -12,7 +12,7 @@ use crate::translation::{random_accesses, Access};
 use buddy_golden::controller_slice::Sectors;
 use buddy_golden::translation::{translate_entry, SECTOR_BYTES};
 use buddy_golden::SizeClass;
-use buddy_hdl::read_planner::kind;
+use buddy_hdl::read_planner::{kind, RUN_SECTORS};
 use buddy_hdl::request_contexts::CONTEXTS;
 use buddy_hdl::ReadPlanner;
 use buddy_hdl_model::read_planner::{drive, hardware_out, Plan, ReadPlannerIn, ReadPlannerModel, SectorRequest};
@@ -62,15 +62,17 @@ crate::lockstep_ports!(ReadPlanner, "read_planner",
         dev_req_id: 7 if dev_req_valid,
         dev_req_sector: 3 if dev_req_valid,
         dev_req_address: 64 if dev_req_valid,
+        dev_req_sectors: 3 if dev_req_valid,
         buddy_req_valid: 1,
         buddy_req_id: 7 if buddy_req_valid,
         buddy_req_sector: 3 if buddy_req_valid,
         buddy_req_address: 64 if buddy_req_valid,
+        buddy_req_sectors: 3 if buddy_req_valid,
     ],
 );
 
 /// What the golden translation says a job must hand on: its plans and
-/// its device and buddy sector requests, in order.
+/// its device and buddy reads (runs of up to 4 sectors), in order.
 #[derive(Debug, Default)]
 struct Expected {
     plans: VecDeque<Plan>,
@@ -78,8 +80,14 @@ struct Expected {
     buddy: VecDeque<SectorRequest>,
 }
 
+/// A part's sectors as runs of up to [`RUN_SECTORS`], lowest first.
 fn requests(id: u8, s: Sectors) -> impl Iterator<Item = SectorRequest> {
-    (0..s.count).map(move |i| SectorRequest { id, sector: i as u8, address: s.first + i * SECTOR_BYTES })
+    (0..s.count).step_by(RUN_SECTORS as usize).map(move |i| SectorRequest {
+        id,
+        sector: i as u8,
+        address: s.first + i * SECTOR_BYTES,
+        sectors: (s.count - i).min(RUN_SECTORS) as u8,
+    })
 }
 
 /// A random read of a random valid access (every target ratio, both page
@@ -249,12 +257,12 @@ pub fn run(
             out.plans += 1;
         }
         if let Some(r) = want.dev_req.filter(|_| i.dev_req_ready) {
-            golden_agrees(cycle, "device sector", r, expected.device.pop_front())?;
-            out.device_sectors += 1;
+            golden_agrees(cycle, "device read", r, expected.device.pop_front())?;
+            out.device_sectors += usize::from(r.sectors);
         }
         if let Some(r) = want.buddy_req.filter(|_| i.buddy_req_ready) {
-            golden_agrees(cycle, "buddy sector", r, expected.buddy.pop_front())?;
-            out.buddy_sectors += 1;
+            golden_agrees(cycle, "buddy read", r, expected.buddy.pop_front())?;
+            out.buddy_sectors += usize::from(r.sectors);
         }
         if let Some((j, e)) = offered.take_if(|_| want.in_ready) {
             match u64::from(j.in_kind) {

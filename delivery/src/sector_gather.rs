@@ -9,9 +9,8 @@ use std::collections::VecDeque;
 use std::io::Write;
 
 use crate::harness::Harness;
-use crate::stream::sector_bits;
 use buddy_hdl::request_contexts::CONTEXTS;
-use buddy_hdl::SectorGather;
+use buddy_hdl::{EntryBits, SectorGather};
 use buddy_hdl_model::sector_gather::{hardware_out, SectorGatherIn, SectorGatherModel};
 use buddy_hdl_model::CycleModel;
 use rand::seq::SliceRandom;
@@ -35,8 +34,11 @@ struct Plan {
 #[derive(Debug, Clone, Copy)]
 struct Sector {
     id: usize,
+    /// The run's first sector's index in its part (0 or 4), and its sectors.
     index: usize,
-    data: [u32; SECTOR_WORDS],
+    count: usize,
+    /// Run sector `k` at words `8k..8k + 8`.
+    data: [u32; 32],
 }
 
 /// One read in flight: its parts' plans and the words the payload must
@@ -58,6 +60,9 @@ pub struct GatherRun {
     pub split: usize,
     /// Most contexts planned and not yet handed on at once.
     pub most_in_flight: usize,
+    /// Runs of sectors answered, and those of 4 sectors.
+    pub runs: usize,
+    pub whole_runs: usize,
     pub cycles: u64,
 }
 
@@ -74,11 +79,13 @@ crate::lockstep_ports!(SectorGather, "sector_gather",
         dev_valid: 1,
         dev_id: 7,
         dev_sector: 3,
-        dev_data: 256,
+        dev_sectors: 3,
+        dev_data: 1024,
         buddy_valid: 1,
         buddy_id: 7,
         buddy_sector: 3,
-        buddy_data: 256,
+        buddy_sectors: 3,
+        buddy_data: 1024,
         out_ready: 1,
     ],
     outputs: [
@@ -217,10 +224,18 @@ pub fn run(
         let plan = match plans.front() {
             Some(&(at, p)) if at <= cycle && rng.gen_bool(0.8) => {
                 plans.pop_front();
-                // Its sectors may be answered from the next cycle on.
+                // Its sectors may be answered from the next cycle on, in
+                // runs of up to 4 (sectors 0-3, then 4).
                 let data = &reads[p.id].as_ref().expect("a planned read").data;
-                for index in 0..p.sectors {
-                    let s = Sector { id: p.id, index, data: data[5 * p.buddy as usize + index] };
+                for index in (0..p.sectors).step_by(4) {
+                    let count = (p.sectors - index).min(4);
+                    let mut words = [0u32; 32];
+                    for k in 0..count {
+                        words[8 * k..8 * k + 8].copy_from_slice(&data[5 * p.buddy as usize + index + k]);
+                    }
+                    out.runs += 1;
+                    out.whole_runs += (count == 4) as usize;
+                    let s = Sector { id: p.id, index, count, data: words };
                     let when = cycle + rng.gen_range(1..=30);
                     if p.buddy {
                         bud_queue.push((when, s));
@@ -251,16 +266,18 @@ pub fn run(
         dut.plan_words.next = (p.words as u64).into();
         dut.plan_sectors.next = (p.sectors as u64).into();
         dut.plan_last.next = p.last;
-        let zero = Sector { id: 0, index: 0, data: [0; SECTOR_WORDS] };
+        let zero = Sector { id: 0, index: 0, count: 0, data: [0; 32] };
         let (d, b) = (dev.unwrap_or(zero), buddy.unwrap_or(zero));
         dut.dev_valid.next = dev.is_some();
         dut.dev_id.next = (d.id as u64).into();
         dut.dev_sector.next = (d.index as u64).into();
-        dut.dev_data.next = sector_bits(&d.data);
+        dut.dev_sectors.next = (d.count as u64).into();
+        dut.dev_data.next = EntryBits::from_words(&d.data);
         dut.buddy_valid.next = buddy.is_some();
         dut.buddy_id.next = (b.id as u64).into();
         dut.buddy_sector.next = (b.index as u64).into();
-        dut.buddy_data.next = sector_bits(&b.data);
+        dut.buddy_sectors.next = (b.count as u64).into();
+        dut.buddy_data.next = EntryBits::from_words(&b.data);
         dut.out_ready.next = out_ready;
         dut.settle();
 
@@ -276,9 +293,11 @@ pub fn run(
             dev_valid: dev.is_some(),
             dev_id: d.id as u8,
             dev_sector: d.index as u8,
+            dev_sectors: d.count as u8,
             buddy_valid: buddy.is_some(),
             buddy_id: b.id as u8,
             buddy_sector: b.index as u8,
+            buddy_sectors: b.count as u8,
             out_ready,
         };
         let (want, got) = (model.outputs(&i), hardware_out(&dut));
@@ -352,6 +371,7 @@ pub fn measured_latencies() -> (u64, u64) {
         dut.dev_valid.next = cycle == 0;
         dut.dev_id.next = 3.into();
         dut.dev_sector.next = 0.into();
+        dut.dev_sectors.next = 1.into();
     });
     dut.dev_valid.next = false;
     // A read closed with no sector (a ZERO entry) at cycle 0.

@@ -1,17 +1,21 @@
 //! [`buddy_hdl::memory_port::MemoryPort`]: the metadata cache's fills and
-//! write-backs, sector writes and sector reads onto one memory by fixed
-//! priority (combinationally), read answers routed back: data sectors
-//! straight to the gather, fills parked by number and handed to the cache
-//! in order the cycle after their answer. Data and strobes are left out.
+//! write-backs, sector writes and reads of runs of sectors onto one memory
+//! by fixed priority (combinationally), read answers routed back: data
+//! runs straight to the gather, fills parked by number and handed to the
+//! cache in order the cycle after their answer. Data and strobes are left
+//! out.
 
-use buddy_hdl::memory_port::{FILLS, MEM_TAG_BITS};
+use buddy_hdl::memory_port::{FILLS, FILL_TAG_BIT};
 use buddy_hdl::sector_gather::SECTOR_INDEX_BITS;
 use buddy_hdl::MemoryPort;
 
 use crate::CycleModel;
 
-/// `mem_tag`'s fill bit (`{fill, context, sector}`).
-const FILL_BIT: u16 = 1 << (MEM_TAG_BITS - 1);
+/// `mem_tag`'s fill bit (`{sectors - 1, fill, context, sector}`).
+const FILL_BIT: u16 = 1 << FILL_TAG_BIT;
+/// `mem_tag`'s context and its run's `sectors - 1`.
+const CONTEXT_MASK: u16 = 0x7f;
+const RUN_SHIFT: u32 = FILL_TAG_BIT as u32 + 1;
 
 #[derive(Debug, Clone, Default)]
 pub struct MemoryPortIn {
@@ -27,6 +31,8 @@ pub struct MemoryPortIn {
     pub rd_req_id: u8,
     pub rd_req_sector: u8,
     pub rd_req_address: u64,
+    /// Sectors of the run, 1-4.
+    pub rd_req_sectors: u8,
     pub rd_out_ready: bool,
     pub mem_ready: bool,
     pub mem_resp_valid: bool,
@@ -38,8 +44,10 @@ pub struct MemoryPortIn {
 pub struct MemRequest {
     pub write: bool,
     pub address: u64,
-    /// `{fill, context, sector}`; a write-back carries the next fill's
-    /// tag (don't care to memory, but what the hardware shows).
+    /// `mem_sectors`: a read's run, 1-4 (1 for writes, fills and write-backs).
+    pub sectors: u8,
+    /// `{sectors - 1, fill, context, sector}`; a write-back carries the
+    /// next fill's tag (don't care to memory, but what the hardware shows).
     pub tag: u16,
 }
 
@@ -53,9 +61,9 @@ pub struct MemoryPortOut {
     pub rd_req_ready: bool,
     /// The oldest fill is parked (its data is left out).
     pub md_fill_valid: bool,
-    /// `(rd_out_id, rd_out_sector)`, `None` when `rd_out_valid` is low: a
-    /// data sector answered this cycle.
-    pub rd_out: Option<(u8, u8)>,
+    /// `(rd_out_id, rd_out_sector, rd_out_sectors)`, `None` when
+    /// `rd_out_valid` is low: a data run answered this cycle.
+    pub rd_out: Option<(u8, u8, u8)>,
     /// `mem_*`, `None` when `mem_valid` is low: the first requester by
     /// priority (it does not wait for `mem_ready`).
     pub mem: Option<MemRequest>,
@@ -93,14 +101,17 @@ impl CycleModel for MemoryPortModel {
     type Out = MemoryPortOut;
     fn outputs(&self, i: &MemoryPortIn) -> MemoryPortOut {
         let mem = if i.md_req_valid {
-            Some(MemRequest { write: i.md_req_write, address: i.md_req_address, tag: FILL_BIT | self.fill_next as u16 })
+            Some(MemRequest { write: i.md_req_write, address: i.md_req_address, sectors: 1, tag: FILL_BIT | self.fill_next as u16 })
         } else if i.wr_req_valid {
-            Some(MemRequest { write: true, address: i.wr_req_address, tag: (i.wr_req_id as u16) << SECTOR_INDEX_BITS })
+            Some(MemRequest { write: true, address: i.wr_req_address, sectors: 1, tag: (i.wr_req_id as u16) << SECTOR_INDEX_BITS })
         } else if i.rd_req_valid {
             Some(MemRequest {
                 write: false,
                 address: i.rd_req_address,
-                tag: (i.rd_req_id as u16) << SECTOR_INDEX_BITS | i.rd_req_sector as u16,
+                sectors: i.rd_req_sectors,
+                tag: (u16::from(i.rd_req_sectors.wrapping_sub(1) & 3) << RUN_SHIFT)
+                    | (i.rd_req_id as u16) << SECTOR_INDEX_BITS
+                    | i.rd_req_sector as u16,
             })
         } else {
             None
@@ -113,8 +124,9 @@ impl CycleModel for MemoryPortModel {
             rd_req_ready: i.mem_ready && !i.md_req_valid && !i.wr_req_valid,
             md_fill_valid: self.parked[self.fill_head],
             rd_out: (i.mem_resp_valid && !resp_fill).then(|| {
-                let context = (i.mem_resp_tag & !FILL_BIT) >> SECTOR_INDEX_BITS;
-                (context as u8, (i.mem_resp_tag & sector_mask) as u8)
+                let context = (i.mem_resp_tag >> SECTOR_INDEX_BITS) & CONTEXT_MASK;
+                let sectors = (i.mem_resp_tag >> RUN_SHIFT & 3) + 1;
+                (context as u8, (i.mem_resp_tag & sector_mask) as u8, sectors as u8)
             }),
             mem,
             mem_resp_ready: resp_fill || i.rd_out_ready,
@@ -149,10 +161,13 @@ pub fn hardware_out(h: &MemoryPort) -> MemoryPortOut {
         wr_req_ready: h.wr_req_ready.val(),
         rd_req_ready: h.rd_req_ready.val(),
         md_fill_valid: h.md_fill_valid.val(),
-        rd_out: h.rd_out_valid.val().then(|| (h.rd_out_id.val().to_u64() as u8, h.rd_out_sector.val().to_u64() as u8)),
+        rd_out: h.rd_out_valid.val().then(|| {
+            (h.rd_out_id.val().to_u64() as u8, h.rd_out_sector.val().to_u64() as u8, h.rd_out_sectors.val().to_u64() as u8)
+        }),
         mem: h.mem_valid.val().then(|| MemRequest {
             write: h.mem_write.val(),
             address: h.mem_address.val().to_u64(),
+            sectors: h.mem_sectors.val().to_u64() as u8,
             tag: h.mem_tag.val().to_u64() as u16,
         }),
         mem_resp_ready: h.mem_resp_ready.val(),
@@ -163,7 +178,7 @@ pub fn hardware_out(h: &MemoryPort) -> MemoryPortOut {
 mod tests {
     use super::*;
     use crate::lockstep::{edge, settle};
-    use buddy_hdl::memory_port::{data_tag, fill_tag};
+    use buddy_hdl::memory_port::{data_tag, fill_tag, MEM_TAG_BITS};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use rust_hdl::prelude::*;
@@ -224,19 +239,19 @@ mod tests {
                 md = Some(Request { write, address: sector_address(&mut rng), tag: 0 });
             }
             if wr.is_none() && rng.gen_bool(p_wr) {
-                wr = Some(Request { write: true, address: sector_address(&mut rng), tag: data_tag(rng.gen_range(0..128), 0) });
+                wr = Some(Request { write: true, address: sector_address(&mut rng), tag: data_tag(rng.gen_range(0..128), 0, 1) });
             }
             if rd.is_none() && rng.gen_bool(p_rd) {
                 rd = Some(Request {
                     write: false,
                     address: sector_address(&mut rng),
-                    tag: data_tag(rng.gen_range(0..128), rng.gen_range(0..8)),
+                    tag: data_tag(rng.gen_range(0..128), rng.gen_range(0..8), rng.gen_range(1..=4)),
                 });
             }
             let due: Vec<usize> = (0..in_memory.len()).filter(|&k| in_memory[k].0 <= cycle).collect();
             let answer = (!due.is_empty() && rng.gen_bool(0.8)).then(|| due[rng.gen_range(0..due.len())]);
             // Idle requesters' fields and an idle answer's tag are junk.
-            let junk = |rng: &mut ChaCha8Rng| Request { write: rng.gen(), address: rng.gen(), tag: rng.gen_range(0..1024) };
+            let junk = |rng: &mut ChaCha8Rng| Request { write: rng.gen(), address: rng.gen(), tag: rng.gen_range(0..1 << MEM_TAG_BITS) };
             let (md_in, wr_in, rd_in) =
                 (md.unwrap_or_else(|| junk(&mut rng)), wr.unwrap_or_else(|| junk(&mut rng)), rd.unwrap_or_else(|| junk(&mut rng)));
             let i = MemoryPortIn {
@@ -252,6 +267,7 @@ mod tests {
                 rd_req_id: (rd_in.tag >> SECTOR_INDEX_BITS) as u8 & 0x7f,
                 rd_req_sector: (rd_in.tag & 7) as u8,
                 rd_req_address: rd_in.address,
+                rd_req_sectors: (rd_in.tag >> RUN_SHIFT & 3) as u8 + 1,
                 rd_out_ready: rng.gen_bool(p_ready),
                 mem_ready: rng.gen_bool(p_ready),
                 mem_resp_valid: answer.is_some(),
@@ -272,11 +288,12 @@ mod tests {
             hw.rd_req_id.next = (i.rd_req_id as u64).into();
             hw.rd_req_sector.next = (i.rd_req_sector as u64).into();
             hw.rd_req_address.next = i.rd_req_address.into();
+            hw.rd_req_sectors.next = u64::from(i.rd_req_sectors).into();
             hw.rd_out_ready.next = i.rd_out_ready;
             hw.mem_ready.next = i.mem_ready;
             hw.mem_resp_valid.next = i.mem_resp_valid;
             hw.mem_resp_tag.next = (i.mem_resp_tag as u64).into();
-            hw.mem_resp_data.next = rng.gen::<u64>().into();
+            hw.mem_resp_data.next = buddy_hdl::EntryBits::from_words(&std::array::from_fn(|_| rng.gen()));
             settle(&mut hw);
             let want = hardware_out(&hw);
             assert_eq!(model.outputs(&i), want, "seed {seed}, cycle {cycle}");

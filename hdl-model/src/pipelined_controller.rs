@@ -589,6 +589,7 @@ impl PipelinedControllerModel {
                 port.rd_req_id = r.id;
                 port.rd_req_sector = r.sector;
                 port.rd_req_address = r.address;
+                port.rd_req_sectors = r.sectors;
             }
         }
         n.planner.dev_req_ready = w.dev_port.rd_req_ready;
@@ -610,16 +611,18 @@ impl PipelinedControllerModel {
         }
         n.writer.dev_wr_ready = w.dev_port.wr_req_ready;
         n.writer.buddy_wr_ready = w.bud_port.wr_req_ready;
-        if let Some((id, sector)) = w.dev_port.rd_out {
+        if let Some((id, sector, sectors)) = w.dev_port.rd_out {
             n.gather.dev_valid = true;
             n.gather.dev_id = id;
             n.gather.dev_sector = sector;
+            n.gather.dev_sectors = sectors;
         }
         n.dev_port.rd_out_ready = w.gather.dev_ready;
-        if let Some((id, sector)) = w.bud_port.rd_out {
+        if let Some((id, sector, sectors)) = w.bud_port.rd_out {
             n.gather.buddy_valid = true;
             n.gather.buddy_id = id;
             n.gather.buddy_sector = sector;
+            n.gather.buddy_sectors = sectors;
         }
         n.bud_port.rd_out_ready = w.gather.buddy_ready;
         n.dev_port.mem_ready = i.dev_mem_ready;

@@ -10,7 +10,7 @@
 use buddy_golden::translation::SECTOR_BYTES;
 use buddy_golden::{SizeClass, ENTRY_BYTES, ENTRY_WORDS};
 use buddy_hdl::read_planner::kind;
-use buddy_hdl::read_planner::ReadPlanner;
+use buddy_hdl::read_planner::{ReadPlanner, RUN_SECTORS};
 
 use crate::CycleModel;
 
@@ -86,13 +86,16 @@ pub struct Plan {
     pub last: bool,
 }
 
-/// A sector read (`dev_req_*`, `buddy_req_*`).
+/// A read of a run of sectors (`dev_req_*`, `buddy_req_*`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SectorRequest {
     pub id: u8,
-    /// Its index in the part.
+    /// Its first sector's index in the part (0 or 4).
     pub sector: u8,
+    /// Its first sector's address.
     pub address: u64,
+    /// Sectors, 1 to [`RUN_SECTORS`].
+    pub sectors: u8,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -193,9 +196,15 @@ impl ReadPlannerModel {
         }
     }
 
-    /// A part's sectors go once its plan is taken.
-    fn request(id: u8, planned: bool, next: u8, sectors: u8, base: u64) -> Option<SectorRequest> {
-        (!planned && next != sectors).then_some(SectorRequest { id, sector: next, address: base + SECTOR_BYTES * u64::from(next) })
+    /// A part's runs go from the cycle its plan is taken (`plan_go`: the
+    /// plan port takes it now).
+    fn request(id: u8, planned: bool, plan_go: bool, next: u8, sectors: u8, base: u64) -> Option<SectorRequest> {
+        ((!planned || plan_go) && next != sectors).then_some(SectorRequest {
+            id,
+            sector: next,
+            address: base + SECTOR_BYTES * u64::from(next),
+            sectors: (sectors - next).min(RUN_SECTORS as u8),
+        })
     }
 }
 
@@ -203,13 +212,16 @@ impl CycleModel for ReadPlannerModel {
     type In = ReadPlannerIn;
     type Out = ReadPlannerOut;
 
-    fn outputs(&self, _: &ReadPlannerIn) -> ReadPlannerOut {
+    fn outputs(&self, i: &ReadPlannerIn) -> ReadPlannerOut {
         let j = &self.job;
+        let plan = self.plan();
+        let plan_go = plan.is_some() && i.plan_ready;
         ReadPlannerOut {
             in_ready: self.waiting.is_none(),
-            plan: self.plan(),
-            dev_req: Self::request(j.id, j.dev_plan, self.dev_next, j.dev_sectors, j.dev_base),
-            buddy_req: Self::request(j.id, j.bud_plan, self.bud_next, j.bud_sectors, j.bud_base),
+            plan,
+            dev_req: Self::request(j.id, j.dev_plan, plan_go, self.dev_next, j.dev_sectors, j.dev_base),
+            // The buddy plan goes only after the device plan.
+            buddy_req: Self::request(j.id, j.bud_plan, plan_go && !j.dev_plan, self.bud_next, j.bud_sectors, j.bud_base),
         }
     }
 
@@ -222,8 +234,9 @@ impl CycleModel for ReadPlannerModel {
         }
         let o = self.outputs(i);
         let plan_go = o.plan.is_some() && i.plan_ready;
-        let dev_go = o.dev_req.is_some() && i.dev_req_ready;
-        let bud_go = o.buddy_req.is_some() && i.buddy_req_ready;
+        // Sectors requested this cycle, per part.
+        let dev_go = o.dev_req.filter(|_| i.dev_req_ready).map_or(0, |r| r.sectors);
+        let bud_go = o.buddy_req.filter(|_| i.buddy_req_ready).map_or(0, |r| r.sectors);
         let take = i.in_valid && o.in_ready;
         let j = &mut self.job;
         // Done when nothing of the job is left after this cycle's transfers
@@ -232,8 +245,8 @@ impl CycleModel for ReadPlannerModel {
         let bud_plan_left = j.bud_plan && (j.dev_plan || !plan_go);
         let free = !dev_plan_left
             && !bud_plan_left
-            && self.dev_next + u8::from(dev_go) == j.dev_sectors
-            && self.bud_next + u8::from(bud_go) == j.bud_sectors;
+            && self.dev_next + dev_go == j.dev_sectors
+            && self.bud_next + bud_go == j.bud_sectors;
         if plan_go {
             if j.dev_plan {
                 j.dev_plan = false;
@@ -241,8 +254,8 @@ impl CycleModel for ReadPlannerModel {
                 j.bud_plan = false;
             }
         }
-        self.dev_next += u8::from(dev_go);
-        self.bud_next += u8::from(bud_go);
+        self.dev_next += dev_go;
+        self.bud_next += bud_go;
         let taken = take.then(|| ReadJob::of(i));
         if free {
             // The waiting job first (none is taken while one waits).
@@ -274,8 +287,9 @@ pub fn drive(h: &mut ReadPlanner, i: &ReadPlannerIn) {
 /// What the block's output ports show, settled, as the model's `Out`.
 pub fn hardware_out(h: &ReadPlanner) -> ReadPlannerOut {
     let u8_of = |v: u64| v as u8;
-    let request =
-        |valid: bool, id: u64, sector: u64, address: u64| valid.then_some(SectorRequest { id: u8_of(id), sector: u8_of(sector), address });
+    let request = |valid: bool, id: u64, sector: u64, address: u64, sectors: u64| {
+        valid.then_some(SectorRequest { id: u8_of(id), sector: u8_of(sector), address, sectors: u8_of(sectors) })
+    };
     ReadPlannerOut {
         in_ready: h.in_ready.val(),
         plan: h.plan_valid.val().then(|| Plan {
@@ -291,12 +305,14 @@ pub fn hardware_out(h: &ReadPlanner) -> ReadPlannerOut {
             h.dev_req_id.val().to_u64(),
             h.dev_req_sector.val().to_u64(),
             h.dev_req_address.val().to_u64(),
+            h.dev_req_sectors.val().to_u64(),
         ),
         buddy_req: request(
             h.buddy_req_valid.val(),
             h.buddy_req_id.val().to_u64(),
             h.buddy_req_sector.val().to_u64(),
             h.buddy_req_address.val().to_u64(),
+            h.buddy_req_sectors.val().to_u64(),
         ),
     }
 }
@@ -356,6 +372,9 @@ mod tests {
         five_sector_plans: usize,
         dev_sectors: usize,
         bud_sectors: usize,
+        /// Runs of 4 sectors, and runs from sector 4 (a 5-sector part's second).
+        whole_runs: usize,
+        second_runs: usize,
         not_ready: usize,
         resets: usize,
     }
@@ -397,8 +416,13 @@ mod tests {
                     *if p.buddy { &mut c.bud_plans } else { &mut c.dev_plans } += 1;
                     c.five_sector_plans += (p.sectors == 5) as usize;
                 }
-                c.dev_sectors += (want.dev_req.is_some() && i.dev_req_ready) as usize;
-                c.bud_sectors += (want.buddy_req.is_some() && i.buddy_req_ready) as usize;
+                let runs = [want.dev_req.filter(|_| i.dev_req_ready), want.buddy_req.filter(|_| i.buddy_req_ready)];
+                c.dev_sectors += runs[0].map_or(0, |r| usize::from(r.sectors));
+                c.bud_sectors += runs[1].map_or(0, |r| usize::from(r.sectors));
+                for r in runs.into_iter().flatten() {
+                    c.whole_runs += (r.sectors == 4) as usize;
+                    c.second_runs += (r.sector == 4) as usize;
+                }
                 if i.in_valid && want.in_ready {
                     offered = None;
                 }
@@ -416,6 +440,8 @@ mod tests {
                 c.five_sector_plans,
                 c.dev_sectors,
                 c.bud_sectors,
+                c.whole_runs,
+                c.second_runs,
                 c.not_ready,
             ];
             assert!(counts.iter().all(|&n| n > 0), "seed {seed}: {c:?}");

@@ -27,9 +27,12 @@ pub struct SectorGatherIn {
     pub dev_id: u8,
     /// Steers only the data path (as `buddy_sector`).
     pub dev_sector: u8,
+    /// The run's sectors, 1-4.
+    pub dev_sectors: u8,
     pub buddy_valid: bool,
     pub buddy_id: u8,
     pub buddy_sector: u8,
+    pub buddy_sectors: u8,
     pub out_ready: bool,
 }
 
@@ -51,10 +54,10 @@ const _: () = assert!(CONTEXTS == 128);
 /// The hardware's control registers, one for one.
 #[derive(Debug, Clone)]
 pub struct SectorGatherModel {
-    /// The write stages: the context of a sector taken last cycle (its
-    /// count goes up at this edge).
-    d: Option<u8>,
-    b: Option<u8>,
+    /// The write stages: the context and sectors of a run taken last cycle
+    /// (its count goes up at this edge).
+    d: Option<(u8, u8)>,
+    b: Option<(u8, u8)>,
     /// Per context: sectors written, sectors planned (4-bit registers).
     got: [u8; CONTEXTS],
     want: [u8; CONTEXTS],
@@ -128,8 +131,8 @@ impl CycleModel for SectorGatherModel {
         if i.plan_valid && i.plan_last {
             closed_next |= 1 << i.plan_id;
         }
-        for id in [self.d, self.b].into_iter().flatten() {
-            self.got[id as usize] = (self.got[id as usize] + 1) & COUNT_MASK;
+        for (id, n) in [self.d, self.b].into_iter().flatten() {
+            self.got[id as usize] = (self.got[id as usize] + n) & COUNT_MASK;
         }
         if i.plan_valid {
             let w = &mut self.want[i.plan_id as usize];
@@ -150,9 +153,9 @@ impl CycleModel for SectorGatherModel {
         self.closed = closed_next & !self.last_picked;
         self.last_picked = picked;
 
-        // Sectors are always taken into the write stages.
-        self.d = i.dev_valid.then_some(i.dev_id);
-        self.b = i.buddy_valid.then_some(i.buddy_id);
+        // Runs are always taken into the write stages.
+        self.d = i.dev_valid.then_some((i.dev_id, i.dev_sectors));
+        self.b = i.buddy_valid.then_some((i.buddy_id, i.buddy_sectors));
     }
 }
 
@@ -226,6 +229,9 @@ mod tests {
         empty: usize,
         plans: usize,
         sectors: usize,
+        /// Runs of 4 sectors; runs from a part's fifth sector.
+        whole_runs: usize,
+        second_runs: usize,
         /// A device and a buddy sector of one context in one cycle.
         both_ports_one_context: usize,
         /// A sector of a context the cycle it is closed by its last plan.
@@ -258,9 +264,9 @@ mod tests {
         let mut free: Vec<u8> = (0..CONTEXTS as u8).collect();
         let mut in_flight = [false; CONTEXTS];
         let mut plans: VecDeque<(u64, Plan)> = VecDeque::new();
-        // Sectors due: (first cycle, context, index).
-        let mut dev_queue: Vec<(u64, u8, u8)> = Vec::new();
-        let mut bud_queue: Vec<(u64, u8, u8)> = Vec::new();
+        // Runs due: (first cycle, context, first index, sectors).
+        let mut dev_queue: Vec<(u64, u8, u8, u8)> = Vec::new();
+        let mut bud_queue: Vec<(u64, u8, u8, u8)> = Vec::new();
         let mut cycle = 0u64;
         loop {
             let draining = cycle >= cycles;
@@ -286,8 +292,12 @@ mod tests {
             let plan = match plans.front() {
                 Some(&(at, p)) if at <= cycle && rng.gen_bool(0.8) => {
                     plans.pop_front();
-                    for index in 0..p.sectors {
-                        let s = (cycle + rng.gen_range(1..=30), p.id, index);
+                    // A part's first 4 sectors in one run, a fifth in a second.
+                    for (index, n) in [(0, p.sectors.min(4)), (4, p.sectors.saturating_sub(4))] {
+                        if n == 0 {
+                            continue;
+                        }
+                        let s = (cycle + rng.gen_range(1..=30), p.id, index, n);
                         if p.buddy {
                             bud_queue.push(s);
                         } else {
@@ -298,7 +308,7 @@ mod tests {
                 }
                 _ => None,
             };
-            let mut answer = |queue: &mut Vec<(u64, u8, u8)>| {
+            let mut answer = |queue: &mut Vec<(u64, u8, u8, u8)>| {
                 let due: Vec<usize> = (0..queue.len()).filter(|&k| queue[k].0 <= cycle).collect();
                 (!due.is_empty() && rng.gen_bool(p_sector)).then(|| queue.swap_remove(due[rng.gen_range(0..due.len())]))
             };
@@ -318,9 +328,11 @@ mod tests {
                 dev_valid: dev.is_some(),
                 dev_id: dev.map_or(0, |s| s.1),
                 dev_sector: dev.map_or(0, |s| s.2),
+                dev_sectors: dev.map_or(0, |s| s.3),
                 buddy_valid: buddy.is_some(),
                 buddy_id: buddy.map_or(0, |s| s.1),
                 buddy_sector: buddy.map_or(0, |s| s.2),
+                buddy_sectors: buddy.map_or(0, |s| s.3),
                 out_ready,
             };
             hw.reset.next = i.reset;
@@ -334,16 +346,20 @@ mod tests {
             hw.dev_valid.next = i.dev_valid;
             hw.dev_id.next = (i.dev_id as u64).into();
             hw.dev_sector.next = (i.dev_sector as u64).into();
+            hw.dev_sectors.next = (i.dev_sectors as u64).into();
             hw.buddy_valid.next = i.buddy_valid;
             hw.buddy_id.next = (i.buddy_id as u64).into();
             hw.buddy_sector.next = (i.buddy_sector as u64).into();
+            hw.buddy_sectors.next = (i.buddy_sectors as u64).into();
             hw.out_ready.next = i.out_ready;
             settle(&mut hw);
             let want = hardware_out(&hw);
             assert_eq!(model.outputs(&i), want, "seed {seed}, cycle {cycle}");
 
             cov.plans += plan.is_some() as usize;
-            cov.sectors += dev.is_some() as usize + buddy.is_some() as usize;
+            cov.sectors += dev.map_or(0, |s| s.3 as usize) + buddy.map_or(0, |s| s.3 as usize);
+            cov.second_runs += [dev, buddy].iter().flatten().filter(|s| s.2 == 4).count();
+            cov.whole_runs += [dev, buddy].iter().flatten().filter(|s| s.3 == 4).count();
             cov.both_ports_one_context += dev.zip(buddy).is_some_and(|(d, b)| d.1 == b.1) as usize;
             cov.sector_with_close += plan.is_some_and(|p| p.last && [dev, buddy].iter().flatten().any(|s| s.1 == p.id)) as usize;
             cov.out_stalls += (want.out.is_some() && !out_ready) as usize;
@@ -381,6 +397,8 @@ mod tests {
                 cov.reads > 1_000
                     && cov.split > 0
                     && cov.empty > 0
+                    && cov.whole_runs > 0
+                    && cov.second_runs > 0
                     && cov.both_ports_one_context > 0
                     && cov.sector_with_close > 0
                     && cov.out_stalls > 0
@@ -415,7 +433,7 @@ mod tests {
         let idle = SectorGatherIn { out_ready: true, ..Default::default() };
         // A one-sector read of context 3, planned the cycle before its sector.
         let plan = SectorGatherIn { plan_valid: true, plan_id: 3, plan_sectors: 1, plan_last: true, ..idle.clone() };
-        let sector = measure(plan, |cycle| SectorGatherIn { dev_valid: cycle == 0, dev_id: 3, ..idle.clone() });
+        let sector = measure(plan, |cycle| SectorGatherIn { dev_valid: cycle == 0, dev_id: 3, dev_sectors: 1, ..idle.clone() });
         // A read closed with no sector (a ZERO entry).
         let close = measure(idle.clone(), |cycle| SectorGatherIn { plan_valid: cycle == 0, plan_id: 9, plan_last: true, ..idle.clone() });
         assert_eq!((sector, close), (timing::LAST_SECTOR_TO_OUT, timing::CLOSE_TO_OUT));

@@ -1,29 +1,35 @@
-//! One memory's sector port of the pipelined controller slice: the
-//! metadata cache's fills and write-backs, the write planner's sector
-//! writes and the read planner's sector reads merged onto one tagged
-//! request stream, and the answers routed back (fills in the order the
-//! cache asked for them, data sectors by tag in any order).
+//! One memory's port of the pipelined controller slice: the metadata
+//! cache's fills and write-backs, the write planner's sector writes and
+//! the read planner's reads of runs of up to 4 sectors merged onto one
+//! tagged request stream, and the answers routed back (fills in the order
+//! the cache asked for them, data runs by tag in any order).
 
+use crate::entry_bits::EntryBits;
 use crate::pipelined_metadata_cache::FILL_SLOTS;
 use crate::request_contexts::CONTEXT_BITS;
 use crate::sector_gather::SECTOR_INDEX_BITS;
 use rust_hdl::prelude::*;
 use buddy_hdl_macros::SettleBlock;
 
-/// Width of `mem_tag`: `{fill, context, sector}`, 1 + 7 + 3 bits.
-pub const MEM_TAG_BITS: usize = 1 + CONTEXT_BITS + SECTOR_INDEX_BITS;
+/// Width of `mem_tag`: `{sectors - 1, fill, context, sector}`, 2 + 1 + 7 +
+/// 3 bits (a read's run of 1-4 sectors, and its first sector's index).
+pub const MEM_TAG_BITS: usize = 2 + 1 + CONTEXT_BITS + SECTOR_INDEX_BITS;
+/// The fill bit of `mem_tag`.
+pub const FILL_TAG_BIT: usize = CONTEXT_BITS + SECTOR_INDEX_BITS;
 /// Fills the metadata cache may have outstanding: one parking register each.
 pub const FILLS: usize = FILL_SLOTS;
 
-/// The memory tag of a data sector read: `{0, context, sector}`.
-pub fn data_tag(context: u64, sector: u64) -> u64 {
-    (context << SECTOR_INDEX_BITS) | sector
+/// The memory tag of a read of `sectors` (1-4) data sectors from index
+/// `sector` of its part: `{sectors - 1, 0, context, sector}`; a sector
+/// write's is `data_tag(context, 0, 1)`.
+pub fn data_tag(context: u64, sector: u64, sectors: u64) -> u64 {
+    ((sectors - 1) << (FILL_TAG_BIT + 1)) | (context << SECTOR_INDEX_BITS) | sector
 }
 
 /// The memory tag of the `n`-th metadata fill (counted from reset):
-/// `{1, 0.., n mod 16}`.
+/// `{0, 1, 0.., n mod 16}` (one sector).
 pub fn fill_tag(n: u64) -> u64 {
-    (1 << (MEM_TAG_BITS - 1)) | (n % FILLS as u64)
+    (1 << FILL_TAG_BIT) | (n % FILLS as u64)
 }
 
 /// Merges a slice's three requesters onto one memory and routes the
@@ -33,15 +39,17 @@ pub fn fill_tag(n: u64) -> u64 {
 ///
 /// Each cycle one request goes to memory, by fixed priority: a metadata
 /// fill or write-back first (every read of the slice may wait on it), then
-/// a sector write (it frees its context), then a sector read. A requester
+/// a sector write (it frees its context), then a read of a run of 1-4
+/// consecutive sectors. A requester
 /// waits as long as one above it offers; in the slice the ones above are
 /// bounded (16 fills, and writes by the compressor's one entry per cycle). A read is
-/// tagged `{0, context, sector}` (the read planner's tag), a fill
-/// `{1, 0, n mod 16}` (the `n`-th fill since reset), a sector write
-/// `{0, context, 0}` (not answered: the tag tells memory, or a driver
+/// tagged `{sectors - 1, 0, context, sector}` (the read planner's run), a fill
+/// `{0, 1, 0, n mod 16}` (the `n`-th fill since reset), a sector write
+/// `{0, 0, context, 0}` (not answered: the tag tells memory, or a driver
 /// counting traffic per request, whose write it is); a write-back's tag is
 /// don't care.
-/// Memory answers reads on `mem_resp_*` in any order: a data sector goes
+/// Memory answers a read on `mem_resp_*` all at once (a run's sectors in
+/// one transfer), reads in any order: a data run goes
 /// straight to `rd_out_*` (`mem_resp_ready` follows `rd_out_ready`); a
 /// fill is parked in one of 16 registers by its number and handed to the
 /// cache in order on `md_fill_*` (the cache never has more than
@@ -57,16 +65,16 @@ pub fn fill_tag(n: u64) -> u64 {
 /// | `wr_req_valid`, `wr_req_ready` | 1, 1 | in, out | a sector write (the write planner's `*_wr_*`) |
 /// | `wr_req_address`, `wr_req_data`, `wr_req_strobe` | 64, 256, 32 | in | sector-aligned byte address, data (byte `k` at `[8k +: 8]`), byte strobe |
 /// | `wr_req_id` | 7 | in | the writing request's context (into `mem_tag`) |
-/// | `rd_req_valid`, `rd_req_ready` | 1, 1 | in, out | a sector read (the read planner's `*_req_*`) |
-/// | `rd_req_id`, `rd_req_sector`, `rd_req_address` | 7, 3, 64 | in | its context, its index in the part, its sector-aligned byte address |
-/// | `rd_out_valid`, `rd_out_ready` | 1, 1 | out, in | a data sector answered (to the sector gather) |
-/// | `rd_out_id`, `rd_out_sector`, `rd_out_data` | 7, 3, 256 | out | its context and index, the sector |
+/// | `rd_req_valid`, `rd_req_ready` | 1, 1 | in, out | a read of a run of sectors (the read planner's `*_req_*`) |
+/// | `rd_req_id`, `rd_req_sector`, `rd_req_address`, `rd_req_sectors` | 7, 3, 64, 3 | in | its context, its first sector's index in the part, its first sector's sector-aligned byte address, its sectors (1-4) |
+/// | `rd_out_valid`, `rd_out_ready` | 1, 1 | out, in | a data run answered (to the sector gather) |
+/// | `rd_out_id`, `rd_out_sector`, `rd_out_sectors`, `rd_out_data` | 7, 3, 3, 1024 | out | its context, first index and sectors; run sector `k` at `[256k +: 256]` |
 /// | `mem_valid`, `mem_ready` | 1, 1 | out, in | a request to memory |
-/// | `mem_write`, `mem_address` | 1, 64 | out | 1: write; sector-aligned byte address |
+/// | `mem_write`, `mem_address`, `mem_sectors` | 1, 64, 3 | out | 1: write; sector-aligned byte address; sectors from it (1-4; writes, fills and write-backs 1) |
 /// | `mem_data`, `mem_strobe` | 256, 32 | out | a write's data and byte strobe (write-backs: every byte) |
-/// | `mem_tag` | 11 | out | a read's tag (`{fill, context, sector}`), answered with its data; a write's `{0, context, 0}` |
-/// | `mem_resp_valid`, `mem_resp_ready` | 1, 1 | in, out | a read answered |
-/// | `mem_resp_tag`, `mem_resp_data` | 11, 256 | in | the read's tag, the sector |
+/// | `mem_tag` | 13 | out | a read's tag (`{sectors - 1, fill, context, sector}`), answered with its data; a write's `{0, 0, context, 0}` |
+/// | `mem_resp_valid`, `mem_resp_ready` | 1, 1 | in, out | a read answered, every sector of it |
+/// | `mem_resp_tag`, `mem_resp_data` | 13, 1024 | in | the read's tag; its sector `k` at `[256k +: 256]` (a fill's at `[0 +: 256]`) |
 ///
 /// Timing: combinational from requester to memory and from memory to
 /// `rd_out_*`; a fill is offered on `md_fill_*` the cycle after its answer
@@ -95,22 +103,25 @@ pub struct MemoryPort {
     pub rd_req_id: Signal<In, Bits<CONTEXT_BITS>>,
     pub rd_req_sector: Signal<In, Bits<SECTOR_INDEX_BITS>>,
     pub rd_req_address: Signal<In, Bits<64>>,
+    pub rd_req_sectors: Signal<In, Bits<3>>,
     pub rd_out_valid: Signal<Out, Bit>,
     pub rd_out_ready: Signal<In, Bit>,
     pub rd_out_id: Signal<Out, Bits<CONTEXT_BITS>>,
     pub rd_out_sector: Signal<Out, Bits<SECTOR_INDEX_BITS>>,
-    pub rd_out_data: Signal<Out, Bits<256>>,
+    pub rd_out_sectors: Signal<Out, Bits<3>>,
+    pub rd_out_data: Signal<Out, EntryBits>,
     pub mem_valid: Signal<Out, Bit>,
     pub mem_ready: Signal<In, Bit>,
     pub mem_write: Signal<Out, Bit>,
     pub mem_address: Signal<Out, Bits<64>>,
+    pub mem_sectors: Signal<Out, Bits<3>>,
     pub mem_data: Signal<Out, Bits<256>>,
     pub mem_strobe: Signal<Out, Bits<32>>,
     pub mem_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
     pub mem_resp_valid: Signal<In, Bit>,
     pub mem_resp_ready: Signal<Out, Bit>,
     pub mem_resp_tag: Signal<In, Bits<MEM_TAG_BITS>>,
-    pub mem_resp_data: Signal<In, Bits<256>>,
+    pub mem_resp_data: Signal<In, EntryBits>,
     /// Parked fills: valid bit and sector per fill number mod 16; the number
     /// of the next fill to ask for and of the next to hand on.
     parked: [DFF<Bit>; FILLS],
@@ -119,12 +130,14 @@ pub struct MemoryPort {
     fill_head: DFF<Bits<4>>,
     md_go: Signal<Local, Bit>,
     resp_fill: Signal<Local, Bit>,
+    /// The answer's first sector (a fill's), as one vector.
+    resp_sector: Signal<Local, Bits<256>>,
 }
 
 // The tag layout is written out in `update` (rust-hdl prints constant
 // names into the Verilog, so the kernel uses literals): 3 sector bits, 7
-// context bits, the fill bit at 10.
-const _: () = assert!(SECTOR_INDEX_BITS == 3 && CONTEXT_BITS == 7 && MEM_TAG_BITS == 11 && FILLS == 16);
+// context bits, the fill bit at 10, the run's sectors - 1 at 12:11.
+const _: () = assert!(SECTOR_INDEX_BITS == 3 && CONTEXT_BITS == 7 && MEM_TAG_BITS == 13 && FILL_TAG_BIT == 10 && FILLS == 16);
 
 impl Logic for MemoryPort {
     #[hdl_gen]
@@ -144,18 +157,22 @@ impl Logic for MemoryPort {
         self.mem_valid.next = self.md_req_valid.val() | self.wr_req_valid.val() | self.rd_req_valid.val();
         self.mem_write.next = false;
         self.mem_address.next = self.rd_req_address.val();
+        self.mem_sectors.next = self.rd_req_sectors.val();
         self.mem_data.next = self.wr_req_data.val();
         self.mem_strobe.next = self.wr_req_strobe.val();
-        self.mem_tag.next = (bit_cast::<MEM_TAG_BITS, CONTEXT_BITS>(self.rd_req_id.val()) << 3)
+        self.mem_tag.next = (bit_cast::<MEM_TAG_BITS, 3>(self.rd_req_sectors.val() - 1) << 11)
+            | (bit_cast::<MEM_TAG_BITS, CONTEXT_BITS>(self.rd_req_id.val()) << 3)
             | bit_cast::<MEM_TAG_BITS, SECTOR_INDEX_BITS>(self.rd_req_sector.val());
         if self.wr_req_valid.val() {
             self.mem_write.next = true;
             self.mem_address.next = self.wr_req_address.val();
+            self.mem_sectors.next = 1.into();
             self.mem_tag.next = bit_cast::<MEM_TAG_BITS, CONTEXT_BITS>(self.wr_req_id.val()) << 3;
         }
         if self.md_req_valid.val() {
             self.mem_write.next = self.md_req_write.val();
             self.mem_address.next = self.md_req_address.val();
+            self.mem_sectors.next = 1.into();
             self.mem_data.next = self.md_req_data.val();
             self.mem_strobe.next = !bits::<32>(0);
             self.mem_tag.next = bit_cast::<MEM_TAG_BITS, 4>(self.fill_next.q.val()) | bits::<MEM_TAG_BITS>(0x400);
@@ -165,12 +182,21 @@ impl Logic for MemoryPort {
             self.fill_next.d.next = self.fill_next.q.val() + 1;
         }
 
-        // Answers: data sectors straight on, fills parked by number.
+        // Answers: data runs straight on, fills parked by number.
         self.resp_fill.next = self.mem_resp_tag.val().get_bit(10);
         self.rd_out_valid.next = self.mem_resp_valid.val() & !self.resp_fill.val();
         self.rd_out_id.next = self.mem_resp_tag.val().get_bits::<CONTEXT_BITS>(3);
         self.rd_out_sector.next = self.mem_resp_tag.val().get_bits::<SECTOR_INDEX_BITS>(0);
+        self.rd_out_sectors.next = bit_cast::<3, 2>(self.mem_resp_tag.val().get_bits::<2>(11)) + 1;
         self.rd_out_data.next = self.mem_resp_data.val();
+        self.resp_sector.next = bit_cast::<256, 32>(self.mem_resp_data.val().w0)
+            | (bit_cast::<256, 32>(self.mem_resp_data.val().w1) << 32)
+            | (bit_cast::<256, 32>(self.mem_resp_data.val().w2) << 64)
+            | (bit_cast::<256, 32>(self.mem_resp_data.val().w3) << 96)
+            | (bit_cast::<256, 32>(self.mem_resp_data.val().w4) << 128)
+            | (bit_cast::<256, 32>(self.mem_resp_data.val().w5) << 160)
+            | (bit_cast::<256, 32>(self.mem_resp_data.val().w6) << 192)
+            | (bit_cast::<256, 32>(self.mem_resp_data.val().w7) << 224);
         self.mem_resp_ready.next = self.resp_fill.val() | self.rd_out_ready.val();
         self.md_fill_valid.next = false;
         self.md_fill_data.next = self.parked_data[0].q.val();
@@ -186,7 +212,7 @@ impl Logic for MemoryPort {
             }
             if self.mem_resp_valid.val() & self.resp_fill.val() & (self.mem_resp_tag.val().get_bits::<4>(0).index() == i) {
                 self.parked[i].d.next = true;
-                self.parked_data[i].d.next = self.mem_resp_data.val();
+                self.parked_data[i].d.next = self.resp_sector.val();
             }
         }
         if self.md_fill_valid.val() & self.md_fill_ready.val() {

@@ -55,12 +55,12 @@ pub const LOCKSTEP_INPUTS: &[(&str, usize)] = &[
     ("resp_ready", 1),
     ("dev_mem_ready", 1),
     ("dev_mem_resp_valid", 1),
-    ("dev_mem_resp_tag", 11),
-    ("dev_mem_resp_data", 256),
+    ("dev_mem_resp_tag", 13),
+    ("dev_mem_resp_data", 1024),
     ("bud_mem_ready", 1),
     ("bud_mem_resp_valid", 1),
-    ("bud_mem_resp_tag", 11),
-    ("bud_mem_resp_data", 256),
+    ("bud_mem_resp_tag", 13),
+    ("bud_mem_resp_data", 1024),
 ];
 /// The output ports of a lock-step line (name, bits, the valid that
 /// qualifies it or "" when always compared), after the inputs.
@@ -77,16 +77,18 @@ pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
     ("dev_mem_valid", 1, ""),
     ("dev_mem_write", 1, "dev_mem_valid"),
     ("dev_mem_address", 64, "dev_mem_valid"),
+    ("dev_mem_sectors", 3, "dev_mem_valid"),
     ("dev_mem_data", 256, "dev_mem_write"),
     ("dev_mem_strobe", 32, "dev_mem_write"),
-    ("dev_mem_tag", 11, "dev_mem_valid"),
+    ("dev_mem_tag", 13, "dev_mem_valid"),
     ("dev_mem_resp_ready", 1, ""),
     ("bud_mem_valid", 1, ""),
     ("bud_mem_write", 1, "bud_mem_valid"),
     ("bud_mem_address", 64, "bud_mem_valid"),
+    ("bud_mem_sectors", 3, "bud_mem_valid"),
     ("bud_mem_data", 256, "bud_mem_write"),
     ("bud_mem_strobe", 32, "bud_mem_write"),
-    ("bud_mem_tag", 11, "bud_mem_valid"),
+    ("bud_mem_tag", 13, "bud_mem_valid"),
     ("bud_mem_resp_ready", 1, ""),
     ("in_flight", 8, ""),
     ("md_lookup_valid", 1, ""),
@@ -139,10 +141,13 @@ $(#[$doc])*
 /// | `in_flight` | 8 | out | requests in the slice (status) |
 /// | `md_lookup_valid`, `md_lookup_id`, `md_lookup_outcome` | 1, 7, 2 | out | status: a metadata lookup (a read's, or a write's reservation) answered this cycle, its request's context, its outcome (0 hit, 1 sector miss, 2 line miss: `metadata_cache::outcome`) |
 ///
-/// The `dev_mem_tag` / `bud_mem_tag` of a sector write is `{0, context, 0}`
-/// and of a read `{0, context, sector}`, so memory (or a driver counting
-/// traffic per request) knows whose sector it is; a metadata fill's is
-/// `{1, 0, n mod 4}`.
+/// The `dev_mem_tag` / `bud_mem_tag` of a sector write is `{0, 0, context,
+/// 0}` and of a read of a run of sectors `{sectors - 1, 0, context,
+/// sector}`, so memory (or a driver counting traffic per request) knows
+/// whose sectors they are; a metadata fill's is `{0, 1, 0, n mod 16}`
+/// ([`crate::memory_port::data_tag`], [`crate::memory_port::fill_tag`]).
+/// Memory answers a read with all of its `*_mem_sectors` sectors in one
+/// transfer on `*_mem_resp_data`.
 #[derive(SettleBlock, Default)]
 pub struct $name {
     _settle: crate::settle::Settle,
@@ -175,24 +180,26 @@ pub struct $name {
     pub dev_mem_ready: Signal<In, Bit>,
     pub dev_mem_write: Signal<Out, Bit>,
     pub dev_mem_address: Signal<Out, Bits<64>>,
+    pub dev_mem_sectors: Signal<Out, Bits<3>>,
     pub dev_mem_data: Signal<Out, Bits<256>>,
     pub dev_mem_strobe: Signal<Out, Bits<32>>,
     pub dev_mem_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
     pub dev_mem_resp_valid: Signal<In, Bit>,
     pub dev_mem_resp_ready: Signal<Out, Bit>,
     pub dev_mem_resp_tag: Signal<In, Bits<MEM_TAG_BITS>>,
-    pub dev_mem_resp_data: Signal<In, Bits<256>>,
+    pub dev_mem_resp_data: Signal<In, EntryBits>,
     pub bud_mem_valid: Signal<Out, Bit>,
     pub bud_mem_ready: Signal<In, Bit>,
     pub bud_mem_write: Signal<Out, Bit>,
     pub bud_mem_address: Signal<Out, Bits<64>>,
+    pub bud_mem_sectors: Signal<Out, Bits<3>>,
     pub bud_mem_data: Signal<Out, Bits<256>>,
     pub bud_mem_strobe: Signal<Out, Bits<32>>,
     pub bud_mem_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
     pub bud_mem_resp_valid: Signal<In, Bit>,
     pub bud_mem_resp_ready: Signal<Out, Bit>,
     pub bud_mem_resp_tag: Signal<In, Bits<MEM_TAG_BITS>>,
-    pub bud_mem_resp_data: Signal<In, Bits<256>>,
+    pub bud_mem_resp_data: Signal<In, EntryBits>,
     pub in_flight: Signal<Out, Bits<8>>,
     pub md_lookup_valid: Signal<Out, Bit>,
     pub md_lookup_id: Signal<Out, Bits<CONTEXT_BITS>>,
@@ -925,11 +932,13 @@ impl Logic for $name {
         self.dev_port.rd_req_id.next = self.planner.dev_req_id.val();
         self.dev_port.rd_req_sector.next = self.planner.dev_req_sector.val();
         self.dev_port.rd_req_address.next = self.planner.dev_req_address.val();
+        self.dev_port.rd_req_sectors.next = self.planner.dev_req_sectors.val();
         self.planner.dev_req_ready.next = self.dev_port.rd_req_ready.val();
         self.bud_port.rd_req_valid.next = self.planner.buddy_req_valid.val();
         self.bud_port.rd_req_id.next = self.planner.buddy_req_id.val();
         self.bud_port.rd_req_sector.next = self.planner.buddy_req_sector.val();
         self.bud_port.rd_req_address.next = self.planner.buddy_req_address.val();
+        self.bud_port.rd_req_sectors.next = self.planner.buddy_req_sectors.val();
         self.planner.buddy_req_ready.next = self.bud_port.rd_req_ready.val();
         self.dev_port.md_req_valid.next = self.md.mem_req_valid.val();
         self.dev_port.md_req_write.next = self.md.mem_req_write.val();
@@ -959,16 +968,19 @@ impl Logic for $name {
         self.gather.dev_valid.next = self.dev_port.rd_out_valid.val();
         self.gather.dev_id.next = self.dev_port.rd_out_id.val();
         self.gather.dev_sector.next = self.dev_port.rd_out_sector.val();
+        self.gather.dev_sectors.next = self.dev_port.rd_out_sectors.val();
         self.gather.dev_data.next = self.dev_port.rd_out_data.val();
         self.dev_port.rd_out_ready.next = self.gather.dev_ready.val();
         self.gather.buddy_valid.next = self.bud_port.rd_out_valid.val();
         self.gather.buddy_id.next = self.bud_port.rd_out_id.val();
         self.gather.buddy_sector.next = self.bud_port.rd_out_sector.val();
+        self.gather.buddy_sectors.next = self.bud_port.rd_out_sectors.val();
         self.gather.buddy_data.next = self.bud_port.rd_out_data.val();
         self.bud_port.rd_out_ready.next = self.gather.buddy_ready.val();
         self.dev_mem_valid.next = self.dev_port.mem_valid.val();
         self.dev_mem_write.next = self.dev_port.mem_write.val();
         self.dev_mem_address.next = self.dev_port.mem_address.val();
+        self.dev_mem_sectors.next = self.dev_port.mem_sectors.val();
         self.dev_mem_data.next = self.dev_port.mem_data.val();
         self.dev_mem_strobe.next = self.dev_port.mem_strobe.val();
         self.dev_mem_tag.next = self.dev_port.mem_tag.val();
@@ -980,6 +992,7 @@ impl Logic for $name {
         self.bud_mem_valid.next = self.bud_port.mem_valid.val();
         self.bud_mem_write.next = self.bud_port.mem_write.val();
         self.bud_mem_address.next = self.bud_port.mem_address.val();
+        self.bud_mem_sectors.next = self.bud_port.mem_sectors.val();
         self.bud_mem_data.next = self.bud_port.mem_data.val();
         self.bud_mem_strobe.next = self.bud_port.mem_strobe.val();
         self.bud_mem_tag.next = self.bud_port.mem_tag.val();
@@ -1255,12 +1268,12 @@ impl $name {
             b(self.resp_ready.val()),
             b(self.dev_mem_ready.val()),
             b(self.dev_mem_resp_valid.val()),
-            hex_field(self.dev_mem_resp_tag.val().to_u64(), 11),
-            hex_bits(&self.dev_mem_resp_data.val()),
+            hex_field(self.dev_mem_resp_tag.val().to_u64(), MEM_TAG_BITS),
+            words(&self.dev_mem_resp_data.val().to_words()),
             b(self.bud_mem_ready.val()),
             b(self.bud_mem_resp_valid.val()),
-            hex_field(self.bud_mem_resp_tag.val().to_u64(), 11),
-            hex_bits(&self.bud_mem_resp_data.val()),
+            hex_field(self.bud_mem_resp_tag.val().to_u64(), MEM_TAG_BITS),
+            words(&self.bud_mem_resp_data.val().to_words()),
             b(self.req_ready.val()),
             hex_field(self.req_id.val().to_u64(), 7),
             b(self.resp_valid.val()),
@@ -1273,16 +1286,18 @@ impl $name {
             b(self.dev_mem_valid.val()),
             b(self.dev_mem_write.val()),
             hex_field(self.dev_mem_address.val().to_u64(), 64),
+            hex_field(self.dev_mem_sectors.val().to_u64(), 3),
             hex_bits(&self.dev_mem_data.val()),
             hex_field(self.dev_mem_strobe.val().to_u64(), 32),
-            hex_field(self.dev_mem_tag.val().to_u64(), 11),
+            hex_field(self.dev_mem_tag.val().to_u64(), MEM_TAG_BITS),
             b(self.dev_mem_resp_ready.val()),
             b(self.bud_mem_valid.val()),
             b(self.bud_mem_write.val()),
             hex_field(self.bud_mem_address.val().to_u64(), 64),
+            hex_field(self.bud_mem_sectors.val().to_u64(), 3),
             hex_bits(&self.bud_mem_data.val()),
             hex_field(self.bud_mem_strobe.val().to_u64(), 32),
-            hex_field(self.bud_mem_tag.val().to_u64(), 11),
+            hex_field(self.bud_mem_tag.val().to_u64(), MEM_TAG_BITS),
             b(self.bud_mem_resp_ready.val()),
             hex_field(self.in_flight.val().to_u64(), 8),
             b(self.md_lookup_valid.val()),

@@ -1,6 +1,7 @@
 //! The read planner of the pipelined controller slice: which device and
-//! buddy sectors a read needs once its class is known, requested one per
-//! cycle per memory, and the part layouts the sector gather needs.
+//! buddy sectors a read needs once its class is known, requested in runs
+//! of up to 4 sectors (a memory-entry) per cycle per memory, and the part
+//! layouts the sector gather needs.
 
 use crate::part_sizes::{ClassUnits, PartSizes};
 use crate::request_contexts::CONTEXT_BITS;
@@ -47,9 +48,11 @@ pub struct ReadJob {
 /// slot start (an uncompressed page: the whole 128-byte slot, no class).
 /// For each part it sends the sector gather its plan (`plan_*`, the
 /// device part's first, exactly once per read; see
-/// [`crate::SectorGather`]) and then requests its sectors, lowest address
-/// first, one per cycle on that part's memory port, tagged with the
-/// context id and the sector's index in its part.
+/// [`crate::SectorGather`]) and then requests its sectors on that part's
+/// memory port as runs of up to [`RUN_SECTORS`] consecutive sectors, one
+/// run per cycle, lowest address first: sectors 0-3 of the part, then
+/// sector 4 when it spans 5. A run is tagged with the context id, its
+/// first sector's index in the part (0 or 4) and its sector count (1-4).
 ///
 /// | port | width | direction | meaning |
 /// |---|---|---|---|
@@ -63,17 +66,20 @@ pub struct ReadJob {
 /// | `in_device_part_bytes` | 8 | in | the device part: 128, 96, 64, 32 or 8 bytes (128 uncompressed) |
 /// | `in_buddy_address` | 64 | in | the entry's buddy slot start, byte address (8-byte aligned, as the GBBR is) |
 /// | `plan_valid`, `plan_ready`, `plan_id`, `plan_buddy`, `plan_lead`, `plan_words`, `plan_sectors`, `plan_last` | 1, 1, 7, 1, 3, 6, 3, 1 | out, in, out... | a part's plan for the sector gather |
-/// | `dev_req_valid`, `dev_req_ready` | 1, 1 | out, in | a device-memory sector read |
-/// | `dev_req_id`, `dev_req_sector`, `dev_req_address` | 7, 3, 64 | out | its context, its index in the device part, its 32-byte-aligned byte address |
+/// | `dev_req_valid`, `dev_req_ready` | 1, 1 | out, in | a device-memory read of a run of sectors |
+/// | `dev_req_id`, `dev_req_sector`, `dev_req_address` | 7, 3, 64 | out | its context, its first sector's index in the device part (0 or 4), its first sector's 32-byte-aligned byte address |
+/// | `dev_req_sectors` | 3 | out | the run's sectors, 1-4 |
 /// | `buddy_req_*` | as `dev_req_*` | | the same for buddy-memory |
 ///
 /// Timing: a job starts in the cycle it is accepted if the current job's
 /// last transfers go that cycle (or there is none), else it waits (one
 /// job at most) and starts in the cycle they go; a job started at cycle
-/// `a` offers its first plan at `a + 1`; a part's sectors are offered one
-/// per cycle from the cycle after its plan is taken. With every port ready
-/// a full read of `d` device and `b` buddy sectors thus occupies the
-/// planner for `max(1 + d, 2 + b)` cycles (`1` for a ZERO entry).
+/// `a` offers its first plan at `a + 1`; a part's runs are offered one
+/// per cycle from the cycle its plan is taken (`dev_req_valid` and
+/// `buddy_req_valid` follow `plan_ready` in that cycle). With every port
+/// ready a full read thus occupies the planner for 1 cycle, 2 when it has
+/// a buddy part (a part of 5 sectors, which only a slot off a sector
+/// boundary gives, takes a cycle more).
 #[derive(SettleBlock, Default)]
 pub struct ReadPlanner {
     _settle: crate::settle::Settle,
@@ -101,11 +107,13 @@ pub struct ReadPlanner {
     pub dev_req_id: Signal<Out, Bits<CONTEXT_BITS>>,
     pub dev_req_sector: Signal<Out, Bits<SECTOR_INDEX_BITS>>,
     pub dev_req_address: Signal<Out, Bits<64>>,
+    pub dev_req_sectors: Signal<Out, Bits<3>>,
     pub buddy_req_valid: Signal<Out, Bit>,
     pub buddy_req_ready: Signal<In, Bit>,
     pub buddy_req_id: Signal<Out, Bits<CONTEXT_BITS>>,
     pub buddy_req_sector: Signal<Out, Bits<SECTOR_INDEX_BITS>>,
     pub buddy_req_address: Signal<Out, Bits<64>>,
+    pub buddy_req_sectors: Signal<Out, Bits<3>>,
     /// The job: its plans still to send, its parts' layouts, the next
     /// sector of each part and its first sector's address.
     j: DFF<ReadJob>,
@@ -152,6 +160,9 @@ pub struct ReadPlanner {
     bud_go: Signal<Local, Bit>,
     dev_next: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
     bud_next: Signal<Local, Bits<SECTOR_INDEX_BITS>>,
+    /// Whether a part's next run is its last (at most 4 sectors left).
+    dev_last_run: Signal<Local, Bit>,
+    bud_last_run: Signal<Local, Bit>,
     dev_offset: Signal<Local, Bits<64>>,
     bud_offset: Signal<Local, Bits<64>>,
     take: Signal<Local, Bit>,
@@ -177,18 +188,33 @@ impl Logic for ReadPlanner {
             self.plan_sectors.next = self.j.q.val().dev_sectors;
             self.plan_last.next = self.j.q.val().dev_last;
         }
-        self.dev_req_valid.next = !self.j.q.val().dev_plan & (self.j_dev_next.q.val() != self.j.q.val().dev_sectors);
+        // A part's sectors go from the cycle its plan is taken: `plan_ready`
+        // reaches the request valids (the sector gather's is a constant 1).
+        self.plan_go.next = self.plan_valid.val() & self.plan_ready.val();
+        self.dev_req_valid.next = (!self.j.q.val().dev_plan | self.plan_go.val()) & (self.j_dev_next.q.val() != self.j.q.val().dev_sectors);
         self.dev_req_id.next = self.j.q.val().id;
         self.dev_req_sector.next = self.j_dev_next.q.val();
+        // A run: the part's next 4 sectors, or what is left of it (its
+        // next sector is 0 or 4, a part at most 5 sectors).
+        self.dev_last_run.next = self.j_dev_next.q.val().get_bit(2) | (self.j.q.val().dev_sectors <= bits::<SECTOR_INDEX_BITS>(4));
+        self.dev_req_sectors.next = 4.into();
+        if self.dev_last_run.val() {
+            self.dev_req_sectors.next = self.j.q.val().dev_sectors - self.j_dev_next.q.val();
+        }
         self.dev_offset.next = bit_cast::<64, SECTOR_INDEX_BITS>(self.j_dev_next.q.val()) << 5;
         self.dev_req_address.next = self.j.q.val().dev_base + self.dev_offset.val();
-        self.buddy_req_valid.next = !self.j.q.val().bud_plan & (self.j_bud_next.q.val() != self.j.q.val().bud_sectors);
+        self.buddy_req_valid.next = (!self.j.q.val().bud_plan | (self.plan_go.val() & !self.j.q.val().dev_plan))
+            & (self.j_bud_next.q.val() != self.j.q.val().bud_sectors);
         self.buddy_req_id.next = self.j.q.val().id;
         self.buddy_req_sector.next = self.j_bud_next.q.val();
+        self.bud_last_run.next = self.j_bud_next.q.val().get_bit(2) | (self.j.q.val().bud_sectors <= bits::<SECTOR_INDEX_BITS>(4));
+        self.buddy_req_sectors.next = 4.into();
+        if self.bud_last_run.val() {
+            self.buddy_req_sectors.next = self.j.q.val().bud_sectors - self.j_bud_next.q.val();
+        }
         self.bud_offset.next = bit_cast::<64, SECTOR_INDEX_BITS>(self.j_bud_next.q.val()) << 5;
         self.buddy_req_address.next = self.j.q.val().bud_base + self.bud_offset.val();
 
-        self.plan_go.next = self.plan_valid.val() & self.plan_ready.val();
         self.dev_go.next = self.dev_req_valid.val() & self.dev_req_ready.val();
         self.bud_go.next = self.buddy_req_valid.val() & self.buddy_req_ready.val();
         if self.plan_go.val() & self.j.q.val().dev_plan {
@@ -197,18 +223,29 @@ impl Logic for ReadPlanner {
         if self.plan_go.val() & !self.j.q.val().dev_plan {
             self.j.d.next.bud_plan = false;
         }
-        self.dev_next.next = self.j_dev_next.q.val() + self.dev_go.val();
-        self.bud_next.next = self.j_bud_next.q.val() + self.bud_go.val();
+        // After a run: 4, or the part's end.
+        self.dev_next.next = self.j_dev_next.q.val();
+        if self.dev_go.val() {
+            self.dev_next.next = 4.into();
+            if self.dev_last_run.val() {
+                self.dev_next.next = self.j.q.val().dev_sectors;
+            }
+        }
+        self.bud_next.next = self.j_bud_next.q.val();
+        if self.bud_go.val() {
+            self.bud_next.next = 4.into();
+            if self.bud_last_run.val() {
+                self.bud_next.next = self.j.q.val().bud_sectors;
+            }
+        }
         self.j_dev_next.d.next = self.dev_next.val();
         self.j_bud_next.d.next = self.bud_next.val();
         // The current job is done when nothing of it is left after this
         // cycle's transfers; a job arriving before is held in `n_job`.
         // A part is finished when no sector is left, or the last one goes
         // now (both compares from flip-flops: no adder before `free`).
-        self.dev_finished.next = (self.j_dev_next.q.val() == self.j.q.val().dev_sectors)
-            | (self.dev_go.val() & ((self.j_dev_next.q.val() + 1) == self.j.q.val().dev_sectors));
-        self.bud_finished.next = (self.j_bud_next.q.val() == self.j.q.val().bud_sectors)
-            | (self.bud_go.val() & ((self.j_bud_next.q.val() + 1) == self.j.q.val().bud_sectors));
+        self.dev_finished.next = (self.j_dev_next.q.val() == self.j.q.val().dev_sectors) | (self.dev_go.val() & self.dev_last_run.val());
+        self.bud_finished.next = (self.j_bud_next.q.val() == self.j.q.val().bud_sectors) | (self.bud_go.val() & self.bud_last_run.val());
         self.free.next = !(self.j.q.val().dev_plan & !self.plan_go.val())
             & !(self.j.q.val().bud_plan & !(self.plan_go.val() & !self.j.q.val().dev_plan))
             & self.dev_finished.val()
@@ -349,11 +386,19 @@ impl Logic for ReadPlanner {
     }
 }
 
+/// The most sectors a memory request reads: 4, a memory-entry's 128 bytes
+/// (the HBM2 address map keeps an entry's sectors on one channel, and a
+/// slice owns 4 channels: Buddy Compression Sec. IV, 32-byte sectors).
+pub const RUN_SECTORS: u64 = 4;
+// `update` writes the run logic for 4 (rust-hdl prints constant names).
+const _: () = assert!(RUN_SECTORS == 4);
+
 /// The planner's latencies, for the fast engine's timing of the slice
 /// (measured on the hardware by the testbenches).
 pub mod timing {
     /// Cycles from a job's acceptance to its first plan on `plan_*`.
     pub const JOB_TO_PLAN: u64 = 1;
-    /// Cycles from a part's plan transfer to its first sector request.
-    pub const PLAN_TO_SECTOR: u64 = 1;
+    /// Cycles from a part's plan transfer to its first sector request
+    /// (the same cycle).
+    pub const PLAN_TO_SECTOR: u64 = 0;
 }

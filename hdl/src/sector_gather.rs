@@ -1,7 +1,8 @@
 //! The sector gather of the pipelined controller slice: the 32-byte
 //! sectors of each read in flight, answered out of order by device memory
-//! and buddy-memory, gathered into the request context's payload, and the
-//! complete payloads handed on (to the decompressor) one per cycle.
+//! and buddy-memory in runs of up to 4, gathered into the request
+//! context's payload, and the complete payloads handed on (to the
+//! decompressor) one per cycle.
 
 use crate::default_array;
 use crate::entry_bits::EntryBits;
@@ -15,7 +16,8 @@ use buddy_hdl_macros::SettleBlock;
 /// `buddy_sector`). Buddy's parts span at most 4 sectors (buddy slots are
 /// sector aligned, 16x ones included; only an 8-byte 16x device part
 /// starts inside a sector); the gather takes any part of up to 32 words
-/// that starts 0-7 words into its first sector, so up to 5 sectors.
+/// that starts 0, 2, 4 or 6 words into its first sector (at an 8-byte
+/// boundary), so up to 5 sectors.
 pub const SECTOR_INDEX_BITS: usize = 3;
 /// Width of a context's sector count: both parts together span at most
 /// 10 sectors.
@@ -23,7 +25,7 @@ pub const COUNT_BITS: usize = 4;
 
 /// [`SectorGather`] timing, clock cycles.
 pub mod timing {
-    /// The last sector of a closed context taken at cycle `s` (its
+    /// The last run of a closed context taken at cycle `s` (its
     /// handshake on `dev_*` or `buddy_*`) raises `out_valid` for it at
     /// `s + LAST_SECTOR_TO_OUT` at the earliest (write stage, pick,
     /// pick register, payload read).
@@ -42,10 +44,11 @@ pub mod timing {
 /// **Payload layout** (the golden model's stored bytes, docs/formats.md#stream-packing):
 /// payload word `i` (32 bits, word `i` of [`EntryBits`]) is device-part
 /// word `i` for `i < words`, and buddy-part word `i - words` above, where
-/// `words` is the device part's length in 32-bit words as planned. A part
-/// starts `lead` words into its first sector (a 16x device part or buddy
-/// slot need not be sector aligned); part word `p` is word `(p + lead) mod
-/// 8` of the part's sector `(p + lead) / 8`. Payload words no sector
+/// `words` is the device part's length in 32-bit words as planned (even:
+/// parts are whole 8-byte units). A part starts `lead` words into its
+/// first sector, `lead` even (at an 8-byte boundary; a 16x device part or
+/// buddy slot need not be sector aligned); part word `p` is word `(p +
+/// lead) mod 8` of the part's sector `(p + lead) / 8`. Payload words no sector
 /// covered keep what the context's last use left (a decompressor reads
 /// only its class's bytes).
 ///
@@ -54,8 +57,10 @@ pub mod timing {
 /// buddy part's plan (`plan_buddy` = 1: `lead`, `sectors`; `words` unused)
 /// at most once, after it; `plan_last` on the last of them closes the
 /// context. A part's plan comes no later than the cycle its first sector is
-/// requested, so a sector (index `0 .. sectors-1` within its part, on the
-/// port of its part) comes at least a cycle after its part's plan. A read
+/// requested, so a sector comes at least a cycle after its part's plan.
+/// Sectors come in runs on the port of their part: a run is sectors
+/// `sector .. sector + count - 1` of the part, `count` 1-4 and `sector` 0 or
+/// 4 (a part's first 4 sectors, then its fifth), all written in one cycle. A read
 /// whose class is not known yet (a metadata miss) may plan the whole device
 /// slot first (`plan_last` = 0) and close later with a buddy plan of 0 or
 /// more sectors. A context is complete when it is closed and every sector
@@ -68,22 +73,22 @@ pub mod timing {
 /// | `plan_valid`, `plan_ready` | 1, 1 | in, out | a part's plan; `plan_ready` is always 1 |
 /// | `plan_id` | 7 | in | the context |
 /// | `plan_buddy` | 1 | in | 0: the device part, 1: the buddy part |
-/// | `plan_lead` | 3 | in | 32-bit words from the part's first sector start to its first byte (0-7) |
-/// | `plan_words` | 6 | in | device part: its length in 32-bit words (0-32) |
+/// | `plan_lead` | 3 | in | 32-bit words from the part's first sector start to its first byte (0, 2, 4 or 6) |
+/// | `plan_words` | 6 | in | device part: its length in 32-bit words (0-32, even) |
 /// | `plan_sectors` | 3 | in | sectors requested for the part (0-5) |
 /// | `plan_last` | 1 | in | the context's last plan (closes it) |
-/// | `dev_valid`, `dev_ready` | 1, 1 | in, out | a device-memory sector answered; `dev_ready` is always 1 |
-/// | `dev_id`, `dev_sector` | 7, 3 | in | its context and its index in the device part |
-/// | `dev_data` | 256 | in | the sector, byte `k` at `[8k +: 8]` |
-/// | `buddy_valid`, `buddy_ready`, `buddy_id`, `buddy_sector`, `buddy_data` | 1, 1, 7, 3, 256 | in, out, in, in, in | the same for a buddy-memory sector of the buddy part |
+/// | `dev_valid`, `dev_ready` | 1, 1 | in, out | a device-memory run answered; `dev_ready` is always 1 |
+/// | `dev_id`, `dev_sector`, `dev_sectors` | 7, 3, 3 | in | its context, its first sector's index in the device part (0 or 4), its sectors (1-4) |
+/// | `dev_data` | 1024 | in | the run: its sector `k` at `[256k +: 256]`, byte `j` of a sector at `[8j +: 8]` |
+/// | `buddy_valid`, `buddy_ready`, `buddy_id`, `buddy_sector`, `buddy_sectors`, `buddy_data` | 1, 1, 7, 3, 3, 1024 | in, out, in, in, in, in | the same for a buddy-memory run of the buddy part |
 /// | `out_valid`, `out_ready` | 1, 1 | out, in | a complete context |
 /// | `out_id` | 7 | out | its id |
 /// | `out_payload` | 1024 | out | its payload, word `i` at `[32i +: 32]` |
 ///
 /// Timing: [`timing`]; every port takes one transfer per cycle.
 /// Storage: the payloads in 64 RAMs of 128 x 32 bits (one per payload word
-/// of the device part and of the buddy part: a sector writes 8 words of
-/// one context, device and buddy in the same cycle); the parts' layouts in
+/// of the device part and of the buddy part: a run writes up to 32 words
+/// of one context, device and buddy in the same cycle); the parts' layouts in
 /// four 128-entry RAMs; per context a sector count and a planned count
 /// (4 bits each) and a closed bit in flip-flops.
 #[derive(SettleBlock)]
@@ -103,28 +108,32 @@ pub struct SectorGather {
     pub dev_ready: Signal<Out, Bit>,
     pub dev_id: Signal<In, Bits<CONTEXT_BITS>>,
     pub dev_sector: Signal<In, Bits<SECTOR_INDEX_BITS>>,
-    pub dev_data: Signal<In, Bits<256>>,
+    pub dev_sectors: Signal<In, Bits<3>>,
+    pub dev_data: Signal<In, EntryBits>,
     pub buddy_valid: Signal<In, Bit>,
     pub buddy_ready: Signal<Out, Bit>,
     pub buddy_id: Signal<In, Bits<CONTEXT_BITS>>,
     pub buddy_sector: Signal<In, Bits<SECTOR_INDEX_BITS>>,
-    pub buddy_data: Signal<In, Bits<256>>,
+    pub buddy_sectors: Signal<In, Bits<3>>,
+    pub buddy_data: Signal<In, EntryBits>,
     pub out_valid: Signal<Out, Bit>,
     pub out_ready: Signal<In, Bit>,
     pub out_id: Signal<Out, Bits<CONTEXT_BITS>>,
     pub out_payload: Signal<Out, EntryBits>,
-    /// Write stages: a sector taken last cycle, written this cycle (its
+    /// Write stages: a run taken last cycle, written this cycle (its
     /// part's layout is read meanwhile).
     d_valid: DFF<Bit>,
     d_id: DFF<Bits<CONTEXT_BITS>>,
     d_sector: DFF<Bits<SECTOR_INDEX_BITS>>,
-    /// The sector's 8 words (word `m` = bits `[32m +: 32]`), held while no
-    /// sector comes (as words: a wide vector simulates ~20x slower).
-    d_data: [DFF<Bits<32>>; 8],
+    d_count: DFF<Bits<3>>,
+    /// The run's 32 words (word `m` = bits `[32m +: 32]`), held while no
+    /// run comes (as words: a wide vector simulates ~20x slower).
+    d_data: [DFF<Bits<32>>; 32],
     b_valid: DFF<Bit>,
     b_id: DFF<Bits<CONTEXT_BITS>>,
     b_sector: DFF<Bits<SECTOR_INDEX_BITS>>,
-    b_data: [DFF<Bits<32>>; 8],
+    b_count: DFF<Bits<3>>,
+    b_data: [DFF<Bits<32>>; 32],
     /// Per context: the device part's lead (read by the device stage).
     dev_lead: RAM<Bits<3>, CONTEXT_BITS>,
     /// Per context: the device part's words, where the buddy part starts
@@ -161,11 +170,25 @@ pub struct SectorGather {
     d_pos: [Signal<Local, Bits<6>>; 32],
     b_sum: [Signal<Local, Bits<6>>; 32],
     b_pos: [Signal<Local, Bits<6>>; 32],
-    /// The write stages' sector index times 8 (a sector's first word
-    /// position), compared with the positions' upper bits.
-    d_sector_at: Signal<Local, Bits<6>>,
-    b_sector_at: Signal<Local, Bits<6>>,
+    /// The write stages' first sector's first word position (its index
+    /// times 8), and the position past the run, compared with the
+    /// positions' upper bits. `b_shift`: the buddy part's shift from run
+    /// word to payload word (its lead less the device part's words, mod 32).
+    d_start_at: Signal<Local, Bits<7>>,
+    b_shift: Signal<Local, Bits<5>>,
+    d_end_at: Signal<Local, Bits<7>>,
+    b_start_at: Signal<Local, Bits<7>>,
+    b_end_at: Signal<Local, Bits<7>>,
+    /// Per payload word: its position's sector's first position (the
+    /// device part's, the buddy part's).
+    d_at: [Signal<Local, Bits<7>>; 32],
+    b_at: [Signal<Local, Bits<7>>; 32],
     plan_count: Signal<Local, Bits<COUNT_BITS>>,
+    /// Sectors the write stages add to their contexts' counts (both, when
+    /// a device run and a buddy run of one context come together).
+    d_add: Signal<Local, Bits<COUNT_BITS>>,
+    b_add: Signal<Local, Bits<COUNT_BITS>>,
+    db_add: Signal<Local, Bits<COUNT_BITS>>,
     closed_next: Signal<Local, Bits<CONTEXTS>>,
     complete_next: Signal<Local, Bits<CONTEXTS>>,
     /// The one-hot of the context picked this cycle.
@@ -196,11 +219,13 @@ impl Default for SectorGather {
             dev_ready: Default::default(),
             dev_id: Default::default(),
             dev_sector: Default::default(),
+            dev_sectors: Default::default(),
             dev_data: Default::default(),
             buddy_valid: Default::default(),
             buddy_ready: Default::default(),
             buddy_id: Default::default(),
             buddy_sector: Default::default(),
+            buddy_sectors: Default::default(),
             buddy_data: Default::default(),
             out_valid: Default::default(),
             out_ready: Default::default(),
@@ -209,10 +234,12 @@ impl Default for SectorGather {
             d_valid: Default::default(),
             d_id: Default::default(),
             d_sector: Default::default(),
+            d_count: Default::default(),
             d_data: Default::default(),
             b_valid: Default::default(),
             b_id: Default::default(),
             b_sector: Default::default(),
+            b_count: Default::default(),
             b_data: Default::default(),
             dev_lead: Default::default(),
             bud_base: Default::default(),
@@ -234,9 +261,17 @@ impl Default for SectorGather {
             d_pos: Default::default(),
             b_sum: Default::default(),
             b_pos: Default::default(),
-            d_sector_at: Default::default(),
-            b_sector_at: Default::default(),
+            d_start_at: Default::default(),
+            b_shift: Default::default(),
+            d_end_at: Default::default(),
+            b_start_at: Default::default(),
+            b_end_at: Default::default(),
+            d_at: Default::default(),
+            b_at: Default::default(),
             plan_count: Default::default(),
+            d_add: Default::default(),
+            b_add: Default::default(),
+            db_add: Default::default(),
             closed_next: Default::default(),
             complete_next: Default::default(),
             picked: Default::default(),
@@ -254,8 +289,8 @@ seq_macro::seq!(J in 0..32 {
 impl Logic for SectorGather {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, d_valid, d_id, d_sector, b_valid, b_id, b_sector, closed, complete, last_picked, o_valid, o_id, p_valid, p_id);
-        for m in 0..8 {
+        dff_setup!(self, clock, d_valid, d_id, d_sector, d_count, b_valid, b_id, b_sector, b_count, closed, complete, last_picked, o_valid, o_id, p_valid, p_id);
+        for m in 0..32 {
             self.d_data[m].clock.next = self.clock.val();
             self.d_data[m].d.next = self.d_data[m].q.val();
             self.b_data[m].clock.next = self.clock.val();
@@ -279,24 +314,16 @@ impl Logic for SectorGather {
         self.dev_ready.next = true;
         self.buddy_ready.next = true;
 
-        // Sectors are always taken into the write stages; their parts'
+        // Runs are always taken into the write stages; their parts'
         // layouts are read meanwhile.
         self.d_valid.d.next = self.dev_valid.val();
         self.d_id.d.next = self.dev_id.val();
         self.d_sector.d.next = self.dev_sector.val();
+        self.d_count.d.next = self.dev_sectors.val();
         self.b_valid.d.next = self.buddy_valid.val();
         self.b_id.d.next = self.buddy_id.val();
         self.b_sector.d.next = self.buddy_sector.val();
-        if self.dev_valid.val() {
-            for m in 0..8 {
-                self.d_data[m].d.next = self.dev_data.val().get_bits::<32>(32 * m);
-            }
-        }
-        if self.buddy_valid.val() {
-            for m in 0..8 {
-                self.b_data[m].d.next = self.buddy_data.val().get_bits::<32>(32 * m);
-            }
-        }
+        self.b_count.d.next = self.buddy_sectors.val();
         self.dev_lead.read_address.next = self.dev_id.val();
         self.bud_base.read_address.next = self.buddy_id.val();
         self.bud_lead.read_address.next = self.buddy_id.val();
@@ -356,10 +383,20 @@ impl Logic for SectorGather {
         // A context is complete next cycle when it is closed and its counts
         // agree, unless it was picked last cycle.
         self.complete_next.next = self.closed_next.val() & !self.last_picked.q.val();
+        self.d_add.next = bit_cast::<COUNT_BITS, 3>(self.d_count.q.val());
+        self.b_add.next = bit_cast::<COUNT_BITS, 3>(self.b_count.q.val());
+        self.db_add.next = self.d_add.val() + self.b_add.val();
         for c in 0..128 {
-            self.got[c].d.next = self.got[c].q.val()
-                + (self.d_valid.q.val() & (self.d_id.q.val().index() == c))
-                + (self.b_valid.q.val() & (self.b_id.q.val().index() == c));
+            self.got[c].d.next = self.got[c].q.val();
+            if self.d_valid.q.val() & (self.d_id.q.val().index() == c) {
+                self.got[c].d.next = self.got[c].q.val() + self.d_add.val();
+            }
+            if self.b_valid.q.val() & (self.b_id.q.val().index() == c) {
+                self.got[c].d.next = self.got[c].q.val() + self.b_add.val();
+                if self.d_valid.q.val() & (self.d_id.q.val().index() == c) {
+                    self.got[c].d.next = self.got[c].q.val() + self.db_add.val();
+                }
+            }
             if self.plan_valid.val() & (self.plan_id.val().index() == c) {
                 self.want[c].d.next = self.want[c].q.val() + self.plan_count.val();
             }
@@ -376,12 +413,29 @@ impl Logic for SectorGather {
 
         // (Masks and compares rather than `get_bits`: rust-hdl shifts even
         // narrow vectors through big integers, ~30x slower in simulation.)
-        self.d_sector_at.next = bit_cast::<6, 3>(self.d_sector.q.val()) << 3;
-        self.b_sector_at.next = bit_cast::<6, 3>(self.b_sector.q.val()) << 3;
+        // A run's word `(J + shift) mod 32` lands on payload word J (runs
+        // start at sector 0 or 4): the device part's shift is its lead, the
+        // buddy part's its lead less the device part's words. Both are
+        // even (parts start at 8-byte boundaries and are whole 8-byte
+        // units long), so a word picks from 4 or 16 run words, not 32.
+        self.b_shift.next = bit_cast::<5, 3>(self.bud_lead.read_data.val()) - bit_cast::<5, 6>(self.bud_base.read_data.val());
+        self.d_start_at.next = bit_cast::<7, 3>(self.d_sector.q.val()) << 3;
+        self.d_end_at.next = (bit_cast::<7, 3>(self.d_sector.q.val()) + bit_cast::<7, 3>(self.d_count.q.val())) << 3;
+        self.b_start_at.next = bit_cast::<7, 3>(self.b_sector.q.val()) << 3;
+        self.b_end_at.next = (bit_cast::<7, 3>(self.b_sector.q.val()) + bit_cast::<7, 3>(self.b_count.q.val())) << 3;
         #(
+            if self.dev_valid.val() {
+                self.d_data[J].d.next = self.dev_data.val().w~J;
+            }
+            if self.buddy_valid.val() {
+                self.b_data[J].d.next = self.buddy_data.val().w~J;
+            }
             // Payload word J: device-part word J is at position J + lead
             // of the device sectors; buddy-part word J - base at
             // position J - base + lead of the buddy sectors (when J >= base).
+            // The position's sector (above bit 3) is in the run when it is
+            // in `sector .. sector + count`; its word in the run is the
+            // position mod 32, as a run starts at sector 0 or 4.
             self.dev_words[J].read_clock.next = self.clock.val();
             self.dev_words[J].write_clock.next = self.clock.val();
             self.bud_words[J].read_clock.next = self.clock.val();
@@ -391,24 +445,29 @@ impl Logic for SectorGather {
 
             self.d_pos[J].next = bits::<6>(J) + bit_cast::<6, 3>(self.dev_lead.read_data.val());
             self.dev_words[J].write_address.next = self.d_id.q.val();
-            self.dev_words[J].write_enable.next = self.d_valid.q.val() & ((self.d_pos[J].val() & bits::<6>(0x38)) == self.d_sector_at.val());
+            self.d_at[J].next = bit_cast::<7, 6>(self.d_pos[J].val() & bits::<6>(0x38));
+            self.dev_words[J].write_enable.next = self.d_valid.q.val()
+                & (self.d_start_at.val() <= self.d_at[J].val())
+                & (self.d_at[J].val() < self.d_end_at.val());
             self.dev_words[J].write_data.next = 0.into();
-            for m in 0..8 {
-                if bit_cast::<3, 6>(self.d_pos[J].val()).index() == m {
-                    self.dev_words[J].write_data.next = self.d_data[m].q.val();
+            for m in 0..4 {
+                if self.dev_lead.read_data.val().index() == 2 * m {
+                    self.dev_words[J].write_data.next = self.d_data[(J + 2 * m) % 32].q.val();
                 }
             }
 
             self.b_sum[J].next = bits::<6>(J) + bit_cast::<6, 3>(self.bud_lead.read_data.val());
             self.b_pos[J].next = self.b_sum[J].val() - self.bud_base.read_data.val();
             self.bud_words[J].write_address.next = self.b_id.q.val();
+            self.b_at[J].next = bit_cast::<7, 6>(self.b_pos[J].val() & bits::<6>(0x38));
             self.bud_words[J].write_enable.next = self.b_valid.q.val()
                 & (self.bud_base.read_data.val() <= bits::<6>(J))
-                & ((self.b_pos[J].val() & bits::<6>(0x38)) == self.b_sector_at.val());
+                & (self.b_start_at.val() <= self.b_at[J].val())
+                & (self.b_at[J].val() < self.b_end_at.val());
             self.bud_words[J].write_data.next = 0.into();
-            for m in 0..8 {
-                if bit_cast::<3, 6>(self.b_pos[J].val()).index() == m {
-                    self.bud_words[J].write_data.next = self.b_data[m].q.val();
+            for m in 0..16 {
+                if self.b_shift.val().index() == 2 * m {
+                    self.bud_words[J].write_data.next = self.b_data[(J + 2 * m) % 32].q.val();
                 }
             }
 

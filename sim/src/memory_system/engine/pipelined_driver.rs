@@ -89,13 +89,14 @@ pub trait PipelinedHardware: ClockedHardware {
     /// Offer the values the request's timing depends on (the cycle model
     /// takes these instead of the request's ports; the hardware computes them).
     fn drive_facts(&mut self, _: Option<&RequestFacts>) {}
-    /// Memory takes every request; `dev`/`bud`: a read sector answered (tag, data).
-    fn drive_memory(&mut self, dev: Option<(u64, &[u8; 32])>, bud: Option<(u64, &[u8; 32])>);
+    /// Memory takes every request; `dev`/`bud`: a read answered (tag, and
+    /// its run of up to 4 sectors: sector `k` at bytes `32k..32k + 32`).
+    fn drive_memory(&mut self, dev: Option<(u64, &RunData)>, bud: Option<(u64, &RunData)>);
     /// `req_ready`, and the context id it gives.
     fn req_ready(&self) -> Option<u64>;
     fn response(&self) -> Option<TaggedResponse>;
-    /// A sector request on the device / buddy port (`len` 1, `first`
-    /// unused) and its tag.
+    /// A request on the device / buddy port (`len`: a read's sectors, 1
+    /// for a write; `first` unused) and its tag.
     fn dev_request(&self) -> Option<(PortRequest, u64)>;
     fn bud_request(&self) -> Option<(PortRequest, u64)>;
     fn dev_resp_ready(&self) -> bool;
@@ -129,10 +130,14 @@ pub trait PipelinedHardware: ClockedHardware {
     }
 }
 
-/// The context a memory tag names (`{fill, context, sector}`).
+/// The context a memory tag names (`{sectors - 1, fill, context, sector}`).
 fn tag_context(tag: u64) -> u64 {
     tag >> 3 & 0x7f
 }
+
+/// A read's run of sectors as memory answers it (sector `k` at bytes
+/// `32k..32k + 32`; bytes past the run are 0).
+pub type RunData = [u8; buddy_golden::ENTRY_BYTES];
 
 /// A request waiting to be offered or in the slice, and where its answer goes.
 pub struct Queued {
@@ -167,12 +172,15 @@ pub struct PipelinedStats {
     pub accept_wait_cycles: u64,
     /// Cycles a request's context was held (taken to answered).
     pub context_cycles: u64,
-    /// Sector requests on the device port (data and metadata) and the buddy port.
+    /// Requests on the device port (data and metadata; a read of a run
+    /// of sectors is one) and the buddy port, and the sectors they move.
+    pub device_requests: u64,
     pub device_sectors: u64,
+    pub buddy_requests: u64,
     pub buddy_sectors: u64,
-    /// Read sectors answered on each port, and the cycles they waited
-    /// from the cycle memory had them to the cycle the port took them
-    /// (one sector per cycle per port).
+    /// Reads answered on each port, and the cycles they waited from the
+    /// cycle memory had them to the cycle the port took them (one answer
+    /// per cycle per port).
     pub device_answers: u64,
     pub device_answer_wait_cycles: u64,
     pub buddy_answers: u64,
@@ -188,7 +196,9 @@ impl std::ops::AddAssign for PipelinedStats {
             requests,
             accept_wait_cycles,
             context_cycles,
+            device_requests,
             device_sectors,
+            buddy_requests,
             buddy_sectors,
             device_answers,
             device_answer_wait_cycles,
@@ -199,7 +209,9 @@ impl std::ops::AddAssign for PipelinedStats {
         self.requests += requests;
         self.accept_wait_cycles += accept_wait_cycles;
         self.context_cycles += context_cycles;
+        self.device_requests += device_requests;
         self.device_sectors += device_sectors;
+        self.buddy_requests += buddy_requests;
         self.buddy_sectors += buddy_sectors;
         self.device_answers += device_answers;
         self.device_answer_wait_cycles += device_answer_wait_cycles;
@@ -209,8 +221,8 @@ impl std::ops::AddAssign for PipelinedStats {
     }
 }
 
-/// A read sector on its way back: (due cycle, order, tag, data).
-type Due = Reverse<(u64, u64, u64, [u8; 32])>;
+/// A read on its way back: (due cycle, order, tag, data).
+type Due = Reverse<(u64, u64, u64, RunData)>;
 
 /// One slice: the hardware, its clock, its requests and its memory reads in flight.
 pub struct Driver<H: PipelinedHardware> {
@@ -219,7 +231,7 @@ pub struct Driver<H: PipelinedHardware> {
     queue: VecDeque<Queued>,
     in_flight: HashMap<u64, Queued>,
     /// Device reads handed to the HBM2 model: (ticket, tag, data).
-    dev_wait: Vec<(u64, u64, [u8; 32])>,
+    dev_wait: Vec<(u64, u64, RunData)>,
     dev_due: BinaryHeap<Due>,
     bud_due: BinaryHeap<Due>,
     order: u64,
@@ -409,7 +421,9 @@ impl<H: PipelinedHardware> Driver<H> {
         }
         if let Some((p, tag)) = self.hw.dev_request() {
             progress = true;
-            self.stats.device_sectors += 1;
+            let len = u64::from(p.len);
+            self.stats.device_requests += 1;
+            self.stats.device_sectors += len;
             let metadata = p.address >= env.md_base;
             if metadata {
                 let mut st = env.md_stats.borrow_mut();
@@ -425,28 +439,33 @@ impl<H: PipelinedHardware> Driver<H> {
                 sh.start_detached(env.slice, p.address, 1, true, env.slice);
                 env.write_device(&p);
             } else {
-                let ticket = sh.start_burst(env.slice, p.address, 1, false, env.slice);
-                let mut data = [0u8; 32];
-                env.read_device(p.address, &mut data);
+                let ticket = sh.start_burst(env.slice, p.address, len, false, env.slice);
+                let mut data = [0u8; buddy_golden::ENTRY_BYTES];
+                for (k, sector) in data.chunks_exact_mut(32).take(p.len as usize).enumerate() {
+                    let sector: &mut [u8; 32] = sector.try_into().expect("32 bytes");
+                    env.read_device(p.address + 32 * k as u64, sector);
+                }
                 self.dev_wait.push((ticket, tag, data));
             }
         }
         if let Some((p, tag)) = self.hw.bud_request() {
             progress = true;
-            self.stats.buddy_sectors += 1;
+            let len = u64::from(p.len);
+            self.stats.buddy_requests += 1;
+            self.stats.buddy_sectors += len;
             let ctx = tag_context(tag);
             if let Some(q) = self.in_flight.get_mut(&ctx) {
                 q.buddy = true;
                 q.moved = true;
             }
             let continues = self.last_buddy == Some((cycle.wrapping_sub(1), ctx, p.write));
-            let arrival = if continues { sh.link_continue(32, p.write) } else { sh.link_transfer(32, p.write) };
+            let arrival = if continues { sh.link_continue(32 * len, p.write) } else { sh.link_transfer(32 * len, p.write) };
             self.last_buddy = Some((cycle, ctx, p.write));
             if p.write {
                 write_masked(&mut env.backing.borrow_mut().buddy, p.address, &p.data, p.strobe);
             } else {
-                let mut data = [0u8; 32];
-                env.backing.borrow().buddy.read(p.address, &mut data);
+                let mut data = [0u8; buddy_golden::ENTRY_BYTES];
+                env.backing.borrow().buddy.read(p.address, &mut data[..32 * p.len as usize]);
                 self.order += 1;
                 self.bud_due.push(Reverse((sh.cycle_at(arrival), self.order, tag, data)));
             }

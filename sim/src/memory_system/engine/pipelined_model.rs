@@ -20,7 +20,7 @@ use rust_hdl::core::prelude::*;
 use buddy_golden::metadata_cache::CacheStats;
 use buddy_golden::SizeClass;
 
-use super::pipelined_driver::{Driver, PipelinedHardware, PipelinedSlices, TaggedResponse};
+use super::pipelined_driver::{Driver, PipelinedHardware, PipelinedSlices, RunData, TaggedResponse};
 use super::{MemorySystem, SliceEngine};
 use crate::memory_system::error::SimError;
 use crate::memory_system::request::{Outcome, PortRequest, Request, SliceRequest};
@@ -99,7 +99,7 @@ impl PipelinedHardware for ModelSlice {
         self.inputs.resp_ready = true;
         self.changed_inputs();
     }
-    fn drive_memory(&mut self, dev: Option<(u64, &[u8; 32])>, bud: Option<(u64, &[u8; 32])>) {
+    fn drive_memory(&mut self, dev: Option<(u64, &RunData)>, bud: Option<(u64, &RunData)>) {
         self.inputs.dev_mem_ready = true;
         self.inputs.bud_mem_ready = true;
         self.inputs.dev_mem_resp = dev.map(|d| d.0);
@@ -120,10 +120,10 @@ impl PipelinedHardware for ModelSlice {
         })
     }
     fn dev_request(&self) -> Option<(PortRequest, u64)> {
-        self.out().dev_mem.map(|m| (port_request(m.write, m.address), m.tag as u64))
+        self.out().dev_mem.map(|m| (port_request(m.write, m.address, m.sectors), m.tag as u64))
     }
     fn bud_request(&self) -> Option<(PortRequest, u64)> {
-        self.out().bud_mem.map(|m| (port_request(m.write, m.address), m.tag as u64))
+        self.out().bud_mem.map(|m| (port_request(m.write, m.address, m.sectors), m.tag as u64))
     }
     fn dev_resp_ready(&self) -> bool {
         self.out().dev_mem_resp_ready
@@ -142,9 +142,9 @@ impl PipelinedHardware for ModelSlice {
     }
 }
 
-/// A sector request without data: no byte is written (strobe 0).
-fn port_request(write: bool, address: u64) -> PortRequest {
-    PortRequest { write, address, data: [0; 32], strobe: 0, len: 1, first: true }
+/// A request of `sectors` sectors without data: no byte is written (strobe 0).
+fn port_request(write: bool, address: u64, sectors: u8) -> PortRequest {
+    PortRequest { write, address, data: [0; 32], strobe: 0, len: sectors, first: true }
 }
 
 /// The pipelined slice cycle model engine: golden slices' answers, timed

@@ -5,14 +5,14 @@
 use buddy_golden::metadata_cache::CacheStats;
 use buddy_golden::translation::{BuddyRegisters, PageSize};
 use buddy_golden::{HardwareCodec, MemoryEntry};
-use buddy_hdl::wide_bits::{sector_from_bytes as sector_bits, sector_to_bytes as sector_bytes};
+use buddy_hdl::wide_bits::sector_to_bytes as sector_bytes;
 use buddy_hdl::{EntryBits, PipelinedController, PipelinedControllerMagBdi, PipelinedControllerZvc};
 use rust_hdl::prelude::*;
 
-use super::pipelined_driver::{Driver, PipelinedHardware, PipelinedSlices, SliceDriver, TaggedResponse};
+use super::pipelined_driver::{Driver, PipelinedHardware, PipelinedSlices, RunData, SliceDriver, TaggedResponse};
 use super::{MemorySystem, SliceEngine};
 use crate::memory_system::error::SimError;
-use crate::memory_system::request::{Outcome, PortRequest, Request, SliceRequest};
+use crate::memory_system::request::{words_of, Outcome, PortRequest, Request, SliceRequest};
 use crate::memory_system::slice_clock::ClockedHardware;
 
 macro_rules! pipelined_hardware {
@@ -49,18 +49,18 @@ macro_rules! pipelined_hardware {
                     self.req_data.next = EntryBits::from_words(&r.data);
                 }
             }
-            fn drive_memory(&mut self, dev: Option<(u64, &[u8; 32])>, bud: Option<(u64, &[u8; 32])>) {
+            fn drive_memory(&mut self, dev: Option<(u64, &RunData)>, bud: Option<(u64, &RunData)>) {
                 self.dev_mem_ready.next = true;
                 self.bud_mem_ready.next = true;
                 self.dev_mem_resp_valid.next = dev.is_some();
                 self.bud_mem_resp_valid.next = bud.is_some();
                 if let Some((tag, data)) = dev {
                     self.dev_mem_resp_tag.next = tag.into();
-                    self.dev_mem_resp_data.next = sector_bits(data);
+                    self.dev_mem_resp_data.next = EntryBits::from_words(&words_of(data));
                 }
                 if let Some((tag, data)) = bud {
                     self.bud_mem_resp_tag.next = tag.into();
-                    self.bud_mem_resp_data.next = sector_bits(data);
+                    self.bud_mem_resp_data.next = EntryBits::from_words(&words_of(data));
                 }
             }
             fn req_ready(&self) -> Option<u64> {
@@ -83,7 +83,7 @@ macro_rules! pipelined_hardware {
                         address: self.dev_mem_address.val().to_u64(),
                         data: sector_bytes(&self.dev_mem_data.val()),
                         strobe: self.dev_mem_strobe.val().to_u32(),
-                        len: 1,
+                        len: self.dev_mem_sectors.val().to_u8(),
                         first: true,
                     };
                     (p, self.dev_mem_tag.val().to_u64())
@@ -96,7 +96,7 @@ macro_rules! pipelined_hardware {
                         address: self.bud_mem_address.val().to_u64(),
                         data: sector_bytes(&self.bud_mem_data.val()),
                         strobe: self.bud_mem_strobe.val().to_u32(),
-                        len: 1,
+                        len: self.bud_mem_sectors.val().to_u8(),
                         first: true,
                     };
                     (p, self.bud_mem_tag.val().to_u64())

@@ -34,8 +34,8 @@ seq_macro::seq!(N in 0..35 {
 /// | `len0` .. `len34` | 32 each | in | slot `N`'s bit count, 0..=32 (the low 6 bits are read) |
 /// | `ordered0` .. `ordered34` | 32 each | out | [`stream_order`]`(code, len)`: first emitted bit at bit 0, zero at and above bit `len` |
 ///
-/// Depth: a 32-bit barrel shift right by `32 - len` (6 mux levels); the
-/// bit reversal is wiring. Written as Verilog by the block itself
+/// Depth: a barrel shift by `len` (6 mux levels, no adder); the bit
+/// reversal is wiring. Written as Verilog by the block itself
 /// (`Verilog::Custom`) and simulated in plain Rust.
 #[derive(SettleBlock, Default)]
 pub struct BpcStreamOrder {
@@ -61,14 +61,26 @@ impl Logic for BpcStreamOrder {
 });
 
 /// The Verilog body of [`BpcStreamOrder`].
+///
+/// Written as a left shift by `len` of the reversed code in a 64-bit
+/// word, keeping the upper half, instead of a right shift by `32 - len`:
+/// equal for `len` 0..=32, and with no subtract the shift is muxes alone.
+/// Yosys maps a subtract to a carry chain, which ABC's depth mapping
+/// treats as a boundary, so the levels on both sides of it added up: the
+/// BPC pipelined slice mapped this path at 9 LUT levels and a carry.
+/// Lengths 33..=63 (never produced) give 0, as [`stream_order`].
 fn order_verilog() -> String {
-    let mut v = String::from("// BPC symbol slots into stream order: bit-reversed (wiring), shifted right by 32 - len.\nalways @(*) begin\n");
+    let mut v = String::from(
+        "// BPC symbol slots into stream order: bit-reversed (wiring), shifted left by len in 64 bits, upper half.\n",
+    );
+    for i in 0..SLOTS {
+        v += &format!("reg [63:0] wide{i};\n");
+    }
+    v += "always @(*) begin\n";
     for i in 0..SLOTS {
         let rev: Vec<String> = (0..32).map(|b| format!("code{i}[{b}]")).collect();
-        v += &format!(
-            "    ordered{i} = (len{i}[5:0] == 6'd0) ? 32'h0 : ({{{}}} >> (6'd32 - len{i}[5:0]));\n",
-            rev.join(", ")
-        );
+        v += &format!("    wide{i} = {{32'h0, {}}} << len{i}[5:0];\n", rev.join(", "));
+        v += &format!("    ordered{i} = (len{i}[5] & (|len{i}[4:0])) ? 32'h0 : wide{i}[63:32];\n");
     }
     v + "end\n"
 }

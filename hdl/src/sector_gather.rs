@@ -165,24 +165,17 @@ pub struct SectorGather {
     p_valid: DFF<Bit>,
     p_id: DFF<Bits<CONTEXT_BITS>>,
     p_advance: Signal<Local, Bit>,
-    /// Per payload word: its position in the device part's sectors (the
-    /// sector above bit 3, the word below), and in the buddy part's.
-    d_pos: [Signal<Local, Bits<6>>; 32],
-    b_sum: [Signal<Local, Bits<6>>; 32],
-    b_pos: [Signal<Local, Bits<6>>; 32],
-    /// The write stages' first sector's first word position (its index
-    /// times 8), and the position past the run, compared with the
-    /// positions' upper bits. `b_shift`: the buddy part's shift from run
-    /// word to payload word (its lead less the device part's words, mod 32).
-    d_start_at: Signal<Local, Bits<7>>,
-    b_shift: Signal<Local, Bits<5>>,
-    d_end_at: Signal<Local, Bits<7>>,
-    b_start_at: Signal<Local, Bits<7>>,
-    b_end_at: Signal<Local, Bits<7>>,
-    /// Per payload word: its position's sector's first position (the
-    /// device part's, the buddy part's).
-    d_at: [Signal<Local, Bits<7>>; 32],
-    b_at: [Signal<Local, Bits<7>>; 32],
+    /// The sectors the write stages' runs cover, bit `s` for sector `s`
+    /// (`count` ones shifted up by the first sector).
+    d_mask: Signal<Local, Bits<16>>,
+    b_mask: Signal<Local, Bits<16>>,
+    /// `c` ones at index `c`: a run's sectors before its shift.
+    run_ones: [Constant<Bits<16>>; 8],
+    /// Per buddy-part word `K`: the run word at position `K + lead` (mod
+    /// 32), and whether that position's sector is in the run; payload word
+    /// `J` takes index `J - base` of these.
+    b_t: [Signal<Local, Bits<32>>; 32],
+    b_u: [Signal<Local, Bit>; 32],
     plan_count: Signal<Local, Bits<COUNT_BITS>>,
     /// Sectors the write stages add to their contexts' counts (both, when
     /// a device run and a buddy run of one context come together).
@@ -258,16 +251,11 @@ impl Default for SectorGather {
             p_valid: Default::default(),
             p_id: Default::default(),
             p_advance: Default::default(),
-            d_pos: Default::default(),
-            b_sum: Default::default(),
-            b_pos: Default::default(),
-            d_start_at: Default::default(),
-            b_shift: Default::default(),
-            d_end_at: Default::default(),
-            b_start_at: Default::default(),
-            b_end_at: Default::default(),
-            d_at: Default::default(),
-            b_at: Default::default(),
+            d_mask: Default::default(),
+            b_mask: Default::default(),
+            run_ones: std::array::from_fn(|c| Constant::new(((1u64 << c) - 1).into())),
+            b_t: Default::default(),
+            b_u: Default::default(),
             plan_count: Default::default(),
             d_add: Default::default(),
             b_add: Default::default(),
@@ -411,18 +399,34 @@ impl Logic for SectorGather {
         self.complete.d.next = self.complete_next.val();
         self.closed.d.next = self.closed_next.val() & !self.last_picked.q.val();
 
-        // (Masks and compares rather than `get_bits`: rust-hdl shifts even
-        // narrow vectors through big integers, ~30x slower in simulation.)
         // A run's word `(J + shift) mod 32` lands on payload word J (runs
         // start at sector 0 or 4): the device part's shift is its lead, the
         // buddy part's its lead less the device part's words. Both are
         // even (parts start at 8-byte boundaries and are whole 8-byte
         // units long), so a word picks from 4 or 16 run words, not 32.
-        self.b_shift.next = bit_cast::<5, 3>(self.bud_lead.read_data.val()) - bit_cast::<5, 6>(self.bud_base.read_data.val());
-        self.d_start_at.next = bit_cast::<7, 3>(self.d_sector.q.val()) << 3;
-        self.d_end_at.next = (bit_cast::<7, 3>(self.d_sector.q.val()) + bit_cast::<7, 3>(self.d_count.q.val())) << 3;
-        self.b_start_at.next = bit_cast::<7, 3>(self.b_sector.q.val()) << 3;
-        self.b_end_at.next = (bit_cast::<7, 3>(self.b_sector.q.val()) + bit_cast::<7, 3>(self.b_count.q.val())) << 3;
+        // Written as one-hot picks and masks, with no adder or compare: a
+        // carry chain between registers lets ABC's depth mapping put 8 LUT
+        // levels on each side of it (the slices mapped this stage at 9).
+        self.d_mask.next = 0.into();
+        self.b_mask.next = 0.into();
+        for c in 0..8 {
+            if self.d_count.q.val().index() == c {
+                self.d_mask.next = self.run_ones[c].val() << self.d_sector.q.val();
+            }
+            if self.b_count.q.val().index() == c {
+                self.b_mask.next = self.run_ones[c].val() << self.b_sector.q.val();
+            }
+        }
+        #(
+            self.b_t[J].next = 0.into();
+            self.b_u[J].next = false;
+            for l in 0..4 {
+                if self.bud_lead.read_data.val().index() == 2 * l {
+                    self.b_t[J].next = self.b_data[(J + 2 * l) % 32].q.val();
+                    self.b_u[J].next = self.b_mask.val().get_bit((J + 2 * l) >> 3);
+                }
+            }
+        )*
         #(
             if self.dev_valid.val() {
                 self.d_data[J].d.next = self.dev_data.val().w~J;
@@ -433,9 +437,8 @@ impl Logic for SectorGather {
             // Payload word J: device-part word J is at position J + lead
             // of the device sectors; buddy-part word J - base at
             // position J - base + lead of the buddy sectors (when J >= base).
-            // The position's sector (above bit 3) is in the run when it is
-            // in `sector .. sector + count`; its word in the run is the
-            // position mod 32, as a run starts at sector 0 or 4.
+            // A position's sector is its bits above 3; its word in the run
+            // is the position mod 32, as a run starts at sector 0 or 4.
             self.dev_words[J].read_clock.next = self.clock.val();
             self.dev_words[J].write_clock.next = self.clock.val();
             self.bud_words[J].read_clock.next = self.clock.val();
@@ -443,31 +446,23 @@ impl Logic for SectorGather {
             self.dev_words[J].read_address.next = self.read_address.val();
             self.bud_words[J].read_address.next = self.read_address.val();
 
-            self.d_pos[J].next = bits::<6>(J) + bit_cast::<6, 3>(self.dev_lead.read_data.val());
             self.dev_words[J].write_address.next = self.d_id.q.val();
-            self.d_at[J].next = bit_cast::<7, 6>(self.d_pos[J].val() & bits::<6>(0x38));
-            self.dev_words[J].write_enable.next = self.d_valid.q.val()
-                & (self.d_start_at.val() <= self.d_at[J].val())
-                & (self.d_at[J].val() < self.d_end_at.val());
+            self.dev_words[J].write_enable.next = false;
             self.dev_words[J].write_data.next = 0.into();
-            for m in 0..4 {
-                if self.dev_lead.read_data.val().index() == 2 * m {
-                    self.dev_words[J].write_data.next = self.d_data[(J + 2 * m) % 32].q.val();
+            for l in 0..4 {
+                if self.dev_lead.read_data.val().index() == 2 * l {
+                    self.dev_words[J].write_data.next = self.d_data[(J + 2 * l) % 32].q.val();
+                    self.dev_words[J].write_enable.next = self.d_valid.q.val() & self.d_mask.val().get_bit((J + 2 * l) >> 3);
                 }
             }
 
-            self.b_sum[J].next = bits::<6>(J) + bit_cast::<6, 3>(self.bud_lead.read_data.val());
-            self.b_pos[J].next = self.b_sum[J].val() - self.bud_base.read_data.val();
             self.bud_words[J].write_address.next = self.b_id.q.val();
-            self.b_at[J].next = bit_cast::<7, 6>(self.b_pos[J].val() & bits::<6>(0x38));
-            self.bud_words[J].write_enable.next = self.b_valid.q.val()
-                & (self.bud_base.read_data.val() <= bits::<6>(J))
-                & (self.b_start_at.val() <= self.b_at[J].val())
-                & (self.b_at[J].val() < self.b_end_at.val());
+            self.bud_words[J].write_enable.next = false;
             self.bud_words[J].write_data.next = 0.into();
-            for m in 0..16 {
-                if self.b_shift.val().index() == 2 * m {
-                    self.bud_words[J].write_data.next = self.b_data[(J + 2 * m) % 32].q.val();
+            for k in 0..16 {
+                if (2 * k <= J) & (self.bud_base.read_data.val().index() == 2 * k) {
+                    self.bud_words[J].write_data.next = self.b_t[(J + 32 - 2 * k) % 32].val();
+                    self.bud_words[J].write_enable.next = self.b_valid.q.val() & self.b_u[(J + 32 - 2 * k) % 32].val();
                 }
             }
 

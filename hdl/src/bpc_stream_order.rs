@@ -62,25 +62,21 @@ impl Logic for BpcStreamOrder {
 
 /// The Verilog body of [`BpcStreamOrder`].
 ///
-/// Written as a left shift by `len` of the reversed code in a 64-bit
-/// word, keeping the upper half, instead of a right shift by `32 - len`:
-/// equal for `len` 0..=32, and with no subtract the shift is muxes alone.
-/// Yosys maps a subtract to a carry chain, which ABC's depth mapping
-/// treats as a boundary, so the levels on both sides of it added up: the
-/// BPC pipelined slice mapped this path at 9 LUT levels and a carry.
-/// Lengths 33..=63 (never produced) give 0, as [`stream_order`].
+/// The right shift by `32 - len` is written as a right shift by 1 and then
+/// by `~len[4:0]` (`31 - len` for `len` 1..=31; 32 and 0 apart): no
+/// subtract, so the shift is muxes alone. Yosys maps a subtract to a carry
+/// chain, which ABC's depth mapping treats as a boundary, so the levels on
+/// both sides of it added up: the BPC pipelined slice mapped this path at
+/// 9 LUT levels and a carry. Lengths 33..=63 (never produced) give 0, as
+/// [`stream_order`].
 fn order_verilog() -> String {
-    let mut v = String::from(
-        "// BPC symbol slots into stream order: bit-reversed (wiring), shifted left by len in 64 bits, upper half.\n",
-    );
-    for i in 0..SLOTS {
-        v += &format!("reg [63:0] wide{i};\n");
-    }
-    v += "always @(*) begin\n";
+    let mut v = String::from("// BPC symbol slots into stream order: bit-reversed (wiring), shifted right by 32 - len without a subtract.\nalways @(*) begin\n");
     for i in 0..SLOTS {
         let rev: Vec<String> = (0..32).map(|b| format!("code{i}[{b}]")).collect();
-        v += &format!("    wide{i} = {{32'h0, {}}} << len{i}[5:0];\n", rev.join(", "));
-        v += &format!("    ordered{i} = (len{i}[5] & (|len{i}[4:0])) ? 32'h0 : wide{i}[63:32];\n");
+        let rev = rev.join(", ");
+        v += &format!(
+            "    ordered{i} = len{i}[5] ? ((len{i}[4:0] == 5'd0) ? {{{rev}}} : 32'h0) : ((len{i}[4:0] == 5'd0) ? 32'h0 : (({{{rev}}} >> 1) >> (~len{i}[4:0])));\n"
+        );
     }
     v + "end\n"
 }

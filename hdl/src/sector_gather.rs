@@ -167,10 +167,11 @@ pub struct SectorGather {
     p_advance: Signal<Local, Bit>,
     /// The sectors the write stages' runs cover, bit `s` for sector `s`
     /// (`count` ones shifted up by the first sector).
-    d_mask: Signal<Local, Bits<16>>,
-    b_mask: Signal<Local, Bits<16>>,
-    /// `c` ones at index `c`: a run's sectors before its shift.
-    run_ones: [Constant<Bits<16>>; 8],
+    d_mask: Signal<Local, Bits<5>>,
+    b_mask: Signal<Local, Bits<5>>,
+    /// `c` ones at index `c` (at most 5, the positions' sectors being
+    /// 0..=4): a run's sectors before its shift.
+    run_ones: [Constant<Bits<5>>; 8],
     /// Per buddy-part word `K`: the run word at position `K + lead` (mod
     /// 32), and whether that position's sector is in the run; payload word
     /// `J` takes index `J - base` of these.
@@ -253,7 +254,7 @@ impl Default for SectorGather {
             p_advance: Default::default(),
             d_mask: Default::default(),
             b_mask: Default::default(),
-            run_ones: std::array::from_fn(|c| Constant::new(((1u64 << c) - 1).into())),
+            run_ones: std::array::from_fn(|c| Constant::new(((1u64 << c.min(5)) - 1).into())),
             b_t: Default::default(),
             b_u: Default::default(),
             plan_count: Default::default(),

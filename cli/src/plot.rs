@@ -7,6 +7,7 @@ use buddy_golden::SizeClass;
 use buddy_sim::study::heatmap::Heatmap;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 use std::sync::Once;
 
@@ -58,9 +59,15 @@ pub struct LinePlot<'a> {
     pub x_ticks: &'a dyn Fn(f64) -> String,
 }
 
+/// A horizontal dashed reference line, named in the legend.
+pub struct Reference {
+    pub y: f64,
+    pub name: String,
+}
+
 /// Horizontal dashed reference lines drawn in a panel, one per series colour
 /// index (`None`: no line for that series).
-pub type References<'a> = &'a [Option<f64>];
+pub type References<'a> = &'a [Option<Reference>];
 
 fn draw_err(path: &Path) -> impl Fn(String) -> anyhow::Error + '_ {
     move |e| anyhow!("cannot draw {}: {e}", path.display())
@@ -92,24 +99,124 @@ fn legend_at<'a, CT: plotters::coord::CoordTranslate>(
 type Chart<'a> =
     ChartContext<'a, BitMapBackend<'a>, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
 
-/// A series as a line in `color` with a dot of `radius` pixels at each
-/// point, named in the legend.
+/// Line width of series `i` of `n`, pixels: drawn in order, each line one
+/// pixel narrower than the one before it (2 the narrowest, 7 the widest),
+/// so a series that coincides with an earlier one leaves that one's colour
+/// showing on both sides.
+fn line_width(i: usize, n: usize) -> u32 {
+    2 + (n.saturating_sub(1 + i)).min(5) as u32
+}
+
+/// Series `i` of `n` as a line in `color` ([`line_width`]) with a marker
+/// at each point, named in the legend.
+#[allow(clippy::too_many_arguments)]
 fn line_with_dots<'a>(
     chart: &mut Chart<'a>,
     path: &Path,
     pts: Vec<(f64, f64)>,
     name: &str,
     color: RGBAColor,
-    radius: u32,
+    (i, n): (usize, usize),
 ) -> anyhow::Result<()> {
     let err = draw_err(path);
+    let width = line_width(i, n);
+    let size = 3 + width as i32;
     chart
-        .draw_series(LineSeries::new(pts.clone(), color.stroke_width(3)))
+        .draw_series(LineSeries::new(pts.clone(), color.stroke_width(width)))
         .map_err(|e| err(format!("{e:?}")))?
         .label(name)
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3)));
-    chart.draw_series(pts.iter().map(|&p| Circle::new(p, radius, color.filled()))).map_err(|e| err(format!("{e:?}")))?;
+        .legend(move |(x, y)| EmptyElement::at((x, y)) + PathElement::new(vec![(0, 0), (24, 0)], color.stroke_width(width)));
+    // Markers: a filled circle, a hollow square, a filled triangle and a
+    // cross in turn, so that coinciding points of different series stay
+    // distinguishable.
+    let at = |p: (f64, f64)| EmptyElement::at(p);
+    match i % 4 {
+        0 => chart.draw_series(pts.iter().map(|&p| at(p) + Circle::new((0, 0), size, color.filled()))).map(|_| ()),
+        1 => chart
+            .draw_series(pts.iter().map(|&p| at(p) + Rectangle::new([(-size, -size), (size, size)], color.stroke_width(2))))
+            .map(|_| ()),
+        2 => chart.draw_series(pts.iter().map(|&p| at(p) + TriangleMarker::new((0, 0), size + 1, color.filled()))).map(|_| ()),
+        _ => chart.draw_series(pts.iter().map(|&p| at(p) + Cross::new((0, 0), size, color.stroke_width(2)))).map(|_| ()),
+    }
+    .map_err(|e| err(format!("{e:?}")))?;
     Ok(())
+}
+
+/// Fraction of a panel's plotting height the legend in its upper corner
+/// takes: `rows` labels of [`LEGEND_ROW_PIXELS`] and the box's margins.
+fn legend_fraction(rows: usize, plot_pixels: u32) -> f64 {
+    ((rows as f64 * LEGEND_ROW_PIXELS + 24.0) / f64::from(plot_pixels.max(1))).min(0.6)
+}
+
+/// Height of one legend label, pixels (15-point labels).
+const LEGEND_ROW_PIXELS: f64 = 22.0;
+
+/// The transformed y range `lo..hi` extended upwards so that every value up
+/// to `hi` lies below a legend taking `fraction` of the height at the top.
+fn with_legend_room(lo: f64, hi: f64, fraction: f64) -> (f64, f64) {
+    (lo, lo + (hi - lo) / (1.0 - fraction))
+}
+
+/// The values a log axis from `lo` to `hi` (values, not logarithms) is
+/// labelled at: round values 4 to 10 apart under half a decade; 1, 1.5, 2,
+/// 3, 4, 5 and 7 per decade up to 1.2 decades; 1, 2 and 5 up to 4; every
+/// decade up to 12; every other one beyond.
+fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let (a, b) = (lo.log10(), hi.log10());
+    if b - a < 0.5 {
+        return linear_ticks(lo, hi);
+    }
+    let mantissas: &[f64] = if b - a <= 1.2 {
+        &[1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 7.0]
+    } else if b - a <= 4.0 {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0]
+    };
+    let step = if b - a > 12.0 { 2 } else { 1 };
+    let mut ticks = Vec::new();
+    for k in (a.floor() as i32..=b.ceil() as i32).step_by(step) {
+        for m in mantissas {
+            let v = m * 10f64.powi(k);
+            if v >= lo * (1.0 - 1e-9) && v <= hi * (1.0 + 1e-9) {
+                ticks.push(v);
+            }
+        }
+    }
+    ticks
+}
+
+/// Multiples of a round step (1, 2 or 5 times a power of ten) from `lo` to
+/// `hi`, the step the smallest giving at most 10 values.
+fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let span = (hi - lo).max(f64::MIN_POSITIVE);
+    let mut step = 10f64.powf((span / 10.0).log10().floor());
+    for m in [1.0, 2.0, 5.0, 10.0] {
+        if span / (step * m) <= 10.0 {
+            step *= m;
+            break;
+        }
+    }
+    let first = (lo / step - 1e-9).ceil() as i64;
+    let last = (hi / step + 1e-9).floor() as i64;
+    (first..=last).map(|k| k as f64 * step).collect()
+}
+
+/// A value on a log axis: three significant digits, no trailing zeros
+/// (`0.5`, `2`, `150`, `1.25`).
+fn log_number(y: f64) -> String {
+    let digits = (2 - y.log10().floor() as i32).max(0) as usize;
+    let n = format!("{y:.digits$}");
+    if n.contains('.') {
+        n.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        n
+    }
+}
+
+/// A ratio on a log axis as a label: `0.5x`, `2x`, `150x`.
+fn log_label(y: f64) -> String {
+    format!("{}x", log_number(y))
 }
 
 /// A PNG of `n` panels side by side (900 x 620 pixels each) under `caption`,
@@ -140,7 +247,9 @@ fn line_panel(area: &Area, path: &Path, plot: &LinePlot, log2_x: bool, refs: Ref
     line_panel_scaled(area, path, plot, log2_x, false, refs)
 }
 
-/// [`line_panel`], with y on a log10 scale when `log10_y`.
+/// [`line_panel`], with y on a log10 scale when `log10_y` (labelled by
+/// [`log_ticks`]). The y range is extended upwards so that the legend never
+/// covers a point or a line.
 fn line_panel_scaled(area: &Area, path: &Path, plot: &LinePlot, log2_x: bool, log10_y: bool, refs: References) -> anyhow::Result<()> {
     let err = draw_err(path);
     let (lo, hi) = x_extent(plot.series).ok_or_else(|| anyhow!("nothing to plot for {}", path.display()))?;
@@ -154,23 +263,20 @@ fn line_panel_scaled(area: &Area, path: &Path, plot: &LinePlot, log2_x: bool, lo
     let ty = |y: f64| if log10_y { y.log10() } else { y };
     let (tlo, thi) = (tx(lo), tx(hi).max(tx(lo) + if log2_x { 1.0 } else { 1e-9 }));
     let pad = ((thi - tlo) * 0.04).max(0.2 * f64::from(log2_x as u8));
+    // Caption, margins and the x label area take about 130 pixels.
+    let plot_pixels = area.dim_in_pixel().1.saturating_sub(130);
+    let rows = plot.series.len() + refs.iter().flatten().count();
+    let (ylo, yhi) = with_legend_room(ty(plot.y_range.0), ty(plot.y_range.1), legend_fraction(rows, plot_pixels));
     let mut chart = ChartBuilder::on(area)
         .caption(plot.title, (FONT, 22))
         .margin(20)
         .x_label_area_size(50)
         .y_label_area_size(70)
-        .build_cartesian_2d((tlo - pad)..(thi + pad), ty(plot.y_range.0)..ty(plot.y_range.1))
+        .build_cartesian_2d((tlo - pad)..(thi + pad), ylo..yhi)
         .map_err(|e| err(format!("{e:?}")))?;
     let ticks = plot.x_ticks;
     let distinct: std::collections::BTreeSet<u64> = plot.series.iter().flat_map(|s| s.points.iter().map(|p| tx(p.0).to_bits())).collect();
     let untx = move |v: f64| if log2_x { v.exp2() } else { v };
-    let log_tick = |v: &f64| {
-        let y = 10f64.powf(*v);
-        let digits = (2 - y.log10().floor() as i32).max(0) as usize;
-        let n = format!("{y:.digits$}");
-        let n = if n.contains('.') { n.trim_end_matches('0').trim_end_matches('.').to_string() } else { n };
-        format!("{n}x")
-    };
     let x_tick = |v: &f64| ticks(untx(*v));
     let mut mesh = chart.configure_mesh();
     mesh.x_desc(plot.x_label)
@@ -180,20 +286,39 @@ fn line_panel_scaled(area: &Area, path: &Path, plot: &LinePlot, log2_x: bool, lo
         .label_style((FONT, 15))
         .axis_desc_style((FONT, 17));
     if log10_y {
-        // One label per decade.
-        let decades = (ty(plot.y_range.1).floor() - ty(plot.y_range.0).ceil()).max(0.0) as usize + 1;
-        mesh.y_labels(decades.clamp(2, 12)).y_label_formatter(&log_tick);
+        // Labels and grid lines at round values (log_ticks), drawn below.
+        mesh.y_labels(0).disable_y_mesh();
     }
     mesh.draw().map_err(|e| err(format!("{e:?}")))?;
+    if log10_y {
+        let grid = RGBColor(200, 200, 200);
+        for v in log_ticks(10f64.powf(ylo), 10f64.powf(yhi)) {
+            let y = v.log10();
+            chart
+                .draw_series(LineSeries::new(vec![(tlo - pad, y), (thi + pad, y)], grid.stroke_width(1)))
+                .map_err(|e| err(format!("{e:?}")))?;
+            let label = Text::new(log_label(v), (-8, 0), TextStyle::from((FONT, 15).into_font()).pos(Pos::new(HPos::Right, VPos::Center)));
+            chart.plotting_area().draw(&(EmptyElement::at((tlo - pad, y)) + label)).map_err(|e| err(format!("{e:?}")))?;
+        }
+    }
+    let n = plot.series.len();
     for (i, s) in plot.series.iter().enumerate() {
-        let color = series_color(i);
         let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (tx(x), ty(y))).collect();
-        line_with_dots(&mut chart, path, pts, &s.name, color, 5)?;
+        line_with_dots(&mut chart, path, pts, &s.name, series_color(i), (i, n))?;
     }
     for (i, r) in refs.iter().enumerate() {
-        if let Some(y) = r {
-            let line = vec![(tlo - pad, ty(*y)), (thi + pad, ty(*y))];
-            chart.draw_series(DashedLineSeries::new(line, 10, 6, series_color(i).stroke_width(2))).map_err(|e| err(format!("{e:?}")))?;
+        if let Some(r) = r {
+            let line = vec![(tlo - pad, ty(r.y)), (thi + pad, ty(r.y))];
+            let color = series_color(i);
+            chart
+                .draw_series(DashedLineSeries::new(line, 10, 6, color.stroke_width(2)))
+                .map_err(|e| err(format!("{e:?}")))?
+                .label(r.name.as_str())
+                .legend(move |(x, y)| {
+                    EmptyElement::at((x, y))
+                        + PathElement::new(vec![(0, 0), (8, 0)], color.stroke_width(2))
+                        + PathElement::new(vec![(13, 0), (21, 0)], color.stroke_width(2))
+                });
         }
     }
     legend(&mut chart, path)
@@ -230,38 +355,66 @@ pub struct Bars<'a> {
     pub values: &'a [Vec<f64>],
     /// Printed above each bar.
     pub value_label: &'a dyn Fn(f64) -> String,
+    /// y on a log2 scale (labelled 1x, 2x, 4x, ...), bars rising from 1, as
+    /// cDMA Fig. 11 draws ratios; every value must be positive.
+    pub log2_y: bool,
 }
 
 fn bar_panel(area: &Area, path: &Path, bars: &Bars) -> anyhow::Result<()> {
     let err = draw_err(path);
-    let top = bars.values.iter().flatten().copied().fold(0.0f64, f64::max);
-    let top = if top > 0.0 { top * 1.18 } else { 1.0 };
+    if bars.log2_y && bars.values.iter().flatten().any(|&v| v <= 0.0) {
+        return Err(anyhow!("log-scale y needs positive values in {}", path.display()));
+    }
+    let ty = |v: f64| if bars.log2_y { v.log2() } else { v };
+    let (lo, hi) = bars.values.iter().flatten().map(|&v| ty(v)).fold((0.0f64, 0.0f64), |(a, b), t| (a.min(t), b.max(t)));
+    let hi = if hi > lo { hi + (hi - lo) * 0.18 } else { lo + 1.0 };
+    let plot_pixels = area.dim_in_pixel().1.saturating_sub(125);
+    let (lo, top) = with_legend_room(lo, hi, legend_fraction(bars.series.len(), plot_pixels));
     let n = bars.groups.len().max(1) as f64;
     let mut chart = ChartBuilder::on(area)
         .caption(bars.title, (FONT, 22))
         .margin(20)
         .x_label_area_size(45)
         .y_label_area_size(75)
-        .build_cartesian_2d(0.0..n, 0.0..top)
+        .build_cartesian_2d(0.0..n, lo..top)
         .map_err(|e| err(format!("{e:?}")))?;
     let groups = bars.groups;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
+    let group_label = |v: &f64| {
+        let i = v.floor() as usize;
+        if (v - v.floor() - 0.5).abs() < 1e-6 && i < groups.len() {
+            groups[i].clone()
+        } else {
+            String::new()
+        }
+    };
+    let mut mesh = chart.configure_mesh();
+    mesh.disable_x_mesh()
         .x_labels(groups.len() * 2 + 1)
-        .x_label_formatter(&|v| {
-            let i = v.floor() as usize;
-            if (v - v.floor() - 0.5).abs() < 1e-6 && i < groups.len() {
-                groups[i].clone()
-            } else {
-                String::new()
-            }
-        })
+        .x_label_formatter(&group_label)
         .y_desc(bars.y_label)
         .label_style((FONT, 15))
-        .axis_desc_style((FONT, 17))
-        .draw()
-        .map_err(|e| err(format!("{e:?}")))?;
+        .axis_desc_style((FONT, 17));
+    if bars.log2_y {
+        // Labels and grid lines at the powers of two, drawn below.
+        mesh.y_labels(0).disable_y_mesh();
+    }
+    mesh.draw().map_err(|e| err(format!("{e:?}")))?;
+    if bars.log2_y {
+        let grid = RGBColor(200, 200, 200);
+        let values: Vec<f64> = if top - lo >= 2.0 {
+            (lo.ceil() as i32..=top.floor() as i32).map(|k| f64::from(k).exp2()).collect()
+        } else {
+            log_ticks(lo.exp2(), top.exp2())
+        };
+        for v in values {
+            let y = v.log2();
+            chart.draw_series(LineSeries::new(vec![(0.0, y), (n, y)], grid.stroke_width(1))).map_err(|e| err(format!("{e:?}")))?;
+            let label =
+                Text::new(log_label(y.exp2()), (-8, 0), TextStyle::from((FONT, 15).into_font()).pos(Pos::new(HPos::Right, VPos::Center)));
+            chart.plotting_area().draw(&(EmptyElement::at((0.0, y)) + label)).map_err(|e| err(format!("{e:?}")))?;
+        }
+    }
+    let base = ty(if bars.log2_y { 1.0 } else { 0.0 });
     let k = bars.series.len().max(1) as f64;
     let width = 0.8 / k;
     for (s, name) in bars.series.iter().enumerate() {
@@ -272,7 +425,7 @@ fn bar_panel(area: &Area, path: &Path, bars: &Bars) -> anyhow::Result<()> {
             .enumerate()
             .map(|(g, v)| {
                 let x0 = g as f64 + 0.1 + s as f64 * width;
-                Rectangle::new([(x0, 0.0), (x0 + width * 0.92, v[s])], color.filled())
+                Rectangle::new([(x0, base), (x0 + width * 0.92, ty(v[s]))], color.filled())
             })
             .collect();
         chart
@@ -286,7 +439,7 @@ fn bar_panel(area: &Area, path: &Path, bars: &Bars) -> anyhow::Result<()> {
             .enumerate()
             .map(|(g, v)| {
                 let x = g as f64 + 0.1 + (s as f64 + 0.1) * width;
-                Text::new((bars.value_label)(v[s]), (x, v[s] + top * 0.01), (FONT, 13).into_font())
+                Text::new((bars.value_label)(v[s]), (x, ty(v[s]).max(base) + (top - lo) * 0.01), (FONT, 13).into_font())
             })
             .collect();
         chart.draw_series(labels).map_err(|e| err(format!("{e:?}")))?;
@@ -443,17 +596,7 @@ pub fn minibatch_panels(
                 .y_desc("memory (GB, log10)")
                 .x_labels(((xhi - xlo) as usize + 1).clamp(2, 16))
                 .x_label_formatter(&x_tick)
-                .y_label_formatter(&|v| {
-                    // Three significant digits, no trailing zeros.
-                    let y = 10f64.powf(*v);
-                    let digits = (2 - y.log10().floor() as i32).max(0) as usize;
-                    let n = format!("{y:.digits$}");
-                    if n.contains('.') {
-                        n.trim_end_matches('0').trim_end_matches('.').to_string()
-                    } else {
-                        n
-                    }
-                })
+                .y_label_formatter(&|v| log_number(10f64.powf(*v)))
                 .label_style((FONT, 15))
                 .axis_desc_style((FONT, 17))
                 .draw()
@@ -461,7 +604,7 @@ pub fn minibatch_panels(
             for (k, s) in footprint.iter().enumerate() {
                 let color = series_color(k);
                 let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (x.log2(), y.log10())).collect();
-                line_with_dots(&mut chart, path, pts, &s.name, color, 4)?;
+                line_with_dots(&mut chart, path, pts, &s.name, color, (k, footprint.len()))?;
             }
             for (m, (name, gb)) in memories.iter().enumerate() {
                 let c = mark_color(m);
@@ -469,7 +612,11 @@ pub fn minibatch_panels(
                     .draw_series(DashedLineSeries::new(vec![(xlo, gb.log10()), (xhi, gb.log10())], 10, 6, c.stroke_width(2)))
                     .map_err(|e| err(format!("{e:?}")))?
                     .label(name.as_str())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 8, y), (x + 12, y), (x + 20, y)], c.stroke_width(2)));
+                    .legend(move |(x, y)| {
+                        EmptyElement::at((x, y))
+                            + PathElement::new(vec![(0, 0), (8, 0)], c.stroke_width(2))
+                            + PathElement::new(vec![(13, 0), (21, 0)], c.stroke_width(2))
+                    });
             }
             draw_marks(&mut chart, path, marks, &|m| m.footprint_gb.log10())?;
             legend_at(&mut chart, path, SeriesLabelPosition::UpperLeft, 14)
@@ -493,7 +640,7 @@ pub fn minibatch_panels(
                 .map_err(|e| err(format!("{e:?}")))?;
             let color = series_color(0);
             let pts: Vec<(f64, f64)> = throughput.points.iter().map(|&(x, y)| (x.log2(), y)).collect();
-            line_with_dots(&mut chart, path, pts, &throughput.name, color, 4)?;
+            line_with_dots(&mut chart, path, pts, &throughput.name, color, (0, 1))?;
             draw_marks(&mut chart, path, marks, &|m| m.throughput)?;
             legend_at(&mut chart, path, SeriesLabelPosition::LowerRight, 14)
         }
@@ -529,4 +676,52 @@ fn draw_marks<'a>(chart: &mut Chart<'a>, path: &Path, marks: &[BatchMark], y: &d
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_axes_are_labelled_at_one_two_five_per_decade() {
+        assert_eq!(log_ticks(0.8, 150.0), vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]);
+        // Wide ranges: every decade, then every other one.
+        assert_eq!(log_ticks(1.0, 1e6), vec![1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6]);
+        assert_eq!(log_ticks(1.0, 1e14).len(), 8);
+        // Under a decade: more than two labels.
+        assert!(log_ticks(1.1, 8.0).len() >= 4, "{:?}", log_ticks(1.1, 8.0));
+        // Under half a decade: round steps.
+        let t = log_ticks(1.0, 1.27);
+        assert!(t.len() >= 4 && t.len() <= 10, "{t:?}");
+        assert!(t.iter().all(|v| (v * 20.0 - (v * 20.0).round()).abs() < 1e-9), "{t:?}");
+        assert_eq!(log_label(0.5), "0.5x");
+        assert_eq!(log_label(1.5), "1.5x");
+        assert_eq!(log_label(200.0), "200x");
+        assert_eq!(linear_ticks(0.0, 1.0).len(), 11);
+        let t = linear_ticks(1.0, 1.3);
+        assert_eq!(t.len(), 7, "{t:?}");
+        assert!((t[1] - 1.05).abs() < 1e-12 && (t[6] - 1.3).abs() < 1e-12, "{t:?}");
+    }
+
+    #[test]
+    fn the_legend_room_keeps_every_value_below_the_legend() {
+        for (lo, hi, rows) in [(0.0, 2.5, 6), (-0.1, 2.3, 3), (0.0, 1.0, 12)] {
+            let f = legend_fraction(rows, 450);
+            let (a, b) = with_legend_room(lo, hi, f);
+            assert_eq!(a, lo);
+            // The legend covers the top `f` of the height: `hi` is at or below it.
+            assert!((hi - a) / (b - a) <= 1.0 - f + 1e-12, "{lo} {hi} {rows}");
+            assert!(f > 0.0 && f <= 0.6);
+        }
+    }
+
+    #[test]
+    fn a_later_series_is_drawn_narrower_than_an_earlier_one() {
+        for n in 1..=6 {
+            for i in 1..n {
+                assert!(line_width(i, n) < line_width(i - 1, n), "{i} of {n}");
+            }
+            assert_eq!(line_width(n - 1, n), 2);
+        }
+    }
 }

@@ -10,7 +10,7 @@ use super::args::StudyName;
 use super::common::{csv_of, Output};
 use super::context::Ctx;
 use super::memory_modes::MemoryRow;
-use crate::plot::{line_panels, LinePlot, Series};
+use crate::plot::{line_panels, LinePlot, Reference, Series};
 
 /// How to read the study, for report.md.
 pub(super) const EXPLANATION: &str = "Buddy Compression Fig. 12. The workload's access trace through the memory system in fast mode (golden models, HBM2 and NVLink timing; `buddy sim`), with the profiler's targets at the Buddy Threshold above: speedup over the uncompressed run for Buddy Compression at each buddy link bandwidth (solid) and for bandwidth-only compression (dashed; it never uses the link). Workloads without a trace are not simulated.";
@@ -53,7 +53,7 @@ pub(super) fn bandwidth_sweep(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
             name: format!("{} buddy, all 2x", m.workload),
             points: naive.iter().map(|p| (p.link_gbps, p.speedup)).collect(),
         });
-        refs.push(Some(bw));
+        refs.push(Some(Reference { y: bw, name: format!("{} bandwidth-only", m.workload) }));
         refs.push(None);
     }
     let _ = writeln!(
@@ -67,7 +67,11 @@ pub(super) fn bandwidth_sweep(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
     );
     let mut pngs = Vec::new();
     if !series.is_empty() {
-        let top = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).chain(refs.iter().flatten().copied()).fold(1.0f64, f64::max);
+        let top = series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1))
+            .chain(refs.iter().flatten().map(|r: &Reference| r.y))
+            .fold(1.0f64, f64::max);
         let png = out.join("bandwidth-sweep.png");
         line_panels(
             &png,

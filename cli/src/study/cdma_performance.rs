@@ -56,6 +56,7 @@ pub(super) fn cdma_performance(workloads: &[Workload], trainings: &[Option<Train
                 series: &names,
                 values: &values,
                 value_label: &|v| format!("{v:.2}"),
+                log2_y: false,
             }],
         )?;
         pngs.push(png);

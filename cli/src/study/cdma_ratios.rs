@@ -90,6 +90,7 @@ pub(super) fn cdma_ratios(workloads: &[Workload], out: &Path) -> anyhow::Result<
                     series: &series,
                     values: &average,
                     value_label: &|v| format!("{v:.2}"),
+                    log2_y: true,
                 },
                 Bars {
                     title: "maximum per-layer ratio",
@@ -98,6 +99,7 @@ pub(super) fn cdma_ratios(workloads: &[Workload], out: &Path) -> anyhow::Result<
                     series: &series,
                     values: &max,
                     value_label: &|v| format!("{v:.2}"),
+                    log2_y: true,
                 },
             ],
         )?;

@@ -102,6 +102,7 @@ pub(super) fn designs(cps: &[ClassProfile], threshold: f64, out: &Path) -> anyho
                 series: &series,
                 values: &ratios,
                 value_label: &|v| format!("{v:.2}"),
+                log2_y: false,
             },
             Bars {
                 title: "expected buddy-memory accesses (mean over snapshots)",
@@ -110,6 +111,7 @@ pub(super) fn designs(cps: &[ClassProfile], threshold: f64, out: &Path) -> anyho
                 series: &series,
                 values: &buddy,
                 value_label: &|v| format!("{v:.2}"),
+                log2_y: false,
             },
         ],
     )?;

@@ -75,6 +75,7 @@ pub(super) fn energy(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
                     series: &series,
                     values: &dram,
                     value_label: &|v| format!("{v:.2}"),
+                    log2_y: false,
                 },
                 Bars {
                     title: "DRAM + buddy link energy",
@@ -83,6 +84,7 @@ pub(super) fn energy(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> {
                     series: &series,
                     values: &total,
                     value_label: &|v| format!("{v:.2}"),
+                    log2_y: false,
                 },
             ],
         )?;

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::args::StudyName;
 use super::common::{csv_of, opt_ratio, pct, Output};
-use crate::plot::{line_panels, LinePlot, Series};
+use crate::plot::{line_panels, LinePlot, Reference, Series};
 
 /// How to read the study, for report.md.
 pub(super) const EXPLANATION: &str = "Buddy Compression Fig. 10. The evaluated design at each Buddy Threshold; the dashed line of the same colour is the unconstrained ratio (every entry at its class bytes over the whole run), the ceiling that targets approach as the threshold rises.";
@@ -53,7 +53,8 @@ pub(super) fn threshold_sweep(cps: &[ClassProfile], thresholds: &[f64], out: &Pa
         .iter()
         .map(|s| Series { name: s.workload.clone(), points: s.points.iter().map(|p| (100.0 * p.threshold, p.overall_ratio)).collect() })
         .collect();
-    let refs: Vec<Option<f64>> = studies.iter().map(|s| s.unconstrained_ratio).collect();
+    let refs: Vec<Option<Reference>> =
+        studies.iter().map(|s| s.unconstrained_ratio.map(|y| Reference { y, name: format!("{} unconstrained", s.workload) })).collect();
     let buddy_series: Vec<Series> = studies
         .iter()
         .map(|s| Series {
@@ -61,7 +62,8 @@ pub(super) fn threshold_sweep(cps: &[ClassProfile], thresholds: &[f64], out: &Pa
             points: s.points.iter().map(|p| (100.0 * p.threshold, 100.0 * p.buddy_fraction_mean)).collect(),
         })
         .collect();
-    let top_r = ratio_series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).chain(refs.iter().flatten().copied()).fold(1.0f64, f64::max);
+    let top_r =
+        ratio_series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).chain(refs.iter().flatten().map(|r| r.y)).fold(1.0f64, f64::max);
     let top_b = buddy_series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(1.0f64, f64::max);
     let png = out.join("threshold-sweep.png");
     let ticks = |x: f64| format!("{x:.0}%");

@@ -121,3 +121,60 @@ fn um_with_room_for_one_page_still_finishes() {
     assert!(p.faults >= pages && p.evictions + 1 >= p.faults, "{p:?}");
     assert!(um.checked_reads > 0);
 }
+
+/// A copy of the bundled workload whose snapshots lack their last
+/// allocation (`Ap`, which the trace still touches), and that allocation's name.
+fn bundled_without_last_allocation() -> (tempfile::TempDir, String) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/minife-small");
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["trace.bin", "trace_meta.json"] {
+        std::fs::copy(src.join(f), dir.path().join(f)).unwrap();
+    }
+    let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(src.join("manifest.json")).unwrap()).unwrap();
+    let mut dropped = String::new();
+    for s in m["snapshots"].as_array_mut().unwrap() {
+        let last = s["allocations"].as_array_mut().unwrap().pop().unwrap();
+        dropped = last["name"].as_str().unwrap().to_string();
+        let end = last["offset"].as_u64().unwrap() as usize;
+        let file = s["file"].as_str().unwrap().to_string();
+        let bytes = std::fs::read(src.join(&file)).unwrap();
+        std::fs::write(dir.path().join(&file), &bytes[..end]).unwrap();
+        s["file_size"] = end.into();
+    }
+    std::fs::write(dir.path().join("manifest.json"), serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    (dir, dropped)
+}
+
+/// ETC's capacity compression compresses the data the snapshot holds and
+/// nothing else: an LCP page no snapshot allocation reaches (here an
+/// allocation the snapshot lacks) takes its whole 4 KB, not the 512 bytes
+/// of a page of zeros.
+#[test]
+fn capacity_compression_compresses_only_the_snapshot_bytes() {
+    use buddy_sim::oversubscription::LCP_PAGE_BYTES;
+    let (dir, dropped) = bundled_without_last_allocation();
+    let (w, t) = (Workload::open(dir.path()).unwrap(), Trace::open(dir.path()).unwrap());
+    let fp = Footprint::new(&w, &t, LCP_PAGE_BYTES);
+    let lcp = fp.lcp_page_bytes(&w, &t);
+    assert_eq!(lcp.len(), fp.touched.len());
+    let mut held = vec![false; lcp.len()];
+    let snap = w.snapshots().next().expect("the workload has a snapshot");
+    for a in snap.allocations() {
+        let id = t.meta.allocations.iter().position(|m| m.name == a.info().name).expect("snapshot allocation in the trace");
+        let first = fp.layout.base[id] / LCP_PAGE_BYTES;
+        let last = (fp.layout.base[id] + a.bytes().len() as u64).div_ceil(LCP_PAGE_BYTES);
+        (first..last).for_each(|p| held[p as usize] = true);
+    }
+    let unheld_touched = (0..lcp.len()).filter(|&p| fp.touched[p] && !held[p]).count();
+    assert!(unheld_touched > 0, "the trace touches no page of {dropped}, which the snapshot lacks: the test needs one");
+    for p in 0..lcp.len() {
+        if held[p] {
+            assert!(lcp[p] <= LCP_PAGE_BYTES, "page {p}: {}", lcp[p]);
+        } else {
+            assert_eq!(lcp[p], LCP_PAGE_BYTES, "page {p} holds no snapshot byte");
+        }
+    }
+    // The held data compresses (minife's sparse matrix and vectors).
+    let held_bytes: u64 = (0..lcp.len()).filter(|&p| held[p]).map(|p| lcp[p]).sum();
+    assert!(held_bytes < held.iter().filter(|h| **h).count() as u64 * LCP_PAGE_BYTES);
+}

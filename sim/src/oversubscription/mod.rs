@@ -157,12 +157,15 @@ impl Footprint {
 
     /// Device bytes of each migration page under capacity compression:
     /// the sum of its 4 KB LCP pages' physical sizes over snapshot 0's
-    /// data (allocations the snapshot lacks hold zeros).
+    /// data. Only the snapshot's bytes are compressed (ETC Sec. 4.4
+    /// compresses the data in memory): an LCP page the snapshot does not
+    /// hold (an allocation only the trace knows, or past the bytes a
+    /// sampled allocation's snapshot holds) takes its 4 KB, not a zero
+    /// page's 512 bytes.
     pub fn lcp_page_bytes(&self, workload: &Workload, trace: &Trace) -> Vec<u64> {
         use buddy_golden::lcp::physical_bytes_of;
         let per_page = (self.page_bytes / LCP_PAGE_BYTES) as usize;
-        let zero_page = physical_bytes_of(&[0]);
-        let mut small = vec![zero_page; self.touched.len() * per_page];
+        let mut small = vec![LCP_PAGE_BYTES; self.touched.len() * per_page];
         if let Some(snap) = workload.snapshots().next() {
             for a in snap.allocations() {
                 let Some(id) = trace.meta.allocations.iter().position(|t| t.name == a.info().name) else { continue };

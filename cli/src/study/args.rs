@@ -40,7 +40,7 @@ pub enum StudyName {
     CdmaPerformance,
     /// Buddy Fig. 14 / ETC: runtime relative to unlimited device memory of
     /// Unified Memory, UM with each ETC technique, ETC and Buddy
-    /// Compression at 0-50% oversubscription (workloads with a trace).
+    /// Compression at 0-50% oversubscription and ETC's 33% and 100% (workloads with a trace).
     Oversubscription,
     /// Buddy Fig. 15: DL footprint against the mini-batch size (manifest
     /// roles and shapes), the largest batch that fits --device-memory

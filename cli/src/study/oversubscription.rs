@@ -49,9 +49,10 @@ pub(super) fn oversubscription(ctx: &Ctx, out: &Path) -> anyhow::Result<Output> 
         let c = &o.classification;
         let _ = writeln!(
             table,
-            "{}: footprint {:.3} MB in {} KB pages, unlimited memory {:.1} us; classified {} (coalescing {:.2}, sharing {:.2}): ETC = {}",
+            "{}: footprint {:.3} MB, {} pages of {} KB, unlimited memory {:.1} us; classified {} (coalescing {:.2}, sharing {:.2}): ETC = {}",
             o.workload,
             o.footprint_bytes as f64 / 1e6,
+            o.footprint_bytes / o.page_bytes,
             o.page_bytes >> 10,
             o.unlimited.time_ns / 1000.0,
             c.class.name(),

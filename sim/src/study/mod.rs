@@ -14,7 +14,7 @@
 //! | [`cdma_ratios`] | cDMA Fig. 11 | per-layer activation compression ratios of ZVC, RL and zlib over 4 KB windows |
 //! | [`cdma_offload`] | cDMA Fig. 12 | bytes offloaded to host memory by cDMA, normalized to vDNN |
 //! | [`cdma_performance`] | cDMA Fig. 13 | training step performance of vDNN and cDMA, normalized to the oracle |
-//! | [`oversubscription`] | Fig. 14, ETC Fig. 10-14 | UM, ETC's techniques, ETC and Buddy Compression at 0-50% oversubscription |
+//! | [`oversubscription`] | Fig. 14, ETC Fig. 10-14 | UM, ETC's techniques, ETC and Buddy Compression at 0-50% oversubscription and ETC's 33% and 100% |
 //! | [`minibatch`] | Fig. 15 | DL footprint against the mini-batch size, the largest batch that fits with and without Buddy, projected speedup |
 
 pub mod buddy_over_time;

@@ -16,10 +16,10 @@ use crate::oversubscription::{run_oversubscribed, Footprint, OversubscribedInput
 use crate::trace::Trace;
 use crate::workload::Workload;
 
-/// The study's oversubscriptions: 0 to 50% (the Buddy paper's Fig. 14 goes
-/// to 40%, ETC's device memories of 75% and 50% of the footprint are 33%
-/// and 100%).
-pub const DEFAULT_OVERSUBSCRIPTION: [f64; 6] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5];
+/// The study's oversubscriptions: 0 to 50% in steps of 10% (the Buddy
+/// paper's Fig. 14 goes to 40%), and ETC's two points, device memories of
+/// 75% and 50% of the footprint (ETC Sec. 5: 33% and 100%).
+pub const DEFAULT_OVERSUBSCRIPTION: [f64; 8] = [0.0, 0.1, 0.2, 0.3, 1.0 / 3.0, 0.4, 0.5, 1.0];
 
 /// The systems, in the order the study prints them; ETC's entry is filled
 /// in by the classifier.

@@ -109,7 +109,6 @@ fn line_width(i: usize, n: usize) -> u32 {
 
 /// Series `i` of `n` as a line in `color` ([`line_width`]) with a marker
 /// at each point, named in the legend.
-#[allow(clippy::too_many_arguments)]
 fn line_with_dots<'a>(
     chart: &mut Chart<'a>,
     path: &Path,

@@ -757,8 +757,16 @@ fn icarus_runs_pipelined_controllers_in_lock_step() {
 #[ignore = "make cosim: three Verilator builds of a pipelined slice, minutes each"]
 fn verilator_runs_pipelined_controllers_in_lock_step() {
     tool("verilator");
+    // BUDDY_COSIM_SLICES (e.g. `pipelined_controller_zvc`): only the named
+    // slices, each build taking minutes.
+    let only = std::env::var("BUDDY_COSIM_SLICES").ok();
+    let mut ran = 0;
     for algorithm in [HardwareCodec::Bpc, HardwareCodec::Zvc, HardwareCodec::MagBdi(Mag::B32)] {
         let module = buddy_delivery::pipelined_controller::module(algorithm);
+        if only.as_ref().is_some_and(|o| !o.split(',').any(|m| m == module)) {
+            continue;
+        }
+        ran += 1;
         let lines = pipelined_lockstep_lines(algorithm, variant_requests().max(100));
         let work = work_dir(&format!("verilator-{module}"));
         let file = work.join("lines.hex");
@@ -782,6 +790,7 @@ fn verilator_runs_pipelined_controllers_in_lock_step() {
         assert_eq!((report.passed, report.failed), (lines.len() - 1, 1), "{}", report.log);
         std::fs::remove_dir_all(work).ok();
     }
+    assert!(ran > 0, "BUDDY_COSIM_SLICES={only:?} names no pipelined slice");
 }
 
 /// Every `.v` file of `verilog-out/`, with its text.

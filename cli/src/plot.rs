@@ -147,6 +147,27 @@ fn legend_fraction(rows: usize, plot_pixels: u32) -> f64 {
     ((rows as f64 * LEGEND_ROW_PIXELS + 24.0) / f64::from(plot_pixels.max(1))).min(0.6)
 }
 
+/// Height of a panel's plotting area in `area`, pixels: the caption, the
+/// margins and the x label area take about 130.
+fn plot_pixels(area: &Area) -> u32 {
+    area.dim_in_pixel().1.saturating_sub(130)
+}
+
+/// Light grid lines across `x` at `ticks` (values), each labelled
+/// [`log_label`] left of the axis, at `y(value)` on the chart's y axis.
+fn log_grid(chart: &mut Chart, path: &Path, x: (f64, f64), ticks: &[f64], y: impl Fn(f64) -> f64) -> anyhow::Result<()> {
+    let err = draw_err(path);
+    let grid = RGBColor(200, 200, 200);
+    let style = TextStyle::from((FONT, 15).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
+    for &v in ticks {
+        let at = y(v);
+        chart.draw_series(LineSeries::new(vec![(x.0, at), (x.1, at)], grid.stroke_width(1))).map_err(|e| err(format!("{e:?}")))?;
+        let label = Text::new(log_label(v), (-8, 0), style.clone());
+        chart.plotting_area().draw(&(EmptyElement::at((x.0, at)) + label)).map_err(|e| err(format!("{e:?}")))?;
+    }
+    Ok(())
+}
+
 /// Height of one legend label, pixels (15-point labels).
 const LEGEND_ROW_PIXELS: f64 = 22.0;
 
@@ -262,10 +283,8 @@ fn line_panel_scaled(area: &Area, path: &Path, plot: &LinePlot, log2_x: bool, lo
     let ty = |y: f64| if log10_y { y.log10() } else { y };
     let (tlo, thi) = (tx(lo), tx(hi).max(tx(lo) + if log2_x { 1.0 } else { 1e-9 }));
     let pad = ((thi - tlo) * 0.04).max(0.2 * f64::from(log2_x as u8));
-    // Caption, margins and the x label area take about 130 pixels.
-    let plot_pixels = area.dim_in_pixel().1.saturating_sub(130);
     let rows = plot.series.len() + refs.iter().flatten().count();
-    let (ylo, yhi) = with_legend_room(ty(plot.y_range.0), ty(plot.y_range.1), legend_fraction(rows, plot_pixels));
+    let (ylo, yhi) = with_legend_room(ty(plot.y_range.0), ty(plot.y_range.1), legend_fraction(rows, plot_pixels(area)));
     let mut chart = ChartBuilder::on(area)
         .caption(plot.title, (FONT, 22))
         .margin(20)
@@ -290,15 +309,7 @@ fn line_panel_scaled(area: &Area, path: &Path, plot: &LinePlot, log2_x: bool, lo
     }
     mesh.draw().map_err(|e| err(format!("{e:?}")))?;
     if log10_y {
-        let grid = RGBColor(200, 200, 200);
-        for v in log_ticks(10f64.powf(ylo), 10f64.powf(yhi)) {
-            let y = v.log10();
-            chart
-                .draw_series(LineSeries::new(vec![(tlo - pad, y), (thi + pad, y)], grid.stroke_width(1)))
-                .map_err(|e| err(format!("{e:?}")))?;
-            let label = Text::new(log_label(v), (-8, 0), TextStyle::from((FONT, 15).into_font()).pos(Pos::new(HPos::Right, VPos::Center)));
-            chart.plotting_area().draw(&(EmptyElement::at((tlo - pad, y)) + label)).map_err(|e| err(format!("{e:?}")))?;
-        }
+        log_grid(&mut chart, path, (tlo - pad, thi + pad), &log_ticks(10f64.powf(ylo), 10f64.powf(yhi)), f64::log10)?;
     }
     let n = plot.series.len();
     for (i, s) in plot.series.iter().enumerate() {
@@ -367,8 +378,7 @@ fn bar_panel(area: &Area, path: &Path, bars: &Bars) -> anyhow::Result<()> {
     let ty = |v: f64| if bars.log2_y { v.log2() } else { v };
     let (lo, hi) = bars.values.iter().flatten().map(|&v| ty(v)).fold((0.0f64, 0.0f64), |(a, b), t| (a.min(t), b.max(t)));
     let hi = if hi > lo { hi + (hi - lo) * 0.18 } else { lo + 1.0 };
-    let plot_pixels = area.dim_in_pixel().1.saturating_sub(125);
-    let (lo, top) = with_legend_room(lo, hi, legend_fraction(bars.series.len(), plot_pixels));
+    let (lo, top) = with_legend_room(lo, hi, legend_fraction(bars.series.len(), plot_pixels(area)));
     let n = bars.groups.len().max(1) as f64;
     let mut chart = ChartBuilder::on(area)
         .caption(bars.title, (FONT, 22))
@@ -399,19 +409,12 @@ fn bar_panel(area: &Area, path: &Path, bars: &Bars) -> anyhow::Result<()> {
     }
     mesh.draw().map_err(|e| err(format!("{e:?}")))?;
     if bars.log2_y {
-        let grid = RGBColor(200, 200, 200);
         let values: Vec<f64> = if top - lo >= 2.0 {
             (lo.ceil() as i32..=top.floor() as i32).map(|k| f64::from(k).exp2()).collect()
         } else {
             log_ticks(lo.exp2(), top.exp2())
         };
-        for v in values {
-            let y = v.log2();
-            chart.draw_series(LineSeries::new(vec![(0.0, y), (n, y)], grid.stroke_width(1))).map_err(|e| err(format!("{e:?}")))?;
-            let label =
-                Text::new(log_label(y.exp2()), (-8, 0), TextStyle::from((FONT, 15).into_font()).pos(Pos::new(HPos::Right, VPos::Center)));
-            chart.plotting_area().draw(&(EmptyElement::at((0.0, y)) + label)).map_err(|e| err(format!("{e:?}")))?;
-        }
+        log_grid(&mut chart, path, (0.0, n), &values, f64::log2)?;
     }
     let base = ty(if bars.log2_y { 1.0 } else { 0.0 });
     let k = bars.series.len().max(1) as f64;

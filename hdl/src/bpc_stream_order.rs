@@ -34,7 +34,7 @@ seq_macro::seq!(N in 0..35 {
 /// | `len0` .. `len34` | 32 each | in | slot `N`'s bit count, 0..=32 (the low 6 bits are read) |
 /// | `ordered0` .. `ordered34` | 32 each | out | [`stream_order`]`(code, len)`: first emitted bit at bit 0, zero at and above bit `len` |
 ///
-/// Depth: a barrel shift by `len` (6 mux levels, no adder); the bit
+/// Depth: a barrel shift by `~len[4:0]` (5 mux levels, no adder); the bit
 /// reversal is wiring. Written as Verilog by the block itself
 /// (`Verilog::Custom`) and simulated in plain Rust.
 #[derive(SettleBlock, Default)]

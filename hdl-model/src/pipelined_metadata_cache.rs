@@ -5,8 +5,8 @@
 //! What decides its handshakes is kept: the tags with their valid and
 //! dirty bits, the LRU ranks, the pins of reserved lines, the lookup
 //! register, the ring of miss registers (fills and parked lookups), the
-//! response register, the memory-side request register and the
-//! write-back machine. Nibble values (`req_value`, `commit_value`,
+//! response register, the memory-side request register, the
+//! write-back machine and the victim buffer (entries, pins, generations). Nibble values (`req_value`, `commit_value`,
 //! `mem_fill_data`, `resp_nibble`, `mem_req_data`) are not, nor what only
 //! picks a nibble inside a 256-bit data word (`req_high`, `commit_offset`,
 //! `commit_high`): no handshake or address depends on them.
@@ -24,7 +24,7 @@ use std::collections::VecDeque;
 
 use buddy_golden::translation::SECTOR_BYTES;
 use buddy_hdl::metadata_cache::{outcome, SECTORS_PER_LINE, SETS, WAYS};
-use buddy_hdl::pipelined_metadata_cache::{FILL_SLOTS, MISS_SLOTS};
+use buddy_hdl::pipelined_metadata_cache::{FILL_SLOTS, MISS_SLOTS, VICTIM_ENTRIES};
 
 use crate::CycleModel;
 
@@ -49,7 +49,7 @@ pub struct PipelinedMetadataCacheIn {
     /// The requester's tag (9 bits), returned with the response.
     pub req_tag: u16,
     pub commit_valid: bool,
-    /// The data-array word `{set, way, sector}` (7 bits) the reservation answered.
+    /// The word `{generation, set, way, sector}` (8 bits) the reservation answered.
     pub commit_word: u8,
     /// The tag the commit's response carries (9 bits).
     pub commit_tag: u16,
@@ -66,7 +66,7 @@ pub struct CacheResponse {
     pub outcome: u8,
     /// It answers a commit.
     pub commit: bool,
-    /// The data-array word `{set, way, sector}` (7 bits) of the nibble
+    /// The word `{generation, set, way, sector}` (8 bits) of the nibble
     /// (a flush's is left over from the register's last other answer).
     pub word: u8,
 }
@@ -105,6 +105,9 @@ struct Line {
 /// The request in the lookup register.
 #[derive(Debug, Clone, Copy)]
 struct Lookup {
+    /// Victim-buffer entry `g` held this line when the lookup was taken
+    /// (cleared when `g` takes another line; qualified by `g`'s valid bit).
+    vb_eq: [bool; VICTIM_ENTRIES],
     write: bool,
     /// `req_reserve` and not `req_write`.
     reserve: bool,
@@ -131,6 +134,11 @@ impl Lookup {
 struct Slot {
     parked: bool,
     word: u8,
+    /// The line's generation at lookup (the answer's `resp_word` bit 7).
+    gen: bool,
+    /// The line has moved to victim-buffer entry `g`: the fill writes,
+    /// and a parked lookup reads, `g`'s copy of the sector.
+    vb: Option<usize>,
     /// A write (its answer then merges into the word it reads).
     write: bool,
     tag: u16,
@@ -148,7 +156,9 @@ struct ResponseRegister {
     commit: bool,
     tag: u16,
     outcome: u8,
+    /// The home word `{set, way, sector}` (7 bits).
     word: u8,
+    gen: bool,
 }
 
 impl ResponseRegister {
@@ -157,6 +167,22 @@ impl ResponseRegister {
     fn hit_write(&self) -> bool {
         self.valid && !self.fill && self.write
     }
+}
+
+/// A victim-buffer entry: a line evicted while held (pinned, or with a
+/// write's miss register), its sectors copied out of the line's array
+/// words, kept until its commits and fills are in, then written back.
+#[derive(Debug, Clone, Copy, Default)]
+struct VictimEntry {
+    valid: bool,
+    /// The home line `{set, way}` it was evicted from.
+    line: usize,
+    tag: u64,
+    dirty: u8,
+    /// The line's generation before the move: its reservations' commits carry it.
+    gen: bool,
+    /// Reservations not yet committed (mod 256).
+    pins: u8,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -169,16 +195,39 @@ enum EvictState {
     Load,
 }
 
-/// Writes back a line miss's dirty victim, or every line (a flush).
+/// Where the machine's sectors go, or come from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum EvictTarget {
+    /// Home line to memory (a victim or a flush).
+    #[default]
+    Memory,
+    /// A held victim's four sectors into victim-buffer entry `g`'s words.
+    Move(usize),
+    /// Victim-buffer entry `g`'s sectors to memory.
+    Drain(usize),
+}
+
+/// Writes back a line miss's dirty victim, or every line (a flush);
+/// moves a pinned victim into the victim buffer; drains an entry.
 #[derive(Debug, Clone, Copy, Default)]
 struct Evict {
     state: EvictState,
     flush: bool,
+    target: EvictTarget,
     line: usize,
     tag: u64,
-    /// Sectors still to write back.
+    /// Sectors still to write back (or to copy, a move).
     dirty: u8,
     sector: usize,
+}
+
+impl Evict {
+    fn moving(&self) -> Option<usize> {
+        match self.target {
+            EvictTarget::Move(g) => Some(g),
+            _ => None,
+        }
+    }
 }
 
 /// The cycle model: the hardware's control state (see the module doc).
@@ -201,6 +250,10 @@ pub struct PipelinedMetadataCacheModel {
     response: ResponseRegister,
     mem_req: Option<MemRequest>,
     evict: Evict,
+    /// Per line, flipped when the line moves to the victim buffer: a
+    /// commit whose word's generation differs goes to the buffer.
+    gen: [bool; LINES],
+    vb: [VictimEntry; VICTIM_ENTRIES],
 }
 
 impl Default for PipelinedMetadataCacheModel {
@@ -216,6 +269,8 @@ impl Default for PipelinedMetadataCacheModel {
             response: ResponseRegister::default(),
             mem_req: None,
             evict: Evict::default(),
+            gen: [false; LINES],
+            vb: [VictimEntry::default(); VICTIM_ENTRIES],
         }
     }
 }
@@ -232,10 +287,16 @@ struct Probe {
     sector_valid: bool,
     /// The hit sector has a miss register (a fill or a parked lookup).
     pend_sector: bool,
-    /// The victim line is pinned or has a write's miss register (a read's
-    /// fill or parked read does not hold its line).
+    /// The victim line is pinned or has a write's miss register, and
+    /// cannot move to the victim buffer.
     pend_line: bool,
     victim_dirty: u8,
+    /// The held victim moves to this free victim-buffer entry (no entry
+    /// holds its home line).
+    move_to: Option<usize>,
+    /// The lookup's line is in the victim buffer (a line miss waits for
+    /// its write-back).
+    vb_block: bool,
 }
 
 impl Probe {
@@ -265,6 +326,10 @@ struct Decision {
     flush_done: bool,
     mem_fill_ready: bool,
     fill_take: bool,
+    /// The victim-buffer entry the commit writes (its generation differs from its line's).
+    commit_vb: Option<usize>,
+    /// Victim-buffer entry `g` (no pins left) starts its write-back.
+    drain: Option<usize>,
     req_ready: bool,
     /// The memory-side request register is empty or taken this cycle.
     mem_req_free: bool,
@@ -295,10 +360,16 @@ impl PipelinedMetadataCacheModel {
         let key = |w: usize| self.ranks[set][w] + if ways[w].valid { 0 } else { WAYS as u8 };
         // `max_by_key` keeps the last of equal keys, as the hardware's one-hot does.
         let victim = (0..WAYS).max_by_key(|&w| key(w)).expect("ways");
-        let held = |word: u8| self.slots.iter().any(|s| s.word == word);
+        let held = |word: u8| self.slots.iter().any(|s| s.word == word && s.vb.is_none());
         let word = |way: usize| ((set * WAYS + way) * SECTORS + sector) as u8;
         let victim_line = set * WAYS + victim;
         let v = ways[victim];
+        // A pinned line, or one with a write's fill or parked write, is
+        // moved (a read's fill or parked read does not hold its line).
+        let held_line = self.pins[victim_line] != 0 || self.slots.iter().any(|s| s.write && s.vb.is_none() && line_of(s.word) == victim_line);
+        let move_to = (held_line && !self.vb.iter().any(|e| e.valid && e.line == victim_line))
+            .then(|| self.vb.iter().position(|e| !e.valid))
+            .flatten();
         Probe {
             set,
             sector,
@@ -306,8 +377,10 @@ impl PipelinedMetadataCacheModel {
             victim,
             sector_valid: hit.is_some_and(|w| ways[w].sectors_valid >> sector & 1 == 1),
             pend_sector: hit.is_some_and(|w| held(word(w))),
-            pend_line: self.pins[victim_line] != 0 || self.slots.iter().any(|s| s.write && line_of(s.word) == victim_line),
+            pend_line: held_line && move_to.is_none(),
             victim_dirty: if v.valid { v.sectors_dirty } else { 0 },
+            move_to,
+            vb_block: (0..VICTIM_ENTRIES).any(|g| l.vb_eq[g] && self.vb[g].valid),
         }
     }
 
@@ -316,22 +389,31 @@ impl PipelinedMetadataCacheModel {
         let r = &self.response;
         let response_free = !r.valid || i.resp_ready;
         // The array word the response register writes as it leaves is not read before.
+        // (A home word and its victim-buffer copy are not told apart here:
+        // one waits for the other, which is safe and keeps the compare short.)
         let clashes = |word: u8| r.hit_write() && r.word == word;
         let mem_req_free = self.mem_req.is_none() || i.mem_req_ready;
         let head = self.slots.front();
         let room = self.slots.len() < MISS_SLOTS;
         let fill_room = room && self.fills_outstanding() < FILL_SLOTS;
 
-        let mut d = Decision { mem_req_free, ..Decision::default() };
+        // (An entry holding the commit's line has the other generation than the line's.)
+        let (commit_line, commit_gen) = (line_of(i.commit_word & 0x7F), i.commit_word >> 7 == 1);
+        let commit_vb = self.vb.iter().position(|e| e.valid && e.line == commit_line && e.gen == commit_gen);
+        let mut d = Decision { mem_req_free, commit_vb, ..Decision::default() };
         // Commits go first (their own port, no tag lookup), then a parked
         // head, then a lookup's hit; a fill when none of them reads the array.
         d.commit_go = i.commit_valid
             && idle
-            && !self.slots.iter().any(|s| s.word == i.commit_word)
-            && !clashes(i.commit_word)
+            && !self.slots.iter().any(|s| s.word == i.commit_word & 0x7F && s.vb.is_some() == commit_vb.is_some())
+            && !clashes(i.commit_word & 0x7F)
             && response_free
             && !self.fill_waiting;
         d.parked_go = head.is_some_and(|h| h.parked && !clashes(h.word)) && idle && response_free && !d.commit_go;
+        // An entry whose reservations are all committed and whose fills are
+        // in is written back when the machine is free, before a lookup's victim.
+        let drained = |g: usize| self.vb[g].valid && self.vb[g].pins == 0 && !self.slots.iter().any(|s| s.vb == Some(g));
+        d.drain = idle.then(|| (0..VICTIM_ENTRIES).find(|&g| drained(g))).flatten();
         d.probe = self.lookup.filter(|l| !l.flush && idle).map(|l| self.probe(&l));
         if let Some(p) = d.probe {
             match p.hit {
@@ -343,16 +425,24 @@ impl PipelinedMetadataCacheModel {
                 Some(_) => d.sector_miss_go = fill_room && mem_req_free,
                 None => {
                     let clean = p.victim_dirty == 0 || self.evicted;
-                    d.line_miss_go = !p.pend_line && clean && fill_room && mem_req_free;
-                    d.evict_go = !p.pend_line && !clean;
+                    let go = !p.pend_line && !p.vb_block;
+                    d.line_miss_go = go && clean && fill_room && mem_req_free;
+                    // An entry's write-back goes first.
+                    d.evict_go = go && !clean && d.drain.is_none();
                 }
             }
         }
-        d.flush_go = idle && self.lookup.is_some_and(|l| l.flush) && self.slots.is_empty() && !r.valid && self.pins.iter().all(|&p| p == 0);
+        d.flush_go = idle && self.lookup.is_some_and(|l| l.flush) && self.slots.is_empty() && !r.valid
+            && self.pins.iter().all(|&p| p == 0)
+            && self.vb.iter().all(|e| !e.valid);
         let e = &self.evict;
         // A flush answers once its last line is done and the last write-back has left.
         d.flush_done = e.state == EvictState::Read && e.flush && e.dirty == 0 && e.line == LINES - 1 && mem_req_free;
-        d.mem_fill_ready = head.is_some_and(|h| !h.parked) && response_free && !r.hit_write() && !d.hit_go && !d.commit_go;
+        // A fill waits while a move copies a line (a sector whose fill is
+        // outstanding is copied too, and the fill, going to the copy, must
+        // come after).
+        let moving = e.state != EvictState::Idle && e.moving().is_some();
+        d.mem_fill_ready = head.is_some_and(|h| !h.parked) && response_free && !r.hit_write() && !d.hit_go && !d.commit_go && !moving;
         d.fill_take = d.mem_fill_ready && i.mem_fill_valid;
         d.req_ready = self.lookup.is_none() || d.lookup_goes() || d.flush_done;
         d
@@ -368,20 +458,27 @@ impl PipelinedMetadataCacheModel {
                 if d.evict_go {
                     let p = d.probe.expect("a lookup");
                     let line = p.set * WAYS + p.victim;
-                    *e = Evict {
-                        state: EvictState::Read,
-                        flush: false,
-                        line,
-                        tag: self.lines[line].tag,
-                        dirty: p.victim_dirty,
-                        sector: e.sector,
-                    };
+                    let tag = self.lines[line].tag;
+                    let target = p.move_to.map_or(EvictTarget::Memory, EvictTarget::Move);
+                    // A move copies all four sectors: a lookup parked behind a fill
+                    // that has come back, of this line or of one evicted from
+                    // its way before, reads its sector from the copy.
+                    let dirty = if p.move_to.is_some() { 0xF } else { p.victim_dirty };
+                    *e = Evict { state: EvictState::Read, flush: false, target, line, tag, dirty, sector: e.sector };
+                    // The entry's word is written now, its valid bit once the copy is done.
+                    if let Some(g) = p.move_to {
+                        self.vb[g] = VictimEntry { valid: false, line, tag, dirty: p.victim_dirty, gen: self.gen[line], pins: 0 };
+                    }
+                } else if let Some(g) = d.drain {
+                    let v = self.vb[g];
+                    *e = Evict { state: EvictState::Read, flush: false, target: EvictTarget::Drain(g), line: v.line, tag: v.tag, dirty: v.dirty, sector: e.sector };
                 }
                 if d.flush_go {
                     let first = self.lines[0];
                     *e = Evict {
                         state: EvictState::Read,
                         flush: true,
+                        target: EvictTarget::Memory,
                         line: 0,
                         tag: first.tag,
                         dirty: if first.valid { first.sectors_dirty } else { 0 },
@@ -390,6 +487,26 @@ impl PipelinedMetadataCacheModel {
                 }
             }
             EvictState::Read if e.dirty == 0 => {
+                if let EvictTarget::Drain(g) = e.target {
+                    self.vb[g].valid = false;
+                    e.state = EvictState::Idle;
+                    return;
+                }
+                if let Some(g) = e.moving() {
+                    // The held victim has moved: the entry takes its pins
+                    // (the commits of its generation) and its miss registers.
+                    let line = e.line;
+                    self.vb[g].valid = true;
+                    self.vb[g].pins = self.pins[line];
+                    self.pins[line] = 0;
+                    self.gen[line] = !self.gen[line];
+                    for s in self.slots.iter_mut().filter(|s| line_of(s.word) == line) {
+                        s.vb = Some(g);
+                    }
+                    if let Some(l) = self.lookup.as_mut() {
+                        l.vb_eq[g] = false;
+                    }
+                }
                 if !e.flush {
                     self.evicted = true;
                     e.state = EvictState::Idle;
@@ -416,6 +533,7 @@ impl PipelinedMetadataCacheModel {
                     e.state = EvictState::Load;
                 }
             }
+            EvictState::Load if e.moving().is_some() => e.state = EvictState::Read,
             EvictState::Load => {
                 let set = e.line / WAYS;
                 let address = (e.tag * SETS as u64 + set as u64) * LINE_BYTES + e.sector as u64 * SECTOR_BYTES;
@@ -431,7 +549,8 @@ impl PipelinedMetadataCacheModel {
 /// [`PipelinedMetadataCacheModel::lookup_wait`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LookupWait {
-    /// A dirty victim is being written back (2 cycles a sector).
+    /// A dirty victim is being written back (2 cycles a dirty sector), or
+    /// a held one copied into the victim buffer (8 cycles).
     WriteBack,
     /// A hit waits for the response register (the slice not taking
     /// answers, a write to the same word leaving, a fill or commit first).
@@ -442,8 +561,14 @@ pub enum LookupWait {
     FillSlots,
     /// The memory-side request register is busy.
     MemoryRequest,
-    /// A line miss whose LRU victim is pinned by a write in flight.
+    /// A line miss whose LRU victim is pinned by a write in flight and
+    /// cannot move to the victim buffer (every entry in use, or an entry
+    /// holds that way's line already).
     PinnedVictim,
+    /// A line miss of a line in the victim buffer: waits until it is written back.
+    VictimBufferLine,
+    /// A victim-buffer entry is being written back (2 cycles a sector).
+    VictimBufferDrain,
     /// A line miss whose LRU victim still has a write's fill or parked write.
     VictimInFlight,
     /// A flush waits for the fills, answers and pins outstanding, or walks the lines.
@@ -458,8 +583,10 @@ impl LookupWait {
             LookupWait::MissRegisters => "miss registers full",
             LookupWait::FillSlots => "every fill slot in use",
             LookupWait::MemoryRequest => "memory request register busy",
-            LookupWait::PinnedVictim => "line miss, victim pinned by a write",
-            LookupWait::VictimInFlight => "line miss, victim has a write's fill or parked write",
+            LookupWait::PinnedVictim => "line miss, victim pinned by a write, no victim-buffer entry for it",
+            LookupWait::VictimBufferLine => "line miss of a line in the victim buffer",
+            LookupWait::VictimBufferDrain => "victim buffer written back",
+            LookupWait::VictimInFlight => "line miss, victim has a write's fill or parked write, no victim-buffer entry for it",
             LookupWait::Flush => "flush",
         }
     }
@@ -478,7 +605,10 @@ impl PipelinedMetadataCacheModel {
             return Some(LookupWait::Flush);
         }
         if self.evict.state != EvictState::Idle {
-            return Some(LookupWait::WriteBack);
+            return Some(match self.evict.target {
+                EvictTarget::Drain(_) => LookupWait::VictimBufferDrain,
+                _ => LookupWait::WriteBack,
+            });
         }
         let p = d.probe?;
         let room = self.slots.len() < MISS_SLOTS;
@@ -489,7 +619,8 @@ impl PipelinedMetadataCacheModel {
             Some(_) if p.sector_valid => LookupWait::Response,
             Some(_) if !fill_room => fill_wait,
             Some(_) => LookupWait::MemoryRequest,
-            None if self.pins[p.set * WAYS + p.victim] != 0 => LookupWait::PinnedVictim,
+            None if p.vb_block => LookupWait::VictimBufferLine,
+            None if p.pend_line && self.pins[p.set * WAYS + p.victim] != 0 => LookupWait::PinnedVictim,
             None if p.pend_line => LookupWait::VictimInFlight,
             None if p.victim_dirty != 0 && !self.evicted => LookupWait::WriteBack,
             None if !fill_room => fill_wait,
@@ -508,7 +639,7 @@ impl CycleModel for PipelinedMetadataCacheModel {
         PipelinedMetadataCacheOut {
             req_ready: d.req_ready,
             commit_ready: d.commit_go,
-            resp: r.valid.then_some(CacheResponse { tag: r.tag, outcome: r.outcome, commit: r.commit, word: r.word }),
+            resp: r.valid.then_some(CacheResponse { tag: r.tag, outcome: r.outcome, commit: r.commit, word: (r.gen as u8) << 7 | r.word }),
             mem_req: self.mem_req,
             mem_fill_ready: d.mem_fill_ready,
             misses: self.slots.len() as u8,
@@ -520,6 +651,8 @@ impl CycleModel for PipelinedMetadataCacheModel {
         let occupied = !self.slots.is_empty();
         let head = self.slots.front().copied();
         let lookup = self.lookup;
+        // The victim buffer before the edge (a lookup taken compares with it).
+        let vb = self.vb;
 
         // The memory-side request register: taken, then (at most one of)
         // a write-back's sector or a miss's fill.
@@ -544,6 +677,7 @@ impl CycleModel for PipelinedMetadataCacheModel {
                 tag: h.tag,
                 outcome: h.outcome,
                 word: h.word,
+                gen: h.gen,
             };
             self.slots.pop_front();
         }
@@ -557,6 +691,7 @@ impl CycleModel for PipelinedMetadataCacheModel {
                 tag: l.tag,
                 outcome: outcome::HIT as u8,
                 word: p.word(p.served()),
+                gen: self.gen[p.set * WAYS + p.served()],
             };
         }
         if d.commit_go {
@@ -567,10 +702,16 @@ impl CycleModel for PipelinedMetadataCacheModel {
                 commit: true,
                 tag: i.commit_tag,
                 outcome: 0,
-                word: i.commit_word,
+                word: i.commit_word & 0x7F,
+                gen: i.commit_word >> 7 == 1,
             };
-            let line = line_of(i.commit_word);
-            self.pins[line] = self.pins[line].wrapping_sub(1);
+            match d.commit_vb {
+                Some(g) => self.vb[g].pins = self.vb[g].pins.wrapping_sub(1),
+                None => {
+                    let line = line_of(i.commit_word & 0x7F);
+                    self.pins[line] = self.pins[line].wrapping_sub(1);
+                }
+            }
         }
         if d.flush_done {
             let r = &mut self.response;
@@ -615,7 +756,7 @@ impl CycleModel for PipelinedMetadataCacheModel {
                     _ => outcome::HIT,
                 } as u8;
                 let parked = d.park_go;
-                self.slots.push_back(Slot { parked, word: p.word(way), write: l.write, tag: l.tag, outcome });
+                self.slots.push_back(Slot { parked, word: p.word(way), gen: self.gen[line], vb: None, write: l.write, tag: l.tag, outcome });
                 if !parked {
                     let address = l.address / SECTOR_BYTES * SECTOR_BYTES;
                     self.mem_req = Some(MemRequest { write: false, address });
@@ -626,7 +767,9 @@ impl CycleModel for PipelinedMetadataCacheModel {
             self.lookup = None;
         }
         if i.req_valid && d.req_ready {
+            let (set, tag) = ((i.req_address / LINE_BYTES) as usize % SETS, i.req_address / LINE_BYTES / SETS as u64);
             self.lookup = Some(Lookup {
+                vb_eq: vb.map(|e| e.valid && e.line / WAYS == set && e.tag == tag),
                 write: i.req_write,
                 reserve: i.req_reserve && !i.req_write,
                 flush: i.req_flush,
@@ -731,6 +874,12 @@ mod tests {
         commits: usize,
         flushes: usize,
         waited: usize,
+        /// Held victims moved to the victim buffer, entries written back,
+        /// commits into an entry, line misses waiting for an entry's line.
+        moves: usize,
+        drains: usize,
+        buffer_commits: usize,
+        buffer_waits: usize,
     }
 
     /// Drive the hardware and the model side by side for `cycles` under
@@ -855,6 +1004,10 @@ mod tests {
                 .filter(|p| d.line_miss_go && model.slots.iter().any(|s| line_of(s.word) == p.set * WAYS + p.victim))
                 .is_some() as usize;
             cov.waited += (i.req_valid && !want.req_ready) as usize;
+            cov.moves += (d.evict_go && d.probe.is_some_and(|p| p.move_to.is_some())) as usize;
+            cov.drains += d.drain.is_some() as usize;
+            cov.buffer_commits += (d.commit_go && d.commit_vb.is_some()) as usize;
+            cov.buffer_waits += d.probe.is_some_and(|p| p.hit.is_none() && p.vb_block) as usize;
             if !reset {
                 if i.req_valid && want.req_ready {
                     let r = next.take().expect("offered");
@@ -924,12 +1077,16 @@ mod tests {
             Traffic { tags: 12, latency: 8, request: 0.8, resp_ready: 0.6, mem_ready: 0.9, fill: 0.9, reserve: 0.2, write: 0.4, flush: 0.01 },
         ];
         let (mut total_slots_full, mut total_fills_full, mut total_evicted) = (0, 0, 0);
+        let mut buffer = [0; 4];
         for (seed, t) in traffics.into_iter().enumerate() {
             let cov = run(seed as u64, CYCLES, t);
             eprintln!("seed {seed}: {cov:?}");
             total_slots_full += cov.slots_full;
             total_fills_full += cov.fills_full;
             total_evicted += cov.evicted_in_flight;
+            for (total, c) in buffer.iter_mut().zip([cov.moves, cov.drains, cov.buffer_commits, cov.buffer_waits]) {
+                *total += c;
+            }
             let counts = [
                 cov.hits,
                 cov.hits_under_misses,
@@ -947,6 +1104,7 @@ mod tests {
         // A short fill latency (seed 5) never has every fill slot in use.
         assert!(total_fills_full > 0, "every fill slot in use: never");
         assert!(total_evicted > 0, "a line evicted under its read's fill: never");
+        assert!(buffer.iter().all(|&c| c > 0), "victim buffer: moves, drains, commits into an entry, waits for an entry's line: {buffer:?}");
     }
 
     /// Random traffic and pools, 64 runs (`make soak`, about a minute).

@@ -26,10 +26,11 @@ use buddy_hdl_macros::SettleBlock;
 const _: () = assert!(kind::FULL == 0);
 
 /// Bits of a commit between K0 and the metadata cache's commit port, high
-/// to low: data-array word (7), nibble half (1), byte offset (5), value
+/// to low: the reservation's word `{generation, set, way, sector}` (8),
+/// nibble half (1), byte offset (5), value
 /// (4), tag ([`MD_TAG_BITS`]).
-const COMMIT_BITS: usize = 7 + 5 + 1 + 4 + MD_TAG_BITS;
-const _: () = assert!(COMMIT_BITS == 26);
+const COMMIT_BITS: usize = 8 + 5 + 1 + 4 + MD_TAG_BITS;
+const _: () = assert!(COMMIT_BITS == 27);
 // The metadata tag's kind bits are written as literals (bit 7: a write's
 // reservation, bit 8: a full write's; hdl_gen prints no Rust constants):
 // they sit just above a 7-bit context id.
@@ -234,7 +235,7 @@ pub struct $name {
     xw_buddy: RAM<Bits<64>, CONTEXT_BITS>,
     /// `{compressed, metadata high, metadata address[4:0]}`.
     xw_md: RAM<Bits<7>, CONTEXT_BITS>,
-    res_word: RAM<Bits<7>, CONTEXT_BITS>,
+    res_word: RAM<Bits<8>, CONTEXT_BITS>,
     w_class: RAM<Bits<4>, CONTEXT_BITS>,
     old_nibble: RAM<Bits<4>, CONTEXT_BITS>,
     data_x: RAM<EntryBits, CONTEXT_BITS>,
@@ -320,11 +321,11 @@ pub struct $name {
     /// read address is the pick every cycle, never chosen by whether K0
     /// loads: that waits for the commit port's ready.)
     k0_fresh: DFF<Bit>,
-    k0_word_held: DFF<Bits<7>>,
+    k0_word_held: DFF<Bits<8>>,
     k0_md_held: DFF<Bits<7>>,
     k0_class_held: DFF<Bits<4>>,
     k0_nibble_held: DFF<Bits<4>>,
-    k0_word: Signal<Local, Bits<7>>,
+    k0_word: Signal<Local, Bits<8>>,
     k0_md: Signal<Local, Bits<7>>,
     k0_class: Signal<Local, Bits<4>>,
     k0_nibble: Signal<Local, Bits<4>>,
@@ -1126,18 +1127,18 @@ impl Logic for $name {
             self.flags_stored.next = self.flags_stored.val() & !self.one_hot[7].val();
         }
         self.commit_slice.in_valid.next = self.k0_commit.val();
-        self.commit_slice.in_data.next = (bit_cast::<COMMIT_BITS, 7>(self.k0_word.val()) << 19)
+        self.commit_slice.in_data.next = (bit_cast::<COMMIT_BITS, 8>(self.k0_word.val()) << 19)
             | (bit_cast::<COMMIT_BITS, 6>(self.k0_md.val().get_bits::<6>(0)) << 13)
             | (bit_cast::<COMMIT_BITS, 4>(self.k0_class.val()) << 9)
             | bit_cast::<COMMIT_BITS, CONTEXT_BITS>(self.k0_id.q.val());
         if self.k0_abort.val() {
-            self.commit_slice.in_data.next = (bit_cast::<COMMIT_BITS, 7>(self.k0_word.val()) << 19)
+            self.commit_slice.in_data.next = (bit_cast::<COMMIT_BITS, 8>(self.k0_word.val()) << 19)
                 | (bit_cast::<COMMIT_BITS, 6>(self.k0_md.val().get_bits::<6>(0)) << 13)
                 | (bit_cast::<COMMIT_BITS, 4>(self.k0_nibble.val()) << 9)
                 | bit_cast::<COMMIT_BITS, CONTEXT_BITS>(self.k0_id.q.val());
         }
         self.md.commit_valid.next = self.commit_slice.out_valid.val();
-        self.md.commit_word.next = self.commit_slice.out_data.val().get_bits::<7>(19);
+        self.md.commit_word.next = self.commit_slice.out_data.val().get_bits::<8>(19);
         self.md.commit_offset.next = self.commit_slice.out_data.val().get_bits::<5>(13);
         self.md.commit_high.next = self.commit_slice.out_data.val().get_bit(18);
         self.md.commit_value.next = self.commit_slice.out_data.val().get_bits::<4>(9);

@@ -24,6 +24,16 @@ pub const FILL_SLOTS: usize = 16;
 // under 2% more, 64 miss registers under 1%.
 const _: () = assert!(MISS_SLOTS == 32 && FILL_SLOTS == 16);
 
+/// Victim-buffer entries: a line miss whose victim is held (pinned by a
+/// reservation, or with a write's fill or parked write outstanding) moves
+/// it into an entry, a copy of its sectors with its pins and miss
+/// registers, instead of waiting; the entry is written back once its
+/// commits and fills are in (`docs/controller.md`, "The victim buffer").
+/// Sized with the cycle model on the shared traces (see there).
+pub const VICTIM_ENTRIES: usize = 4;
+// The kernel writes 4 entries as literals (`for g in 0..4`, 2-bit indices).
+const _: () = assert!(VICTIM_ENTRIES == 4);
+
 /// Width of the `misses` status port (0..=[`MISS_SLOTS`]).
 pub const MISS_COUNT_BITS: usize = 6;
 
@@ -50,9 +60,10 @@ pub mod timing {
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 enum EvictState {
     Idle,
-    /// Finds the next dirty sector of the line and reads it from the data array.
+    /// Finds the next sector to write back or copy and reads it from the data array.
     Read,
-    /// Loads the sector read into the memory-side request register.
+    /// Loads the sector read into the memory-side request register (or
+    /// writes it into a victim-buffer entry's copy).
     Load,
 }
 
@@ -67,7 +78,8 @@ enum EvictState {
 /// Requests are looked up in the order they are accepted, one per cycle,
 /// and the tags, LRU and valid/dirty bits change at lookup exactly as the
 /// golden model's do for that request; so the sequence of lookups, their
-/// outcomes and the memory-side requests are the golden model's. Data
+/// outcomes and the fills are the golden model's (write-backs of lines
+/// moved to the victim buffer leave later, below). Data
 /// comes later for a miss: the missing sector is marked valid at lookup,
 /// its fill is parked in one of [`MISS_SLOTS`] miss registers, and later
 /// requests go on (hits under misses). A later lookup of a sector whose
@@ -79,8 +91,8 @@ enum EvictState {
 /// (out of order); requests to one sector word are answered in order.
 ///
 /// A lookup waits (stays in the lookup register, `req_ready` low) when:
-/// the line it would evict has a write's fill or a parked write
-/// outstanding (a read's fill or parked read does not hold the line); the
+/// the line it would evict is held (below) and cannot move to the victim
+/// buffer; a line miss's line is in the victim buffer; the
 /// previous request writes the same sector word this cycle; every miss
 /// register is in use; the memory-side request register is busy or
 /// [`FILL_SLOTS`] fills are outstanding (a miss);
@@ -95,10 +107,24 @@ enum EvictState {
 /// as the golden model's `write_nibble` does (allocation, fill, LRU, dirty
 /// bit) and answers the old nibble and `resp_word`; the line is then
 /// pinned until the commit writes the value (on its own port, before
-/// lookups' hits): a line miss whose victim is pinned waits, and so does a
-/// flush while any line is pinned. So a reservation plus its commit leave
-/// the golden model's state and memory traffic. The requester keeps other
-/// requests to a reserved nibble out until the commit has answered.
+/// lookups' hits); a flush waits while any line is pinned. So a
+/// reservation plus its commit leave the golden model's state and the
+/// memory golden leaves. The requester keeps other requests to a reserved
+/// nibble out until the commit has answered.
+///
+/// The victim buffer ([`VICTIM_ENTRIES`] entries, `docs/controller.md`,
+/// "The victim buffer"). A line is held while it is pinned or has a
+/// write's fill or parked write outstanding (a read's fill or parked read
+/// does not hold it). A line miss whose victim is held moves the victim
+/// into a free entry instead of waiting (unless an entry holds that way's
+/// line already): the line's four sectors are copied into the entry's
+/// array words (two cycles each, fills waiting meanwhile), and its miss
+/// registers and pins go with it; the line's generation bit flips, so a
+/// commit whose `commit_word[7]` is the old generation writes the entry's
+/// copy. An entry whose reservations are all committed and whose fills
+/// are in is written back (before a lookup's victim), sector by sector;
+/// a line miss of a line in an entry waits until then, so that its fill
+/// reads what the entry wrote back. A flush waits for an empty buffer.
 ///
 /// Fills must come back in the order they were requested (the memory
 /// side is a FIFO). `req_ready` depends combinationally on `resp_ready`
@@ -109,8 +135,9 @@ enum EvictState {
 /// bits: `[53:0]` tag = address bits `[63:10]`, `[54]` valid, `[58:55]`
 /// sector valid, `[62:59]` sector dirty; 8 x 8 bits of LRU ranks, way
 /// `w`'s at `[2w+1:2w]`, 3 = least recently used), data in one `RAM` of
-/// 128 x 256 bits addressed `{set, way, sector}` (byte `i` at
-/// `[8i+7:8i]`; low nibble of a byte = even entry).
+/// 256 x 256 bits, the lines at `{0, set, way, sector}`, victim-buffer
+/// entry `g`'s copies at `{1, 000, g, sector}` (byte `i` at `[8i+7:8i]`;
+/// low nibble of a byte = even entry).
 ///
 /// | port | width | direction | meaning |
 /// |---|---|---|---|
@@ -123,7 +150,7 @@ enum EvictState {
 /// | `req_tag` | 9 | in | the requester's tag, returned with the response |
 /// | `req_reserve` | 1 | in | with `req_write` 0: read the nibble and reserve it for a later commit (see below) |
 /// | `commit_valid`, `commit_ready` | 1, 1 | in, out | a reserved nibble's value; `commit_ready` does not depend on `commit_valid` |
-/// | `commit_word` | 7 | in | the data-array word the reservation answered (`resp_word`) |
+/// | `commit_word` | 8 | in | the word `{generation, set, way, sector}` the reservation answered (`resp_word`) |
 /// | `commit_offset`, `commit_high` | 5, 1 | in | byte in the sector (address bits `[4:0]`) and nibble |
 /// | `commit_value`, `commit_tag` | 4, 9 | in | the nibble to write; the tag its response carries |
 /// | `resp_valid`, `resp_ready` | 1, 1 | out, in | response handshake, one per request |
@@ -131,7 +158,7 @@ enum EvictState {
 /// | `resp_nibble` | 4 | out | the nibble read (a write: the value written; a flush: 0) |
 /// | `resp_outcome` | 2 | out | a [`crate::metadata_cache::outcome`] code (0 for a flush and a commit) |
 /// | `resp_commit` | 1 | out | the response answers a commit (`commit_*`), a flip-flop |
-/// | `resp_word` | 7 | out | the data-array word `{set, way, sector}` of the request's nibble (reads, writes, reservations) |
+/// | `resp_word` | 8 | out | the word `{generation, set, way, sector}` of the request's nibble (reads, writes, reservations): the line's generation bit, then its data-array word |
 /// | `mem_req_valid`, `mem_req_ready` | 1, 1 | out, in | memory-side request: a sector fill or write-back |
 /// | `mem_req_write` | 1 | out | 1: write-back of `mem_req_data`, 0: fill (answered on `mem_fill_*`, in order) |
 /// | `mem_req_address` | 64 | out | sector-aligned byte address |
@@ -167,7 +194,7 @@ pub struct PipelinedMetadataCache {
     pub req_ready: Signal<Out, Bit>,
     pub commit_valid: Signal<In, Bit>,
     pub commit_ready: Signal<Out, Bit>,
-    pub commit_word: Signal<In, Bits<7>>,
+    pub commit_word: Signal<In, Bits<8>>,
     pub commit_offset: Signal<In, Bits<5>>,
     pub commit_high: Signal<In, Bit>,
     pub commit_value: Signal<In, Bits<4>>,
@@ -177,7 +204,7 @@ pub struct PipelinedMetadataCache {
     pub resp_nibble: Signal<Out, Bits<4>>,
     pub resp_outcome: Signal<Out, Bits<2>>,
     pub resp_commit: Signal<Out, Bit>,
-    pub resp_word: Signal<Out, Bits<7>>,
+    pub resp_word: Signal<Out, Bits<8>>,
     pub resp_ready: Signal<In, Bit>,
     pub mem_req_valid: Signal<Out, Bit>,
     pub mem_req_write: Signal<Out, Bit>,
@@ -188,7 +215,24 @@ pub struct PipelinedMetadataCache {
     pub mem_fill_data: Signal<In, Bits<256>>,
     pub mem_fill_ready: Signal<Out, Bit>,
     pub misses: Signal<Out, Bits<MISS_COUNT_BITS>>,
-    data: RAM<Bits<256>, 7>,
+    /// Words `{0, set, way, sector}`: the lines; `{1, 000, g, sector}`:
+    /// victim-buffer entry `g`'s copies of its dirty sectors.
+    data: RAM<Bits<256>, 8>,
+    /// Per line, flipped as it moves to the victim buffer; a reservation's
+    /// answer carries it in `resp_word[7]`, its commit in `commit_word[7]`.
+    gen: [DFF<Bit>; 32],
+    // Victim-buffer entries: valid once the copy is done, the home line
+    // `{set, way}`, its tag and dirty sectors, the generation its
+    // reservations were answered with, reservations and commits.
+    vb_valid: [DFF<Bit>; 4],
+    vb_line: [DFF<Bits<5>>; 4],
+    vb_tag: [DFF<Bits<54>>; 4],
+    vb_dirty: [DFF<Bits<4>>; 4],
+    vb_gen: [DFF<Bit>; 4],
+    vb_reserves: [DFF<Bits<8>>; 4],
+    vb_commits: [DFF<Bits<8>>; 4],
+    /// The lookup's line was in entry `g` when it was taken.
+    s1_vb_eq: [DFF<Bit>; 4],
     /// Tag words, line `{set, way}`.
     lines: [DFF<Bits<63>>; 32],
     lru: [DFF<Bits<8>>; 8],
@@ -237,6 +281,12 @@ pub struct PipelinedMetadataCache {
     m_value: [DFF<Bits<4>>; MISS_SLOTS],
     m_tag: [DFF<Bits<TAG_BITS>>; MISS_SLOTS],
     m_outcome: [DFF<Bits<2>>; MISS_SLOTS],
+    /// The line's generation at lookup (the answer's `resp_word[7]`).
+    m_gen: [DFF<Bit>; MISS_SLOTS],
+    /// The slot's line has moved to entry `m_g`: the fill writes, and a
+    /// parked lookup reads, the entry's copy of the sector.
+    m_vb: [DFF<Bit>; MISS_SLOTS],
+    m_g: [DFF<Bits<2>>; MISS_SLOTS],
     /// A fill was offered and not taken last cycle: it goes before the next hit.
     fill_waiting: DFF<Bit>,
     // The response register (a hit's data arrives from the array here).
@@ -252,6 +302,10 @@ pub struct PipelinedMetadataCache {
     s2_word: DFF<Bits<7>>,
     /// The response register holds a commit's answer.
     s2_commit: DFF<Bit>,
+    /// Its array word is entry `s2_g`'s copy of `s2_word`'s sector.
+    s2_vb: DFF<Bit>,
+    s2_g: DFF<Bits<2>>,
+    s2_gen: DFF<Bit>,
     s2_nibble: DFF<Bits<4>>,
     // The memory-side request register.
     mq_valid: DFF<Bit>,
@@ -268,6 +322,36 @@ pub struct PipelinedMetadataCache {
     ev_tag: DFF<Bits<54>>,
     ev_dirty: DFF<Bits<4>>,
     ev_sector: DFF<Bits<2>>,
+    /// The machine moves a held victim into entry `ev_g` / writes entry `ev_g` back.
+    ev_move: DFF<Bit>,
+    ev_drain: DFF<Bit>,
+    ev_g: DFF<Bits<2>>,
+    set_gen: [Signal<Local, Bit>; 4],
+    served_gen: Signal<Local, Bit>,
+    commit_hit_vb: [Signal<Local, Bit>; 4],
+    commit_vb: Signal<Local, Bit>,
+    commit_g: Signal<Local, Bits<2>>,
+    pend_home: Signal<Local, Bit>,
+    pend_vb: Signal<Local, Bit>,
+    /// A valid entry holds line `{s1_set, W}`.
+    vb_on_way: [Signal<Local, Bit>; 4],
+    victim_held: Signal<Local, Bit>,
+    victim_in_vb: Signal<Local, Bit>,
+    vb_free: Signal<Local, Bit>,
+    free_g: Signal<Local, Bits<2>>,
+    move_ok: Signal<Local, Bit>,
+    vb_block: Signal<Local, Bit>,
+    vb_slots: [Signal<Local, Bit>; 4],
+    drained: [Signal<Local, Bit>; 4],
+    drain_go: Signal<Local, Bit>,
+    drain_g: Signal<Local, Bits<2>>,
+    any_vb: Signal<Local, Bit>,
+    move_done: Signal<Local, Bit>,
+    head_gen: Signal<Local, Bit>,
+    head_vb: Signal<Local, Bit>,
+    head_g: Signal<Local, Bits<2>>,
+    head_address: Signal<Local, Bits<8>>,
+    s2_address: Signal<Local, Bits<8>>,
     set_words: [Signal<Local, Bits<63>>; 4],
     req_set: Signal<Local, Bits<3>>,
     req_line_tag: Signal<Local, Bits<54>>,
@@ -373,8 +457,31 @@ impl Logic for PipelinedMetadataCache {
         dff_setup!(
             self, clock, s1_valid, s1_write, s1_flush, s1_address, s1_high, s1_value, s1_tag, s1_reserve, evicted, m_head, m_tail, fills_asked, fills_taken,
             fill_waiting, s2_valid, s2_fill, s2_write, s2_high, s2_offset, s2_value, s2_tag, s2_outcome, s2_word, s2_commit,
-            s2_nibble, mq_valid, mq_write, mq_address, mq_data, ev_state, ev_flush, ev_line, ev_next, ev_tag, ev_dirty, ev_sector
+            s2_nibble, mq_valid, mq_write, mq_address, mq_data, ev_state, ev_flush, ev_line, ev_next, ev_tag, ev_dirty, ev_sector, s2_vb, s2_g, s2_gen,
+            ev_move, ev_drain, ev_g
         );
+        for l in 0..32 {
+            self.gen[l].clock.next = self.clock.val();
+            self.gen[l].d.next = self.gen[l].q.val();
+        }
+        for g in 0..4 {
+            self.vb_valid[g].clock.next = self.clock.val();
+            self.vb_valid[g].d.next = self.vb_valid[g].q.val();
+            self.vb_line[g].clock.next = self.clock.val();
+            self.vb_line[g].d.next = self.vb_line[g].q.val();
+            self.vb_tag[g].clock.next = self.clock.val();
+            self.vb_tag[g].d.next = self.vb_tag[g].q.val();
+            self.vb_dirty[g].clock.next = self.clock.val();
+            self.vb_dirty[g].d.next = self.vb_dirty[g].q.val();
+            self.vb_gen[g].clock.next = self.clock.val();
+            self.vb_gen[g].d.next = self.vb_gen[g].q.val();
+            self.vb_reserves[g].clock.next = self.clock.val();
+            self.vb_reserves[g].d.next = self.vb_reserves[g].q.val();
+            self.vb_commits[g].clock.next = self.clock.val();
+            self.vb_commits[g].d.next = self.vb_commits[g].q.val();
+            self.s1_vb_eq[g].clock.next = self.clock.val();
+            self.s1_vb_eq[g].d.next = self.s1_vb_eq[g].q.val();
+        }
         for l in 0..32 {
             self.lines[l].clock.next = self.clock.val();
             self.lines[l].d.next = self.lines[l].q.val();
@@ -416,13 +523,24 @@ impl Logic for PipelinedMetadataCache {
             self.m_tag[m].d.next = self.m_tag[m].q.val();
             self.m_outcome[m].clock.next = self.clock.val();
             self.m_outcome[m].d.next = self.m_outcome[m].q.val();
+            self.m_gen[m].clock.next = self.clock.val();
+            self.m_gen[m].d.next = self.m_gen[m].q.val();
+            self.m_vb[m].clock.next = self.clock.val();
+            self.m_vb[m].d.next = self.m_vb[m].q.val();
+            self.m_g[m].clock.next = self.clock.val();
+            self.m_g[m].d.next = self.m_g[m].q.val();
         }
         self.data.read_clock.next = self.clock.val();
         self.data.write_clock.next = self.clock.val();
+        // The response register's array word: a line's, or an entry's copy.
+        self.s2_address.next = bit_cast::<8, 7>(self.s2_word.q.val());
+        if self.s2_vb.q.val() {
+            self.s2_address.next = bits::<8>(0x80) | (bit_cast::<8, 2>(self.s2_g.q.val()) << 2) | bit_cast::<8, 2>(self.s2_word.q.val().get_bits::<2>(0));
+        }
         self.data.write_enable.next = false;
-        self.data.write_address.next = self.s2_word.q.val();
+        self.data.write_address.next = self.s2_address.val();
         self.data.write_data.next = 0.into();
-        self.data.read_address.next = self.s2_word.q.val();
+        self.data.read_address.next = self.s2_address.val();
 
         // The lookup: the set's four ways, hit, victim (an invalid way
         // first, else the least recently used; among invalid ways the
@@ -435,11 +553,13 @@ impl Logic for PipelinedMetadataCache {
         #(
             self.set_words[W].next = 0.into();
             self.set_pinned[W].next = false;
+            self.set_gen[W].next = false;
         )*
         for s in 0..8 {
             if self.s1_set.val().index() == s {
                 self.set_lru.next = self.lru[s].q.val();
                 #(
+                    self.set_gen[W].next = self.gen[s * 4 + W].q.val();
                     self.set_words[W].next = self.lines[s * 4 + W].q.val();
                     self.set_pinned[W].next = self.reserves[s * 4 + W].q.val() != self.commits[s * 4 + W].q.val();
                 )*
@@ -509,6 +629,10 @@ impl Logic for PipelinedMetadataCache {
             }
         )*
         self.new_lru.next = self.lru_term[0].val() | self.lru_term[1].val() | self.lru_term[2].val() | self.lru_term[3].val();
+        self.served_gen.next = (self.served_hot[0].val() & self.set_gen[0].val())
+            | (self.served_hot[1].val() & self.set_gen[1].val())
+            | (self.served_hot[2].val() & self.set_gen[2].val())
+            | (self.served_hot[3].val() & self.set_gen[3].val());
         self.hit_valid.next = self.hit_term[0].val() | self.hit_term[1].val() | self.hit_term[2].val() | self.hit_term[3].val();
         self.victim_word.next = self.victim_term[0].val() | self.victim_term[1].val() | self.victim_term[2].val() | self.victim_term[3].val();
         self.victim_pinned.next = (self.victim_hot[0].val() & self.set_pinned[0].val())
@@ -534,7 +658,14 @@ impl Logic for PipelinedMetadataCache {
             self.pend_way[W].next = false;
             self.line_pend_way[W].next = false;
         )*
-        self.commit_pend.next = false;
+        self.pend_home.next = false;
+        self.pend_vb.next = false;
+        for g in 0..4 {
+            self.vb_slots[g].next = false;
+        }
+        self.head_gen.next = false;
+        self.head_vb.next = false;
+        self.head_g.next = 0.into();
         self.head_word.next = 0.into();
         self.head_write.next = false;
         self.head_high.next = false;
@@ -548,20 +679,32 @@ impl Logic for PipelinedMetadataCache {
         // vector through big integers.
         for m in 0..32 {
             #(
-                if self.m_used[m].q.val() & (self.m_word[m].q.val() == self.way_word[W].val()) {
+                if self.m_used[m].q.val() & !self.m_vb[m].q.val() & (self.m_word[m].q.val() == self.way_word[W].val()) {
                     self.pend_way[W].next = true;
                 }
                 // Only a write's slot holds its line: a read's fill or
                 // parked read may outlive the line (below, at `pend_line`).
                 if self.m_used[m].q.val()
                     & self.m_write[m].q.val()
+                    & !self.m_vb[m].q.val()
                     & ((self.m_word[m].q.val() & bits::<7>(0x7C)) == (self.way_word[W].val() & bits::<7>(0x7C)))
                 {
                     self.line_pend_way[W].next = true;
                 }
             )*
-            if self.m_used[m].q.val() & (self.m_word[m].q.val() == self.commit_word.val()) {
-                self.commit_pend.next = true;
+            // A fill of the commit's word outstanding: of the line's, or of
+            // the entry's copy.
+            if self.m_used[m].q.val() & (self.m_word[m].q.val() == self.commit_word.val().get_bits::<7>(0)) {
+                if self.m_vb[m].q.val() {
+                    self.pend_vb.next = true;
+                } else {
+                    self.pend_home.next = true;
+                }
+            }
+            for g in 0..4 {
+                if self.m_used[m].q.val() & self.m_vb[m].q.val() & (self.m_g[m].q.val().index() == g) {
+                    self.vb_slots[g].next = true;
+                }
             }
             if self.m_head.q.val().get_bits::<5>(0).index() == m {
                 self.head_word.next = self.m_word[m].q.val();
@@ -572,6 +715,9 @@ impl Logic for PipelinedMetadataCache {
                 self.head_tag.next = self.m_tag[m].q.val();
                 self.head_outcome.next = self.m_outcome[m].q.val();
                 self.head_parked.next = self.m_parked[m].q.val();
+                self.head_gen.next = self.m_gen[m].q.val();
+                self.head_vb.next = self.m_vb[m].q.val();
+                self.head_g.next = self.m_g[m].q.val();
             }
         }
         // The hit's sector has a fill outstanding; the victim's line has a
@@ -588,11 +734,81 @@ impl Logic for PipelinedMetadataCache {
             | (self.hit[1].val() & self.pend_way[1].val())
             | (self.hit[2].val() & self.pend_way[2].val())
             | (self.hit[3].val() & self.pend_way[3].val());
-        self.pend_line.next = self.victim_pinned.val()
+        self.victim_held.next = self.victim_pinned.val()
             | (self.victim_hot[0].val() & self.line_pend_way[0].val())
             | (self.victim_hot[1].val() & self.line_pend_way[1].val())
             | (self.victim_hot[2].val() & self.line_pend_way[2].val())
             | (self.victim_hot[3].val() & self.line_pend_way[3].val());
+        // The victim buffer: a held victim moves to the lowest free entry
+        // unless an entry holds its line already (then it waits, as all
+        // held victims did before the buffer); a line miss of a line in an
+        // entry waits until the entry is written back.
+        self.any_vb.next = false;
+        self.vb_free.next = false;
+        self.free_g.next = 0.into();
+        self.vb_block.next = false;
+        #(
+            self.vb_on_way[W].next = false;
+        )*
+        for g in 0..4 {
+            #(
+                if self.vb_valid[g].q.val() & (self.vb_line[g].q.val() == ((bit_cast::<5, 3>(self.s1_set.val()) << 2) | bits::<5>(W))) {
+                    self.vb_on_way[W].next = true;
+                }
+            )*
+            if self.vb_valid[g].q.val() {
+                self.any_vb.next = true;
+            }
+            if self.s1_vb_eq[g].q.val() & self.vb_valid[g].q.val() {
+                self.vb_block.next = true;
+            }
+        }
+        #(
+            if !self.vb_valid[3 - W].q.val() {
+                self.vb_free.next = true;
+                self.free_g.next = (3 - W).into();
+            }
+        )*
+        self.victim_in_vb.next = (self.victim_hot[0].val() & self.vb_on_way[0].val())
+            | (self.victim_hot[1].val() & self.vb_on_way[1].val())
+            | (self.victim_hot[2].val() & self.vb_on_way[2].val())
+            | (self.victim_hot[3].val() & self.vb_on_way[3].val());
+        self.move_ok.next = self.victim_held.val() & !self.victim_in_vb.val() & self.vb_free.val();
+        self.pend_line.next = self.victim_held.val() & !self.move_ok.val();
+        // An entry with every reservation committed and its fills in is
+        // written back (lowest first) when the machine is free, before a
+        // lookup's victim.
+        self.drain_go.next = false;
+        self.drain_g.next = 0.into();
+        #(
+            self.drained[3 - W].next =
+                self.vb_valid[3 - W].q.val() & (self.vb_reserves[3 - W].q.val() == self.vb_commits[3 - W].q.val()) & !self.vb_slots[3 - W].val();
+            if self.drained[3 - W].val() {
+                self.drain_go.next = self.ev_state.q.val() == EvictState::Idle;
+                self.drain_g.next = (3 - W).into();
+            }
+        )*
+        // A commit of an entry's generation of its line writes the entry's copy.
+        self.commit_vb.next = false;
+        self.commit_g.next = 0.into();
+        #(
+            self.commit_hit_vb[W].next = self.vb_valid[W].q.val()
+                & (self.vb_line[W].q.val() == self.commit_word.val().get_bits::<5>(2))
+                & (self.vb_gen[W].q.val() == self.commit_word.val().get_bit(7));
+            if self.commit_hit_vb[W].val() {
+                self.commit_vb.next = true;
+                self.commit_g.next = W.into();
+            }
+        )*
+        self.commit_pend.next = self.pend_home.val();
+        if self.commit_vb.val() {
+            self.commit_pend.next = self.pend_vb.val();
+        }
+        // A fill's or parked lookup's array word.
+        self.head_address.next = bit_cast::<8, 7>(self.head_word.val());
+        if self.head_vb.val() {
+            self.head_address.next = bits::<8>(0x80) | (bit_cast::<8, 2>(self.head_g.val()) << 2) | bit_cast::<8, 2>(self.head_word.val().get_bits::<2>(0));
+        }
         #(
             self.s2_way[W].next = self.s2_word.q.val() == self.way_word[W].val();
         )*
@@ -626,7 +842,7 @@ impl Logic for PipelinedMetadataCache {
         self.commit_go.next = self.commit_valid.val()
             & (self.ev_state.q.val() == EvictState::Idle)
             & !self.commit_pend.val()
-            & !(self.s2_hit_write.val() & (self.s2_word.q.val() == self.commit_word.val()))
+            & !(self.s2_hit_write.val() & (self.s2_word.q.val() == self.commit_word.val().get_bits::<7>(0)))
             & self.s2_free.val()
             & !self.fill_waiting.q.val();
         self.commit_ready.next = self.commit_go.val();
@@ -663,11 +879,15 @@ impl Logic for PipelinedMetadataCache {
         self.line_miss_go.next = self.lookup.val()
             & !self.any_hit.val()
             & !self.pend_line.val()
+            & !self.vb_block.val()
             & ((self.victim_dirty.val() == 0) | self.evicted.q.val())
             & self.fill_room.val()
             & self.mq_free.val();
+        // Fills wait while a move copies (a sector whose fill is
+        // outstanding is copied too; its fill goes to the copy after).
         self.mem_fill_ready.next = self.occupied.val()
             & !self.head_parked.val()
+            & !(self.ev_move.q.val() & (self.ev_state.q.val() != EvictState::Idle))
             & self.s2_free.val()
             & !self.s2_hit_write.val()
             & !self.hit_go.val()
@@ -690,7 +910,10 @@ impl Logic for PipelinedMetadataCache {
         self.resp_tag.next = self.s2_tag.q.val();
         self.resp_outcome.next = self.s2_outcome.q.val();
         self.resp_commit.next = self.s2_commit.q.val();
-        self.resp_word.next = self.s2_word.q.val();
+        self.resp_word.next = bit_cast::<8, 7>(self.s2_word.q.val());
+        if self.s2_gen.q.val() {
+            self.resp_word.next = bits::<8>(0x80) | bit_cast::<8, 7>(self.s2_word.q.val());
+        }
         self.resp_nibble.next = self.s2_shifted.val().get_bits::<4>(0);
         if self.s2_fill.q.val() {
             self.resp_nibble.next = self.s2_nibble.q.val();
@@ -700,7 +923,7 @@ impl Logic for PipelinedMetadataCache {
         }
         if self.s2_hit_write.val() & self.resp_ready.val() {
             self.data.write_enable.next = true;
-            self.data.write_address.next = self.s2_word.q.val();
+            self.data.write_address.next = self.s2_address.val();
             self.data.write_data.next = self.s2_merged.val();
         }
         if self.s2_valid.q.val() & self.resp_ready.val() {
@@ -721,8 +944,11 @@ impl Logic for PipelinedMetadataCache {
         }
         if self.fill_take.val() {
             self.data.write_enable.next = true;
-            self.data.write_address.next = self.head_word.val();
+            self.data.write_address.next = self.head_address.val();
             self.data.write_data.next = self.fill_merged.val();
+            self.s2_vb.d.next = self.head_vb.val();
+            self.s2_g.d.next = self.head_g.val();
+            self.s2_gen.d.next = self.head_gen.val();
             self.s2_valid.d.next = true;
             self.s2_commit.d.next = false;
             self.s2_fill.d.next = true;
@@ -736,7 +962,10 @@ impl Logic for PipelinedMetadataCache {
         }
         // A parked lookup at the head: answered from the array, as a hit.
         if self.parked_go.val() {
-            self.data.read_address.next = self.head_word.val();
+            self.data.read_address.next = self.head_address.val();
+            self.s2_vb.d.next = self.head_vb.val();
+            self.s2_g.d.next = self.head_g.val();
+            self.s2_gen.d.next = self.head_gen.val();
             self.s2_valid.d.next = true;
             self.s2_commit.d.next = false;
             self.s2_fill.d.next = false;
@@ -760,7 +989,9 @@ impl Logic for PipelinedMetadataCache {
 
         // A hit: read its sector word; the response register answers next cycle.
         if self.hit_go.val() {
-            self.data.read_address.next = self.hit_address.val();
+            self.data.read_address.next = bit_cast::<8, 7>(self.hit_address.val());
+            self.s2_vb.d.next = false;
+            self.s2_gen.d.next = self.served_gen.val();
             self.s2_valid.d.next = true;
             self.s2_commit.d.next = false;
             self.s2_fill.d.next = false;
@@ -774,7 +1005,14 @@ impl Logic for PipelinedMetadataCache {
         }
 
         if self.commit_go.val() {
-            self.data.read_address.next = self.commit_word.val();
+            self.data.read_address.next = bit_cast::<8, 7>(self.commit_word.val().get_bits::<7>(0));
+            if self.commit_vb.val() {
+                self.data.read_address.next =
+                    bits::<8>(0x80) | (bit_cast::<8, 2>(self.commit_g.val()) << 2) | bit_cast::<8, 2>(self.commit_word.val().get_bits::<2>(0));
+            }
+            self.s2_vb.d.next = self.commit_vb.val();
+            self.s2_g.d.next = self.commit_g.val();
+            self.s2_gen.d.next = self.commit_word.val().get_bit(7);
             self.s2_valid.d.next = true;
             self.s2_commit.d.next = false;
             self.s2_fill.d.next = false;
@@ -785,7 +1023,7 @@ impl Logic for PipelinedMetadataCache {
             self.s2_tag.d.next = self.commit_tag.val();
             self.s2_commit.d.next = true;
             self.s2_outcome.d.next = 0.into();
-            self.s2_word.d.next = self.commit_word.val();
+            self.s2_word.d.next = self.commit_word.val().get_bits::<7>(0);
         }
 
         // Tag word of the served way (lookups that go; written in the
@@ -822,8 +1060,13 @@ impl Logic for PipelinedMetadataCache {
             if self.reserve_go.val() & (self.served_line.val().index() == l) {
                 self.reserves[l].d.next = self.reserves[l].q.val() + 1;
             }
-            if self.commit_go.val() & (self.commit_line.val().index() == l) {
+            if self.commit_go.val() & !self.commit_vb.val() & (self.commit_line.val().index() == l) {
                 self.commits[l].d.next = self.commits[l].q.val() + 1;
+            }
+        }
+        for g in 0..4 {
+            if self.commit_go.val() & self.commit_hit_vb[g].val() {
+                self.vb_commits[g].d.next = self.vb_commits[g].q.val() + 1;
             }
         }
         if self.hit_go.val() | self.park_go.val() | self.sector_miss_go.val() | self.line_miss_go.val() {
@@ -859,6 +1102,8 @@ impl Logic for PipelinedMetadataCache {
                     self.m_offset[m].d.next = self.s1_address.q.val().get_bits::<5>(0);
                     self.m_value[m].d.next = self.s1_value.q.val();
                     self.m_tag[m].d.next = self.s1_tag.q.val();
+                    self.m_gen[m].d.next = self.served_gen.val();
+                    self.m_vb[m].d.next = false;
                     self.m_outcome[m].d.next = 0.into();
                     if self.sector_miss_go.val() {
                         self.m_outcome[m].d.next = 1.into();
@@ -898,23 +1143,69 @@ impl Logic for PipelinedMetadataCache {
             }
         }
         self.flush_done.next = false;
+        self.move_done.next = false;
         match self.ev_state.q.val() {
             EvictState::Idle => {
-                if self.lookup.val() & !self.any_hit.val() & !self.pend_line.val() & (self.victim_dirty.val() != 0) & !self.evicted.q.val() {
+                if self.lookup.val()
+                    & !self.any_hit.val()
+                    & !self.pend_line.val()
+                    & !self.vb_block.val()
+                    & (self.victim_dirty.val() != 0)
+                    & !self.evicted.q.val()
+                    & !self.drain_go.val()
+                {
                     self.ev_state.d.next = EvictState::Read;
                     self.ev_flush.d.next = false;
+                    self.ev_move.d.next = self.move_ok.val();
+                    self.ev_drain.d.next = false;
+                    self.ev_g.d.next = self.free_g.val();
                     self.ev_line.d.next = (bit_cast::<5, 3>(self.s1_set.val()) << 2) | bit_cast::<5, 2>(self.victim_way.val());
                     self.ev_tag.d.next = self.victim_word.val().get_bits::<54>(0);
                     self.ev_dirty.d.next = self.victim_dirty.val();
+                    // A move copies all four sectors: a lookup parked behind
+                    // a fill that has come back (of this line, or of one
+                    // evicted from its way before) reads the copy.
+                    if self.move_ok.val() {
+                        self.ev_dirty.d.next = 15.into();
+                    }
+                    // A move: the entry's word now, its valid bit once the copy is done.
+                    for g in 0..4 {
+                        if self.move_ok.val() & (self.free_g.val().index() == g) {
+                            self.vb_line[g].d.next = (bit_cast::<5, 3>(self.s1_set.val()) << 2) | bit_cast::<5, 2>(self.victim_way.val());
+                            self.vb_tag[g].d.next = self.victim_word.val().get_bits::<54>(0);
+                            self.vb_dirty[g].d.next = self.victim_dirty.val();
+                            self.vb_gen[g].d.next = (self.victim_hot[0].val() & self.set_gen[0].val())
+                                | (self.victim_hot[1].val() & self.set_gen[1].val())
+                                | (self.victim_hot[2].val() & self.set_gen[2].val())
+                                | (self.victim_hot[3].val() & self.set_gen[3].val());
+                        }
+                    }
+                }
+                if self.drain_go.val() {
+                    self.ev_state.d.next = EvictState::Read;
+                    self.ev_flush.d.next = false;
+                    self.ev_move.d.next = false;
+                    self.ev_drain.d.next = true;
+                    self.ev_g.d.next = self.drain_g.val();
+                    for g in 0..4 {
+                        if self.drain_g.val().index() == g {
+                            self.ev_line.d.next = self.vb_line[g].q.val();
+                            self.ev_tag.d.next = self.vb_tag[g].q.val();
+                            self.ev_dirty.d.next = self.vb_dirty[g].q.val();
+                        }
+                    }
                 }
                 if self.s1_valid.q.val()
                     & self.s1_flush.q.val()
                     & !self.occupied.val()
                     & !self.s2_valid.q.val()
                     & !self.any_pinned.val()
+                    & !self.any_vb.val()
                 {
                     self.ev_state.d.next = EvictState::Read;
                     self.ev_flush.d.next = true;
+                    self.ev_move.d.next = false;
+                    self.ev_drain.d.next = false;
                     self.ev_line.d.next = 0.into();
                     self.ev_next.d.next = 1.into();
                     self.ev_tag.d.next = self.lines[0].q.val().get_bits::<54>(0);
@@ -952,25 +1243,69 @@ impl Logic for PipelinedMetadataCache {
                             self.s2_outcome.d.next = 0.into();
                             self.s2_nibble.d.next = 0.into();
                         }
+                    } else if self.ev_drain.q.val() {
+                        for g in 0..4 {
+                            if self.ev_g.q.val().index() == g {
+                                self.vb_valid[g].d.next = false;
+                            }
+                        }
+                        self.ev_state.d.next = EvictState::Idle;
                     } else {
                         self.evicted.d.next = true;
                         self.ev_state.d.next = EvictState::Idle;
+                        // A move is done: the entry takes the line's pins
+                        // (the commits of its generation) and its miss
+                        // registers, and the line's generation flips.
+                        self.move_done.next = self.ev_move.q.val();
                     }
                 } else if !self.s2_valid.q.val() & self.mq_free.val() {
-                    self.data.read_address.next = (bit_cast::<7, 5>(self.ev_line.q.val()) << 2) | bit_cast::<7, 2>(self.ev_low.val());
+                    self.data.read_address.next = (bit_cast::<8, 5>(self.ev_line.q.val()) << 2) | bit_cast::<8, 2>(self.ev_low.val());
+                    if self.ev_drain.q.val() {
+                        self.data.read_address.next = bits::<8>(0x80) | (bit_cast::<8, 2>(self.ev_g.q.val()) << 2) | bit_cast::<8, 2>(self.ev_low.val());
+                    }
                     self.ev_sector.d.next = self.ev_low.val();
                     self.ev_dirty.d.next = self.ev_dirty.q.val() & !(bits::<4>(1) << self.ev_low.val());
                     self.ev_state.d.next = EvictState::Load;
                 }
             }
             EvictState::Load => {
-                self.mq_valid.d.next = true;
-                self.mq_write.d.next = true;
-                self.mq_address.d.next = (bit_cast::<64, 54>(self.ev_tag.q.val()) << 10)
-                    | (bit_cast::<64, 3>(self.ev_line.q.val().get_bits::<3>(2)) << 7)
-                    | (bit_cast::<64, 2>(self.ev_sector.q.val()) << 5);
-                self.mq_data.d.next = self.data.read_data.val();
+                if self.ev_move.q.val() {
+                    self.data.write_enable.next = true;
+                    self.data.write_address.next = bits::<8>(0x80) | (bit_cast::<8, 2>(self.ev_g.q.val()) << 2) | bit_cast::<8, 2>(self.ev_sector.q.val());
+                    self.data.write_data.next = self.data.read_data.val();
+                } else {
+                    self.mq_valid.d.next = true;
+                    self.mq_write.d.next = true;
+                    self.mq_address.d.next = (bit_cast::<64, 54>(self.ev_tag.q.val()) << 10)
+                        | (bit_cast::<64, 3>(self.ev_line.q.val().get_bits::<3>(2)) << 7)
+                        | (bit_cast::<64, 2>(self.ev_sector.q.val()) << 5);
+                    self.mq_data.d.next = self.data.read_data.val();
+                }
                 self.ev_state.d.next = EvictState::Read;
+            }
+        }
+        for g in 0..4 {
+            if self.move_done.val() & (self.ev_g.q.val().index() == g) {
+                self.vb_valid[g].d.next = true;
+                self.s1_vb_eq[g].d.next = false;
+                for l in 0..32 {
+                    if self.ev_line.q.val().index() == l {
+                        self.vb_reserves[g].d.next = self.reserves[l].q.val();
+                        self.vb_commits[g].d.next = self.commits[l].q.val();
+                    }
+                }
+            }
+        }
+        for l in 0..32 {
+            if self.move_done.val() & (self.ev_line.q.val().index() == l) {
+                self.commits[l].d.next = self.reserves[l].q.val();
+                self.gen[l].d.next = !self.gen[l].q.val();
+            }
+        }
+        for m in 0..32 {
+            if self.move_done.val() & self.m_used[m].q.val() & (self.m_word[m].q.val().get_bits::<5>(2) == self.ev_line.q.val()) {
+                self.m_vb[m].d.next = true;
+                self.m_g[m].d.next = self.ev_g.q.val();
             }
         }
         for s in 0..8 {
@@ -1018,6 +1353,11 @@ impl Logic for PipelinedMetadataCache {
             self.s1_value.d.next = self.req_value.val();
             self.s1_tag.d.next = self.req_tag.val();
             self.s1_reserve.d.next = self.req_reserve.val() & !self.req_write.val();
+            for g in 0..4 {
+                self.s1_vb_eq[g].d.next = self.vb_valid[g].q.val()
+                    & (self.vb_line[g].q.val().get_bits::<3>(2) == self.req_set.val())
+                    & (self.vb_tag[g].q.val() == self.req_line_tag.val());
+            }
             #(
                 self.s1_tag_eq[W].d.next = self.req_words[W].val() == self.req_line_tag.val();
                 if self.line_miss_go.val() & self.victim_hot[W].val() & self.req_same_set.val() {
@@ -1046,7 +1386,15 @@ impl Logic for PipelinedMetadataCache {
             self.s2_valid.d.next = false;
             self.mq_valid.d.next = false;
             self.ev_state.d.next = EvictState::Idle;
+            self.ev_move.d.next = false;
+            self.ev_drain.d.next = false;
+            for g in 0..4 {
+                self.vb_valid[g].d.next = false;
+                self.vb_reserves[g].d.next = 0.into();
+                self.vb_commits[g].d.next = 0.into();
+            }
             for l in 0..32 {
+                self.gen[l].d.next = false;
                 self.lines[l].d.next = 0.into();
                 self.reserves[l].d.next = 0.into();
                 self.commits[l].d.next = 0.into();

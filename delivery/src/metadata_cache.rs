@@ -374,7 +374,10 @@ pub fn vector_lines(ops: &[CacheOp]) -> (Vec<String>, Vec<String>) {
 ///
 /// `tagged`: the testbench of `pipelined_metadata_cache` instead, whose
 /// responses come back out of order: request `i` carries tag `i % 128`, is
-/// offered only while its tag is free, and its response is found by tag.
+/// offered only while its tag is free, and its response is found by tag;
+/// its fills are checked in order, its write-backs each against an
+/// expected write-back not yet matched (a line moved to the victim buffer
+/// is written back later than golden's).
 pub fn testbench(tagged: bool) -> String {
     shipped_testbench(tagged, None)
 }
@@ -411,17 +414,29 @@ pub fn shipped_testbench(tagged: bool, shipped: Option<(usize, usize)>) -> Strin
     }
     let top = TAG_BITS - 1;
     let misses_decl = format!("wire [1:0] resp_outcome;\n  wire [{top}:0] resp_tag;\n  wire [{}:0] misses;", MISS_COUNT_BITS - 1);
-    let tag_decl = format!("reg [3:0] req_value;\n  reg [{top}:0] req_tag;\n  reg [127:0] tag_busy;\n  integer tag_op [0:127];\n  integer expect_op;");
+    let tag_decl = format!(
+        "reg [3:0] req_value;\n  reg [{top}:0] req_tag;\n  reg [127:0] tag_busy;\n  integer tag_op [0:127];\n  integer expect_op;\n  \
+         // Memory lines matched so far, the next fill line, the line a request matched.\n  \
+         reg matched [0:MAX_MEMORY-1];\n  integer next_fill, found, k;"
+    );
+    // Fills are checked in golden's order; a write-back may leave later than
+    // golden's (a line moved to the victim buffer), so it is matched to any
+    // expected write-back not yet matched with its address and data.
+    let memory_check_from = &text[text.find("    if (mem_req_valid && mem_req_ready) begin\n").expect("the memory check")
+        ..text.find("      memory_seen = memory_seen + 1;\n    end\n").expect("the memory check's end")];
+    let memory_check = PIPELINED_MEMORY_CHECK;
     let ports = format!(
         ".req_value(req_value), .req_tag(req_tag), .resp_tag(resp_tag), .misses(misses), .resp_word(), .resp_commit(),\n    \
-         .req_reserve(1'b0), .commit_valid(1'b0), .commit_ready(), .commit_word(7'd0), .commit_offset(5'd0),\n    \
+         .req_reserve(1'b0), .commit_valid(1'b0), .commit_ready(), .commit_word(8'd0), .commit_offset(5'd0),\n    \
          .commit_high(1'b0), .commit_value(4'd0), .commit_tag({TAG_BITS}'d0),"
     );
     let edits = [
         ("reg [3:0] req_value;", tag_decl.as_str()),
         ("wire [1:0] resp_outcome;", misses_decl.as_str()),
         (".req_value(req_value),", ports.as_str()),
-        ("sent = 0; received = 0;", "tag_busy = 0; req_tag = 0; sent = 0; received = 0;"),
+        ("sent = 0; received = 0;", "tag_busy = 0; req_tag = 0; next_fill = 0; sent = 0; received = 0;"),
+        ("    $readmemh(ops_path, ops, 0, count - 1);\n", "    $readmemh(ops_path, ops, 0, count - 1);\n    for (k = 0; k < MAX_MEMORY; k = k + 1) matched[k] = 0;\n"),
+        (memory_check_from, memory_check),
         ("if (!offering && sent < count) offering", "if (!offering && sent < count && !tag_busy[sent % 128]) offering"),
         ("      req_value = ops[sent][11:8];\n", "      req_value = ops[sent][11:8];\n      req_tag = sent % 128;\n"),
         (
@@ -432,15 +447,41 @@ pub fn shipped_testbench(tagged: bool, shipped: Option<(usize, usize)>) -> Strin
         ("response %0d: got", "response to request %0d: got"),
         ("          received, resp_nibble", "          expect_op, resp_nibble"),
         ("      sent = sent + 1;\n", "      tag_busy[sent % 128] = 1;\n      tag_op[sent % 128] = sent;\n      sent = sent + 1;\n"),
-        ("// OPS line", "// Request i carries tag i % 128; responses come back in any order and are checked by tag.\n// OPS line"),
+        (
+            "// OPS line",
+            "// Request i carries tag i % 128; responses come back in any order and are checked by tag.\n\
+             // Fills are checked in order, write-backs against any expected one not yet matched.\n// OPS line",
+        ),
     ];
-    let mut text = text;
+    let mut text = text.clone();
     for (from, to) in edits {
         assert!(text.contains(from), "testbench edit {from:?}");
         text = text.replace(from, to);
     }
     text.replace("metadata_cache", "pipelined_metadata_cache")
 }
+
+/// The tagged testbench's memory-side check (replaces the in-order one).
+const PIPELINED_MEMORY_CHECK: &str = r#"    if (mem_req_valid && mem_req_ready) begin
+      found = -1;
+      if (mem_req_write) begin
+        for (k = 0; k < memory_count && found < 0; k = k + 1)
+          if (!matched[k] && memory[k][320] && memory[k][319:256] === mem_req_address && memory[k][255:0] === mem_req_data) found = k;
+      end else begin
+        while (next_fill < memory_count && memory[next_fill][320]) next_fill = next_fill + 1;
+        if (next_fill < memory_count && memory[next_fill][319:256] === mem_req_address) found = next_fill;
+        next_fill = next_fill + 1;
+      end
+      if (found < 0) begin
+        failures = failures + 1;
+        if (failures <= 5) $display("metadata_cache_tb: memory request %0d: write %b at %h data %h matches no expected one",
+          memory_seen, mem_req_write, mem_req_address, mem_req_data);
+      end else matched[found] = 1;
+      if (!mem_req_write) begin
+        fills[fill_tail % FILL_QUEUE] = found < 0 ? 256'd0 : memory[found][255:0];
+        fill_tail = fill_tail + 1;
+      end
+"#;
 
 const TESTBENCH: &str = r#"// metadata_cache_tb: self-checking co-simulation testbench for metadata_cache.
 // Generated by buddy-delivery; regenerate with `make verilog`.

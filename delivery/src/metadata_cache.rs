@@ -6,7 +6,7 @@
 use crate::harness::Harness;
 use buddy_golden::metadata_cache::{MetadataCache as GoldenCache, MetadataCacheConfig, Outcome, SectorMemory};
 use buddy_golden::translation::MetadataNibble;
-use buddy_hdl::pipelined_metadata_cache::{MISS_COUNT_BITS, TAG_BITS};
+use buddy_hdl::pipelined_metadata_cache::{MISS_COUNT_BITS, TAG_BITS, WORD_BITS};
 use buddy_hdl::MetadataCache;
 use rand::Rng;
 use rust_hdl::prelude::*;
@@ -427,7 +427,7 @@ pub fn shipped_testbench(tagged: bool, shipped: Option<(usize, usize)>) -> Strin
     let memory_check = PIPELINED_MEMORY_CHECK;
     let ports = format!(
         ".req_value(req_value), .req_tag(req_tag), .resp_tag(resp_tag), .misses(misses), .resp_word(), .resp_commit(),\n    \
-         .req_reserve(1'b0), .commit_valid(1'b0), .commit_ready(), .commit_word(8'd0), .commit_offset(5'd0),\n    \
+         .req_reserve(1'b0), .commit_valid(1'b0), .commit_ready(), .commit_word({WORD_BITS}'d0), .commit_offset(5'd0),\n    \
          .commit_high(1'b0), .commit_value(4'd0), .commit_tag({TAG_BITS}'d0),"
     );
     let edits = [
@@ -751,7 +751,7 @@ pub fn run_pipelined_cache<R: Rng>(
 
 /// Lock-step ports of `pipelined_metadata_cache`.
 mod pipelined_lockstep {
-    use buddy_hdl::pipelined_metadata_cache::{MISS_COUNT_BITS, TAG_BITS};
+    use buddy_hdl::pipelined_metadata_cache::{MISS_COUNT_BITS, TAG_BITS, WORD_BITS};
     use buddy_hdl::PipelinedMetadataCache;
 
     crate::lockstep_ports!(PipelinedMetadataCache,
@@ -767,7 +767,7 @@ mod pipelined_lockstep {
             req_tag: TAG_BITS,
             resp_ready: 1,
             commit_valid: 1,
-            commit_word: 7,
+            commit_word: WORD_BITS,
             commit_offset: 5,
             commit_high: 1,
             commit_value: 4,
@@ -782,7 +782,7 @@ mod pipelined_lockstep {
             resp_tag: TAG_BITS if resp_valid,
             resp_nibble: 4 if resp_valid,
             resp_outcome: 2 if resp_valid,
-            resp_word: 7 if resp_valid,
+            resp_word: WORD_BITS if resp_valid,
             resp_commit: 1 if resp_valid,
             commit_ready: 1,
             mem_req_valid: 1,

@@ -405,7 +405,8 @@ impl PipelinedMetadataCacheModel {
         // head, then a lookup's hit; a fill when none of them reads the array.
         d.commit_go = i.commit_valid
             && idle
-            && !self.slots.iter().any(|s| s.word == i.commit_word & 0x7F && s.vb.is_some() == commit_vb.is_some())
+            // (A line's miss registers have its generation, an entry's the entry's.)
+            && !self.slots.iter().any(|s| s.word == i.commit_word & 0x7F && s.gen == commit_gen)
             && !clashes(i.commit_word & 0x7F)
             && response_free
             && !self.fill_waiting;

@@ -34,6 +34,11 @@ pub const VICTIM_ENTRIES: usize = 4;
 // The kernel writes 4 entries as literals (`for g in 0..4`, 2-bit indices).
 const _: () = assert!(VICTIM_ENTRIES == 4);
 
+/// Width of `resp_word` and `commit_word`: the line's generation bit
+/// (bit 7, flipped as the line moves to the victim buffer) above the
+/// data-array word `{set, way, sector}` (7 bits).
+pub const WORD_BITS: usize = 8;
+
 /// Width of the `misses` status port (0..=[`MISS_SLOTS`]).
 pub const MISS_COUNT_BITS: usize = 6;
 
@@ -194,7 +199,7 @@ pub struct PipelinedMetadataCache {
     pub req_ready: Signal<Out, Bit>,
     pub commit_valid: Signal<In, Bit>,
     pub commit_ready: Signal<Out, Bit>,
-    pub commit_word: Signal<In, Bits<8>>,
+    pub commit_word: Signal<In, Bits<WORD_BITS>>,
     pub commit_offset: Signal<In, Bits<5>>,
     pub commit_high: Signal<In, Bit>,
     pub commit_value: Signal<In, Bits<4>>,
@@ -204,7 +209,7 @@ pub struct PipelinedMetadataCache {
     pub resp_nibble: Signal<Out, Bits<4>>,
     pub resp_outcome: Signal<Out, Bits<2>>,
     pub resp_commit: Signal<Out, Bit>,
-    pub resp_word: Signal<Out, Bits<8>>,
+    pub resp_word: Signal<Out, Bits<WORD_BITS>>,
     pub resp_ready: Signal<In, Bit>,
     pub mem_req_valid: Signal<Out, Bit>,
     pub mem_req_write: Signal<Out, Bit>,
@@ -331,12 +336,11 @@ pub struct PipelinedMetadataCache {
     commit_hit_vb: [Signal<Local, Bit>; 4],
     commit_vb: Signal<Local, Bit>,
     commit_g: Signal<Local, Bits<2>>,
-    pend_home: Signal<Local, Bit>,
-    pend_vb: Signal<Local, Bit>,
     /// A valid entry holds line `{s1_set, W}`.
     vb_on_way: [Signal<Local, Bit>; 4],
+    /// Way `W`, as the victim, would wait: held, and no entry for it.
+    stuck_way: [Signal<Local, Bit>; 4],
     victim_held: Signal<Local, Bit>,
-    victim_in_vb: Signal<Local, Bit>,
     vb_free: Signal<Local, Bit>,
     free_g: Signal<Local, Bits<2>>,
     move_ok: Signal<Local, Bit>,
@@ -658,8 +662,7 @@ impl Logic for PipelinedMetadataCache {
             self.pend_way[W].next = false;
             self.line_pend_way[W].next = false;
         )*
-        self.pend_home.next = false;
-        self.pend_vb.next = false;
+        self.commit_pend.next = false;
         for g in 0..4 {
             self.vb_slots[g].next = false;
         }
@@ -692,14 +695,15 @@ impl Logic for PipelinedMetadataCache {
                     self.line_pend_way[W].next = true;
                 }
             )*
-            // A fill of the commit's word outstanding: of the line's, or of
-            // the entry's copy.
-            if self.m_used[m].q.val() & (self.m_word[m].q.val() == self.commit_word.val().get_bits::<7>(0)) {
-                if self.m_vb[m].q.val() {
-                    self.pend_vb.next = true;
-                } else {
-                    self.pend_home.next = true;
-                }
+            // A fill of the commit's word outstanding, for the line or the
+            // entry the commit writes: the slot's generation is the
+            // commit's (a line's slots have its generation; a move flips
+            // it and takes them all, so an entry's slots have the entry's).
+            if self.m_used[m].q.val()
+                & (self.m_word[m].q.val() == self.commit_word.val().get_bits::<7>(0))
+                & (self.m_gen[m].q.val() == self.commit_word.val().get_bit(7))
+            {
+                self.commit_pend.next = true;
             }
             for g in 0..4 {
                 if self.m_used[m].q.val() & self.m_vb[m].q.val() & (self.m_g[m].q.val().index() == g) {
@@ -769,12 +773,16 @@ impl Logic for PipelinedMetadataCache {
                 self.free_g.next = (3 - W).into();
             }
         )*
-        self.victim_in_vb.next = (self.victim_hot[0].val() & self.vb_on_way[0].val())
-            | (self.victim_hot[1].val() & self.vb_on_way[1].val())
-            | (self.victim_hot[2].val() & self.vb_on_way[2].val())
-            | (self.victim_hot[3].val() & self.vb_on_way[3].val());
-        self.move_ok.next = self.victim_held.val() & !self.victim_in_vb.val() & self.vb_free.val();
-        self.pend_line.next = self.victim_held.val() & !self.move_ok.val();
+        // Per way from registers, then picked by the victim one-hot, so
+        // that the buffer adds no level after the victim choice.
+        #(
+            self.stuck_way[W].next = (self.set_pinned[W].val() | self.line_pend_way[W].val()) & (self.vb_on_way[W].val() | !self.vb_free.val());
+        )*
+        self.pend_line.next = (self.victim_hot[0].val() & self.stuck_way[0].val())
+            | (self.victim_hot[1].val() & self.stuck_way[1].val())
+            | (self.victim_hot[2].val() & self.stuck_way[2].val())
+            | (self.victim_hot[3].val() & self.stuck_way[3].val());
+        self.move_ok.next = self.victim_held.val() & !self.pend_line.val();
         // An entry with every reservation committed and its fills in is
         // written back (lowest first) when the machine is free, before a
         // lookup's victim.
@@ -800,10 +808,6 @@ impl Logic for PipelinedMetadataCache {
                 self.commit_g.next = W.into();
             }
         )*
-        self.commit_pend.next = self.pend_home.val();
-        if self.commit_vb.val() {
-            self.commit_pend.next = self.pend_vb.val();
-        }
         // A fill's or parked lookup's array word.
         self.head_address.next = bit_cast::<8, 7>(self.head_word.val());
         if self.head_vb.val() {

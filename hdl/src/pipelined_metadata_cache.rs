@@ -351,6 +351,8 @@ pub struct PipelinedMetadataCache {
     drain_g: Signal<Local, Bits<2>>,
     any_vb: Signal<Local, Bit>,
     move_done: Signal<Local, Bit>,
+    ev_reserves: Signal<Local, Bits<8>>,
+    ev_commits: Signal<Local, Bits<8>>,
     head_gen: Signal<Local, Bit>,
     head_vb: Signal<Local, Bit>,
     head_g: Signal<Local, Bits<2>>,
@@ -1288,16 +1290,22 @@ impl Logic for PipelinedMetadataCache {
                 self.ev_state.d.next = EvictState::Read;
             }
         }
+        // The moving line's counts, selected first so that the entries'
+        // registers take one word (not a chain of selects per entry).
+        self.ev_reserves.next = 0.into();
+        self.ev_commits.next = 0.into();
+        for l in 0..32 {
+            if self.ev_line.q.val().index() == l {
+                self.ev_reserves.next = self.reserves[l].q.val();
+                self.ev_commits.next = self.commits[l].q.val();
+            }
+        }
         for g in 0..4 {
             if self.move_done.val() & (self.ev_g.q.val().index() == g) {
                 self.vb_valid[g].d.next = true;
                 self.s1_vb_eq[g].d.next = false;
-                for l in 0..32 {
-                    if self.ev_line.q.val().index() == l {
-                        self.vb_reserves[g].d.next = self.reserves[l].q.val();
-                        self.vb_commits[g].d.next = self.commits[l].q.val();
-                    }
-                }
+                self.vb_reserves[g].d.next = self.ev_reserves.val();
+                self.vb_commits[g].d.next = self.ev_commits.val();
             }
         }
         for l in 0..32 {

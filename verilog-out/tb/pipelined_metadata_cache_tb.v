@@ -5,6 +5,7 @@
 // Without the file plusargs it reads the shipped vectors/pipelined_metadata_cache.hex and _memory.hex;
 // any failure ends with $fatal (exit status 1).
 // Request i carries tag i % 128; responses come back in any order and are checked by tag.
+// Fills are checked in order, write-backs against any expected one not yet matched.
 // OPS line (88 bits of hex): {req_flush, req_write, req_address, req_high, req_value, resp_nibble, resp_outcome}.
 // MEM line (324 bits of hex): {write, sector address, sector data (write-back) or fill answer}.
 `timescale 1ns/1ps
@@ -30,6 +31,9 @@ module pipelined_metadata_cache_tb;
   reg [127:0] tag_busy;
   integer tag_op [0:127];
   integer expect_op;
+  // Memory lines matched so far, the next fill line, the line a request matched.
+  reg matched [0:MAX_MEMORY-1];
+  integer next_fill, found, k;
   reg [255:0] mem_fill_data;
   wire req_ready, resp_valid, mem_req_valid, mem_req_write, mem_fill_ready;
   wire [3:0] resp_nibble;
@@ -43,7 +47,7 @@ module pipelined_metadata_cache_tb;
     .clock(clock), .reset(reset),
     .req_valid(req_valid), .req_ready(req_ready), .req_write(req_write), .req_flush(req_flush),
     .req_address(req_address), .req_high(req_high), .req_value(req_value), .req_tag(req_tag), .resp_tag(resp_tag), .misses(misses), .resp_word(), .resp_commit(),
-    .req_reserve(1'b0), .commit_valid(1'b0), .commit_ready(), .commit_word(7'd0), .commit_offset(5'd0),
+    .req_reserve(1'b0), .commit_valid(1'b0), .commit_ready(), .commit_word(8'd0), .commit_offset(5'd0),
     .commit_high(1'b0), .commit_value(4'd0), .commit_tag(9'd0),
     .resp_valid(resp_valid), .resp_ready(resp_ready), .resp_nibble(resp_nibble), .resp_outcome(resp_outcome),
     .mem_req_valid(mem_req_valid), .mem_req_ready(mem_req_ready), .mem_req_write(mem_req_write),
@@ -72,8 +76,9 @@ module pipelined_metadata_cache_tb;
     if (!$value$plusargs("p_memory=%d", p_memory)) p_memory = 60;
     if (!$value$plusargs("p_fill=%d", p_fill)) p_fill = 30;
     $readmemh(ops_path, ops, 0, count - 1);
+    for (k = 0; k < MAX_MEMORY; k = k + 1) matched[k] = 0;
     if (memory_count > 0) $readmemh(memory_path, memory, 0, memory_count - 1);
-    tag_busy = 0; req_tag = 0; sent = 0; received = 0; memory_seen = 0; failures = 0; cycle = 0; offering = 0; fill_head = 0; fill_tail = 0;
+    tag_busy = 0; req_tag = 0; next_fill = 0; sent = 0; received = 0; memory_seen = 0; failures = 0; cycle = 0; offering = 0; fill_head = 0; fill_tail = 0;
     clock = 0; reset = 1; req_valid = 0; resp_ready = 0; mem_req_ready = 0; mem_fill_valid = 0;
     req_write = 0; req_flush = 0; req_high = 0; req_address = 0; req_value = 0; mem_fill_data = 0;
     repeat (2) begin #5 clock = 1; #5 clock = 0; end
@@ -113,18 +118,22 @@ module pipelined_metadata_cache_tb;
     end
     if (mem_fill_valid && mem_fill_ready) fill_head = fill_head + 1;
     if (mem_req_valid && mem_req_ready) begin
-      if (memory_seen >= memory_count) begin
-        failures = failures + 1;
-        if (failures <= 5) $display("pipelined_metadata_cache_tb: unexpected memory request %0d at %h", memory_seen, mem_req_address);
-      end else if (mem_req_write !== memory[memory_seen][320] || mem_req_address !== memory[memory_seen][319:256]
-                   || (mem_req_write && mem_req_data !== memory[memory_seen][255:0])) begin
-        failures = failures + 1;
-        if (failures <= 5) $display("pipelined_metadata_cache_tb: memory request %0d: got write %b at %h data %h, expected write %b at %h data %h",
-          memory_seen, mem_req_write, mem_req_address, mem_req_data,
-          memory[memory_seen][320], memory[memory_seen][319:256], memory[memory_seen][255:0]);
+      found = -1;
+      if (mem_req_write) begin
+        for (k = 0; k < memory_count && found < 0; k = k + 1)
+          if (!matched[k] && memory[k][320] && memory[k][319:256] === mem_req_address && memory[k][255:0] === mem_req_data) found = k;
+      end else begin
+        while (next_fill < memory_count && memory[next_fill][320]) next_fill = next_fill + 1;
+        if (next_fill < memory_count && memory[next_fill][319:256] === mem_req_address) found = next_fill;
+        next_fill = next_fill + 1;
       end
+      if (found < 0) begin
+        failures = failures + 1;
+        if (failures <= 5) $display("pipelined_metadata_cache_tb: memory request %0d: write %b at %h data %h matches no expected one",
+          memory_seen, mem_req_write, mem_req_address, mem_req_data);
+      end else matched[found] = 1;
       if (!mem_req_write) begin
-        fills[fill_tail % FILL_QUEUE] = memory[memory_seen][255:0];
+        fills[fill_tail % FILL_QUEUE] = found < 0 ? 256'd0 : memory[found][255:0];
         fill_tail = fill_tail + 1;
       end
       memory_seen = memory_seen + 1;

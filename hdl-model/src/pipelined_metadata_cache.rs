@@ -326,7 +326,7 @@ struct Decision {
     flush_done: bool,
     mem_fill_ready: bool,
     fill_take: bool,
-    /// The victim-buffer entry the commit writes (its generation differs from its line's).
+    /// The victim-buffer entry the commit writes (it holds the commit's line with the commit's generation).
     commit_vb: Option<usize>,
     /// Victim-buffer entry `g` (no pins left) starts its write-back.
     drain: Option<usize>,

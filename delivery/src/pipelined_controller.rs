@@ -114,6 +114,9 @@ pub struct PipelinedRun {
     pub line_misses: usize,
     /// Memory reads of a whole run of 4 sectors.
     pub whole_runs: usize,
+    /// Reads answered sooner after their last sector than the
+    /// decompressor's latency (RAW entries, past it).
+    pub past_decompressor: usize,
     pub cycles: u64,
 }
 
@@ -410,6 +413,8 @@ macro_rules! slice_driver {
                 .unzip();
             // Per context in flight: the lookup outcome its status port gave.
             let mut lookups: HashMap<u64, u64> = HashMap::new();
+            // Per context: the cycle its last sector was answered.
+            let mut last_sector: HashMap<u64, u64> = HashMap::new();
             golden.flush(&mut memory);
 
             let latency = buddy_hdl::timing::codec_latency(hardware);
@@ -567,6 +572,9 @@ macro_rules! slice_driver {
                         Answer::Entry(dut.resp_entry.val().to_words())
                     };
                     let lookup = lookups.remove(&id);
+                    if let (Some(at), Answer::Entry(_)) = (last_sector.remove(&id), &got) {
+                        out.past_decompressor += (cycle - at < latency.decompress) as usize;
+                    }
                     if let Some(want) = expected_lookup[i].filter(|&w| w != lookup) {
                         return Err(format!(
                             "cycle {cycle}: request {i} ({:x?}): metadata lookup status {lookup:?}, golden {want:?}",
@@ -617,6 +625,10 @@ macro_rules! slice_driver {
                         )
                     };
                     if let Some(i) = answers[m].filter(|_| resp_ready) {
+                        // A data read's tag is `{sectors - 1, 0, context, sector}`.
+                        if pending[m][i].1 >> buddy_hdl::memory_port::FILL_TAG_BIT & 1 == 0 {
+                            last_sector.insert(pending[m][i].1 >> 3 & 0x7f, cycle);
+                        }
                         pending[m].swap_remove(i);
                     }
                     if valid && mem_ready[m] {

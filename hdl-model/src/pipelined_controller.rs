@@ -232,6 +232,8 @@ struct Locals {
     k0_answer: bool,
     pick: Option<u8>,
     pick_to_k0: bool,
+    raw_take: bool,
+    r0_take: bool,
     resp_take: bool,
     resp: Option<SliceResponse>,
     md_lookup: Option<(u8, u8)>,
@@ -306,6 +308,8 @@ pub struct PipelinedControllerModel {
     facts: Vec<RequestFacts>,
     /// Each write's reservation: the data-array word the cache answered.
     res_word: Vec<u64>,
+    /// The nibble RAM: each read's nibble, written while J0 holds it.
+    nibble: Vec<u8>,
     /// The stages' registers.
     s: Stages,
     /// The blocks' outputs as last settled (the next settle starts there).
@@ -342,6 +346,7 @@ impl PipelinedControllerModel {
             bud_port: Default::default(),
             facts: vec![RequestFacts::default(); CONTEXTS],
             res_word: vec![0; CONTEXTS],
+            nibble: vec![0; CONTEXTS],
             s: Stages::default(),
             wires: Wires::default(),
             accept_waits: Default::default(),
@@ -633,11 +638,20 @@ impl PipelinedControllerModel {
         n.bud_port.mem_resp_tag = i.bud_mem_resp.unwrap_or_default() as u16;
 
         // Gathered payloads -> D0 -> decompressor.
-        l.dec_take = self.s.d0.is_some() && !w.dec_ids.full && w.decomp.in_ready;
-        let d0_free = self.s.d0.is_none() || l.dec_take;
+        // A read of a RAW entry (an uncompressed page's slot too) passes the
+        // decompressor by R0; a partial write's old entry never does.
+        let d0 = self.s.d0.unwrap_or_default();
+        let d0_raw = self.nibble[d0 as usize] == 7 && !has(self.s.w.partial, d0);
+        // R0 answers when no fault, write or decompressed read does.
+        let r0_sel = self.s.r0.is_some() && self.s.err.is_none() && self.s.wr.is_none() && !(decomp_out_valid && !head_partial);
+        l.r0_take = r0_sel && i.resp_ready;
+        let r0_free = self.s.r0.is_none() || l.r0_take;
+        l.raw_take = self.s.d0.is_some() && d0_raw && r0_free;
+        l.dec_take = self.s.d0.is_some() && !d0_raw && !w.dec_ids.full && w.decomp.in_ready;
+        let d0_free = self.s.d0.is_none() || l.dec_take || l.raw_take;
         n.gather.out_ready = d0_free;
         l.gather_take = w.gather.out.is_some() && d0_free;
-        n.decomp.in_valid = self.s.d0.is_some() && !w.dec_ids.full;
+        n.decomp.in_valid = self.s.d0.is_some() && !d0_raw && !w.dec_ids.full;
         n.decomp.in_payload = self.s.d0.unwrap_or_default();
         n.dec_ids.push = l.dec_take;
         n.dec_ids.push_id = self.s.d0.unwrap_or_default();
@@ -690,6 +704,9 @@ impl PipelinedControllerModel {
             decode_error: self.facts[dec_head as usize].decode_error,
             ..Default::default()
         });
+        if r0_sel {
+            resp = Some(SliceResponse { id: self.s.r0.unwrap_or_default(), ..Default::default() });
+        }
         if let Some(wr) = self.s.wr {
             resp = Some(SliceResponse { id: wr.id, write: !wr.flush, flush: wr.flush, fault: 0, decode_error: wr.error });
         }
@@ -808,7 +825,13 @@ impl CycleModel for PipelinedControllerModel {
             let class = if j0.nibble & 8 != 0 { 0 } else { j0.nibble & 7 };
             next.j1 = Some(J1 { id: j0.id, class, compressed: j0.compressed });
         }
-        if l.dec_take {
+        if l.r0_take {
+            next.r0 = None;
+        }
+        if l.raw_take {
+            next.r0 = self.s.d0;
+        }
+        if l.dec_take || l.raw_take {
             next.d0 = None;
         }
         if l.gather_take {
@@ -861,6 +884,9 @@ impl CycleModel for PipelinedControllerModel {
             let id = w.contexts.alloc.unwrap_or_default();
             self.facts[id as usize] = i.req.unwrap_or_default();
         }
+        if let Some(j0) = self.s.j0 {
+            self.nibble[j0.id as usize] = j0.nibble;
+        }
         self.s = next;
 
         self.contexts.clock(&n.contexts);
@@ -896,6 +922,8 @@ struct Stages {
     j0: Option<J0>,
     j1: Option<J1>,
     d0: Option<u8>,
+    /// R0: a RAW read's gathered payload, answered without the decompressor.
+    r0: Option<u8>,
     err: Option<Err>,
     w: Flags,
     committable: u128,

@@ -359,6 +359,15 @@ pub struct $name {
     d0_valid: DFF<Bit>,
     d0_id: DFF<Bits<CONTEXT_BITS>>,
     d0_payload: DFF<EntryBits>,
+    /// D0's read is a partial write's (noted as D0 loads: the flag holds
+    /// from translation to commit).
+    d0_partial: DFF<Bit>,
+    /// R0: a read of a RAW entry (an uncompressed page's slot, or an
+    /// entry stored raw) answered with its gathered payload, past the
+    /// decompressor (BPC's is 37 cycles deep).
+    r0_valid: DFF<Bit>,
+    r0_id: DFF<Bits<CONTEXT_BITS>>,
+    r0_payload: DFF<EntryBits>,
     /// A translation fault waiting for the response port.
     err_valid: DFF<Bit>,
     err_id: DFF<Bits<CONTEXT_BITS>>,
@@ -423,6 +432,10 @@ pub struct $name {
     d0_free: Signal<Local, Bit>,
     gather_take: Signal<Local, Bit>,
     dec_take: Signal<Local, Bit>,
+    d0_raw: Signal<Local, Bit>,
+    raw_take: Signal<Local, Bit>,
+    r0_sel: Signal<Local, Bit>,
+    r0_take: Signal<Local, Bit>,
     resp_take: Signal<Local, Bit>,
 }
 
@@ -486,6 +499,10 @@ impl Logic for $name {
             d0_valid,
             d0_id,
             d0_payload,
+            d0_partial,
+            r0_valid,
+            r0_id,
+            r0_payload,
             err_valid,
             err_id,
             err_fault,
@@ -1004,24 +1021,43 @@ impl Logic for $name {
         self.bud_mem_resp_ready.next = self.bud_port.mem_resp_ready.val();
 
         // Gathered payloads -> D0 -> decompressor (the nibble re-read from
-        // its RAM while D0 waits).
-        self.dec_take.next = self.d0_valid.q.val() & !self.dec_ids.full.val() & self.decomp.in_ready.val();
-        self.d0_free.next = !self.d0_valid.q.val() | self.dec_take.val();
+        // its RAM while D0 waits), or R0 for a read of a RAW entry. R0
+        // answers when no fault, write or decompressed read does.
+        self.r0_sel.next = self.r0_valid.q.val()
+            & !self.err_valid.q.val()
+            & !self.wr_valid.q.val()
+            & !(self.decomp.out_valid.val() & !self.head_partial.val());
+        self.r0_take.next = self.r0_sel.val() & self.resp_ready.val();
+        // (Class code 7, RAW: a literal, as rust-hdl prints constant names into the Verilog.)
+        self.d0_raw.next = (self.nibble.read_data.val() == 7) & !self.d0_partial.q.val();
+        self.raw_take.next = self.d0_valid.q.val() & self.d0_raw.val() & (!self.r0_valid.q.val() | self.r0_take.val());
+        self.dec_take.next =
+            self.d0_valid.q.val() & !self.d0_raw.val() & !self.dec_ids.full.val() & self.decomp.in_ready.val();
+        self.d0_free.next = !self.d0_valid.q.val() | self.dec_take.val() | self.raw_take.val();
         self.gather.out_ready.next = self.d0_free.val();
         self.gather_take.next = self.gather.out_valid.val() & self.d0_free.val();
         self.nibble.read_address.next = self.d0_id.q.val();
         if self.gather_take.val() {
             self.nibble.read_address.next = self.gather.out_id.val();
         }
-        if self.dec_take.val() {
+        if self.r0_take.val() {
+            self.r0_valid.d.next = false;
+        }
+        if self.raw_take.val() {
+            self.r0_valid.d.next = true;
+            self.r0_id.d.next = self.d0_id.q.val();
+            self.r0_payload.d.next = self.d0_payload.q.val();
+        }
+        if self.dec_take.val() | self.raw_take.val() {
             self.d0_valid.d.next = false;
         }
         if self.gather_take.val() {
             self.d0_valid.d.next = true;
             self.d0_id.d.next = self.gather.out_id.val();
             self.d0_payload.d.next = self.gather.out_payload.val();
+            self.d0_partial.d.next = (self.w_partial.q.val() & (bits::<128>(1) << self.gather.out_id.val())).any();
         }
-        self.decomp.in_valid.next = self.d0_valid.q.val() & !self.dec_ids.full.val();
+        self.decomp.in_valid.next = self.d0_valid.q.val() & !self.d0_raw.val() & !self.dec_ids.full.val();
         self.decomp.in_class.next = self.nibble.read_data.val();
         self.decomp.in_payload.next = self.d0_payload.q.val();
         self.dec_ids.push.next = self.dec_take.val();
@@ -1181,8 +1217,11 @@ impl Logic for $name {
         }
 
         // Responses: a fault first, then a write's or the flush's, then a
-        // read's from the decompressor.
-        self.resp_valid.next = self.err_valid.q.val() | self.wr_valid.q.val() | (self.decomp.out_valid.val() & !self.head_partial.val());
+        // read's from the decompressor, then R0's.
+        self.resp_valid.next = self.err_valid.q.val()
+            | self.wr_valid.q.val()
+            | (self.decomp.out_valid.val() & !self.head_partial.val())
+            | self.r0_valid.q.val();
         self.resp_id.next = self.dec_ids.head.val();
         self.resp_write.next = false;
         self.resp_flush.next = false;
@@ -1190,6 +1229,11 @@ impl Logic for $name {
         self.resp_fault.next = 0.into();
         self.resp_decode_error.next = self.decomp.out_error.val();
         self.decomp.out_ready.next = self.dec_out_ready.val();
+        if self.r0_sel.val() {
+            self.resp_entry.next = self.r0_payload.q.val();
+            self.resp_id.next = self.r0_id.q.val();
+            self.resp_decode_error.next = false;
+        }
         if self.wr_valid.q.val() {
             self.resp_entry.next = self.zero.q.val();
             self.resp_id.next = self.wr_id.q.val();
@@ -1233,6 +1277,7 @@ impl Logic for $name {
             self.j0_valid.d.next = false;
             self.j1_valid.d.next = false;
             self.d0_valid.d.next = false;
+            self.r0_valid.d.next = false;
             self.err_valid.d.next = false;
             self.w_full.d.next = 0.into();
             self.w_partial.d.next = 0.into();

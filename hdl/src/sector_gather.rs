@@ -131,6 +131,10 @@ pub struct SectorGather {
     d_data: [DFF<Bits<32>>; 32],
     b_valid: DFF<Bit>,
     b_id: DFF<Bits<CONTEXT_BITS>>,
+    /// The write stages' contexts one-hot (0 when no run): the counts'
+    /// enables start at flip-flops, not at a 7-bit compare per context.
+    d_hot: DFF<Bits<CONTEXTS>>,
+    b_hot: DFF<Bits<CONTEXTS>>,
     b_sector: DFF<Bits<SECTOR_INDEX_BITS>>,
     b_count: DFF<Bits<3>>,
     b_data: [DFF<Bits<32>>; 32],
@@ -226,6 +230,8 @@ impl Default for SectorGather {
             out_id: Default::default(),
             out_payload: Default::default(),
             d_valid: Default::default(),
+            d_hot: Default::default(),
+            b_hot: Default::default(),
             d_id: Default::default(),
             d_sector: Default::default(),
             d_count: Default::default(),
@@ -278,7 +284,10 @@ seq_macro::seq!(J in 0..32 {
 impl Logic for SectorGather {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, d_valid, d_id, d_sector, d_count, b_valid, b_id, b_sector, b_count, closed, complete, last_picked, o_valid, o_id, p_valid, p_id);
+        dff_setup!(
+            self, clock, d_valid, d_id, d_sector, d_count, b_valid, b_id, b_sector, b_count, d_hot, b_hot, closed, complete, last_picked, o_valid,
+            o_id, p_valid, p_id
+        );
         for m in 0..32 {
             self.d_data[m].clock.next = self.clock.val();
             self.d_data[m].d.next = self.d_data[m].q.val();
@@ -313,6 +322,14 @@ impl Logic for SectorGather {
         self.b_id.d.next = self.buddy_id.val();
         self.b_sector.d.next = self.buddy_sector.val();
         self.b_count.d.next = self.buddy_sectors.val();
+        self.d_hot.d.next = 0.into();
+        if self.dev_valid.val() {
+            self.d_hot.d.next = bits::<128>(1) << self.dev_id.val();
+        }
+        self.b_hot.d.next = 0.into();
+        if self.buddy_valid.val() {
+            self.b_hot.d.next = bits::<128>(1) << self.buddy_id.val();
+        }
         self.dev_lead.read_address.next = self.dev_id.val();
         self.bud_base.read_address.next = self.buddy_id.val();
         self.bud_lead.read_address.next = self.buddy_id.val();
@@ -377,12 +394,12 @@ impl Logic for SectorGather {
         self.db_add.next = self.d_add.val() + self.b_add.val();
         for c in 0..128 {
             self.got[c].d.next = self.got[c].q.val();
-            if self.d_valid.q.val() & (self.d_id.q.val().index() == c) {
+            if self.d_hot.q.val().get_bit(c) {
                 self.got[c].d.next = self.got[c].q.val() + self.d_add.val();
             }
-            if self.b_valid.q.val() & (self.b_id.q.val().index() == c) {
+            if self.b_hot.q.val().get_bit(c) {
                 self.got[c].d.next = self.got[c].q.val() + self.b_add.val();
-                if self.d_valid.q.val() & (self.d_id.q.val().index() == c) {
+                if self.d_hot.q.val().get_bit(c) {
                     self.got[c].d.next = self.got[c].q.val() + self.db_add.val();
                 }
             }
@@ -478,6 +495,8 @@ impl Logic for SectorGather {
         if self.reset.val() {
             self.d_valid.d.next = false;
             self.b_valid.d.next = false;
+            self.d_hot.d.next = 0.into();
+            self.b_hot.d.next = 0.into();
             self.closed.d.next = 0.into();
             self.complete.d.next = 0.into();
             self.last_picked.d.next = 0.into();

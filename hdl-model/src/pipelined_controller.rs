@@ -645,8 +645,9 @@ impl PipelinedControllerModel {
         // R0 answers when no fault, write or decompressed read does.
         let r0_sel = self.s.r0.is_some() && self.s.err.is_none() && self.s.wr.is_none() && !(decomp_out_valid && !head_partial);
         l.r0_take = r0_sel && i.resp_ready;
-        let r0_free = self.s.r0.is_none() || l.r0_take;
-        l.raw_take = self.s.d0.is_some() && d0_raw && r0_free;
+        // R0 and R1 queue RAW reads; D0 goes in while R1 is empty (a
+        // flip-flop, so that the gather's `out_ready` waits for no answer).
+        l.raw_take = self.s.d0.is_some() && d0_raw && self.s.r1.is_none();
         l.dec_take = self.s.d0.is_some() && !d0_raw && !w.dec_ids.full && w.decomp.in_ready;
         let d0_free = self.s.d0.is_none() || l.dec_take || l.raw_take;
         n.gather.out_ready = d0_free;
@@ -826,10 +827,15 @@ impl CycleModel for PipelinedControllerModel {
             next.j1 = Some(J1 { id: j0.id, class, compressed: j0.compressed });
         }
         if l.r0_take {
-            next.r0 = None;
+            next.r0 = self.s.r1;
+            next.r1 = None;
         }
         if l.raw_take {
-            next.r0 = self.s.d0;
+            if next.r0.is_none() {
+                next.r0 = self.s.d0;
+            } else {
+                next.r1 = self.s.d0;
+            }
         }
         if l.dec_take || l.raw_take {
             next.d0 = None;
@@ -924,6 +930,8 @@ struct Stages {
     d0: Option<u8>,
     /// R0: a RAW read's gathered payload, answered without the decompressor.
     r0: Option<u8>,
+    /// R1: a RAW read queued behind R0.
+    r1: Option<u8>,
     err: Option<Err>,
     w: Flags,
     committable: u128,

@@ -368,6 +368,11 @@ pub struct $name {
     r0_valid: DFF<Bit>,
     r0_id: DFF<Bits<CONTEXT_BITS>>,
     r0_payload: DFF<EntryBits>,
+    /// R1: a RAW read queued behind R0. D0 moves on while R1 is empty (a
+    /// flip-flop), so the gather's `out_ready` waits for no answer.
+    r1_valid: DFF<Bit>,
+    r1_id: DFF<Bits<CONTEXT_BITS>>,
+    r1_payload: DFF<EntryBits>,
     /// A translation fault waiting for the response port.
     err_valid: DFF<Bit>,
     err_id: DFF<Bits<CONTEXT_BITS>>,
@@ -503,6 +508,9 @@ impl Logic for $name {
             r0_valid,
             r0_id,
             r0_payload,
+            r1_valid,
+            r1_id,
+            r1_payload,
             err_valid,
             err_id,
             err_fault,
@@ -1030,7 +1038,7 @@ impl Logic for $name {
         self.r0_take.next = self.r0_sel.val() & self.resp_ready.val();
         // (Class code 7, RAW: a literal, as rust-hdl prints constant names into the Verilog.)
         self.d0_raw.next = (self.nibble.read_data.val() == 7) & !self.d0_partial.q.val();
-        self.raw_take.next = self.d0_valid.q.val() & self.d0_raw.val() & (!self.r0_valid.q.val() | self.r0_take.val());
+        self.raw_take.next = self.d0_valid.q.val() & self.d0_raw.val() & !self.r1_valid.q.val();
         self.dec_take.next =
             self.d0_valid.q.val() & !self.d0_raw.val() & !self.dec_ids.full.val() & self.decomp.in_ready.val();
         self.d0_free.next = !self.d0_valid.q.val() | self.dec_take.val() | self.raw_take.val();
@@ -1041,12 +1049,22 @@ impl Logic for $name {
             self.nibble.read_address.next = self.gather.out_id.val();
         }
         if self.r0_take.val() {
-            self.r0_valid.d.next = false;
+            self.r0_valid.d.next = self.r1_valid.q.val();
+            self.r0_id.d.next = self.r1_id.q.val();
+            self.r0_payload.d.next = self.r1_payload.q.val();
+            self.r1_valid.d.next = false;
         }
+        // (R1 is empty when D0 moves on, so R0 is empty next unless it holds and stays.)
         if self.raw_take.val() {
-            self.r0_valid.d.next = true;
-            self.r0_id.d.next = self.d0_id.q.val();
-            self.r0_payload.d.next = self.d0_payload.q.val();
+            if !self.r0_valid.q.val() | self.r0_take.val() {
+                self.r0_valid.d.next = true;
+                self.r0_id.d.next = self.d0_id.q.val();
+                self.r0_payload.d.next = self.d0_payload.q.val();
+            } else {
+                self.r1_valid.d.next = true;
+                self.r1_id.d.next = self.d0_id.q.val();
+                self.r1_payload.d.next = self.d0_payload.q.val();
+            }
         }
         if self.dec_take.val() | self.raw_take.val() {
             self.d0_valid.d.next = false;
@@ -1278,6 +1296,7 @@ impl Logic for $name {
             self.j1_valid.d.next = false;
             self.d0_valid.d.next = false;
             self.r0_valid.d.next = false;
+            self.r1_valid.d.next = false;
             self.err_valid.d.next = false;
             self.w_full.d.next = 0.into();
             self.w_partial.d.next = 0.into();

@@ -362,6 +362,13 @@ pub struct $name {
     /// D0's read is a partial write's (noted as D0 loads: the flag holds
     /// from translation to commit).
     d0_partial: DFF<Bit>,
+    /// D0's read is of a RAW entry and not a partial write's (noted as D0
+    /// loads, from `w_raw`: a compare of the nibble RAM's read there put
+    /// the RAM in front of the gather's `out_ready`).
+    d0_raw_q: DFF<Bit>,
+    /// Per context, bit `id`: the nibble J0 held last for it is RAW (7),
+    /// written with the nibble RAM.
+    w_raw: DFF<Bits<128>>,
     /// R0: a read of a RAW entry (an uncompressed page's slot, or an
     /// entry stored raw) answered with its gathered payload, past the
     /// decompressor (BPC's is 37 cycles deep).
@@ -423,7 +430,8 @@ pub struct $name {
     k0_abort: Signal<Local, Bit>,
     pick_to_k0: Signal<Local, Bit>,
     head_partial: Signal<Local, Bit>,
-    one_hot: [Signal<Local, Bits<128>>; 8],
+    one_hot: [Signal<Local, Bits<128>>; 9],
+    gather_hot: Signal<Local, Bits<128>>,
     flags_full: Signal<Local, Bits<128>>,
     flags_partial: Signal<Local, Bits<128>>,
     flags_reserved: Signal<Local, Bits<128>>,
@@ -505,6 +513,8 @@ impl Logic for $name {
             d0_id,
             d0_payload,
             d0_partial,
+            d0_raw_q,
+            w_raw,
             r0_valid,
             r0_id,
             r0_payload,
@@ -602,6 +612,8 @@ impl Logic for $name {
         self.one_hot[5].next = bits::<128>(1) << self.writer.done_id.val();
         self.one_hot[6].next = bits::<128>(1) << self.m0_id.q.val();
         self.one_hot[7].next = bits::<128>(1) << self.commit_pick.index.val();
+        self.one_hot[8].next = bits::<128>(1) << self.j0_id.q.val();
+        self.gather_hot.next = bits::<128>(1) << self.gather.out_id.val();
 
         // The handshakes of the stages, each computed before it is read
         // (an `always @(*)` block reads what it assigned earlier in the
@@ -894,6 +906,13 @@ impl Logic for $name {
         self.nibble.write_enable.next = self.j0_valid.q.val();
         self.nibble.write_address.next = self.j0_id.q.val();
         self.nibble.write_data.next = self.j0_nibble.q.val();
+        if self.j0_valid.q.val() {
+            self.w_raw.d.next = self.w_raw.q.val() & !self.one_hot[8].val();
+            // (Class code 7, RAW: a literal, as rust-hdl prints constant names into the Verilog.)
+            if self.j0_nibble.q.val() == 7 {
+                self.w_raw.d.next = self.w_raw.q.val() | self.one_hot[8].val();
+            }
+        }
         if self.j1_load.val() {
             self.j0_valid.d.next = false;
         }
@@ -1036,8 +1055,7 @@ impl Logic for $name {
             & !self.wr_valid.q.val()
             & !(self.decomp.out_valid.val() & !self.head_partial.val());
         self.r0_take.next = self.r0_sel.val() & self.resp_ready.val();
-        // (Class code 7, RAW: a literal, as rust-hdl prints constant names into the Verilog.)
-        self.d0_raw.next = (self.nibble.read_data.val() == 7) & !self.d0_partial.q.val();
+        self.d0_raw.next = self.d0_raw_q.q.val();
         self.raw_take.next = self.d0_valid.q.val() & self.d0_raw.val() & !self.r1_valid.q.val();
         self.dec_take.next =
             self.d0_valid.q.val() & !self.d0_raw.val() & !self.dec_ids.full.val() & self.decomp.in_ready.val();
@@ -1073,7 +1091,9 @@ impl Logic for $name {
             self.d0_valid.d.next = true;
             self.d0_id.d.next = self.gather.out_id.val();
             self.d0_payload.d.next = self.gather.out_payload.val();
-            self.d0_partial.d.next = (self.w_partial.q.val() & (bits::<128>(1) << self.gather.out_id.val())).any();
+            self.d0_partial.d.next = (self.w_partial.q.val() & self.gather_hot.val()).any();
+            self.d0_raw_q.d.next =
+                (self.w_raw.q.val() & self.gather_hot.val()).any() & !(self.w_partial.q.val() & self.gather_hot.val()).any();
         }
         self.decomp.in_valid.next = self.d0_valid.q.val() & !self.d0_raw.val() & !self.dec_ids.full.val();
         self.decomp.in_class.next = self.nibble.read_data.val();

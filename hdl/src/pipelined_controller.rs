@@ -430,7 +430,7 @@ pub struct $name {
     k0_abort: Signal<Local, Bit>,
     pick_to_k0: Signal<Local, Bit>,
     head_partial: Signal<Local, Bit>,
-    one_hot: [Signal<Local, Bits<128>>; 9],
+    one_hot: [Signal<Local, Bits<128>>; 8],
     gather_hot: Signal<Local, Bits<128>>,
     flags_full: Signal<Local, Bits<128>>,
     flags_partial: Signal<Local, Bits<128>>,
@@ -607,12 +607,11 @@ impl Logic for $name {
         self.md_resp_id.next = self.md.resp_tag.val().get_bits::<CONTEXT_BITS>(0);
         self.one_hot[1].next = bits::<128>(1) << self.md_resp_id.val();
         self.one_hot[2].next = bits::<128>(1) << self.k0_id.q.val();
-        self.one_hot[3].next = bits::<128>(1) << self.d0_id.q.val();
-        self.one_hot[4].next = bits::<128>(1) << self.wr_id.q.val();
-        self.one_hot[5].next = bits::<128>(1) << self.writer.done_id.val();
-        self.one_hot[6].next = bits::<128>(1) << self.m0_id.q.val();
-        self.one_hot[7].next = bits::<128>(1) << self.commit_pick.index.val();
-        self.one_hot[8].next = bits::<128>(1) << self.j0_id.q.val();
+        self.one_hot[3].next = bits::<128>(1) << self.wr_id.q.val();
+        self.one_hot[4].next = bits::<128>(1) << self.writer.done_id.val();
+        self.one_hot[5].next = bits::<128>(1) << self.m0_id.q.val();
+        self.one_hot[6].next = bits::<128>(1) << self.commit_pick.index.val();
+        self.one_hot[7].next = bits::<128>(1) << self.j0_id.q.val();
         self.gather_hot.next = bits::<128>(1) << self.gather.out_id.val();
 
         // The handshakes of the stages, each computed before it is read
@@ -907,10 +906,10 @@ impl Logic for $name {
         self.nibble.write_address.next = self.j0_id.q.val();
         self.nibble.write_data.next = self.j0_nibble.q.val();
         if self.j0_valid.q.val() {
-            self.w_raw.d.next = self.w_raw.q.val() & !self.one_hot[8].val();
+            self.w_raw.d.next = self.w_raw.q.val() & !self.one_hot[7].val();
             // (Class code 7, RAW: a literal, as rust-hdl prints constant names into the Verilog.)
             if self.j0_nibble.q.val() == 7 {
-                self.w_raw.d.next = self.w_raw.q.val() | self.one_hot[8].val();
+                self.w_raw.d.next = self.w_raw.q.val() | self.one_hot[7].val();
             }
         }
         if self.j1_load.val() {
@@ -1100,7 +1099,7 @@ impl Logic for $name {
         self.decomp.in_payload.next = self.d0_payload.q.val();
         self.dec_ids.push.next = self.dec_take.val();
         self.dec_ids.push_id.next = self.d0_id.q.val();
-        self.dec_ids.push_mark.next = (self.w_partial.q.val() & self.one_hot[3].val()).any();
+        self.dec_ids.push_mark.next = self.d0_partial.q.val();
 
         // A decompressed entry: a read's answer, or a partial write's old
         // entry (to M0, whose data and mask are re-read while it waits).
@@ -1191,14 +1190,14 @@ impl Logic for $name {
         // write. The commit's fields are read as K0 loads, then held.
         self.writer.done_ready.next = true;
         if self.writer.done_valid.val() {
-            self.flags_stored.next = self.flags_stored.val() | self.one_hot[5].val();
+            self.flags_stored.next = self.flags_stored.val() | self.one_hot[4].val();
         }
         if self.m0_abort.val() {
-            self.flags_stored.next = self.flags_stored.val() | self.one_hot[6].val();
-            self.flags_abort.next = self.flags_abort.val() | self.one_hot[6].val();
+            self.flags_stored.next = self.flags_stored.val() | self.one_hot[5].val();
+            self.flags_abort.next = self.flags_abort.val() | self.one_hot[5].val();
         }
         if self.pick_to_k0.val() {
-            self.flags_stored.next = self.flags_stored.val() & !self.one_hot[7].val();
+            self.flags_stored.next = self.flags_stored.val() & !self.one_hot[6].val();
         }
         self.commit_slice.in_valid.next = self.k0_commit.val();
         self.commit_slice.in_data.next = (bit_cast::<COMMIT_BITS, 8>(self.k0_word.val()) << 19)
@@ -1235,7 +1234,7 @@ impl Logic for $name {
         // write stored) or the flush's.
         if self.wr_valid.q.val() & self.resp_ready.val() & !self.err_valid.q.val() {
             self.wr_valid.d.next = false;
-            self.flags_abort.next = self.flags_abort.val() & !self.one_hot[4].val();
+            self.flags_abort.next = self.flags_abort.val() & !self.one_hot[3].val();
         }
         if self.md_to_wr.val() {
             self.wr_valid.d.next = true;

@@ -110,6 +110,9 @@ pub struct PipelinedRun {
     pub most_in_flight: usize,
     /// Responses that overtook an earlier request.
     pub out_of_order: usize,
+    /// Writes taken while a read of their memory-entry was in flight
+    /// (its memory reads taken: the guard lets the write pass).
+    pub writes_past_reads: usize,
     /// Metadata lookups that missed the line (`md_lookup_outcome` 2).
     pub line_misses: usize,
     /// Memory reads of a whole run of 4 sectors.
@@ -540,6 +543,10 @@ macro_rules! slice_driver {
                     offered = false;
                 } else if offered && dut.req_ready.val() {
                     let id = dut.req_id.val().to_u64();
+                    let r = &requests[next];
+                    out.writes_past_reads += (r.write.is_some()
+                        && in_flight.values().any(|&j| requests[j].write.is_none() && requests[j].va >> 7 == r.va >> 7))
+                        as usize;
                     if in_flight.insert(id, next).is_some() {
                         return Err(format!("cycle {cycle}: context {id} given while in use"));
                     }

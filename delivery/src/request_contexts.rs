@@ -22,20 +22,23 @@ pub struct ContextsRun {
     pub most_in_use: usize,
     /// Reads taken while another read of their memory-entry was in flight.
     pub reads_together: usize,
+    /// Writes taken while issued reads of their memory-entry were in flight.
+    pub writes_past_issued_reads: usize,
     pub cycles: u64,
 }
 
 crate::lockstep_ports!(RequestContexts, "request_contexts",
-    inputs: [reset: 1, alloc_valid: 1, alloc_entry: 57, alloc_write: 1, free_valid: 1, free_id: 7],
+    inputs: [reset: 1, alloc_valid: 1, alloc_entry: 57, alloc_write: 1, free_valid: 1, free_id: 7, issued_valid: 1, issued_id: 7],
     outputs: [alloc_ready: 1, alloc_id: 7 if alloc_ready, in_use: 8],
 );
 
 /// `cycles` random cycles: each cycle a request asks for a context with
 /// probability `p_alloc` (memory-entries from a pool of 300, so they
-/// collide; a third of them writes), and a context in use is freed with
-/// probability `p_free`. Every cycle's outputs are compared with the
-/// model, and no context may be given twice nor a write be in flight with
-/// another request to its memory-entry. `lockstep`
+/// collide; a third of them writes), a context in use is freed with
+/// probability `p_free` and one not yet issued is issued with probability
+/// `2 p_free`. Every cycle's outputs are compared with the model, and no
+/// context may be given twice nor a write be in flight with another write
+/// to its memory-entry or a read of it not issued. `lockstep`
 /// collects one line per cycle (reset included); `vcd` gets a waveform.
 ///
 /// # Errors
@@ -54,7 +57,8 @@ pub fn run(
     let mut dut = Harness::new(&mut hw, vcd).record(lockstep, line);
     dut.reset(1);
     let mut model = RequestContextsModel::default();
-    let mut in_flight: HashMap<usize, (u64, bool)> = HashMap::new();
+    // Context -> (memory-entry, write, issued).
+    let mut in_flight: HashMap<usize, (u64, bool, bool)> = HashMap::new();
     let mut out = ContextsRun::default();
     let mut prev_in_use = 0;
     let (mut entry, mut write) = (pool[0], false);
@@ -71,6 +75,13 @@ pub fn run(
         } else {
             None
         };
+        let issued = if rng.gen_bool((2.0 * p_free).min(1.0)) {
+            let mut ids: Vec<usize> = in_flight.iter().filter(|(&id, f)| !f.2 && Some(id) != free).map(|(&id, _)| id).collect();
+            ids.sort_unstable();
+            (!ids.is_empty()).then(|| ids[rng.gen_range(0..ids.len())])
+        } else {
+            None
+        };
         let i = RequestContextsIn {
             reset: false,
             alloc_valid: alloc,
@@ -78,12 +89,15 @@ pub fn run(
             alloc_write: write,
             free_valid: free.is_some(),
             free_id: free.unwrap_or(0) as u8,
+            issued: issued.map(|id| id as u8),
         };
         dut.alloc_valid.next = i.alloc_valid;
         dut.alloc_entry.next = i.alloc_entry.into();
         dut.alloc_write.next = i.alloc_write;
         dut.free_valid.next = i.free_valid;
         dut.free_id.next = u64::from(i.free_id).into();
+        dut.issued_valid.next = i.issued.is_some();
+        dut.issued_id.next = u64::from(i.issued.unwrap_or(0)).into();
         dut.settle();
         let (want, got) = (model.outputs(&i), hardware_out(&dut));
         if got != want {
@@ -101,17 +115,21 @@ pub fn run(
             if in_flight.contains_key(&id) {
                 return Err(format!("cycle {cycle}: context {id} given twice"));
             }
-            if in_flight.values().any(|&(x, w)| x == e && (w || write)) {
-                return Err(format!("cycle {cycle}: a write to memory-entry {e:#x} in flight with another request to it"));
+            if in_flight.iter().any(|(&c, &(x, w, done))| x == e && (w || write && (!done || issued == Some(c)))) {
+                return Err(format!("cycle {cycle}: a write to memory-entry {e:#x} in flight with a write or a read not issued"));
             }
-            out.reads_together += in_flight.values().any(|&(x, _)| x == e) as usize;
+            out.reads_together += (!write && in_flight.values().any(|&(x, _, _)| x == e)) as usize;
+            out.writes_past_issued_reads += (write && in_flight.values().any(|&(x, _, _)| x == e)) as usize;
             out.allocations += 1;
         }
         if let Some(f) = free {
             in_flight.remove(&f);
         }
+        if let Some(f) = issued.and_then(|id| in_flight.get_mut(&id)) {
+            f.2 = true;
+        }
         if let Some((id, e)) = take {
-            in_flight.insert(id, (e, write));
+            in_flight.insert(id, (e, write, false));
         }
         model.clock(&i);
         dut.cycle();
@@ -137,7 +155,7 @@ pub mod delivered {
         outputs: LOCKSTEP_OUTPUTS,
         verilog: |name, revision| emit(RequestContexts::default(), name, revision),
         min_requests: 100,
-        groups: &[("clock and reset", &["clock", "reset"]), ("allocate", &["alloc_*"]), ("free", &["free_*"]), ("occupancy", &["in_use"])],
+        groups: &[("clock and reset", &["clock", "reset"]), ("allocate", &["alloc_*"]), ("free", &["free_*"]), ("issue", &["issued_*"]), ("occupancy", &["in_use"])],
         filters: &[],
         run,
     };

@@ -599,6 +599,8 @@ impl PipelinedControllerModel {
         }
         n.planner.dev_req_ready = w.dev_port.rd_req_ready;
         n.planner.buddy_req_ready = w.bud_port.rd_req_ready;
+        // A read's memory reads are all taken: its entry opens to writes.
+        n.contexts.issued = w.planner.done;
         if let Some(m) = w.md.mem_req {
             n.dev_port.md_req_valid = true;
             n.dev_port.md_req_write = m.write;

@@ -105,6 +105,9 @@ pub struct ReadPlannerOut {
     pub plan: Option<Plan>,
     pub dev_req: Option<SectorRequest>,
     pub buddy_req: Option<SectorRequest>,
+    /// `done_*`: the context whose read's last plan and run go this cycle
+    /// (a job that closes its read).
+    pub done: Option<u8>,
 }
 
 /// A planned job (the hardware's `ReadJob`, held in `j` and `n_job`).
@@ -122,6 +125,8 @@ pub struct ReadJob {
     pub bud_sectors: u8,
     pub dev_base: u64,
     pub bud_base: u64,
+    /// The job closes its read (not a SLOT job).
+    pub closes: bool,
 }
 
 impl ReadJob {
@@ -150,6 +155,7 @@ impl ReadJob {
             bud_sectors: sectors(first_unit(i.in_buddy_address), bud_units) as u8,
             dev_base: sector_base(i.in_device_address),
             bud_base: sector_base(i.in_buddy_address),
+            closes: kind != kind::SLOT,
         };
         match kind {
             kind::SLOT => {
@@ -196,6 +202,17 @@ impl ReadPlannerModel {
         }
     }
 
+    /// Whether nothing of the job is left after this cycle's transfers (a
+    /// plan taken now is the device part's while that one is left).
+    fn frees(&self, i: &ReadPlannerIn, plan_go: bool, dev_req: Option<SectorRequest>, buddy_req: Option<SectorRequest>) -> bool {
+        let j = &self.job;
+        let dev_go = dev_req.filter(|_| i.dev_req_ready).map_or(0, |r| r.sectors);
+        let bud_go = buddy_req.filter(|_| i.buddy_req_ready).map_or(0, |r| r.sectors);
+        let dev_plan_left = j.dev_plan && !plan_go;
+        let bud_plan_left = j.bud_plan && (j.dev_plan || !plan_go);
+        !dev_plan_left && !bud_plan_left && self.dev_next + dev_go == j.dev_sectors && self.bud_next + bud_go == j.bud_sectors
+    }
+
     /// A part's runs go from the cycle its plan is taken (`plan_go`: the
     /// plan port takes it now).
     fn request(id: u8, planned: bool, plan_go: bool, next: u8, sectors: u8, base: u64) -> Option<SectorRequest> {
@@ -216,13 +233,12 @@ impl CycleModel for ReadPlannerModel {
         let j = &self.job;
         let plan = self.plan();
         let plan_go = plan.is_some() && i.plan_ready;
-        ReadPlannerOut {
-            in_ready: self.waiting.is_none(),
-            plan,
-            dev_req: Self::request(j.id, j.dev_plan, plan_go, self.dev_next, j.dev_sectors, j.dev_base),
-            // The buddy plan goes only after the device plan.
-            buddy_req: Self::request(j.id, j.bud_plan, plan_go && !j.dev_plan, self.bud_next, j.bud_sectors, j.bud_base),
-        }
+        let dev_req = Self::request(j.id, j.dev_plan, plan_go, self.dev_next, j.dev_sectors, j.dev_base);
+        // The buddy plan goes only after the device plan.
+        let buddy_req = Self::request(j.id, j.bud_plan, plan_go && !j.dev_plan, self.bud_next, j.bud_sectors, j.bud_base);
+        let active = j.dev_plan || j.bud_plan || self.dev_next != j.dev_sectors || self.bud_next != j.bud_sectors;
+        let done = (active && j.closes && self.frees(i, plan_go, dev_req, buddy_req)).then_some(j.id);
+        ReadPlannerOut { in_ready: self.waiting.is_none(), plan, dev_req, buddy_req, done }
     }
 
     fn clock(&mut self, i: &ReadPlannerIn) {
@@ -238,15 +254,8 @@ impl CycleModel for ReadPlannerModel {
         let dev_go = o.dev_req.filter(|_| i.dev_req_ready).map_or(0, |r| r.sectors);
         let bud_go = o.buddy_req.filter(|_| i.buddy_req_ready).map_or(0, |r| r.sectors);
         let take = i.in_valid && o.in_ready;
+        let free = self.frees(i, plan_go, o.dev_req, o.buddy_req);
         let j = &mut self.job;
-        // Done when nothing of the job is left after this cycle's transfers
-        // (a plan taken now is the device part's while that one is left).
-        let dev_plan_left = j.dev_plan && !plan_go;
-        let bud_plan_left = j.bud_plan && (j.dev_plan || !plan_go);
-        let free = !dev_plan_left
-            && !bud_plan_left
-            && self.dev_next + dev_go == j.dev_sectors
-            && self.bud_next + bud_go == j.bud_sectors;
         if plan_go {
             if j.dev_plan {
                 j.dev_plan = false;
@@ -314,6 +323,7 @@ pub fn hardware_out(h: &ReadPlanner) -> ReadPlannerOut {
             h.buddy_req_address.val().to_u64(),
             h.buddy_req_sectors.val().to_u64(),
         ),
+        done: h.done_valid.val().then(|| u8_of(h.done_id.val().to_u64())),
     }
 }
 
@@ -377,6 +387,8 @@ mod tests {
         second_runs: usize,
         not_ready: usize,
         resets: usize,
+        /// `done_*` pulses (a closing job's last plan or run went).
+        done: usize,
     }
 
     const CYCLES: usize = 10_000;
@@ -426,6 +438,11 @@ mod tests {
                 if i.in_valid && want.in_ready {
                     offered = None;
                 }
+                if let Some(id) = want.done {
+                    c.done += 1;
+                    let went = want.plan.is_some() && i.plan_ready || runs.iter().any(Option::is_some);
+                    assert!(went && want.plan.map_or(true, |p| p.id == id), "seed {seed}, cycle {cycle}: done({id}) with nothing going");
+                }
 
                 model.clock(&i);
                 edge(&mut hw, |h| &mut h.clock);
@@ -443,7 +460,11 @@ mod tests {
                 c.whole_runs,
                 c.second_runs,
                 c.not_ready,
+                c.done,
             ];
+            // Every FULL and FINISH job is done once (a reset drops up to two,
+            // and the last few may still be held).
+            assert!(c.done <= c.kinds[0] + c.kinds[2] && c.done + 2 * c.resets + 2 >= c.kinds[0] + c.kinds[2], "seed {seed}: {c:?}");
             assert!(counts.iter().all(|&n| n > 0), "seed {seed}: {c:?}");
         }
     }

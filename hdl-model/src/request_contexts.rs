@@ -1,11 +1,13 @@
 //! [`buddy_hdl::request_contexts::RequestContexts`]: the lowest free of
 //! [`CONTEXTS`] request contexts is offered, unless its memory-entry's
 //! bucket ([`bucket`], one of `1 << BUCKET_BITS`) is closed to it: to a
-//! read while a write of the bucket is in flight, to a write while any
-//! request of it is. A context given back is free, and a write's bucket
-//! open to reads, from the cycle after next (the free reads its bucket
-//! from a RAM first); the bucket opens to writes a cycle later, when no
-//! other context in use has it.
+//! read while a write of the bucket is in flight, to a write while
+//! another write of it is or a read of it not yet issued. A context given
+//! back is free, and a write's bucket open to reads, from the cycle after
+//! next (the free reads its bucket from a RAM first); the bucket opens to
+//! writes a cycle later, when no other context in use holds it. An issued
+//! read stops holding its bucket at the edge after `issued`, and its
+//! bucket is searched the same way a cycle later.
 
 use buddy_hdl::request_contexts::{bucket, BUCKET_BITS, CONTEXTS};
 use buddy_hdl::RequestContexts;
@@ -25,6 +27,8 @@ pub struct RequestContextsIn {
     pub alloc_write: bool,
     pub free_valid: bool,
     pub free_id: u8,
+    /// `issued_*`: every memory read of this context's request is taken.
+    pub issued: Option<u8>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -41,6 +45,8 @@ pub struct RequestContextsModel {
     used: u128,
     /// Contexts holding a write (bit `c`: context `c`).
     writes: u128,
+    /// Contexts whose read is not issued yet (set when taken).
+    held: u128,
     /// Buckets with a request in flight (or being released).
     busy: Vec<bool>,
     /// Buckets with a write in flight.
@@ -54,8 +60,12 @@ pub struct RequestContextsModel {
     /// the context (and a write's bucket, to reads) is released at this edge.
     freeing: Option<(u8, u16)>,
     /// The bucket of the context released at the last edge: busy until no
-    /// other context in use has it.
+    /// other context in use holds it.
     releasing: Option<u16>,
+    /// A context issued last cycle, with the bucket the second RAM read.
+    issuing: Option<(u8, u16)>,
+    /// The bucket of the context issued the cycle before last.
+    releasing_issued: Option<u16>,
 }
 
 impl Default for RequestContextsModel {
@@ -63,12 +73,15 @@ impl Default for RequestContextsModel {
         RequestContextsModel {
             used: 0,
             writes: 0,
+            held: 0,
             busy: vec![false; BUCKETS],
             written: vec![false; BUCKETS],
             count: 0,
             bucket_of: [0; CONTEXTS],
             freeing: None,
             releasing: None,
+            issuing: None,
+            releasing_issued: None,
         }
     }
 }
@@ -98,10 +111,15 @@ impl CycleModel for RequestContextsModel {
         let take = self.outputs(i).alloc.filter(|_| i.alloc_valid);
         // The RAM's registered read of `free_id` sees it before this edge's write.
         let read = self.bucket_of[i.free_id as usize];
+        let read_issued = self.bucket_of[i.issued.unwrap_or(0) as usize];
         let freeing = self.freeing.take();
         let releasing = self.releasing.take();
-        // The search sees the contexts in use before this edge.
-        let others = releasing.is_some_and(|b| (0..CONTEXTS).any(|c| self.used >> c & 1 == 1 && self.bucket_of[c] == b));
+        let issuing = self.issuing.take();
+        let releasing_issued = self.releasing_issued.take();
+        // The searches see the contexts holding before this edge.
+        let holding = self.used & (self.held | self.writes);
+        let others = |r: Option<u16>| r.is_some_and(|b| (0..CONTEXTS).any(|c| holding >> c & 1 == 1 && self.bucket_of[c] == b));
+        let (others_freed, others_issued) = (others(releasing), others(releasing_issued));
         if let Some(id) = take {
             self.bucket_of[id as usize] = bucket(i.alloc_entry) as u16;
             self.writes = self.writes & !(1 << id) | (i.alloc_write as u128) << id;
@@ -121,11 +139,18 @@ impl CycleModel for RequestContextsModel {
             }
             self.used &= !(1 << id);
         }
-        if let Some(b) = releasing.filter(|_| !others) {
+        if let Some(b) = releasing.filter(|_| !others_freed) {
             self.busy[b as usize] = false;
+        }
+        if let Some(b) = releasing_issued.filter(|_| !others_issued) {
+            self.busy[b as usize] = false;
+        }
+        if let Some((id, _)) = issuing {
+            self.held &= !(1 << id);
         }
         if let Some(id) = take {
             let b = bucket(i.alloc_entry) as usize;
+            self.held |= 1 << id;
             self.used |= 1 << id;
             self.busy[b] = true;
             if i.alloc_write {
@@ -139,6 +164,8 @@ impl CycleModel for RequestContextsModel {
         }
         self.releasing = freeing.map(|(_, b)| b);
         self.freeing = i.free_valid.then_some((i.free_id, read));
+        self.releasing_issued = issuing.map(|(_, b)| b);
+        self.issuing = i.issued.map(|id| (id, read_issued));
     }
 }
 
@@ -173,6 +200,10 @@ mod tests {
         read_behind_write: usize,
         /// An allocation in a bucket the cycle it opens again.
         reopened: usize,
+        /// Issues given (reads and writes).
+        issues: usize,
+        /// A write taken while issued reads of its memory-entry are in flight.
+        write_past_issued_reads: usize,
         /// Allocation and release at the same edge.
         alloc_with_release: usize,
         most_in_use: u8,
@@ -193,7 +224,8 @@ mod tests {
 
     /// `cycles` cycles: requests to `entries`, held while waiting; each
     /// context in use is given back with probability `p_free` per cycle,
-    /// one per cycle at most; a rare reset.
+    /// one per cycle at most, and issued (once, before it is given back)
+    /// with probability `2 p_free`; a rare reset.
     fn run(seed: u64, cycles: usize, p_alloc: f64, p_free: f64, p_write: f64, entries: Entries) -> Coverage {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut pool: Vec<u64> = match entries {
@@ -217,9 +249,9 @@ mod tests {
         hw.connect_all();
         let mut model = RequestContextsModel::default();
         let mut cov = Coverage::default();
-        // Contexts in use with their entries and whether a write; entries
-        // freed in the last three cycles.
-        let mut in_flight: Vec<(u8, u64, bool)> = Vec::new();
+        // Contexts in use with their entries, whether a write and whether
+        // issued; entries freed in the last three cycles.
+        let mut in_flight: Vec<(u8, u64, bool, bool)> = Vec::new();
         let mut recently_freed: VecDeque<Vec<u64>> = VecDeque::from([vec![], vec![], vec![]]);
         let mut request: Option<(u64, bool)> = None;
         let mut opened: Option<u16> = None;
@@ -241,6 +273,13 @@ mod tests {
             recently_freed.pop_front();
             recently_freed.push_back(free.iter().map(|f| f.1).collect());
             let free = free.map(|f| f.0);
+            let waiting: Vec<usize> = (0..in_flight.len()).filter(|&k| !in_flight[k].3).collect();
+            let issued = (!waiting.is_empty() && rng.gen_bool((2.0 * p_free * waiting.len() as f64).min(0.9))).then(|| {
+                let k = waiting[rng.gen_range(0..waiting.len())];
+                in_flight[k].3 = true;
+                in_flight[k].0
+            });
+            cov.issues += issued.is_some() as usize;
             let i = RequestContextsIn {
                 reset,
                 alloc_valid: request.is_some(),
@@ -249,6 +288,7 @@ mod tests {
                 alloc_write: request.map_or_else(|| rng.gen_bool(0.5), |r| r.1),
                 free_valid: free.is_some(),
                 free_id: free.unwrap_or_else(|| rng.gen_range(0..128)),
+                issued,
             };
             hw.reset.next = i.reset;
             hw.alloc_valid.next = i.alloc_valid;
@@ -256,6 +296,8 @@ mod tests {
             hw.alloc_write.next = i.alloc_write;
             hw.free_valid.next = i.free_valid;
             hw.free_id.next = (i.free_id as u64).into();
+            hw.issued_valid.next = i.issued.is_some();
+            hw.issued_id.next = u64::from(i.issued.unwrap_or_else(|| rng.gen_range(0..128))).into();
             settle(&mut hw);
             let want = hardware_out(&hw);
             assert_eq!(model.outputs(&i), want, "seed {seed}, cycle {cycle}");
@@ -275,13 +317,16 @@ mod tests {
             let releasing = model.freeing.map(|(_, b)| b);
             if let Some(id) = took.filter(|_| !reset) {
                 assert!(!in_flight.iter().any(|f| f.0 == id), "seed {seed}, cycle {cycle}: context {id} given twice");
+                // A write never overtakes a read that is not issued (nor
+                // one issued this cycle), nor another write.
                 assert!(
-                    !in_flight.iter().any(|f| f.1 == i.alloc_entry && (f.2 || i.alloc_write)),
-                    "seed {seed}, cycle {cycle}: a write to memory-entry {:#x} in flight with another request to it",
+                    !in_flight.iter().any(|f| f.1 == i.alloc_entry && (f.2 || i.alloc_write && (!f.3 || issued == Some(f.0)))),
+                    "seed {seed}, cycle {cycle}: a write to memory-entry {:#x} in flight with a write or a read not issued",
                     i.alloc_entry
                 );
-                cov.reads_together += in_flight.iter().any(|f| f.1 == i.alloc_entry) as usize;
-                in_flight.push((id, i.alloc_entry, i.alloc_write));
+                cov.reads_together += in_flight.iter().any(|f| f.1 == i.alloc_entry && !i.alloc_write) as usize;
+                cov.write_past_issued_reads += (i.alloc_write && in_flight.iter().any(|f| f.1 == i.alloc_entry)) as usize;
+                in_flight.push((id, i.alloc_entry, i.alloc_write, false));
                 cov.allocations += 1;
                 cov.alloc_with_release += releasing.is_some() as usize;
                 cov.reopened += (opened == Some(bucket(i.alloc_entry) as u16)) as usize;
@@ -320,6 +365,7 @@ mod tests {
             assert!(cov.allocations > 300 && cov.frees > 300 && cov.alloc_with_release > 0, "seed {seed}: {cov:?}");
             if seed >= 2 {
                 assert!(cov.reads_together > 0 && cov.read_behind_write > 0, "seed {seed}: {cov:?}");
+                assert!(cov.issues > 300 && cov.write_past_issued_reads > 0, "seed {seed}: {cov:?}");
             }
             if seed == 1 {
                 assert!(cov.full_waits > 0 && cov.most_in_use as usize == CONTEXTS, "seed {seed}: {cov:?}");

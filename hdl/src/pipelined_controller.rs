@@ -1293,6 +1293,9 @@ impl Logic for $name {
         }
         self.contexts.free_valid.next = self.resp_take.val() & !(self.wr_valid.q.val() & self.wr_flush.q.val() & !self.err_valid.q.val());
         self.contexts.free_id.next = self.resp_id.val();
+        // A read's memory reads are all taken: its entry opens to writes.
+        self.contexts.issued_valid.next = self.planner.done_valid.val();
+        self.contexts.issued_id.next = self.planner.done_id.val();
 
         self.w_full.d.next = self.flags_full.val();
         self.w_partial.d.next = self.flags_partial.val();

@@ -38,6 +38,8 @@ pub struct ReadJob {
     pub bud_sectors: Bits<SECTOR_INDEX_BITS>,
     pub dev_base: Bits<64>,
     pub bud_base: Bits<64>,
+    /// The job closes its read (FULL or FINISH; a SLOT job leaves it open).
+    pub closes: Bit,
 }
 
 /// Plans one read per job (Buddy Compression Sec. III-B;
@@ -70,6 +72,7 @@ pub struct ReadJob {
 /// | `dev_req_id`, `dev_req_sector`, `dev_req_address` | 7, 3, 64 | out | its context, its first sector's index in the device part (0 or 4), its first sector's 32-byte-aligned byte address |
 /// | `dev_req_sectors` | 3 | out | the run's sectors, 1-4 |
 /// | `buddy_req_*` | as `dev_req_*` | | the same for buddy-memory |
+/// | `done_valid`, `done_id` | 1, 7 | out | a job that closes its read (FULL, FINISH) sent its last plan and run this cycle: every memory read of context `done_id` is taken (depends on the ready inputs) |
 ///
 /// Timing: a job starts in the cycle it is accepted if the current job's
 /// last transfers go that cycle (or there is none), else it waits (one
@@ -114,6 +117,8 @@ pub struct ReadPlanner {
     pub buddy_req_sector: Signal<Out, Bits<SECTOR_INDEX_BITS>>,
     pub buddy_req_address: Signal<Out, Bits<64>>,
     pub buddy_req_sectors: Signal<Out, Bits<3>>,
+    pub done_valid: Signal<Out, Bit>,
+    pub done_id: Signal<Out, Bits<CONTEXT_BITS>>,
     /// The job: its plans still to send, its parts' layouts, the next
     /// sector of each part and its first sector's address.
     j: DFF<ReadJob>,
@@ -126,6 +131,8 @@ pub struct ReadPlanner {
     n_job: DFF<ReadJob>,
     job: Signal<Local, ReadJob>,
     free: Signal<Local, Bit>,
+    /// A job is held: a plan or a sector of it left.
+    active: Signal<Local, Bit>,
     dev_finished: Signal<Local, Bit>,
     bud_finished: Signal<Local, Bit>,
     sizes: PartSizes,
@@ -250,6 +257,12 @@ impl Logic for ReadPlanner {
             & !(self.j.q.val().bud_plan & !(self.plan_go.val() & !self.j.q.val().dev_plan))
             & self.dev_finished.val()
             & self.bud_finished.val();
+        self.active.next = self.j.q.val().dev_plan
+            | self.j.q.val().bud_plan
+            | (self.j_dev_next.q.val() != self.j.q.val().dev_sectors)
+            | (self.j_bud_next.q.val() != self.j.q.val().bud_sectors);
+        self.done_valid.next = self.free.val() & self.active.val() & self.j.q.val().closes;
+        self.done_id.next = self.j.q.val().id;
         self.in_ready.next = !self.n_valid.q.val();
         self.take.next = self.in_valid.val() & self.in_ready.val();
 
@@ -341,11 +354,13 @@ impl Logic for ReadPlanner {
         self.job.next.bud_base = self.in_buddy_address.val() & !bits::<64>(31);
         // Full: a device plan, and a buddy plan when the class spills.
         self.job.next.dev_plan = true;
+        self.job.next.closes = true;
         self.job.next.dev_last = self.bud_units.val() == bits::<5>(0);
         self.job.next.bud_plan = self.bud_units.val() != bits::<5>(0);
         if self.in_kind.val() == 1 {
             // kind::SLOT
             self.job.next.dev_last = false;
+            self.job.next.closes = false;
             self.job.next.bud_plan = false;
             self.job.next.bud_sectors = 0.into();
         }

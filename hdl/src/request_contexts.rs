@@ -1,7 +1,8 @@
 //! The request contexts of the pipelined controller slice: which of the
 //! [`CONTEXTS`] are free, and a guard that keeps a write to a
-//! memory-entry from being in flight with any other request to it (reads
-//! of one memory-entry may be in flight together).
+//! memory-entry from being in flight with another write to it or with a
+//! read of it that has not yet had its memory reads taken (reads of one
+//! memory-entry may be in flight together).
 
 use crate::lowest_set::LowestSet;
 use rust_hdl::prelude::*;
@@ -44,24 +45,29 @@ pub fn bucket(entry_index: u64) -> u64 {
 
 /// Allocates the slice's request contexts and orders requests to one
 /// memory-entry (Buddy Compression Sec. III: a read after a write must
-/// see the written entry; reads leave the entry as it is, so they need no
-/// order among themselves).
+/// see the written entry, a read before a write must not; reads leave the
+/// entry as it is, so they need no order among themselves).
 ///
 /// A request offered on `alloc` is given the lowest free context id when
 /// one is free and its memory-entry's bucket ([`bucket`]) is open to it:
-/// a read waits only while a write of that bucket is in flight, a write
-/// while any request of that bucket is. Otherwise it waits (`alloc_ready`
-/// low), so a write is never in flight with another request to its
-/// memory-entry and requests keep their order around a write. Two
-/// different entries of one bucket wait for each other in the same way
-/// (rare: 128 contexts over 1,024 buckets, spread as [`bucket`] says),
-/// which costs time, never correctness.
+/// a read waits only while a write of that bucket is in flight; a write
+/// while another write of that bucket is, or a read of it whose memory
+/// reads are not all taken yet (`issued_*`, from the read planner: memory
+/// serves requests in the order it takes them, so a write taken after a
+/// read's last memory read cannot change what that read returns).
+/// Otherwise it waits (`alloc_ready` low), so requests keep their order
+/// around a write. Two different entries of one bucket wait for each
+/// other in the same way (rare: 128 contexts over 1,024 buckets, spread
+/// as [`bucket`] says), which costs time, never correctness.
 ///
 /// A context given back on `free` is free from the cycle after next (its
 /// bucket is read from a RAM first). A write's bucket opens to reads then
 /// too; to writes it opens a cycle later, once a search of the 128
-/// contexts' buckets shows no other request of that bucket in flight (a
-/// bucket may hold many reads, so one busy bit cannot tell).
+/// contexts' buckets shows no other request holding that bucket (a write,
+/// or a read not yet issued: a bucket may hold many reads, so one busy
+/// bit cannot tell). A read issued on `issued_*` stops holding its bucket
+/// against writes from the cycle after next, the same way (a second copy
+/// of the bucket RAM, a second search).
 ///
 /// | port | width | direction | meaning |
 /// |---|---|---|---|
@@ -72,12 +78,15 @@ pub fn bucket(entry_index: u64) -> u64 {
 /// | `alloc_id` | 7 | out | the context given (valid with `alloc_ready`) |
 /// | `free_valid` | 1 | in | the request of context `free_id` has left the slice |
 /// | `free_id` | 7 | in | a context in use |
+/// | `issued_valid` | 1 | in | every memory read of context `issued_id`'s request is taken (ignored for a write: it holds its bucket until freed) |
+/// | `issued_id` | 7 | in | a context in use |
 /// | `in_use` | 8 | out | contexts in use (status) |
 ///
-/// Storage in flip-flops: the in-use and is-a-write bits (128 each), the
-/// bucket-busy and bucket-written bits (1,024 each), each context's bucket
-/// (128 x 10 bits, searched all at once); the same buckets again in a
-/// 128 x 10-bit RAM, read by context id when it is freed.
+/// Storage in flip-flops: the in-use, is-a-write and not-yet-issued bits
+/// (128 each), the bucket-busy and bucket-written bits (1,024 each), each
+/// context's bucket (128 x 10 bits, searched all at once); the same
+/// buckets again in two 128 x 10-bit RAMs, read by context id when it is
+/// freed and when it is issued.
 #[derive(SettleBlock)]
 pub struct RequestContexts {
     _settle: crate::settle::Settle,
@@ -90,10 +99,14 @@ pub struct RequestContexts {
     pub alloc_id: Signal<Out, Bits<CONTEXT_BITS>>,
     pub free_valid: Signal<In, Bit>,
     pub free_id: Signal<In, Bits<CONTEXT_BITS>>,
+    pub issued_valid: Signal<In, Bit>,
+    pub issued_id: Signal<In, Bits<CONTEXT_BITS>>,
     pub in_use: Signal<Out, Bits<8>>,
     used: DFF<Bits<CONTEXTS>>,
     /// Context `c` holds a write.
     writes: DFF<Bits<CONTEXTS>>,
+    /// Context `c`'s read is not issued yet (set when taken).
+    held: DFF<Bits<CONTEXTS>>,
     /// Buckets with a request in flight (or one being released).
     busy: DFF<Bits<1024>>,
     /// Buckets with a write in flight (at most one: a write waits for a
@@ -109,8 +122,21 @@ pub struct RequestContexts {
     /// other context in use has it.
     releasing: DFF<Bit>,
     rel_bucket: DFF<Bits<BUCKET_BITS>>,
-    /// Another context in use has `rel_bucket`.
+    /// Another context in use holds `rel_bucket`.
     others: Signal<Local, Bit>,
+    /// A context being issued: its bucket is read this cycle.
+    issuing: DFF<Bit>,
+    issuing_id: DFF<Bits<CONTEXT_BITS>>,
+    /// The bucket of the context issued the cycle before: busy until no
+    /// other context holds it.
+    releasing_issued: DFF<Bit>,
+    rel_issued_bucket: DFF<Bits<BUCKET_BITS>>,
+    others_issued: Signal<Local, Bit>,
+    /// Contexts holding their bucket against writes: in use, and a write
+    /// or a read not yet issued.
+    holding: Signal<Local, Bits<CONTEXTS>>,
+    bucket_of_issued: RAM<Bits<BUCKET_BITS>, CONTEXT_BITS>,
+    held_next: Signal<Local, Bits<CONTEXTS>>,
     /// The bucket is closed to the request offered.
     closed: Signal<Local, Bit>,
     bucket_of: RAM<Bits<BUCKET_BITS>, CONTEXT_BITS>,
@@ -138,9 +164,12 @@ impl Default for RequestContexts {
             alloc_id: Default::default(),
             free_valid: Default::default(),
             free_id: Default::default(),
+            issued_valid: Default::default(),
+            issued_id: Default::default(),
             in_use: Default::default(),
             used: Default::default(),
             writes: Default::default(),
+            held: Default::default(),
             busy: Default::default(),
             written: Default::default(),
             bucket_q: crate::default_array(),
@@ -150,6 +179,14 @@ impl Default for RequestContexts {
             releasing: Default::default(),
             rel_bucket: Default::default(),
             others: Default::default(),
+            issuing: Default::default(),
+            issuing_id: Default::default(),
+            releasing_issued: Default::default(),
+            rel_issued_bucket: Default::default(),
+            others_issued: Default::default(),
+            holding: Default::default(),
+            bucket_of_issued: Default::default(),
+            held_next: Default::default(),
             closed: Default::default(),
             bucket_of: Default::default(),
             bucket: Default::default(),
@@ -168,13 +205,32 @@ impl Default for RequestContexts {
 impl Logic for RequestContexts {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, used, writes, busy, written, count, freeing, freeing_id, releasing, rel_bucket);
+        dff_setup!(
+            self,
+            clock,
+            used,
+            writes,
+            held,
+            busy,
+            written,
+            count,
+            freeing,
+            freeing_id,
+            releasing,
+            rel_bucket,
+            issuing,
+            issuing_id,
+            releasing_issued,
+            rel_issued_bucket
+        );
         for c in 0..128 {
             self.bucket_q[c].clock.next = self.clock.val();
             self.bucket_q[c].d.next = self.bucket_q[c].q.val();
         }
         self.bucket_of.read_clock.next = self.clock.val();
         self.bucket_of.write_clock.next = self.clock.val();
+        self.bucket_of_issued.read_clock.next = self.clock.val();
+        self.bucket_of_issued.write_clock.next = self.clock.val();
 
         self.bucket.next = self.alloc_entry.val().get_bits::<10>(0)
             ^ self.alloc_entry.val().get_bits::<10>(10)
@@ -211,11 +267,28 @@ impl Logic for RequestContexts {
         self.freeing_id.d.next = self.free_id.val();
         self.releasing.d.next = self.freeing.q.val();
         self.rel_bucket.d.next = self.bucket_of.read_data.val();
+        // An issue does the same with the second RAM: the context stops
+        // holding at the edge after `issued_valid`, its bucket is searched
+        // the cycle after.
+        self.bucket_of_issued.read_address.next = self.issued_id.val();
+        self.issuing.d.next = self.issued_valid.val();
+        self.issuing_id.d.next = self.issued_id.val();
+        self.releasing_issued.d.next = self.issuing.q.val();
+        self.rel_issued_bucket.d.next = self.bucket_of_issued.read_data.val();
+        self.holding.next = self.used.q.val() & (self.held.q.val() | self.writes.q.val());
         self.others.next = false;
+        self.others_issued.next = false;
         for c in 0..128 {
-            if self.used.q.val().get_bit(c) & (self.bucket_q[c].q.val() == self.rel_bucket.q.val()) {
+            if self.holding.val().get_bit(c) & (self.bucket_q[c].q.val() == self.rel_bucket.q.val()) {
                 self.others.next = true;
             }
+            if self.holding.val().get_bit(c) & (self.bucket_q[c].q.val() == self.rel_issued_bucket.q.val()) {
+                self.others_issued.next = true;
+            }
+        }
+        self.held_next.next = self.held.q.val();
+        if self.issuing.q.val() {
+            self.held_next.next = self.held.q.val() & !(bits::<128>(1) << self.issuing_id.q.val());
         }
         self.used_next.next = self.used.q.val();
         self.writes_next.next = self.writes.q.val();
@@ -230,11 +303,19 @@ impl Logic for RequestContexts {
         if self.releasing.q.val() & !self.others.val() {
             self.busy_next.next = self.busy_next.val() & !(bits::<1024>(1) << self.rel_bucket.q.val());
         }
+        if self.releasing_issued.q.val() & !self.others_issued.val() {
+            self.busy_next.next = self.busy_next.val() & !(bits::<1024>(1) << self.rel_issued_bucket.q.val());
+        }
         self.bucket_of.write_enable.next = false;
         self.bucket_of.write_address.next = self.id.val();
         self.bucket_of.write_data.next = self.bucket.val();
+        self.bucket_of_issued.write_enable.next = false;
+        self.bucket_of_issued.write_address.next = self.id.val();
+        self.bucket_of_issued.write_data.next = self.bucket.val();
         if self.take.val() {
             self.bucket_of.write_enable.next = true;
+            self.bucket_of_issued.write_enable.next = true;
+            self.held_next.next = self.held_next.val() | (bits::<128>(1) << self.id.val());
             self.used_next.next = self.used_next.val() | (bits::<128>(1) << self.id.val());
             self.writes_next.next = self.writes_next.val() & !(bits::<128>(1) << self.id.val());
             self.busy_next.next = self.busy_next.val() | (bits::<1024>(1) << self.bucket.val());
@@ -252,6 +333,7 @@ impl Logic for RequestContexts {
         self.busy.d.next = self.busy_next.val();
         self.written.d.next = self.written_next.val();
         self.writes.d.next = self.writes_next.val();
+        self.held.d.next = self.held_next.val();
         self.count.d.next = self.count.q.val();
         if self.take.val() & !self.freeing.q.val() {
             self.count.d.next = self.count.q.val() + 1;
@@ -268,6 +350,8 @@ impl Logic for RequestContexts {
             self.count.d.next = 0.into();
             self.freeing.d.next = false;
             self.releasing.d.next = false;
+            self.issuing.d.next = false;
+            self.releasing_issued.d.next = false;
         }
     }
 }

@@ -29,6 +29,19 @@ fn many_reads_overlap() {
     assert!(r.most_in_flight >= 16 && r.out_of_order > 100 && r.decode_errors > 0 && r.whole_runs > 100 && r.past_decompressor > 50, "{r:?}");
 }
 
+/// Reads and writes of few memory-entries, memory slow: writes go while
+/// reads of their entry are in flight once those reads' memory reads are
+/// taken (the same-entry guard), and every read still answers the entry
+/// as it was before the write (golden, in request order). Memory is often
+/// not ready, so reads wait in the read planner while the memory port
+/// gives later writes priority: opening the entry when the planner takes
+/// the read's job instead (measured) fails here with a stale answer.
+#[test]
+fn writes_pass_reads_whose_memory_reads_are_taken() {
+    let r = run(HardwareCodec::Bpc, 21, 2_000, 0.4, 1.0, 0.5, 60).unwrap();
+    assert!(r.writes_past_reads > 20 && r.reads > 800, "{r:?}");
+}
+
 /// Writes only (full and partial, compressed and uncompressed pages),
 /// then a flush: memory ends as golden's.
 #[test]

@@ -1,8 +1,9 @@
 //! RequestContexts hardware == its cycle model in `hdl-model/`, cycle by cycle, under
 //! random allocations (memory-entries from a small pool, so they collide)
-//! and random frees; and the guarantees it exists for: a context is never
-//! given twice, and a write is never in flight with another request to its
-//! memory-entry (reads of one entry may be).
+//! and random frees and issues; and the guarantees it exists for: a
+//! context is never given twice, and a write is never in flight with
+//! another write to its memory-entry or a read of it not yet issued (reads
+//! of one entry may be in flight together, and a write with issued reads).
 
 use buddy_delivery::request_contexts::run;
 use buddy_delivery::stream::proptest_cases;
@@ -26,12 +27,13 @@ fn every_context_is_used() {
     assert!(r.allocations > 2 * CONTEXTS && r.most_in_use == CONTEXTS, "{r:?}");
 }
 
-/// Reads of one memory-entry are in flight together (a write never is
-/// with anything of its entry: `run` checks that every cycle).
+/// Reads of one memory-entry are in flight together, and writes go once
+/// the reads before them are issued (a write never is in flight with
+/// another write or a read not issued: `run` checks that every cycle).
 #[test]
 fn reads_of_one_entry_pass_each_other() {
     let r = run(11, 5_000, 0.8, 0.1, None, None).unwrap();
-    assert!(r.reads_together > 50, "{r:?}");
+    assert!(r.reads_together > 50 && r.writes_past_issued_reads > 20, "{r:?}");
 }
 
 /// The entries of one slice (blocks of 64, every 8th block) spread over

@@ -48,7 +48,14 @@ pub fn fill_tag(n: u64) -> u64 {
 /// `{0, 0, context, 0}` (not answered: the tag tells memory, or a driver
 /// counting traffic per request, whose write it is); a write-back's tag is
 /// don't care.
-/// Memory answers a read on `mem_resp_*` all at once (a run's sectors in
+/// Memory must serve requests in the order it takes them: a read answers
+/// the data as of the cycle it was taken (a write taken later does not
+/// change it; one taken earlier does), as the slice's same-entry guard and
+/// the metadata cache's write-backs before fills rely on (an AXI4 memory
+/// does not promise it across its read and write channels: a bridge must
+/// hold a read behind an unanswered write of the same address, and a
+/// write behind an unanswered read). It
+/// answers a read on `mem_resp_*` all at once (a run's sectors in
 /// one transfer), reads in any order: a data run goes
 /// straight to `rd_out_*` (`mem_resp_ready` follows `rd_out_ready`); a
 /// fill is parked in one of 16 registers by its number and handed to the

@@ -104,8 +104,7 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
         if m.starts_with("pipelined_controller") {
             // Lock-step lines of 20 requests and a flush, one per cycle from reset, every port's hex digits.
             use buddy_delivery::pipelined_controller::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
-            let digits: usize = LOCKSTEP_INPUTS.iter().map(|p| p.1.div_ceil(4)).sum::<usize>()
-                + LOCKSTEP_OUTPUTS.iter().map(|p| p.1.div_ceil(4)).sum::<usize>();
+            let digits = lockstep_digits(LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS);
             assert!(text.lines().count() > 100 && text.lines().all(|l| l.len() == digits), "{m}");
             continue;
         }
@@ -133,8 +132,10 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
             continue;
         }
         if m == "read_planner" {
-            // Lock-step lines: reset, then one per random cycle (at least 300) and the drain, 96 hex digits each.
-            assert!(text.lines().count() > 301 && text.lines().all(|l| l.len() == 96), "{m}");
+            // Lock-step lines: reset, then one per random cycle (at least 300) and the drain, every port's hex digits.
+            use buddy_delivery::read_planner::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
+            let digits = lockstep_digits(LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS);
+            assert!(text.lines().count() > 301 && text.lines().all(|l| l.len() == digits), "{m}");
             continue;
         }
         if m == "sector_gather" {
@@ -143,8 +144,10 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
             continue;
         }
         if m == "request_contexts" {
-            // Lock-step lines: reset, then one per random cycle (at least 100), 26 hex digits each.
-            assert!(text.lines().count() == 101 && text.lines().all(|l| l.len() == 26), "{m}");
+            // Lock-step lines: reset, then one per random cycle (at least 100), every port's hex digits.
+            use buddy_delivery::request_contexts::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
+            let digits = lockstep_digits(LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS);
+            assert!(text.lines().count() == 101 && text.lines().all(|l| l.len() == digits), "{m}");
             continue;
         }
         let expected = match m {
@@ -223,4 +226,9 @@ fn mdcache_names_the_bad_record_of_a_trace_and_rejects_bad_sizes() {
     let err = String::from_utf8_lossy(&buddy(&["mdcache", "--sizes", "lots"]).stderr).into_owned();
     assert!(err.contains("'lots' is not a size"), "{err}");
     std::fs::remove_dir_all(dir).ok();
+}
+
+/// Hex digits of one lock-step line: every input's, then every output's.
+fn lockstep_digits(inputs: &[(&str, usize)], outputs: &[(&str, usize, &str)]) -> usize {
+    inputs.iter().map(|p| p.1.div_ceil(4)).sum::<usize>() + outputs.iter().map(|p| p.1.div_ceil(4)).sum::<usize>()
 }

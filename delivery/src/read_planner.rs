@@ -68,6 +68,8 @@ crate::lockstep_ports!(ReadPlanner, "read_planner",
         buddy_req_sector: 3 if buddy_req_valid,
         buddy_req_address: 64 if buddy_req_valid,
         buddy_req_sectors: 3 if buddy_req_valid,
+        done_valid: 1,
+        done_id: 7 if done_valid,
     ],
 );
 
@@ -362,6 +364,7 @@ pub mod delivered {
             ("plan out", &["plan_*"]),
             ("device requests out", &["dev_req_*"]),
             ("buddy requests out", &["buddy_req_*"]),
+            ("read issued", &["done_*"]),
         ],
         filters: &[("in_kind", Filter::ReadKind), ("in_class", Filter::SizeClass)],
         run,

@@ -47,7 +47,8 @@ pub struct RequestContextsModel {
     writes: u128,
     /// Contexts whose read is not issued yet (set when taken).
     held: u128,
-    /// Buckets with a request in flight (or being released).
+    /// Buckets held by a request in flight, a write or a read not yet
+    /// issued (or by one being released).
     busy: Vec<bool>,
     /// Buckets with a write in flight.
     written: Vec<bool>,

@@ -107,7 +107,8 @@ pub struct RequestContexts {
     writes: DFF<Bits<CONTEXTS>>,
     /// Context `c`'s read is not issued yet (set when taken).
     held: DFF<Bits<CONTEXTS>>,
-    /// Buckets with a request in flight (or one being released).
+    /// Buckets held by a request in flight, a write or a read not yet
+    /// issued (or by one being released).
     busy: DFF<Bits<1024>>,
     /// Buckets with a write in flight (at most one: a write waits for a
     /// busy bucket).
@@ -119,7 +120,7 @@ pub struct RequestContexts {
     freeing: DFF<Bit>,
     freeing_id: DFF<Bits<CONTEXT_BITS>>,
     /// The bucket of the context freed the cycle before: busy until no
-    /// other context in use has it.
+    /// other context holds it.
     releasing: DFF<Bit>,
     rel_bucket: DFF<Bits<BUCKET_BITS>>,
     /// Another context in use holds `rel_bucket`.

@@ -12,6 +12,7 @@ use std::io::Write;
 use crate::harness::Harness;
 use crate::stream::{sector_bits, sector_words};
 use buddy_hdl::memory_port::{data_tag, fill_tag, FILLS, FILL_TAG_BIT, MEM_TAG_BITS};
+use buddy_hdl::wide_bits::bits128;
 use buddy_hdl::{EntryBits, MemoryPort};
 use buddy_hdl_model::memory_port::{hardware_out, MemoryPortIn, MemoryPortModel};
 use buddy_hdl_model::CycleModel;
@@ -25,8 +26,11 @@ type Sector = [u32; 8];
 struct Request {
     write: bool,
     address: u64,
-    data: Sector,
-    strobe: u32,
+    /// A write's run (a write-back's sector in words 0-7, the rest 0).
+    data: [u32; 32],
+    strobe: u128,
+    /// A write's run of sectors (1 for a write-back).
+    sectors: u64,
     tag: u64,
 }
 
@@ -72,8 +76,9 @@ crate::lockstep_ports!(MemoryPort, "memory_port",
         md_fill_ready: 1,
         wr_req_valid: 1,
         wr_req_address: 64,
-        wr_req_data: 256,
-        wr_req_strobe: 32,
+        wr_req_sectors: 3,
+        wr_req_data: 1024,
+        wr_req_strobe: 128,
         wr_req_id: 7,
         rd_req_valid: 1,
         rd_req_id: 7,
@@ -101,15 +106,16 @@ crate::lockstep_ports!(MemoryPort, "memory_port",
         mem_write: 1 if mem_valid,
         mem_address: 64 if mem_valid,
         mem_sectors: 3 if mem_valid,
-        mem_data: 256 if mem_valid,
-        mem_strobe: 32 if mem_valid,
+        mem_data: 1024 if mem_valid,
+        mem_strobe: 128 if mem_valid,
         mem_tag: 13 if mem_valid,
         mem_resp_ready: 1,
     ],
 );
 
-fn random_sector(rng: &mut ChaCha8Rng) -> Sector {
-    std::array::from_fn(|_| rng.gen())
+/// A write-back's sector as the run memory sees (words 0-7).
+fn random_sector(rng: &mut ChaCha8Rng) -> [u32; 32] {
+    std::array::from_fn(|m| if m < 8 { rng.gen() } else { 0 })
 }
 
 fn sector_address(rng: &mut ChaCha8Rng) -> u64 {
@@ -179,21 +185,22 @@ pub fn run(
                     fill_count += 1;
                     fills_waiting.push_back(address);
                 }
-                md = Some(Request { write, address, data: random_sector(&mut rng), strobe: u32::MAX, tag });
+                md = Some(Request { write, address, data: random_sector(&mut rng), strobe: 0xffff_ffff, sectors: 1, tag });
             }
             if wr.is_none() && rng.gen_bool(p_request) {
                 wr = Some(Request {
                     write: true,
                     address: sector_address(&mut rng),
-                    data: random_sector(&mut rng),
+                    data: std::array::from_fn(|_| rng.gen()),
                     strobe: rng.gen(),
+                    sectors: rng.gen_range(1..=4),
                     tag: data_tag(rng.gen_range(0..128), 0, 1),
                 });
             }
             if rd.is_none() && rng.gen_bool(p_request) {
                 let address = sector_address(&mut rng);
                 let tag = data_tag(rng.gen_range(0..128), rng.gen_range(0..8), rng.gen_range(1..=4));
-                rd = Some(Request { write: false, address, data: [0; 8], strobe: 0, tag });
+                rd = Some(Request { write: false, address, data: [0; 32], strobe: 0, sectors: 0, tag });
             }
         }
         // Memory answers one due read, picked at random (any order).
@@ -203,18 +210,26 @@ pub fn run(
         let resp_data = memory_run(resp_address, resp_tag);
         let (mem_ready, rd_out_ready, fill_ready) = (rng.gen_bool(p_ready), rng.gen_bool(p_ready), rng.gen_bool(p_ready));
         let junk = random_sector(&mut rng);
-        let md_in = md.unwrap_or(Request { write: rng.gen(), address: rng.gen(), data: junk, strobe: 0, tag: 0 });
-        let wr_in = wr.unwrap_or(Request { write: true, address: rng.gen(), data: junk, strobe: rng.gen(), tag: 0 });
-        let rd_in = rd.unwrap_or(Request { write: false, address: rng.gen(), data: junk, strobe: 0, tag: rng.gen_range(0..1 << MEM_TAG_BITS) });
+        let md_in = md.unwrap_or(Request { write: rng.gen(), address: rng.gen(), data: junk, strobe: 0, sectors: 1, tag: 0 });
+        let wr_in = wr.unwrap_or(Request { write: true, address: rng.gen(), data: junk, strobe: rng.gen(), sectors: rng.gen_range(1..=4), tag: 0 });
+        let rd_in = rd.unwrap_or(Request {
+            write: false,
+            address: rng.gen(),
+            data: junk,
+            strobe: 0,
+            sectors: 0,
+            tag: rng.gen_range(0..1 << MEM_TAG_BITS),
+        });
         dut.md_req_valid.next = md.is_some();
         dut.md_req_write.next = md_in.write;
         dut.md_req_address.next = md_in.address.into();
-        dut.md_req_data.next = sector_bits(&md_in.data);
+        dut.md_req_data.next = sector_bits(&<[u32; 8]>::try_from(&md_in.data[..8]).expect("8 words"));
         dut.md_fill_ready.next = fill_ready;
         dut.wr_req_valid.next = wr.is_some();
         dut.wr_req_address.next = wr_in.address.into();
-        dut.wr_req_data.next = sector_bits(&wr_in.data);
-        dut.wr_req_strobe.next = (wr_in.strobe as u64).into();
+        dut.wr_req_sectors.next = wr_in.sectors.into();
+        dut.wr_req_data.next = EntryBits::from_words(&wr_in.data);
+        dut.wr_req_strobe.next = bits128(wr_in.strobe);
         dut.wr_req_id.next = (wr_in.tag >> 3 & 0x7f).into();
         dut.rd_req_valid.next = rd.is_some();
         dut.rd_req_id.next = (rd_in.tag >> 3 & 0x7f).into();
@@ -237,6 +252,7 @@ pub fn run(
             wr_req_valid: wr.is_some(),
             wr_req_address: wr_in.address,
             wr_req_id: (wr_in.tag >> 3 & 0x7f) as u8,
+            wr_req_sectors: wr_in.sectors as u8,
             rd_req_valid: rd.is_some(),
             rd_req_id: (rd_in.tag >> 3 & 0x7f) as u8,
             rd_req_sector: (rd_in.tag & 7) as u8,
@@ -257,7 +273,7 @@ pub fn run(
         // the fill handed on holds what memory holds at the address asked.
         let sent = md.or(wr).or(rd);
         if let Some(r) = sent {
-            let (data, strobe, tag) = (sector_words(&dut.mem_data.val()), dut.mem_strobe.val().to_u32(), dut.mem_tag.val().to_u64());
+            let (data, strobe, tag) = (dut.mem_data.val().to_words(), dut.mem_strobe.val().to_u128(), dut.mem_tag.val().to_u64());
             if if r.write { (data, strobe) != (r.data, r.strobe) } else { tag != r.tag } {
                 return Err(format!("cycle {cycle}: memory sees {r:x?} as data {data:x?}, strobe {strobe:#x}, tag {tag:#x}"));
             }

@@ -117,6 +117,8 @@ pub struct PipelinedRun {
     pub line_misses: usize,
     /// Memory reads of a whole run of 4 sectors.
     pub whole_runs: usize,
+    /// Memory writes of a whole run of 4 sectors.
+    pub whole_writes: usize,
     /// Reads answered sooner after their last sector than the
     /// decompressor's latency (RAW entries, past it).
     pub past_decompressor: usize,
@@ -616,7 +618,7 @@ macro_rules! slice_driver {
                             dut.dev_mem_sectors.val().to_u64(),
                             dut.dev_mem_tag.val().to_u64(),
                             dut.dev_mem_data.val(),
-                            dut.dev_mem_strobe.val().to_u64(),
+                            dut.dev_mem_strobe.val().to_u128(),
                             dut.dev_mem_resp_ready.val(),
                         )
                     } else {
@@ -627,7 +629,7 @@ macro_rules! slice_driver {
                             dut.bud_mem_sectors.val().to_u64(),
                             dut.bud_mem_tag.val().to_u64(),
                             dut.bud_mem_data.val(),
-                            dut.bud_mem_strobe.val().to_u64(),
+                            dut.bud_mem_strobe.val().to_u128(),
                             dut.bud_mem_resp_ready.val(),
                         )
                     };
@@ -645,11 +647,16 @@ macro_rules! slice_driver {
                         }
                         if write {
                             let space = if m == 0 { &mut hw_memory.device } else { &mut hw_memory.buddy };
-                            for k in 0..32u64 {
+                            if !(1..=4).contains(&sectors) || strobe.checked_shr(32 * sectors as u32).unwrap_or(0) != 0 {
+                                return Err(format!("cycle {cycle}: a write of {sectors} sectors with strobe {strobe:#x}"));
+                            }
+                            let words = data.to_words();
+                            for k in 0..128u64 {
                                 if strobe >> k & 1 == 1 {
-                                    space.insert(address + k, data.get_bits::<8>(8 * k as usize).to_u64() as u8);
+                                    space.insert(address + k, (words[k as usize / 4] >> (8 * (k % 4))) as u8);
                                 }
                             }
+                            out.whole_writes += (sectors == 4) as usize;
                         } else {
                             let due = cycle + rng.gen_range(1..=max_latency.max(1));
                             if !(1..=4).contains(&sectors) {

@@ -10,7 +10,6 @@ use std::io::Write;
 
 use crate::harness::Harness;
 use crate::read_planner::valid_accesses;
-use crate::stream::sector_words;
 use crate::translation::Access;
 use buddy_golden::translation::translate_entry;
 use buddy_golden::SizeClass;
@@ -22,10 +21,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rust_hdl::prelude::*;
 
-/// The bytes a sector write stores, as (address, value): the strobed
-/// bytes of its data (8 words).
-fn written(w: &SectorWrite, data: &[u32; 8]) -> Vec<(u64, u8)> {
-    (0..32).filter(|k| w.strobe >> k & 1 == 1).map(|k| (w.address + k, (data[k as usize / 4] >> (8 * (k % 4))) as u8)).collect()
+/// The bytes a write stores, as (address, value): the strobed bytes of
+/// its run (32 words).
+fn written(w: &SectorWrite, data: &[u32; 32]) -> Vec<(u64, u8)> {
+    (0..128).filter(|k| w.strobe >> k & 1 == 1).map(|k| (w.address + k, (data[k as usize / 4] >> (8 * (k % 4))) as u8)).collect()
 }
 
 /// What a run observed.
@@ -36,9 +35,11 @@ pub struct WritePlannerRun {
     pub compressed: usize,
     pub spilled: usize,
     pub uncompressed: usize,
-    /// Sector writes handed on (each checked against golden).
-    pub device_sectors: usize,
-    pub buddy_sectors: usize,
+    /// Writes (runs of sectors) handed on, each checked against golden,
+    /// and of them runs of 4 sectors.
+    pub device_writes: usize,
+    pub buddy_writes: usize,
+    pub whole_runs: usize,
     pub cycles: u64,
 }
 
@@ -63,13 +64,15 @@ crate::lockstep_ports!(WritePlanner, "write_planner",
         dev_wr_valid: 1,
         dev_wr_id: 7 if dev_wr_valid,
         dev_wr_address: 64 if dev_wr_valid,
-        dev_wr_data: 256 if dev_wr_valid,
-        dev_wr_strobe: 32 if dev_wr_valid,
+        dev_wr_sectors: 3 if dev_wr_valid,
+        dev_wr_data: 1024 if dev_wr_valid,
+        dev_wr_strobe: 128 if dev_wr_valid,
         buddy_wr_valid: 1,
         buddy_wr_id: 7 if buddy_wr_valid,
         buddy_wr_address: 64 if buddy_wr_valid,
-        buddy_wr_data: 256 if buddy_wr_valid,
-        buddy_wr_strobe: 32 if buddy_wr_valid,
+        buddy_wr_sectors: 3 if buddy_wr_valid,
+        buddy_wr_data: 1024 if buddy_wr_valid,
+        buddy_wr_strobe: 128 if buddy_wr_valid,
         done_valid: 1,
         done_id: 7 if done_valid,
     ],
@@ -189,10 +192,10 @@ pub fn run(
             return Err(format!("cycle {cycle}: hardware {got:?}, model {want:?}"));
         }
         // Every byte written must be the next byte golden stores.
-        let mut consume = |what: &str, w: &SectorWrite, data: &Signal<Out, Bits<256>>, buddy: bool| -> Result<(), String> {
+        let mut consume = |what: &str, w: &SectorWrite, data: &Signal<Out, EntryBits>, buddy: bool| -> Result<(), String> {
             let (job, d, b) = held.as_mut().ok_or_else(|| format!("cycle {cycle}: a {what} write with no job held"))?;
             let want = if buddy { b } else { d };
-            for byte in written(w, &sector_words(&data.val())) {
+            for byte in written(w, &data.val().to_words()) {
                 if want.pop_front() != Some(byte) {
                     return Err(format!(
                         "cycle {cycle}: {what} write {w:x?} of job {job:x?} writes byte {byte:x?}, not what golden stores next"
@@ -203,11 +206,13 @@ pub fn run(
         };
         if let Some(w) = want.dev_wr.filter(|_| i.dev_wr_ready) {
             consume("device", &w, &dut.dev_wr_data, false)?;
-            out.device_sectors += 1;
+            out.device_writes += 1;
+            out.whole_runs += (w.sectors == 4) as usize;
         }
         if let Some(w) = want.buddy_wr.filter(|_| i.buddy_wr_ready) {
             consume("buddy", &w, &dut.buddy_wr_data, true)?;
-            out.buddy_sectors += 1;
+            out.buddy_writes += 1;
+            out.whole_runs += (w.sectors == 4) as usize;
         }
         if want.done.is_some() && i.done_ready {
             let (job, d, b) = held.take().expect("done with a job held");

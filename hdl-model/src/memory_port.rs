@@ -27,6 +27,8 @@ pub struct MemoryPortIn {
     pub wr_req_valid: bool,
     pub wr_req_address: u64,
     pub wr_req_id: u8,
+    /// The write's run, 1-4 sectors.
+    pub wr_req_sectors: u8,
     pub rd_req_valid: bool,
     pub rd_req_id: u8,
     pub rd_req_sector: u8,
@@ -44,7 +46,7 @@ pub struct MemoryPortIn {
 pub struct MemRequest {
     pub write: bool,
     pub address: u64,
-    /// `mem_sectors`: a read's run, 1-4 (1 for writes, fills and write-backs).
+    /// `mem_sectors`: a read's or a write's run, 1-4 (1 for fills and write-backs).
     pub sectors: u8,
     /// `{sectors - 1, fill, context, sector}`; a write-back carries the
     /// next fill's tag (don't care to memory, but what the hardware shows).
@@ -103,7 +105,7 @@ impl CycleModel for MemoryPortModel {
         let mem = if i.md_req_valid {
             Some(MemRequest { write: i.md_req_write, address: i.md_req_address, sectors: 1, tag: FILL_BIT | self.fill_next as u16 })
         } else if i.wr_req_valid {
-            Some(MemRequest { write: true, address: i.wr_req_address, sectors: 1, tag: (i.wr_req_id as u16) << SECTOR_INDEX_BITS })
+            Some(MemRequest { write: true, address: i.wr_req_address, sectors: i.wr_req_sectors, tag: (i.wr_req_id as u16) << SECTOR_INDEX_BITS })
         } else if i.rd_req_valid {
             Some(MemRequest {
                 write: false,
@@ -239,7 +241,13 @@ mod tests {
                 md = Some(Request { write, address: sector_address(&mut rng), tag: 0 });
             }
             if wr.is_none() && rng.gen_bool(p_wr) {
-                wr = Some(Request { write: true, address: sector_address(&mut rng), tag: data_tag(rng.gen_range(0..128), 0, 1) });
+                // The run's sectors ride in the tag's run bits here (the
+                // port tags every write `{0, 0, context, 0}`).
+                wr = Some(Request {
+                    write: true,
+                    address: sector_address(&mut rng),
+                    tag: data_tag(rng.gen_range(0..128), 0, rng.gen_range(1..=4)),
+                });
             }
             if rd.is_none() && rng.gen_bool(p_rd) {
                 rd = Some(Request {
@@ -263,6 +271,7 @@ mod tests {
                 wr_req_valid: wr.is_some(),
                 wr_req_address: wr_in.address,
                 wr_req_id: (wr_in.tag >> SECTOR_INDEX_BITS) as u8 & 0x7f,
+                wr_req_sectors: (wr_in.tag >> RUN_SHIFT & 3) as u8 + 1,
                 rd_req_valid: rd.is_some(),
                 rd_req_id: (rd_in.tag >> SECTOR_INDEX_BITS) as u8 & 0x7f,
                 rd_req_sector: (rd_in.tag & 7) as u8,
@@ -281,8 +290,9 @@ mod tests {
             hw.md_fill_ready.next = i.md_fill_ready;
             hw.wr_req_valid.next = i.wr_req_valid;
             hw.wr_req_address.next = i.wr_req_address.into();
-            hw.wr_req_data.next = rng.gen::<u64>().into();
-            hw.wr_req_strobe.next = (rng.gen::<u32>() as u64).into();
+            hw.wr_req_sectors.next = u64::from(i.wr_req_sectors).into();
+            hw.wr_req_data.next = buddy_hdl::EntryBits::from_words(&std::array::from_fn(|_| rng.gen()));
+            hw.wr_req_strobe.next = buddy_hdl::wide_bits::bits128(rng.gen());
             hw.wr_req_id.next = (i.wr_req_id as u64).into();
             hw.rd_req_valid.next = i.rd_req_valid;
             hw.rd_req_id.next = (i.rd_req_id as u64).into();

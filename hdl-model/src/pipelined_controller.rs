@@ -614,6 +614,7 @@ impl PipelinedControllerModel {
                 port.wr_req_valid = true;
                 port.wr_req_address = x.address;
                 port.wr_req_id = x.id;
+                port.wr_req_sectors = x.sectors;
             }
         }
         n.writer.dev_wr_ready = w.dev_port.wr_req_ready;

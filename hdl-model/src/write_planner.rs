@@ -1,6 +1,6 @@
 //! [`buddy_hdl::write_planner::WritePlanner`]: one write job at a time,
-//! its device and buddy sector writes (address and byte strobe; the
-//! sector data is left out) and its `done`.
+//! its device and buddy writes of runs of up to 4 sectors (address,
+//! sectors and byte strobe; the data is left out) and its `done`.
 //!
 //! Legal inputs are assumed, as the slice gives them: addresses 8-byte
 //! aligned (an uncompressed page's device slot 32-byte aligned),
@@ -9,6 +9,8 @@
 
 use buddy_golden::translation::SECTOR_BYTES;
 use buddy_golden::ENTRY_BYTES;
+use buddy_hdl::sector_lanes::RUN_SECTORS;
+use rust_hdl::prelude::Bits;
 use buddy_hdl::write_planner::{WritePlanner, PART_SECTORS};
 
 use crate::read_planner::{class_units, first_unit, lead_word, part_units, sector_base, sectors, UNIT_BYTES, WORD_BYTES};
@@ -31,13 +33,16 @@ pub struct WritePlannerIn {
     pub done_ready: bool,
 }
 
-/// A sector write (`dev_wr_*`, `buddy_wr_*`) without its data.
+/// A write of a run of sectors (`dev_wr_*`, `buddy_wr_*`) without its data.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SectorWrite {
     pub id: u8,
+    /// The run's first sector's address.
     pub address: u64,
-    /// Bit `k`: byte `k` of the sector is written.
-    pub strobe: u32,
+    /// The run's sectors, 1-4.
+    pub sectors: u8,
+    /// Bit `k`: byte `k` from `address` is written.
+    pub strobe: u128,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -75,17 +80,26 @@ impl Part {
         }
     }
 
-    /// The lowest sector left, its bytes of the part.
+    /// The run: the lowest sector left and those left right after it, at
+    /// most [`RUN_SECTORS`] (as a mask of the part's sectors).
+    fn run(&self) -> u8 {
+        let k = self.left.trailing_zeros();
+        let n = (self.left >> k).trailing_ones().min(RUN_SECTORS as u32);
+        (((1u16 << n) - 1) << k) as u8
+    }
+
+    /// The run's write: its bytes of the part.
     fn offer(&self, id: u8) -> Option<SectorWrite> {
         if self.left == 0 {
             return None;
         }
-        let k = u64::from(self.left.trailing_zeros());
-        let start = SECTOR_BYTES * k;
-        let off = if k == 0 { WORD_BYTES * u64::from(self.lead) } else { 0 };
-        let stop = (self.end - start).min(SECTOR_BYTES);
-        let strobe = ((1u64 << stop) - (1u64 << off)) as u32;
-        Some(SectorWrite { id, address: self.base + start, strobe })
+        let run = self.run();
+        let start = SECTOR_BYTES * u64::from(run.trailing_zeros());
+        let off = start.max(WORD_BYTES * u64::from(self.lead)) - start;
+        let stop = (self.end - start).min(SECTOR_BYTES * u64::from(run.count_ones()));
+        let ones = |n: u64| u128::MAX.checked_shr(128 - n as u32).unwrap_or(0);
+        let strobe = ones(stop) & !ones(off);
+        Some(SectorWrite { id, address: self.base + start, sectors: run.count_ones() as u8, strobe })
     }
 }
 
@@ -146,10 +160,10 @@ impl CycleModel for WritePlannerModel {
         }
         let o = self.outputs(i);
         if o.dev_wr.is_some() && i.dev_wr_ready {
-            self.dev.left &= self.dev.left - 1;
+            self.dev.left &= !self.dev.run();
         }
         if o.buddy_wr.is_some() && i.buddy_wr_ready {
-            self.bud.left &= self.bud.left - 1;
+            self.bud.left &= !self.bud.run();
         }
         if o.done.is_some() && i.done_ready {
             self.busy = false;
@@ -182,16 +196,23 @@ pub fn drive(h: &mut WritePlanner, i: &WritePlannerIn) {
 
 /// What the block's output ports show, settled, as the model's `Out`.
 pub fn hardware_out(h: &WritePlanner) -> WritePlannerOut {
-    let write =
-        |valid: bool, id: u64, address: u64, strobe: u64| valid.then_some(SectorWrite { id: id as u8, address, strobe: strobe as u32 });
+    let write = |valid: bool, id: &Bits<7>, address: &Bits<64>, sectors: &Bits<3>, strobe: &Bits<128>| {
+        valid.then(|| SectorWrite {
+            id: id.to_u64() as u8,
+            address: address.to_u64(),
+            sectors: sectors.to_u64() as u8,
+            strobe: strobe.to_u128(),
+        })
+    };
     WritePlannerOut {
         in_ready: h.in_ready.val(),
-        dev_wr: write(h.dev_wr_valid.val(), h.dev_wr_id.val().to_u64(), h.dev_wr_address.val().to_u64(), h.dev_wr_strobe.val().to_u64()),
+        dev_wr: write(h.dev_wr_valid.val(), &h.dev_wr_id.val(), &h.dev_wr_address.val(), &h.dev_wr_sectors.val(), &h.dev_wr_strobe.val()),
         buddy_wr: write(
             h.buddy_wr_valid.val(),
-            h.buddy_wr_id.val().to_u64(),
-            h.buddy_wr_address.val().to_u64(),
-            h.buddy_wr_strobe.val().to_u64(),
+            &h.buddy_wr_id.val(),
+            &h.buddy_wr_address.val(),
+            &h.buddy_wr_sectors.val(),
+            &h.buddy_wr_strobe.val(),
         ),
         done: h.done_valid.val().then(|| h.done_id.val().to_u64() as u8),
     }
@@ -246,8 +267,14 @@ mod tests {
         empty: usize,
         dev_sectors: usize,
         bud_sectors: usize,
-        /// Sector writes with a partial strobe.
+        /// Writes whose strobe leaves bytes of their run out.
         partial: usize,
+        /// Runs of 4 sectors, and of 2 or 3.
+        whole_runs: usize,
+        short_runs: usize,
+        /// Runs taken with more of their part left (a 5-sector part, a
+        /// mask with a gap).
+        split: usize,
         dones: usize,
         not_ready: usize,
     }
@@ -292,8 +319,13 @@ mod tests {
                     c.empty += (dev.left == 0 && bud.left == 0) as usize;
                 }
                 for w in [want.dev_wr.filter(|_| i.dev_wr_ready), want.buddy_wr.filter(|_| i.buddy_wr_ready)].iter().flatten() {
-                    c.partial += (w.strobe != u32::MAX) as usize;
+                    c.partial += (w.strobe != u128::MAX >> (128 - 32 * u32::from(w.sectors))) as usize;
+                    c.whole_runs += (w.sectors == 4) as usize;
+                    c.short_runs += (2..4).contains(&w.sectors) as usize;
                 }
+                let dev_split = want.dev_wr.is_some() && i.dev_wr_ready && model.dev.left != model.dev.run();
+                let bud_split = want.buddy_wr.is_some() && i.buddy_wr_ready && model.bud.left != model.bud.run();
+                c.split += (dev_split || bud_split) as usize;
                 c.dev_sectors += (want.dev_wr.is_some() && i.dev_wr_ready) as usize;
                 c.bud_sectors += (want.buddy_wr.is_some() && i.buddy_wr_ready) as usize;
                 c.dones += (want.done.is_some() && i.done_ready) as usize;
@@ -305,7 +337,20 @@ mod tests {
                 edge(&mut hw, |h| &mut h.clock);
             }
             println!("seed {seed}: {c:?}");
-            let counts = [c.compressed, c.spilled, c.uncompressed, c.empty, c.dev_sectors, c.bud_sectors, c.partial, c.dones, c.not_ready];
+            let counts = [
+                c.compressed,
+                c.spilled,
+                c.uncompressed,
+                c.empty,
+                c.dev_sectors,
+                c.bud_sectors,
+                c.partial,
+                c.whole_runs,
+                c.short_runs,
+                c.split,
+                c.dones,
+                c.not_ready,
+            ];
             assert!(counts.iter().all(|&n| n > 0), "seed {seed}: {c:?}");
         }
     }

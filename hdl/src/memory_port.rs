@@ -1,5 +1,5 @@
 //! One memory's port of the pipelined controller slice: the metadata
-//! cache's fills and write-backs, the write planner's sector writes and
+//! cache's fills and write-backs, the write planner's writes of runs of up to 4 sectors and
 //! the read planner's reads of runs of up to 4 sectors merged onto one
 //! tagged request stream, and the answers routed back (fills in the order
 //! the cache asked for them, data runs by tag in any order).
@@ -8,6 +8,7 @@ use crate::entry_bits::EntryBits;
 use crate::pipelined_metadata_cache::FILL_SLOTS;
 use crate::request_contexts::CONTEXT_BITS;
 use crate::sector_gather::SECTOR_INDEX_BITS;
+use crate::sector_lanes::SectorRun;
 use rust_hdl::prelude::*;
 use buddy_hdl_macros::SettleBlock;
 
@@ -39,12 +40,12 @@ pub fn fill_tag(n: u64) -> u64 {
 ///
 /// Each cycle one request goes to memory, by fixed priority: a metadata
 /// fill or write-back first (every read of the slice may wait on it), then
-/// a sector write (it frees its context), then a read of a run of 1-4
+/// a write of a run of 1-4 sectors (it frees its context), then a read of a run of 1-4
 /// consecutive sectors. A requester
 /// waits as long as one above it offers; in the slice the ones above are
 /// bounded (16 fills, and writes by the compressor's one entry per cycle). A read is
 /// tagged `{sectors - 1, 0, context, sector}` (the read planner's run), a fill
-/// `{0, 1, 0, n mod 16}` (the `n`-th fill since reset), a sector write
+/// `{0, 1, 0, n mod 16}` (the `n`-th fill since reset), a write
 /// `{0, 0, context, 0}` (not answered: the tag tells memory, or a driver
 /// counting traffic per request, whose write it is); a write-back's tag is
 /// don't care.
@@ -69,16 +70,17 @@ pub fn fill_tag(n: u64) -> u64 {
 /// | `md_req_valid`, `md_req_ready` | 1, 1 | in, out | the metadata cache's `mem_req_*`: a fill or a write-back |
 /// | `md_req_write`, `md_req_address`, `md_req_data` | 1, 64, 256 | in | 1: write-back of `md_req_data`; sector-aligned byte address |
 /// | `md_fill_valid`, `md_fill_ready`, `md_fill_data` | 1, 1, 256 | out, in, out | the oldest fill's sector, to the cache's `mem_fill_*` |
-/// | `wr_req_valid`, `wr_req_ready` | 1, 1 | in, out | a sector write (the write planner's `*_wr_*`) |
-/// | `wr_req_address`, `wr_req_data`, `wr_req_strobe` | 64, 256, 32 | in | sector-aligned byte address, data (byte `k` at `[8k +: 8]`), byte strobe |
+/// | `wr_req_valid`, `wr_req_ready` | 1, 1 | in, out | a write of a run of sectors (the write planner's `*_wr_*`) |
+/// | `wr_req_address`, `wr_req_sectors` | 64, 3 | in | its first sector's sector-aligned byte address, its sectors (1-4) |
+/// | `wr_req_data`, `wr_req_strobe` | 1024, 128 | in | data (byte `k` from the address at `[8k +: 8]`), byte strobe (0 past the run) |
 /// | `wr_req_id` | 7 | in | the writing request's context (into `mem_tag`) |
 /// | `rd_req_valid`, `rd_req_ready` | 1, 1 | in, out | a read of a run of sectors (the read planner's `*_req_*`) |
 /// | `rd_req_id`, `rd_req_sector`, `rd_req_address`, `rd_req_sectors` | 7, 3, 64, 3 | in | its context, its first sector's index in the part, its first sector's sector-aligned byte address, its sectors (1-4) |
 /// | `rd_out_valid`, `rd_out_ready` | 1, 1 | out, in | a data run answered (to the sector gather) |
 /// | `rd_out_id`, `rd_out_sector`, `rd_out_sectors`, `rd_out_data` | 7, 3, 3, 1024 | out | its context, first index and sectors; run sector `k` at `[256k +: 256]` |
 /// | `mem_valid`, `mem_ready` | 1, 1 | out, in | a request to memory |
-/// | `mem_write`, `mem_address`, `mem_sectors` | 1, 64, 3 | out | 1: write; sector-aligned byte address; sectors from it (1-4; writes, fills and write-backs 1) |
-/// | `mem_data`, `mem_strobe` | 256, 32 | out | a write's data and byte strobe (write-backs: every byte) |
+/// | `mem_write`, `mem_address`, `mem_sectors` | 1, 64, 3 | out | 1: write; sector-aligned byte address; sectors from it (1-4; fills and write-backs 1) |
+/// | `mem_data`, `mem_strobe` | 1024, 128 | out | a write's data and byte strobe, byte `k` from the address at `[8k +: 8]` (write-backs: every byte of sector 0) |
 /// | `mem_tag` | 13 | out | a read's tag (`{sectors - 1, fill, context, sector}`), answered with its data; a write's `{0, 0, context, 0}` |
 /// | `mem_resp_valid`, `mem_resp_ready` | 1, 1 | in, out | a read answered, every sector of it |
 /// | `mem_resp_tag`, `mem_resp_data` | 13, 1024 | in | the read's tag; its sector `k` at `[256k +: 256]` (a fill's at `[0 +: 256]`) |
@@ -102,8 +104,9 @@ pub struct MemoryPort {
     pub wr_req_valid: Signal<In, Bit>,
     pub wr_req_ready: Signal<Out, Bit>,
     pub wr_req_address: Signal<In, Bits<64>>,
-    pub wr_req_data: Signal<In, Bits<256>>,
-    pub wr_req_strobe: Signal<In, Bits<32>>,
+    pub wr_req_sectors: Signal<In, Bits<3>>,
+    pub wr_req_data: Signal<In, EntryBits>,
+    pub wr_req_strobe: Signal<In, Bits<128>>,
     pub wr_req_id: Signal<In, Bits<CONTEXT_BITS>>,
     pub rd_req_valid: Signal<In, Bit>,
     pub rd_req_ready: Signal<Out, Bit>,
@@ -122,8 +125,8 @@ pub struct MemoryPort {
     pub mem_write: Signal<Out, Bit>,
     pub mem_address: Signal<Out, Bits<64>>,
     pub mem_sectors: Signal<Out, Bits<3>>,
-    pub mem_data: Signal<Out, Bits<256>>,
-    pub mem_strobe: Signal<Out, Bits<32>>,
+    pub mem_data: Signal<Out, EntryBits>,
+    pub mem_strobe: Signal<Out, Bits<128>>,
     pub mem_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
     pub mem_resp_valid: Signal<In, Bit>,
     pub mem_resp_ready: Signal<Out, Bit>,
@@ -139,6 +142,8 @@ pub struct MemoryPort {
     resp_fill: Signal<Local, Bit>,
     /// The answer's first sector (a fill's), as one vector.
     resp_sector: Signal<Local, Bits<256>>,
+    /// A write-back's sector as a run of one.
+    write_back: SectorRun,
 }
 
 // The tag layout is written out in `update` (rust-hdl prints constant
@@ -157,6 +162,7 @@ impl Logic for MemoryPort {
             self.parked_data[i].d.next = self.parked_data[i].q.val();
         }
 
+        self.write_back.sector.next = self.md_req_data.val();
         // Requests: metadata first, then writes, then reads.
         self.md_req_ready.next = self.mem_ready.val();
         self.wr_req_ready.next = self.mem_ready.val() & !self.md_req_valid.val();
@@ -173,15 +179,15 @@ impl Logic for MemoryPort {
         if self.wr_req_valid.val() {
             self.mem_write.next = true;
             self.mem_address.next = self.wr_req_address.val();
-            self.mem_sectors.next = 1.into();
+            self.mem_sectors.next = self.wr_req_sectors.val();
             self.mem_tag.next = bit_cast::<MEM_TAG_BITS, CONTEXT_BITS>(self.wr_req_id.val()) << 3;
         }
         if self.md_req_valid.val() {
             self.mem_write.next = self.md_req_write.val();
             self.mem_address.next = self.md_req_address.val();
             self.mem_sectors.next = 1.into();
-            self.mem_data.next = self.md_req_data.val();
-            self.mem_strobe.next = !bits::<32>(0);
+            self.mem_data.next = self.write_back.run.val();
+            self.mem_strobe.next = self.write_back.strobe.val();
             self.mem_tag.next = bit_cast::<MEM_TAG_BITS, 4>(self.fill_next.q.val()) | bits::<MEM_TAG_BITS>(0x400);
         }
         self.md_go.next = self.md_req_valid.val() & self.mem_ready.val();

@@ -79,16 +79,16 @@ pub const LOCKSTEP_OUTPUTS: &[(&str, usize, &str)] = &[
     ("dev_mem_write", 1, "dev_mem_valid"),
     ("dev_mem_address", 64, "dev_mem_valid"),
     ("dev_mem_sectors", 3, "dev_mem_valid"),
-    ("dev_mem_data", 256, "dev_mem_write"),
-    ("dev_mem_strobe", 32, "dev_mem_write"),
+    ("dev_mem_data", 1024, "dev_mem_write"),
+    ("dev_mem_strobe", 128, "dev_mem_write"),
     ("dev_mem_tag", 13, "dev_mem_valid"),
     ("dev_mem_resp_ready", 1, ""),
     ("bud_mem_valid", 1, ""),
     ("bud_mem_write", 1, "bud_mem_valid"),
     ("bud_mem_address", 64, "bud_mem_valid"),
     ("bud_mem_sectors", 3, "bud_mem_valid"),
-    ("bud_mem_data", 256, "bud_mem_write"),
-    ("bud_mem_strobe", 32, "bud_mem_write"),
+    ("bud_mem_data", 1024, "bud_mem_write"),
+    ("bud_mem_strobe", 128, "bud_mem_write"),
     ("bud_mem_tag", 13, "bud_mem_valid"),
     ("bud_mem_resp_ready", 1, ""),
     ("in_flight", 8, ""),
@@ -142,7 +142,7 @@ $(#[$doc])*
 /// | `in_flight` | 8 | out | requests in the slice (status) |
 /// | `md_lookup_valid`, `md_lookup_id`, `md_lookup_outcome` | 1, 7, 2 | out | status: a metadata lookup (a read's, or a write's reservation) answered this cycle, its request's context, its outcome (0 hit, 1 sector miss, 2 line miss: `metadata_cache::outcome`) |
 ///
-/// The `dev_mem_tag` / `bud_mem_tag` of a sector write is `{0, 0, context,
+/// The `dev_mem_tag` / `bud_mem_tag` of a write of a run of sectors is `{0, 0, context,
 /// 0}` and of a read of a run of sectors `{sectors - 1, 0, context,
 /// sector}`, so memory (or a driver counting traffic per request) knows
 /// whose sectors they are; a metadata fill's is `{0, 1, 0, n mod 16}`
@@ -182,8 +182,8 @@ pub struct $name {
     pub dev_mem_write: Signal<Out, Bit>,
     pub dev_mem_address: Signal<Out, Bits<64>>,
     pub dev_mem_sectors: Signal<Out, Bits<3>>,
-    pub dev_mem_data: Signal<Out, Bits<256>>,
-    pub dev_mem_strobe: Signal<Out, Bits<32>>,
+    pub dev_mem_data: Signal<Out, EntryBits>,
+    pub dev_mem_strobe: Signal<Out, Bits<128>>,
     pub dev_mem_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
     pub dev_mem_resp_valid: Signal<In, Bit>,
     pub dev_mem_resp_ready: Signal<Out, Bit>,
@@ -194,8 +194,8 @@ pub struct $name {
     pub bud_mem_write: Signal<Out, Bit>,
     pub bud_mem_address: Signal<Out, Bits<64>>,
     pub bud_mem_sectors: Signal<Out, Bits<3>>,
-    pub bud_mem_data: Signal<Out, Bits<256>>,
-    pub bud_mem_strobe: Signal<Out, Bits<32>>,
+    pub bud_mem_data: Signal<Out, EntryBits>,
+    pub bud_mem_strobe: Signal<Out, Bits<128>>,
     pub bud_mem_tag: Signal<Out, Bits<MEM_TAG_BITS>>,
     pub bud_mem_resp_valid: Signal<In, Bit>,
     pub bud_mem_resp_ready: Signal<Out, Bit>,
@@ -999,12 +999,14 @@ impl Logic for $name {
         self.bud_port.md_fill_ready.next = false;
         self.dev_port.wr_req_valid.next = self.writer.dev_wr_valid.val();
         self.dev_port.wr_req_address.next = self.writer.dev_wr_address.val();
+        self.dev_port.wr_req_sectors.next = self.writer.dev_wr_sectors.val();
         self.dev_port.wr_req_data.next = self.writer.dev_wr_data.val();
         self.dev_port.wr_req_strobe.next = self.writer.dev_wr_strobe.val();
         self.dev_port.wr_req_id.next = self.writer.dev_wr_id.val();
         self.writer.dev_wr_ready.next = self.dev_port.wr_req_ready.val();
         self.bud_port.wr_req_valid.next = self.writer.buddy_wr_valid.val();
         self.bud_port.wr_req_address.next = self.writer.buddy_wr_address.val();
+        self.bud_port.wr_req_sectors.next = self.writer.buddy_wr_sectors.val();
         self.bud_port.wr_req_data.next = self.writer.buddy_wr_data.val();
         self.bud_port.wr_req_strobe.next = self.writer.buddy_wr_strobe.val();
         self.bud_port.wr_req_id.next = self.writer.buddy_wr_id.val();
@@ -1374,16 +1376,16 @@ impl $name {
             b(self.dev_mem_write.val()),
             hex_field(self.dev_mem_address.val().to_u64(), 64),
             hex_field(self.dev_mem_sectors.val().to_u64(), 3),
-            hex_bits(&self.dev_mem_data.val()),
-            hex_field(self.dev_mem_strobe.val().to_u64(), 32),
+            words(&self.dev_mem_data.val().to_words()),
+            hex_bits(&self.dev_mem_strobe.val()),
             hex_field(self.dev_mem_tag.val().to_u64(), MEM_TAG_BITS),
             b(self.dev_mem_resp_ready.val()),
             b(self.bud_mem_valid.val()),
             b(self.bud_mem_write.val()),
             hex_field(self.bud_mem_address.val().to_u64(), 64),
             hex_field(self.bud_mem_sectors.val().to_u64(), 3),
-            hex_bits(&self.bud_mem_data.val()),
-            hex_field(self.bud_mem_strobe.val().to_u64(), 32),
+            words(&self.bud_mem_data.val().to_words()),
+            hex_bits(&self.bud_mem_strobe.val()),
             hex_field(self.bud_mem_tag.val().to_u64(), MEM_TAG_BITS),
             b(self.bud_mem_resp_ready.val()),
             hex_field(self.in_flight.val().to_u64(), 8),

@@ -175,6 +175,129 @@ impl Logic for SectorPick {
     }
 }
 
+/// Sectors a run moves at most: a memory-entry (128 bytes).
+pub const RUN_SECTORS: usize = 4;
+
+/// The run of sectors `sector .. sector + sectors` of a part, in plain Rust
+/// (the Verilog's reference): run word `m` (sector `m / 8` of the run) is
+/// `entry[word_at + 8 * sector + m - skip]` (0 outside the entry), and
+/// byte `b` of the run is written when it lies in the run's sectors and in
+/// the part, `4 * skip <= 32 * sector + b < end` (bytes counted from the
+/// part's first sector's start).
+pub fn pick_run(entry: &[u32; 32], word_at: usize, sector: usize, skip: usize, sectors: usize, end: usize) -> ([u32; 32], u128) {
+    let run = std::array::from_fn(|m| {
+        let i = (word_at + 8 * sector + m) as isize - skip as isize;
+        if (0..32).contains(&i) {
+            entry[i as usize]
+        } else {
+            0
+        }
+    });
+    let strobe = (0..32 * sectors.min(RUN_SECTORS)).filter(|&b| (4 * skip..end).contains(&(32 * sector + b))).fold(0u128, |s, b| s | 1 << b);
+    (run, strobe)
+}
+
+/// Combinational: a run of up to 4 consecutive sectors of a part of the
+/// entry buffer to write in one memory request, with its byte strobe
+/// ([`pick_run`]). A part's word `w` sits at buffer word `word_at + w -
+/// skip` (the part starts `skip` words into its first sector).
+///
+/// | port | width | dir | meaning |
+/// |---|---|---|---|
+/// | `entry` | 1024 | in | the buffer |
+/// | `word_at` | 6 | in | buffer word that goes to the part's first sector's word `skip` |
+/// | `skip` | 3 | in | the part's first word in its first sector |
+/// | `sector` | 3 | in | the run's first sector, counted in the part (0-4) |
+/// | `sectors` | 3 | in | sectors of the run (1-4) |
+/// | `part_end` | 9 | in | one past the part's last byte, from its first sector's start (at most 160) |
+/// | `run` | 1024 | out | run sector `j` at `[256j +: 256]`, byte `k` of it at `[256j + 8k +: 8]` (0 outside the entry) |
+/// | `strobe` | 128 | out | bit `32j + k`: byte `k` of run sector `j` is written |
+#[derive(SettleBlock, Default)]
+pub struct RunPick {
+    _settle: crate::settle::Settle,
+    pub entry: Signal<In, EntryBits>,
+    pub word_at: Signal<In, Bits<6>>,
+    pub skip: Signal<In, Bits<3>>,
+    pub sector: Signal<In, Bits<3>>,
+    pub sectors: Signal<In, Bits<3>>,
+    pub part_end: Signal<In, Bits<9>>,
+    pub run: Signal<Out, EntryBits>,
+    pub strobe: Signal<Out, Bits<128>>,
+}
+
+impl Logic for RunPick {
+    fn update(&mut self) {
+        let (run, strobe) = pick_run(
+            &self.entry.val().to_words(),
+            self.word_at.val().to_u32() as usize,
+            self.sector.val().to_u32() as usize,
+            self.skip.val().to_u32() as usize,
+            self.sectors.val().to_u32() as usize,
+            self.part_end.val().to_u32() as usize,
+        );
+        self.run.next = EntryBits::from_words(&run);
+        self.strobe.next = crate::wide_bits::bits128(strobe);
+    }
+
+    fn connect(&mut self) {
+        self.run.connect();
+        self.strobe.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "// One shifter, not a 32:1 mux per word: the buffer sits 7 words up in `wide` (word j = entry word j - 7),\n\
+             // and run word m = wide word (m + word_at + 8 * sector + 7 - skip); 7 - skip is ~skip.\n\
+             wire [6:0] shift = {1'b0, word_at} + {1'b0, sector, 3'b0} + {4'b0, ~skip};\n\
+             wire [1247:0] wide = {entry, 224'b0};\n\
+             wire [1247:0] moved = wide >> {shift, 5'b0};\n\
+             integer b;\n\
+             reg [8:0] at;\n\
+             always @(*) begin\n\
+             \x20   run = moved[1023:0];\n\
+             \x20   for (b = 0; b < 128; b = b + 1) begin\n\
+             \x20       at = {sector, 5'b0} + b[8:0];\n\
+             \x20       strobe[b[6:0]] = ({1'b0, b[6:5]} < sectors) && (at >= {4'b0, skip, 2'b0}) && (at < part_end);\n\
+             \x20   end\n\
+             end\n"
+                .into(),
+        )
+    }
+}
+
+/// Combinational: one sector as a run of one (run sector 0; the rest 0),
+/// for a port whose writes carry runs.
+///
+/// | port | width | dir | meaning |
+/// |---|---|---|---|
+/// | `sector` | 256 | in | byte `k` at `[8k +: 8]` |
+/// | `run` | 1024 | out | `{768'b0, sector}` |
+/// | `strobe` | 128 | out | every byte of run sector 0 |
+#[derive(SettleBlock, Default)]
+pub struct SectorRun {
+    _settle: crate::settle::Settle,
+    pub sector: Signal<In, Bits<256>>,
+    pub run: Signal<Out, EntryBits>,
+    pub strobe: Signal<Out, Bits<128>>,
+}
+
+impl Logic for SectorRun {
+    fn update(&mut self) {
+        let words = sector_words(&self.sector.val());
+        self.run.next = EntryBits::from_words(&std::array::from_fn(|i| if i < SECTOR_WORDS { words[i] } else { 0 }));
+        self.strobe.next = crate::wide_bits::bits128(u128::from(u32::MAX));
+    }
+
+    fn connect(&mut self) {
+        self.run.connect();
+        self.strobe.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom("always @(*) begin\n\x20   run = {768'b0, sector};\n\x20   strobe = {96'b0, 32'hffffffff};\nend\n".into())
+    }
+}
+
 /// Combinational: the entry a partial write leaves (read-modify-write):
 /// sector `s` from `update` where `mask[s]`, else from `old`.
 ///
@@ -242,6 +365,32 @@ mod tests {
         assert_eq!(strobe, 0x00FF_FFFF);
         let back = place(&[0; 32], &sector, 26, 0, 8);
         assert_eq!(&back[26..], &entry[26..]);
+    }
+
+    #[test]
+    fn a_part_of_five_sectors_takes_two_runs() {
+        let entry: [u32; 32] = std::array::from_fn(|i| 0x100 + i as u32);
+        // 128 bytes from word 2 of its first sector: sectors 0-3, then 4.
+        let (run, strobe) = pick_run(&entry, 0, 0, 2, 4, 8 + 128);
+        assert_eq!(strobe, u128::MAX << 8);
+        assert_eq!(&run[2..], &entry[..30]);
+        let (run, strobe) = pick_run(&entry, 0, 4, 2, 1, 8 + 128);
+        assert_eq!(strobe, 0xFF);
+        assert_eq!(&run[..2], &entry[30..]);
+        assert!(run[2..].iter().all(|&w| w == 0));
+    }
+
+    #[test]
+    fn a_buddy_run_starts_past_the_device_part_and_stops_at_its_sectors() {
+        let entry: [u32; 32] = std::array::from_fn(|i| i as u32 + 1);
+        // Device part 32 bytes (payload words 0-7); buddy part 48 bytes
+        // at buddy slot offset 8 (word 2): one run of 2 sectors.
+        let (run, strobe) = pick_run(&entry, 8, 0, 2, 2, 8 + 48);
+        assert_eq!(strobe, ((1u128 << 56) - 1) & !0xFF);
+        assert_eq!(&run[2..14], &entry[8..20]);
+        // Sectors past the run are never strobed.
+        let (_, strobe) = pick_run(&entry, 0, 0, 0, 1, 128);
+        assert_eq!(strobe, u128::from(u32::MAX));
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! A 256-bit sector vector to and from bytes and 32-bit words, for
-//! drivers and simulation-only models.
+//! A 256-bit sector vector to and from bytes and 32-bit words (and a
+//! 128-bit run strobe from its integer), for drivers and simulation-only
+//! models.
 //!
 //! Bit `8k + b` of the vector is bit `b` of byte `k`; word `m` is bits
 //! `[32m +: 32]` (docs/formats.md#sectors). The conversions go bit by bit:
@@ -29,6 +30,13 @@ pub fn sector_to_words(b: &Bits<256>) -> [u32; 8] {
 /// The sector vector of 8 words, word `m` at bits `[32m +: 32]`.
 pub fn sector_from_words(words: &[u32; 8]) -> Bits<256> {
     let bits: [bool; 256] = std::array::from_fn(|i| words[i / 32] >> (i % 32) & 1 == 1);
+    Bits::Long(BitVec::from(bits))
+}
+
+/// A 128-bit vector (a run's byte strobe) from its integer, bit `k` of
+/// `v` at bit `k`.
+pub fn bits128(v: u128) -> Bits<128> {
+    let bits: [bool; 128] = std::array::from_fn(|i| v >> i & 1 == 1);
     Bits::Long(BitVec::from(bits))
 }
 

@@ -1,11 +1,11 @@
 //! The write planner of the pipelined controller slice: the device and
-//! buddy sector writes that store one compressed payload (or the written
-//! sectors of an uncompressed page), one per cycle per memory.
+//! buddy writes that store one compressed payload (or the written sectors
+//! of an uncompressed page), a run of up to 4 sectors per cycle per memory.
 
 use crate::entry_bits::EntryBits;
 use crate::part_sizes::ClassUnits;
 use crate::request_contexts::CONTEXT_BITS;
-use crate::sector_lanes::SectorPick;
+use crate::sector_lanes::RunPick;
 use rust_hdl::prelude::*;
 use buddy_hdl_macros::SettleBlock;
 
@@ -20,9 +20,15 @@ pub const PART_SECTORS: usize = 5;
 /// bytes `class - part` that follow them in the payload from the buddy
 /// slot start; on an uncompressed page, each sector of `in_mask` of the
 /// 128-byte entry at its place in the slot. Each part's sectors go out
-/// lowest address first, one per cycle on its memory's port (the two ports
-/// in parallel), with the byte strobe of the bytes the part covers in the
-/// sector (a 16x device part: 8 bytes at 0, 8, 16 or 24). When nothing of
+/// lowest address first in runs, one run per cycle on its memory's port
+/// (the two ports in parallel): a run is the lowest sector left and those
+/// left right after it, at most 4 (a memory-entry; a part 128 bytes long
+/// that does not start a sector spans 5, so takes two runs; an
+/// uncompressed page's mask `0b1011` takes sectors 0-1, then 3), with the
+/// byte strobe of the bytes the part covers in the run (a 16x device part:
+/// 8 bytes at 0, 8, 16 or 24). A slice owns 4 HBM2 channels, 128 bytes per
+/// DRAM cycle: one sector per cycle held writes to a quarter of that
+/// (issue #48). When nothing of
 /// the job is left, `done` names it (the write's context may then let a
 /// later request to its memory-entry in, and commit its nibble).
 ///
@@ -38,18 +44,18 @@ pub const PART_SECTORS: usize = 5;
 /// | `in_device_part_bytes` | 8 | in | the device part: 128, 96, 64, 32 or 8 bytes (128 uncompressed) |
 /// | `in_buddy_address` | 64 | in | the entry's buddy slot start, byte address (8-byte aligned, as the GBBR is) |
 /// | `in_payload` | 1024 | in | the compressed payload (uncompressed: the entry), word `i` at `[32i +: 32]` |
-/// | `dev_wr_valid`, `dev_wr_ready` | 1, 1 | out, in | a device-memory sector write |
-/// | `dev_wr_id`, `dev_wr_address` | 7, 64 | out | its context, its 32-byte-aligned byte address |
-/// | `dev_wr_data`, `dev_wr_strobe` | 256, 32 | out | the sector (byte `k` at `[8k +: 8]`), bit `k`: byte `k` is written |
+/// | `dev_wr_valid`, `dev_wr_ready` | 1, 1 | out, in | a device-memory write of a run of sectors |
+/// | `dev_wr_id`, `dev_wr_address`, `dev_wr_sectors` | 7, 64, 3 | out | its context, its first sector's 32-byte-aligned byte address, its sectors (1-4) |
+/// | `dev_wr_data`, `dev_wr_strobe` | 1024, 128 | out | the run (byte `k` from the address at `[8k +: 8]`), bit `k`: byte `k` is written (0 past the run) |
 /// | `buddy_wr_*` | as `dev_wr_*` | | the same for buddy-memory |
 /// | `done_valid`, `done_ready`, `done_id` | 1, 1, 7 | out, in, out | every sector of the held job was taken |
 ///
 /// Timing: a job accepted at cycle `a` offers its first sectors at
-/// `a + 1` (`timing::JOB_TO_SECTOR`); a part's sectors follow one per
-/// cycle; `done` is offered the cycle after the last sector is taken (at
+/// `a + 1` (`timing::JOB_TO_SECTOR`); a part's runs follow one per
+/// cycle; `done` is offered the cycle after the last run is taken (at
 /// `a + 1` for a job with none: a ZERO entry), and the next job is accepted
 /// in the cycle `done` is taken. With every port ready a write of `d`
-/// device and `b` buddy sectors holds the planner `max(d, b) + 1` cycles.
+/// device and `b` buddy runs holds the planner `max(d, b) + 1` cycles.
 #[derive(SettleBlock, Default)]
 pub struct WritePlanner {
     _settle: crate::settle::Settle,
@@ -69,14 +75,16 @@ pub struct WritePlanner {
     pub dev_wr_ready: Signal<In, Bit>,
     pub dev_wr_id: Signal<Out, Bits<CONTEXT_BITS>>,
     pub dev_wr_address: Signal<Out, Bits<64>>,
-    pub dev_wr_data: Signal<Out, Bits<256>>,
-    pub dev_wr_strobe: Signal<Out, Bits<32>>,
+    pub dev_wr_sectors: Signal<Out, Bits<3>>,
+    pub dev_wr_data: Signal<Out, EntryBits>,
+    pub dev_wr_strobe: Signal<Out, Bits<128>>,
     pub buddy_wr_valid: Signal<Out, Bit>,
     pub buddy_wr_ready: Signal<In, Bit>,
     pub buddy_wr_id: Signal<Out, Bits<CONTEXT_BITS>>,
     pub buddy_wr_address: Signal<Out, Bits<64>>,
-    pub buddy_wr_data: Signal<Out, Bits<256>>,
-    pub buddy_wr_strobe: Signal<Out, Bits<32>>,
+    pub buddy_wr_sectors: Signal<Out, Bits<3>>,
+    pub buddy_wr_data: Signal<Out, EntryBits>,
+    pub buddy_wr_strobe: Signal<Out, Bits<128>>,
     pub done_valid: Signal<Out, Bit>,
     pub done_ready: Signal<In, Bit>,
     pub done_id: Signal<Out, Bits<CONTEXT_BITS>>,
@@ -95,8 +103,8 @@ pub struct WritePlanner {
     j_dev_end: DFF<Bits<9>>,
     j_bud_end: DFF<Bits<9>>,
     j_bud_word: DFF<Bits<6>>,
-    dev_pick: SectorPick,
-    buddy_pick: SectorPick,
+    dev_pick: RunPick,
+    buddy_pick: RunPick,
     /// The device part in 8-byte units, `min(class, part)`: where the
     /// buddy part's words start in the payload.
     dev_units: Signal<Local, Bits<5>>,
@@ -136,20 +144,26 @@ pub struct WritePlanner {
     bud_units: Signal<Local, Bits<5>>,
     dev_all: Signal<Local, Bits<PART_SECTORS>>,
     bud_all: Signal<Local, Bits<PART_SECTORS>>,
-    /// The sector offered on each port: its index in the part (lowest
-    /// left), the part's bytes in it.
+    /// The run offered on each port: its first sector's index in the part
+    /// (the lowest left), its start from the part's first sector, the
+    /// sectors it takes (bit `k`: the part's sector `k`; `_e1` .. `_e3`:
+    /// the run's second to fourth, if left) and how many.
     dev_k: Signal<Local, Bits<3>>,
     bud_k: Signal<Local, Bits<3>>,
     dev_k_start: Signal<Local, Bits<9>>,
     bud_k_start: Signal<Local, Bits<9>>,
-    dev_rem: Signal<Local, Bits<9>>,
-    bud_rem: Signal<Local, Bits<9>>,
-    dev_off: Signal<Local, Bits<9>>,
-    bud_off: Signal<Local, Bits<9>>,
-    dev_stop: Signal<Local, Bits<9>>,
-    bud_stop: Signal<Local, Bits<9>>,
-    dev_len: Signal<Local, Bits<6>>,
-    bud_len: Signal<Local, Bits<6>>,
+    dev_t0: Signal<Local, Bits<PART_SECTORS>>,
+    bud_t0: Signal<Local, Bits<PART_SECTORS>>,
+    dev_e1: Signal<Local, Bits<PART_SECTORS>>,
+    bud_e1: Signal<Local, Bits<PART_SECTORS>>,
+    dev_e2: Signal<Local, Bits<PART_SECTORS>>,
+    bud_e2: Signal<Local, Bits<PART_SECTORS>>,
+    dev_e3: Signal<Local, Bits<PART_SECTORS>>,
+    bud_e3: Signal<Local, Bits<PART_SECTORS>>,
+    dev_run: Signal<Local, Bits<PART_SECTORS>>,
+    bud_run: Signal<Local, Bits<PART_SECTORS>>,
+    dev_n: Signal<Local, Bits<3>>,
+    bud_n: Signal<Local, Bits<3>>,
     dev_go: Signal<Local, Bit>,
     bud_go: Signal<Local, Bit>,
     done_go: Signal<Local, Bit>,
@@ -192,52 +206,67 @@ impl Logic for WritePlanner {
             self.bud_k.next = 0.into();
         }
 
+        // A run: the lowest sector left and those left right after it, at
+        // most 4 (each run bit a function of the 5 `left` bits).
+        self.dev_t0.next = bits::<PART_SECTORS>(1) << bit_cast::<PART_SECTORS, 3>(self.dev_k.val());
+        self.dev_e1.next = (self.dev_t0.val() << 1) & self.j_dev_left.q.val();
+        self.dev_e2.next = (self.dev_e1.val() << 1) & self.j_dev_left.q.val();
+        self.dev_e3.next = (self.dev_e2.val() << 1) & self.j_dev_left.q.val();
+        self.dev_run.next = self.dev_t0.val() | self.dev_e1.val() | self.dev_e2.val() | self.dev_e3.val();
+        self.dev_n.next = 1.into();
+        if self.dev_e1.val().any() {
+            self.dev_n.next = 2.into();
+        }
+        if self.dev_e2.val().any() {
+            self.dev_n.next = 3.into();
+        }
+        if self.dev_e3.val().any() {
+            self.dev_n.next = 4.into();
+        }
+        self.bud_t0.next = bits::<PART_SECTORS>(1) << bit_cast::<PART_SECTORS, 3>(self.bud_k.val());
+        self.bud_e1.next = (self.bud_t0.val() << 1) & self.j_bud_left.q.val();
+        self.bud_e2.next = (self.bud_e1.val() << 1) & self.j_bud_left.q.val();
+        self.bud_e3.next = (self.bud_e2.val() << 1) & self.j_bud_left.q.val();
+        self.bud_run.next = self.bud_t0.val() | self.bud_e1.val() | self.bud_e2.val() | self.bud_e3.val();
+        self.bud_n.next = 1.into();
+        if self.bud_e1.val().any() {
+            self.bud_n.next = 2.into();
+        }
+        if self.bud_e2.val().any() {
+            self.bud_n.next = 3.into();
+        }
+        if self.bud_e3.val().any() {
+            self.bud_n.next = 4.into();
+        }
         // Sector k holds the part's bytes [32k, 32k + 32) counted from the
         // first sector's start; the part covers [lead * 4, end).
         self.dev_k_start.next = bit_cast::<9, 3>(self.dev_k.val()) << 5;
         self.bud_k_start.next = bit_cast::<9, 3>(self.bud_k.val()) << 5;
-        self.dev_off.next = 0.into();
-        if self.dev_k.val() == 0 {
-            self.dev_off.next = bit_cast::<9, 3>(self.j_dev_lead.q.val()) << 2;
-        }
-        self.bud_off.next = 0.into();
-        if self.bud_k.val() == 0 {
-            self.bud_off.next = bit_cast::<9, 3>(self.j_bud_lead.q.val()) << 2;
-        }
-        self.dev_rem.next = self.j_dev_end.q.val() - self.dev_k_start.val();
-        self.dev_stop.next = self.dev_rem.val();
-        if self.dev_rem.val() > bits::<9>(32) {
-            self.dev_stop.next = 32.into();
-        }
-        self.bud_rem.next = self.j_bud_end.q.val() - self.bud_k_start.val();
-        self.bud_stop.next = self.bud_rem.val();
-        if self.bud_rem.val() > bits::<9>(32) {
-            self.bud_stop.next = 32.into();
-        }
 
         self.dev_pick.entry.next = self.j_payload.q.val();
-        self.dev_pick.word_at.next = bit_cast::<6, 3>(self.dev_k.val()) << 3;
+        self.dev_pick.word_at.next = 0.into();
         self.dev_pick.skip.next = self.j_dev_lead.q.val();
-        self.dev_pick.offset.next = self.dev_off.val().get_bits::<5>(0);
-        // At most 32: the sector's bytes the part covers.
-        self.dev_len.next = bit_cast::<6, 9>(self.dev_stop.val() - self.dev_off.val());
-        self.dev_pick.bytes.next = self.dev_len.val();
+        self.dev_pick.sector.next = self.dev_k.val();
+        self.dev_pick.sectors.next = self.dev_n.val();
+        self.dev_pick.part_end.next = self.j_dev_end.q.val();
         self.buddy_pick.entry.next = self.j_payload.q.val();
-        self.buddy_pick.word_at.next = self.j_bud_word.q.val() + (bit_cast::<6, 3>(self.bud_k.val()) << 3);
+        self.buddy_pick.word_at.next = self.j_bud_word.q.val();
         self.buddy_pick.skip.next = self.j_bud_lead.q.val();
-        self.buddy_pick.offset.next = self.bud_off.val().get_bits::<5>(0);
-        self.bud_len.next = bit_cast::<6, 9>(self.bud_stop.val() - self.bud_off.val());
-        self.buddy_pick.bytes.next = self.bud_len.val();
+        self.buddy_pick.sector.next = self.bud_k.val();
+        self.buddy_pick.sectors.next = self.bud_n.val();
+        self.buddy_pick.part_end.next = self.j_bud_end.q.val();
 
         self.dev_wr_valid.next = self.j_dev_left.q.val().any();
         self.dev_wr_id.next = self.j_id.q.val();
         self.dev_wr_address.next = self.j_dev_base.q.val() + bit_cast::<64, 9>(self.dev_k_start.val());
-        self.dev_wr_data.next = self.dev_pick.sector.val();
+        self.dev_wr_sectors.next = self.dev_n.val();
+        self.dev_wr_data.next = self.dev_pick.run.val();
         self.dev_wr_strobe.next = self.dev_pick.strobe.val();
         self.buddy_wr_valid.next = self.j_bud_left.q.val().any();
         self.buddy_wr_id.next = self.j_id.q.val();
         self.buddy_wr_address.next = self.j_bud_base.q.val() + bit_cast::<64, 9>(self.bud_k_start.val());
-        self.buddy_wr_data.next = self.buddy_pick.sector.val();
+        self.buddy_wr_sectors.next = self.bud_n.val();
+        self.buddy_wr_data.next = self.buddy_pick.run.val();
         self.buddy_wr_strobe.next = self.buddy_pick.strobe.val();
         self.done_valid.next = self.j_busy.q.val() & !self.j_dev_left.q.val().any() & !self.j_bud_left.q.val().any();
         self.done_id.next = self.j_id.q.val();
@@ -246,10 +275,10 @@ impl Logic for WritePlanner {
         self.bud_go.next = self.buddy_wr_valid.val() & self.buddy_wr_ready.val();
         self.done_go.next = self.done_valid.val() & self.done_ready.val();
         if self.dev_go.val() {
-            self.j_dev_left.d.next = self.j_dev_left.q.val() & !(bits::<PART_SECTORS>(1) << bit_cast::<PART_SECTORS, 3>(self.dev_k.val()));
+            self.j_dev_left.d.next = self.j_dev_left.q.val() & !self.dev_run.val();
         }
         if self.bud_go.val() {
-            self.j_bud_left.d.next = self.j_bud_left.q.val() & !(bits::<PART_SECTORS>(1) << bit_cast::<PART_SECTORS, 3>(self.bud_k.val()));
+            self.j_bud_left.d.next = self.j_bud_left.q.val() & !self.bud_run.val();
         }
         if self.done_go.val() {
             self.j_busy.d.next = false;

@@ -6,6 +6,7 @@ use buddy_golden::metadata_cache::SectorMemory;
 
 use super::pages::SparseMemory;
 use super::request::PortRequest;
+use buddy_golden::ENTRY_BYTES;
 
 /// The bytes of device memory, buddy-memory and the metadata region.
 #[derive(Debug, Default)]
@@ -67,10 +68,11 @@ impl BackingStore {
     pub fn write_port_sector(&mut self, r: &PortRequest, md_base: u64) {
         if r.address >= md_base {
             let i = (r.address - md_base) as usize;
-            if self.metadata.len() < i + 32 {
-                self.metadata.resize(i + 32, 0);
+            let end = 128 - r.strobe.leading_zeros() as usize;
+            if self.metadata.len() < i + end {
+                self.metadata.resize(i + end, 0);
             }
-            for k in 0..32 {
+            for k in 0..end {
                 if r.strobe >> k & 1 == 1 {
                     self.metadata[i + k] = r.data[k];
                 }
@@ -82,8 +84,8 @@ impl BackingStore {
 }
 
 /// Write the bytes of `data` whose bit of `strobe` is set at `address`.
-pub fn write_masked(memory: &mut SparseMemory, address: u64, data: &[u8; 32], strobe: u32) {
-    for k in 0..32 {
+pub fn write_masked(memory: &mut SparseMemory, address: u64, data: &[u8; ENTRY_BYTES], strobe: u128) {
+    for k in 0..ENTRY_BYTES {
         if strobe >> k & 1 == 1 {
             memory.write(address + k as u64, &data[k..k + 1]);
         }

@@ -67,14 +67,26 @@ pub struct SliceRequest {
 }
 
 /// One memory-port request as the hardware offers it.
+///
+/// The serial slice's carry one sector (`data[..32]`, strobe bits 0-31)
+/// and `len` is the burst it belongs to; the pipelined slice's carry a run
+/// of `len` sectors (1-4), sector `k` at `data[32k..32k + 32]`.
 #[derive(Debug, Clone, Copy)]
 pub struct PortRequest {
     pub write: bool,
     pub address: u64,
-    pub data: [u8; 32],
-    pub strobe: u32,
+    pub data: [u8; ENTRY_BYTES],
+    /// Bit `k`: byte `k` of `data` is written.
+    pub strobe: u128,
     pub len: u8,
     pub first: bool,
+}
+
+/// One sector as a request's data (bytes 0-31; the rest 0).
+pub fn sector_data(sector: [u8; 32]) -> [u8; ENTRY_BYTES] {
+    let mut data = [0; ENTRY_BYTES];
+    data[..32].copy_from_slice(&sector);
+    data
 }
 
 /// The words of a 128-byte entry value.

@@ -436,7 +436,7 @@ impl<H: PipelinedHardware> Driver<H> {
                 q.moved = true;
             }
             if p.write {
-                sh.start_detached(env.slice, p.address, 1, true, env.slice);
+                sh.start_detached(env.slice, p.address, len, true, env.slice);
                 env.write_device(&p);
             } else {
                 let ticket = sh.start_burst(env.slice, p.address, len, false, env.slice);

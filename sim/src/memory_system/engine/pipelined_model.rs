@@ -144,7 +144,7 @@ impl PipelinedHardware for ModelSlice {
 
 /// A request of `sectors` sectors without data: no byte is written (strobe 0).
 fn port_request(write: bool, address: u64, sectors: u8) -> PortRequest {
-    PortRequest { write, address, data: [0; 32], strobe: 0, len: sectors, first: true }
+    PortRequest { write, address, data: [0; buddy_golden::ENTRY_BYTES], strobe: 0, len: sectors, first: true }
 }
 
 /// The pipelined slice cycle model engine: golden slices' answers, timed

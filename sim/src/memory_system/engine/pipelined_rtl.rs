@@ -5,7 +5,6 @@
 use buddy_golden::metadata_cache::CacheStats;
 use buddy_golden::translation::{BuddyRegisters, PageSize};
 use buddy_golden::{HardwareCodec, MemoryEntry};
-use buddy_hdl::wide_bits::sector_to_bytes as sector_bytes;
 use buddy_hdl::{EntryBits, PipelinedController, PipelinedControllerMagBdi, PipelinedControllerZvc};
 use rust_hdl::prelude::*;
 
@@ -81,8 +80,8 @@ macro_rules! pipelined_hardware {
                     let p = PortRequest {
                         write: self.dev_mem_write.val(),
                         address: self.dev_mem_address.val().to_u64(),
-                        data: sector_bytes(&self.dev_mem_data.val()),
-                        strobe: self.dev_mem_strobe.val().to_u32(),
+                        data: MemoryEntry::from_words(self.dev_mem_data.val().to_words()).to_bytes(),
+                        strobe: self.dev_mem_strobe.val().to_u128(),
                         len: self.dev_mem_sectors.val().to_u8(),
                         first: true,
                     };
@@ -94,8 +93,8 @@ macro_rules! pipelined_hardware {
                     let p = PortRequest {
                         write: self.bud_mem_write.val(),
                         address: self.bud_mem_address.val().to_u64(),
-                        data: sector_bytes(&self.bud_mem_data.val()),
-                        strobe: self.bud_mem_strobe.val().to_u32(),
+                        data: MemoryEntry::from_words(self.bud_mem_data.val().to_words()).to_bytes(),
+                        strobe: self.bud_mem_strobe.val().to_u128(),
                         len: self.bud_mem_sectors.val().to_u8(),
                         first: true,
                     };

@@ -35,7 +35,7 @@ use super::{MemorySystem, SliceEngine, SliceEnv};
 use crate::memory_system::backing_store::write_masked;
 use crate::memory_system::error::SimError;
 use crate::memory_system::mode::Mode;
-use crate::memory_system::request::{Finished, Outcome, PortRequest, Request, RequestInfo, SliceRequest};
+use crate::memory_system::request::{Finished, Outcome, PortRequest, Request, sector_data, RequestInfo, SliceRequest};
 use crate::memory_system::slice_clock::{ClockedHardware, SliceClock, HANG_CYCLES};
 
 /// A slice's answer.
@@ -178,8 +178,8 @@ macro_rules! slice_hardware {
                 self.dev_req_valid.val().then(|| PortRequest {
                     write: self.dev_req_write.val(),
                     address: self.dev_req_address.val().to_u64(),
-                    data: sector_bytes(&self.dev_req_data.val()),
-                    strobe: self.dev_req_strobe.val().to_u32(),
+                    data: sector_data(sector_bytes(&self.dev_req_data.val())),
+                    strobe: self.dev_req_strobe.val().to_u32().into(),
                     len: self.dev_req_len.val().to_u8(),
                     first: self.dev_req_first.val(),
                 })
@@ -188,8 +188,8 @@ macro_rules! slice_hardware {
                 self.buddy_req_valid.val().then(|| PortRequest {
                     write: self.buddy_req_write.val(),
                     address: self.buddy_req_address.val().to_u64(),
-                    data: sector_bytes(&self.buddy_req_data.val()),
-                    strobe: self.buddy_req_strobe.val().to_u32(),
+                    data: sector_data(sector_bytes(&self.buddy_req_data.val())),
+                    strobe: self.buddy_req_strobe.val().to_u32().into(),
                     len: self.buddy_req_len.val().to_u8(),
                     first: self.buddy_req_first.val(),
                 })

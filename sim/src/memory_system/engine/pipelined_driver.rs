@@ -9,16 +9,17 @@
 //! only the slice's ports: the request and response streams, the two
 //! tagged memory ports and the status ports (`in_flight`, `md_lookup_*`).
 //!
-//! Memory: every sector request on a port is one request to the model,
+//! Memory: every request on a port (a read or a write of a run of 1-4
+//! sectors, a metadata fill or write-back) is one request to the model,
 //! made on the cycle the port offers it (memory always accepts). A device
-//! sector (data, or metadata at or above `MD_BASE`) is a one-sector burst
-//! to the HBM2 model; its data is answered, tag and all, from the cycle the
-//! model says it is done (at the earliest the cycle after the channel
-//! completes it). A buddy sector goes over the link: a sector that follows
-//! one of the same request in the same direction on the cycle before
-//! continues its packet (one 32-byte header per run of sectors, as the
+//! request (data, or metadata at or above `MD_BASE`) is a burst of its
+//! sectors to the HBM2 model; a read's data is answered, tag and all, from
+//! the cycle the model says it is done (at the earliest the cycle after the
+//! channel completes it). A buddy request goes over the link: one that
+//! follows one of the same request in the same direction on the cycle
+//! before continues its packet (one 32-byte header per packet, as the
 //! paper's one packet per buddy access), any other starts a packet; its
-//! data arrives when the link delivers it. Each port answers one sector per
+//! data arrives when the link delivers it. Each port answers one read per
 //! cycle, the earliest due first.
 //!
 //! Between activity a slice is idle: once it holds no request and no read

@@ -122,13 +122,17 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
             continue;
         }
         if m == "memory_port" {
-            // Lock-step lines: reset, then one per random cycle (at least 300) and the drain, 884 hex digits each.
-            assert!(text.lines().count() > 301 && text.lines().all(|l| l.len() == 884), "{m}");
+            // Lock-step lines: reset, then one per random cycle (at least 300) and the drain, every port's hex digits.
+            use buddy_delivery::memory_port::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
+            let digits = lockstep_digits(LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS);
+            assert!(text.lines().count() > 301 && text.lines().all(|l| l.len() == digits), "{m}");
             continue;
         }
         if m == "write_planner" {
-            // Lock-step lines: reset, then one per random cycle (at least 300) and the drain, 486 hex digits each.
-            assert!(text.lines().count() > 301 && text.lines().all(|l| l.len() == 486), "{m}");
+            // Lock-step lines: reset, then one per random cycle (at least 300) and the drain, every port's hex digits.
+            use buddy_delivery::write_planner::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
+            let digits = lockstep_digits(LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS);
+            assert!(text.lines().count() > 301 && text.lines().all(|l| l.len() == digits), "{m}");
             continue;
         }
         if m == "read_planner" {

@@ -602,7 +602,7 @@ impl PipelinedControllerModel {
         // A read's memory reads are all taken: its entry opens to writes.
         n.contexts.issued = w.planner.done;
         // An uncompressed page's write taken by the write planner.
-        n.contexts.stored = (x1_valid && x1_unc_write && self.s.w0.is_none() && w.writer.in_ready).then_some(x1.id);
+        n.contexts.planned = (x1_valid && x1_unc_write && self.s.w0.is_none() && w.writer.in_ready).then_some(x1.id);
         if let Some(m) = w.md.mem_req {
             n.dev_port.md_req_valid = true;
             n.dev_port.md_req_write = m.write;

@@ -52,11 +52,11 @@ pub fn bucket(entry_index: u64) -> u64 {
 /// A request offered on `alloc` is given the lowest free context id when
 /// one is free and its memory-entry's bucket ([`bucket`]) is open to it:
 /// a read waits only while a write of that bucket is in flight; a write
-/// while another write of that bucket is and has not been stored, or a
+/// while another write of that bucket is in flight and not yet planned, or a
 /// read of it whose memory reads are not all taken yet (`issued_*`, from
 /// the read planner: memory serves requests in the order it takes them,
 /// so a write taken after a read's last memory read cannot change what
-/// that read returns). A write is stored (`stored_*`) when the write
+/// that read returns). A write is planned (`planned_*`) when the write
 /// planner takes a write to an uncompressed page: nothing of it is read
 /// and the planner writes its jobs one at a time in the order it takes
 /// them, so a later write of the entry, which reaches the planner after
@@ -72,11 +72,11 @@ pub fn bucket(entry_index: u64) -> u64 {
 /// A context given back on `free` is free from the cycle after next (its
 /// bucket is read from a RAM first). Its bucket opens a cycle later, once
 /// a search of the 128 contexts' buckets shows no other request holding
-/// it: to writes, no write not yet stored and no read not yet issued (a
+/// it: to writes, no write not yet planned and no read not yet issued (a
 /// bucket may hold many reads, so one busy bit cannot tell); to reads, no
-/// other write in flight (stored writes of a bucket may be in flight
-/// together). A read issued on `issued_*`, and a write stored on
-/// `stored_*`, stops holding its bucket against writes from the cycle
+/// other write in flight (planned writes of a bucket may be in flight
+/// together). A read issued on `issued_*`, and a write planned on
+/// `planned_*`, stops holding its bucket against writes from the cycle
 /// after next, the same way (a second and a third copy of the bucket RAM,
 /// a second and a third search).
 ///
@@ -89,17 +89,17 @@ pub fn bucket(entry_index: u64) -> u64 {
 /// | `alloc_id` | 7 | out | the context given (valid with `alloc_ready`) |
 /// | `free_valid` | 1 | in | the request of context `free_id` has left the slice |
 /// | `free_id` | 7 | in | a context in use |
-/// | `issued_valid` | 1 | in | every memory read of context `issued_id`'s request is taken (ignored for a write: it holds its bucket until freed or stored) |
+/// | `issued_valid` | 1 | in | every memory read of context `issued_id`'s request is taken (ignored for a write: it holds its bucket until freed or planned) |
 /// | `issued_id` | 7 | in | a context in use |
-/// | `stored_valid` | 1 | in | the write planner took context `stored_id`'s write, to an uncompressed page |
-/// | `stored_id` | 7 | in | a context in use, a write |
+/// | `planned_valid` | 1 | in | the write planner took context `planned_id`'s write, to an uncompressed page |
+/// | `planned_id` | 7 | in | a context in use, a write |
 /// | `in_use` | 8 | out | contexts in use (status) |
 ///
 /// Storage in flip-flops: the in-use, is-a-write, not-yet-issued and
-/// stored bits (128 each), the bucket-busy and bucket-written bits (1,024
+/// planned bits (128 each), the bucket-busy and bucket-written bits (1,024
 /// each), each context's bucket (128 x 10 bits, searched all at once); the
 /// same buckets again in three 128 x 10-bit RAMs, read by context id when
-/// it is freed, issued and stored.
+/// it is freed, issued and planned.
 #[derive(SettleBlock)]
 pub struct RequestContexts {
     _settle: crate::settle::Settle,
@@ -114,21 +114,21 @@ pub struct RequestContexts {
     pub free_id: Signal<In, Bits<CONTEXT_BITS>>,
     pub issued_valid: Signal<In, Bit>,
     pub issued_id: Signal<In, Bits<CONTEXT_BITS>>,
-    pub stored_valid: Signal<In, Bit>,
-    pub stored_id: Signal<In, Bits<CONTEXT_BITS>>,
+    pub planned_valid: Signal<In, Bit>,
+    pub planned_id: Signal<In, Bits<CONTEXT_BITS>>,
     pub in_use: Signal<Out, Bits<8>>,
     used: DFF<Bits<CONTEXTS>>,
     /// Context `c` holds a write.
     writes: DFF<Bits<CONTEXTS>>,
     /// Context `c`'s read is not issued yet (set when taken).
     held: DFF<Bits<CONTEXTS>>,
-    /// Context `c`'s write is stored (set when stored, cleared when taken).
-    stored: DFF<Bits<CONTEXTS>>,
+    /// Context `c`'s write is planned (set when planned, cleared when taken).
+    planned: DFF<Bits<CONTEXTS>>,
     /// Buckets held by a request in flight, a write or a read not yet
     /// issued (or by one being released).
     busy: DFF<Bits<1024>>,
     /// Buckets with a write in flight (more than one only once the
-    /// earlier ones are stored).
+    /// earlier ones are planned).
     written: DFF<Bits<1024>>,
     /// Each context's bucket, for the search at release.
     bucket_q: [DFF<Bits<BUCKET_BITS>>; CONTEXTS],
@@ -152,20 +152,20 @@ pub struct RequestContexts {
     releasing_issued: DFF<Bit>,
     rel_issued_bucket: DFF<Bits<BUCKET_BITS>>,
     others_issued: Signal<Local, Bit>,
-    /// The same for a write stored.
-    storing: DFF<Bit>,
-    storing_id: DFF<Bits<CONTEXT_BITS>>,
-    releasing_stored: DFF<Bit>,
-    rel_stored_bucket: DFF<Bits<BUCKET_BITS>>,
-    others_stored: Signal<Local, Bit>,
+    /// The same for a write planned.
+    planning: DFF<Bit>,
+    planning_id: DFF<Bits<CONTEXT_BITS>>,
+    releasing_planned: DFF<Bit>,
+    rel_planned_bucket: DFF<Bits<BUCKET_BITS>>,
+    others_planned: Signal<Local, Bit>,
     /// Contexts holding their bucket against writes: in use, and a write
-    /// not stored or a read not yet issued.
+    /// not planned or a read not yet issued.
     holding: Signal<Local, Bits<CONTEXTS>>,
     /// Writes in flight.
     writing: Signal<Local, Bits<CONTEXTS>>,
     bucket_of_issued: RAM<Bits<BUCKET_BITS>, CONTEXT_BITS>,
-    bucket_of_stored: RAM<Bits<BUCKET_BITS>, CONTEXT_BITS>,
-    stored_next: Signal<Local, Bits<CONTEXTS>>,
+    bucket_of_planned: RAM<Bits<BUCKET_BITS>, CONTEXT_BITS>,
+    planned_next: Signal<Local, Bits<CONTEXTS>>,
     held_next: Signal<Local, Bits<CONTEXTS>>,
     /// The bucket is closed to the request offered.
     closed: Signal<Local, Bit>,
@@ -196,13 +196,13 @@ impl Default for RequestContexts {
             free_id: Default::default(),
             issued_valid: Default::default(),
             issued_id: Default::default(),
-            stored_valid: Default::default(),
-            stored_id: Default::default(),
+            planned_valid: Default::default(),
+            planned_id: Default::default(),
             in_use: Default::default(),
             used: Default::default(),
             writes: Default::default(),
             held: Default::default(),
-            stored: Default::default(),
+            planned: Default::default(),
             busy: Default::default(),
             written: Default::default(),
             bucket_q: crate::default_array(),
@@ -218,16 +218,16 @@ impl Default for RequestContexts {
             releasing_issued: Default::default(),
             rel_issued_bucket: Default::default(),
             others_issued: Default::default(),
-            storing: Default::default(),
-            storing_id: Default::default(),
-            releasing_stored: Default::default(),
-            rel_stored_bucket: Default::default(),
-            others_stored: Default::default(),
+            planning: Default::default(),
+            planning_id: Default::default(),
+            releasing_planned: Default::default(),
+            rel_planned_bucket: Default::default(),
+            others_planned: Default::default(),
             holding: Default::default(),
             writing: Default::default(),
             bucket_of_issued: Default::default(),
-            bucket_of_stored: Default::default(),
-            stored_next: Default::default(),
+            bucket_of_planned: Default::default(),
+            planned_next: Default::default(),
             held_next: Default::default(),
             closed: Default::default(),
             bucket_of: Default::default(),
@@ -253,7 +253,7 @@ impl Logic for RequestContexts {
             used,
             writes,
             held,
-            stored,
+            planned,
             busy,
             written,
             count,
@@ -265,10 +265,10 @@ impl Logic for RequestContexts {
             issuing_id,
             releasing_issued,
             rel_issued_bucket,
-            storing,
-            storing_id,
-            releasing_stored,
-            rel_stored_bucket
+            planning,
+            planning_id,
+            releasing_planned,
+            rel_planned_bucket
         );
         for c in 0..128 {
             self.bucket_q[c].clock.next = self.clock.val();
@@ -278,8 +278,8 @@ impl Logic for RequestContexts {
         self.bucket_of.write_clock.next = self.clock.val();
         self.bucket_of_issued.read_clock.next = self.clock.val();
         self.bucket_of_issued.write_clock.next = self.clock.val();
-        self.bucket_of_stored.read_clock.next = self.clock.val();
-        self.bucket_of_stored.write_clock.next = self.clock.val();
+        self.bucket_of_planned.read_clock.next = self.clock.val();
+        self.bucket_of_planned.write_clock.next = self.clock.val();
 
         self.bucket.next = self.alloc_entry.val().get_bits::<10>(0)
             ^ self.alloc_entry.val().get_bits::<10>(10)
@@ -324,18 +324,18 @@ impl Logic for RequestContexts {
         self.issuing_id.d.next = self.issued_id.val();
         self.releasing_issued.d.next = self.issuing.q.val();
         self.rel_issued_bucket.d.next = self.bucket_of_issued.read_data.val();
-        // A store does the same with the third RAM.
-        self.bucket_of_stored.read_address.next = self.stored_id.val();
-        self.storing.d.next = self.stored_valid.val();
-        self.storing_id.d.next = self.stored_id.val();
-        self.releasing_stored.d.next = self.storing.q.val();
-        self.rel_stored_bucket.d.next = self.bucket_of_stored.read_data.val();
-        self.holding.next = self.used.q.val() & (self.held.q.val() | (self.writes.q.val() & !self.stored.q.val()));
+        // A planned write does the same with the third RAM.
+        self.bucket_of_planned.read_address.next = self.planned_id.val();
+        self.planning.d.next = self.planned_valid.val();
+        self.planning_id.d.next = self.planned_id.val();
+        self.releasing_planned.d.next = self.planning.q.val();
+        self.rel_planned_bucket.d.next = self.bucket_of_planned.read_data.val();
+        self.holding.next = self.used.q.val() & (self.held.q.val() | (self.writes.q.val() & !self.planned.q.val()));
         self.writing.next = self.used.q.val() & self.writes.q.val();
         self.others.next = false;
         self.others_written.next = false;
         self.others_issued.next = false;
-        self.others_stored.next = false;
+        self.others_planned.next = false;
         for c in 0..128 {
             if self.holding.val().get_bit(c) & (self.bucket_q[c].q.val() == self.rel_bucket.q.val()) {
                 self.others.next = true;
@@ -346,18 +346,18 @@ impl Logic for RequestContexts {
             if self.holding.val().get_bit(c) & (self.bucket_q[c].q.val() == self.rel_issued_bucket.q.val()) {
                 self.others_issued.next = true;
             }
-            if self.holding.val().get_bit(c) & (self.bucket_q[c].q.val() == self.rel_stored_bucket.q.val()) {
-                self.others_stored.next = true;
+            if self.holding.val().get_bit(c) & (self.bucket_q[c].q.val() == self.rel_planned_bucket.q.val()) {
+                self.others_planned.next = true;
             }
         }
         self.held_next.next = self.held.q.val();
         if self.issuing.q.val() {
             self.held_next.next = self.held.q.val() & !(bits::<128>(1) << self.issuing_id.q.val());
         }
-        self.stored_next.next = self.stored.q.val();
-        if self.storing.q.val() {
-            self.held_next.next = self.held_next.val() & !(bits::<128>(1) << self.storing_id.q.val());
-            self.stored_next.next = self.stored.q.val() | (bits::<128>(1) << self.storing_id.q.val());
+        self.planned_next.next = self.planned.q.val();
+        if self.planning.q.val() {
+            self.held_next.next = self.held_next.val() & !(bits::<128>(1) << self.planning_id.q.val());
+            self.planned_next.next = self.planned.q.val() | (bits::<128>(1) << self.planning_id.q.val());
         }
         self.used_next.next = self.used.q.val();
         self.writes_next.next = self.writes.q.val();
@@ -373,8 +373,8 @@ impl Logic for RequestContexts {
         if self.releasing.q.val() & !self.others_written.val() {
             self.written_next.next = self.written_next.val() & !(bits::<1024>(1) << self.rel_bucket.q.val());
         }
-        if self.releasing_stored.q.val() & !self.others_stored.val() {
-            self.busy_next.next = self.busy_next.val() & !(bits::<1024>(1) << self.rel_stored_bucket.q.val());
+        if self.releasing_planned.q.val() & !self.others_planned.val() {
+            self.busy_next.next = self.busy_next.val() & !(bits::<1024>(1) << self.rel_planned_bucket.q.val());
         }
         if self.releasing_issued.q.val() & !self.others_issued.val() {
             self.busy_next.next = self.busy_next.val() & !(bits::<1024>(1) << self.rel_issued_bucket.q.val());
@@ -385,15 +385,15 @@ impl Logic for RequestContexts {
         self.bucket_of_issued.write_enable.next = false;
         self.bucket_of_issued.write_address.next = self.id.val();
         self.bucket_of_issued.write_data.next = self.bucket.val();
-        self.bucket_of_stored.write_enable.next = false;
-        self.bucket_of_stored.write_address.next = self.id.val();
-        self.bucket_of_stored.write_data.next = self.bucket.val();
+        self.bucket_of_planned.write_enable.next = false;
+        self.bucket_of_planned.write_address.next = self.id.val();
+        self.bucket_of_planned.write_data.next = self.bucket.val();
         if self.take.val() {
             self.bucket_of.write_enable.next = true;
             self.bucket_of_issued.write_enable.next = true;
-            self.bucket_of_stored.write_enable.next = true;
+            self.bucket_of_planned.write_enable.next = true;
             self.held_next.next = self.held_next.val() | (bits::<128>(1) << self.id.val());
-            self.stored_next.next = self.stored_next.val() & !(bits::<128>(1) << self.id.val());
+            self.planned_next.next = self.planned_next.val() & !(bits::<128>(1) << self.id.val());
             self.used_next.next = self.used_next.val() | (bits::<128>(1) << self.id.val());
             self.writes_next.next = self.writes_next.val() & !(bits::<128>(1) << self.id.val());
             self.busy_next.next = self.busy_next.val() | (bits::<1024>(1) << self.bucket.val());
@@ -412,7 +412,7 @@ impl Logic for RequestContexts {
         self.written.d.next = self.written_next.val();
         self.writes.d.next = self.writes_next.val();
         self.held.d.next = self.held_next.val();
-        self.stored.d.next = self.stored_next.val();
+        self.planned.d.next = self.planned_next.val();
         self.count.d.next = self.count.q.val();
         if self.take.val() & !self.freeing.q.val() {
             self.count.d.next = self.count.q.val() + 1;
@@ -431,8 +431,8 @@ impl Logic for RequestContexts {
             self.releasing.d.next = false;
             self.issuing.d.next = false;
             self.releasing_issued.d.next = false;
-            self.storing.d.next = false;
-            self.releasing_stored.d.next = false;
+            self.planning.d.next = false;
+            self.releasing_planned.d.next = false;
         }
     }
 }

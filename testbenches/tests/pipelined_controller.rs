@@ -47,7 +47,7 @@ fn writes_pass_reads_whose_memory_reads_are_taken() {
 /// the write planner has taken that one (the same-entry guard lets it
 /// pass), and every answer and memory after the flush are still golden's.
 #[test]
-fn writes_pass_stored_writes_of_uncompressed_pages() {
+fn writes_pass_planned_writes_of_uncompressed_pages() {
     let r = run_hot(HardwareCodec::Bpc, 31, 1_500, 0.6, 1.0, 0.5, 40).unwrap();
     assert!(r.writes_past_writes > 50 && r.reads > 300, "{r:?}");
 }

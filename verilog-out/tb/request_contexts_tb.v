@@ -24,8 +24,8 @@ module request_contexts_tb;
   reg  [6:0] free_id;
   reg  [0:0] issued_valid;
   reg  [6:0] issued_id;
-  reg  [0:0] stored_valid;
-  reg  [6:0] stored_id;
+  reg  [0:0] planned_valid;
+  reg  [6:0] planned_id;
   wire [0:0] alloc_ready;
   wire [6:0] alloc_id;
   wire [7:0] in_use;
@@ -40,8 +40,8 @@ module request_contexts_tb;
     .free_id(free_id),
     .issued_valid(issued_valid),
     .issued_id(issued_id),
-    .stored_valid(stored_valid),
-    .stored_id(stored_id),
+    .planned_valid(planned_valid),
+    .planned_id(planned_id),
     .alloc_ready(alloc_ready),
     .alloc_id(alloc_id),
     .in_use(in_use)
@@ -71,8 +71,8 @@ module request_contexts_tb;
       free_id = line[44 +: 7];
       issued_valid = line[40 +: 1];
       issued_id = line[32 +: 7];
-      stored_valid = line[28 +: 1];
-      stored_id = line[20 +: 7];
+      planned_valid = line[28 +: 1];
+      planned_id = line[20 +: 7];
       #4;
       bad = 0;
       if (alloc_ready !== line[16 +: 1]) begin

@@ -11,8 +11,9 @@
 //!   A lookup that hits a metadata sector whose fill is still in flight
 //!   (installed by an earlier miss) waits for that fill: a cache answers
 //!   from a reserved line only when its data arrives (GPGPU-Sim's
-//!   `HIT_RESERVED`, merged into the line's miss register); as for a miss,
-//!   its whole device slot is read meanwhile.
+//!   `HIT_RESERVED`, merged into the line's miss register), then reads
+//!   its class's device sectors as a hit does (the paper reads the slot
+//!   early on a miss only).
 //! - Write: the read of a read-modify-write, then the compression latency,
 //!   then the device part, the buddy part and the nibble's metadata traffic
 //!   at once.
@@ -69,11 +70,6 @@ impl PendingFills {
         }
     }
 
-    /// A fill of the sector is in flight.
-    fn in_flight(&self, slice: u64, sector: u64) -> bool {
-        self.sectors.borrow().contains_key(&(slice, sector))
-    }
-
     /// Wait until no fill of the sector is in flight.
     fn filled(self: &Rc<Self>, sh: &Rc<QueueState>, slice: u64, sector: u64) -> Filled {
         Filled { fills: self.clone(), sh: sh.clone(), key: (slice, sector) }
@@ -119,12 +115,10 @@ impl PaperTiming {
         let t0 = sh.now();
         let fills = metadata_traffic(sh, slice, p.metadata.as_ref());
         let hit = fills.is_empty();
-        // A hit on a sector still being filled knows the class no sooner than a miss.
-        let reserved = hit && p.metadata.as_ref().is_some_and(|m| pending.in_flight(slice, m.sector));
-        let known = hit && !reserved;
-        let sectors = if known { p.device } else { p.slot };
-        // A miss reads the whole slot beside the metadata.
-        let early = (!known && sectors.count > 0).then(|| sh.start_burst(slice, sectors.first, sectors.count, false, slice));
+        let sectors = if hit { p.device } else { p.slot };
+        // A miss reads the whole slot beside the metadata (seed 001 Sec. 3.4;
+        // a hit on a sector still being filled waits in its miss register).
+        let early = (!hit && sectors.count > 0).then(|| sh.start_burst(slice, sectors.first, sectors.count, false, slice));
         let md_ready = match &p.metadata {
             None => t0,
             Some(m) if hit => {
@@ -139,7 +133,7 @@ impl PaperTiming {
             }
         };
         sh.until(md_ready).await;
-        let late = (known && sectors.count > 0).then(|| sh.start_burst(slice, sectors.first, sectors.count, false, slice));
+        let late = (hit && sectors.count > 0).then(|| sh.start_burst(slice, sectors.first, sectors.count, false, slice));
         let mut done = md_ready;
         // Buddy sectors wait for the metadata.
         if p.buddy.count > 0 {

@@ -113,6 +113,9 @@ pub struct PipelinedRun {
     /// Writes taken while a read of their memory-entry was in flight
     /// (its memory reads taken: the guard lets the write pass).
     pub writes_past_reads: usize,
+    /// Writes taken while another write of their memory-entry was in
+    /// flight (an uncompressed page's, taken by the write planner).
+    pub writes_past_writes: usize,
     /// Metadata lookups that missed the line (`md_lookup_outcome` 2).
     pub line_misses: usize,
     /// Memory reads of a whole run of 4 sectors.
@@ -127,23 +130,34 @@ pub struct PipelinedRun {
 
 const PAGE: PageSize = PageSize::Small64K;
 
+/// Where a run's requests go (see [`scenario`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    Dense,
+    Spread,
+    Hot,
+}
+
 /// The memory image and the reads of a run: pages of every target ratio
 /// (and one uncompressed, one with a reserved target code), each with
 /// entries stored by the golden slice, some never written, one with a
 /// reserved size nibble.
 ///
-/// `spread`: every kind twice (14 pages) 1 MiB apart (virtual and
+/// `Layout::Spread`: every kind twice (14 pages) 1 MiB apart (virtual and
 /// physical; metadata is indexed by the virtual address), so that all their
 /// metadata lines fall in one set of the metadata cache (4 ways), with the
 /// entries used spread over 8 metadata sectors per page: line misses,
 /// dirty victims written back, victims pinned by writes in flight.
+/// `Layout::Hot`: half the requests go to 4 entries of the uncompressed
+/// page (writes after writes of one entry, no metadata).
 fn scenario(
     algorithm: Algorithm,
     rng: &mut ChaCha8Rng,
     reads: usize,
     p_write: f64,
-    spread: bool,
+    layout: Layout,
 ) -> (BuddyRegisters, ByteMemory, Vec<Read>) {
+    let spread = layout == Layout::Spread;
     let regs = BuddyRegisters { gbbr: 0x40_0000_0000, carve_out_bytes: 1 << 30, md_base: 0x10_0000_0000, heap_base: 0x1_0000_0000 };
     let config = SliceConfig { algorithm, metadata_cache: MetadataCacheConfig::default(), regs, page: PAGE };
     let golden = ControllerSlice::new(config).expect("the default cache geometry");
@@ -173,8 +187,9 @@ fn scenario(
     write_nibble_in_memory(access.metadata.expect("compressed"), 9, &mut memory);
     let mut out = Vec::new();
     for _ in 0..reads {
-        let &(pte, va_base) = pages.choose(rng).expect("pages");
-        let e = entry(rng.gen_range(0..40u64));
+        let hot = layout == Layout::Hot && rng.gen_bool(0.5);
+        let &(pte, va_base) = if hot { &pages[5] } else { pages.choose(rng).expect("pages") };
+        let e = entry(rng.gen_range(0..if hot { 4 } else { 40u64 }));
         let va = va_base + 128 * e + rng.gen_range(0..128);
         let write = rng.gen_bool(p_write).then(|| {
             let mask = if rng.gen_bool(0.5) { 15 } else { rng.gen_range(1..15) };
@@ -229,7 +244,7 @@ pub fn run(
     p_ready: f64,
     max_latency: u64,
 ) -> Result<PipelinedRun, String> {
-    on_big_stack(move || run_slice(hardware, seed, requests, p_write, p_request, p_ready, max_latency, false, None, false)).map(|(r, _)| r)
+    on_big_stack(move || run_slice(hardware, seed, requests, p_write, p_request, p_ready, max_latency, false, None, Layout::Dense)).map(|(r, _)| r)
 }
 
 /// As [`run`] over the `spread` scenario: metadata line misses, dirty
@@ -246,7 +261,24 @@ pub fn run_spread(
     p_ready: f64,
     max_latency: u64,
 ) -> Result<PipelinedRun, String> {
-    on_big_stack(move || run_slice(hardware, seed, requests, p_write, p_request, p_ready, max_latency, false, None, true)).map(|(r, _)| r)
+    on_big_stack(move || run_slice(hardware, seed, requests, p_write, p_request, p_ready, max_latency, false, None, Layout::Spread)).map(|(r, _)| r)
+}
+
+/// As [`run`] over the `hot` scenario: writes to an uncompressed page's
+/// entry taken while earlier writes of it are in flight.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_hot(
+    hardware: HardwareCodec,
+    seed: u64,
+    requests: usize,
+    p_write: f64,
+    p_request: f64,
+    p_ready: f64,
+    max_latency: u64,
+) -> Result<PipelinedRun, String> {
+    on_big_stack(move || run_slice(hardware, seed, requests, p_write, p_request, p_ready, max_latency, false, None, Layout::Hot)).map(|(r, _)| r)
 }
 
 /// The slice of `algorithm` (MAG-BDI at any MAG), run by its driver.
@@ -261,12 +293,12 @@ fn run_slice(
     max_latency: u64,
     record: bool,
     vcd: Option<Box<dyn Write + Send>>,
-    spread: bool,
+    layout: Layout,
 ) -> Result<(PipelinedRun, Vec<String>), String> {
     match hardware {
-        HardwareCodec::Bpc => run_bpc(hardware, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd, spread),
-        HardwareCodec::Zvc => run_zvc(hardware, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd, spread),
-        HardwareCodec::MagBdi(_) => run_mag_bdi(hardware, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd, spread),
+        HardwareCodec::Bpc => run_bpc(hardware, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd, layout),
+        HardwareCodec::Zvc => run_zvc(hardware, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd, layout),
+        HardwareCodec::MagBdi(_) => run_mag_bdi(hardware, seed, requests, p_write, p_request, p_ready, max_latency, record, vcd, layout),
     }
 }
 
@@ -289,7 +321,7 @@ pub fn lockstep_lines(
     p_write: f64,
     max_latency: u64,
 ) -> Result<(PipelinedRun, Vec<String>), String> {
-    on_big_stack(move || run_slice(hardware, seed, requests, p_write, 0.7, 0.7, max_latency, true, None, false))
+    on_big_stack(move || run_slice(hardware, seed, requests, p_write, 0.7, 0.7, max_latency, true, None, Layout::Dense))
 }
 
 /// As [`run`] (40% writes, memory answering within 30 cycles), writing a
@@ -298,7 +330,7 @@ pub fn lockstep_lines(
 /// # Errors
 /// As [`run`], or the VCD cannot be written.
 pub fn write_vcd(hardware: HardwareCodec, seed: u64, requests: usize, w: Box<dyn Write + Send>) -> Result<PipelinedRun, String> {
-    on_big_stack(move || run_slice(hardware, seed, requests, 0.4, 0.7, 0.7, 30, false, Some(w), false)).map(|(r, _)| r)
+    on_big_stack(move || run_slice(hardware, seed, requests, 0.4, 0.7, 0.7, 30, false, Some(w), Layout::Dense)).map(|(r, _)| r)
 }
 
 /// Run `f` on a thread with room for the slice's model (several
@@ -375,12 +407,12 @@ macro_rules! slice_driver {
             max_latency: u64,
             record: bool,
             mut vcd: Option<Box<dyn Write + Send>>,
-            spread: bool,
+            layout: Layout,
         ) -> Result<(PipelinedRun, Vec<String>), String> {
             let algorithm = hardware.algorithm();
             let mut lines = Vec::new();
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let (regs, mut memory, requests) = scenario(algorithm, &mut rng, requests, p_write, spread);
+            let (regs, mut memory, requests) = scenario(algorithm, &mut rng, requests, p_write, layout);
             let config = SliceConfig { algorithm, metadata_cache: MetadataCacheConfig::default(), regs, page: PAGE };
             let mut golden = ControllerSlice::new(config).expect("the default cache geometry");
             let mut hw_memory = memory.clone();
@@ -548,6 +580,9 @@ macro_rules! slice_driver {
                     let r = &requests[next];
                     out.writes_past_reads += (r.write.is_some()
                         && in_flight.values().any(|&j| requests[j].write.is_none() && requests[j].va >> 7 == r.va >> 7))
+                        as usize;
+                    out.writes_past_writes += (r.write.is_some()
+                        && in_flight.values().any(|&j| requests[j].write.is_some() && requests[j].va >> 7 == r.va >> 7))
                         as usize;
                     if in_flight.insert(id, next).is_some() {
                         return Err(format!("cycle {cycle}: context {id} given while in use"));

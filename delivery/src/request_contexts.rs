@@ -24,21 +24,25 @@ pub struct ContextsRun {
     pub reads_together: usize,
     /// Writes taken while issued reads of their memory-entry were in flight.
     pub writes_past_issued_reads: usize,
+    /// Writes taken while planned writes of their memory-entry were in flight.
+    pub writes_past_planned_writes: usize,
     pub cycles: u64,
 }
 
 crate::lockstep_ports!(RequestContexts, "request_contexts",
-    inputs: [reset: 1, alloc_valid: 1, alloc_entry: 57, alloc_write: 1, free_valid: 1, free_id: 7, issued_valid: 1, issued_id: 7],
+    inputs: [reset: 1, alloc_valid: 1, alloc_entry: 57, alloc_write: 1, free_valid: 1, free_id: 7, issued_valid: 1, issued_id: 7, planned_valid: 1, planned_id: 7],
     outputs: [alloc_ready: 1, alloc_id: 7 if alloc_ready, in_use: 8],
 );
 
 /// `cycles` random cycles: each cycle a request asks for a context with
 /// probability `p_alloc` (memory-entries from a pool of 300, so they
 /// collide; a third of them writes), a context in use is freed with
-/// probability `p_free` and one not yet issued is issued with probability
-/// `2 p_free`. Every cycle's outputs are compared with the model, and no
-/// context may be given twice nor a write be in flight with another write
-/// to its memory-entry or a read of it not issued. `lockstep`
+/// probability `p_free` and one not yet released is released with
+/// probability `2 p_free` (a read issued; a write planned, or issued, which
+/// does not release it). Every cycle's outputs are compared with the model,
+/// and no context may be given twice, nor a read be in flight with a write
+/// of its memory-entry, nor a write with another write of it not planned
+/// or a read of it not issued. `lockstep`
 /// collects one line per cycle (reset included); `vcd` gets a waveform.
 ///
 /// # Errors
@@ -57,7 +61,7 @@ pub fn run(
     let mut dut = Harness::new(&mut hw, vcd).record(lockstep, line);
     dut.reset(1);
     let mut model = RequestContextsModel::default();
-    // Context -> (memory-entry, write, issued).
+    // Context -> (memory-entry, write, released: a read issued, a write planned).
     let mut in_flight: HashMap<usize, (u64, bool, bool)> = HashMap::new();
     let mut out = ContextsRun::default();
     let mut prev_in_use = 0;
@@ -75,13 +79,19 @@ pub fn run(
         } else {
             None
         };
-        let issued = if rng.gen_bool((2.0 * p_free).min(1.0)) {
+        let pick = if rng.gen_bool((2.0 * p_free).min(1.0)) {
             let mut ids: Vec<usize> = in_flight.iter().filter(|(&id, f)| !f.2 && Some(id) != free).map(|(&id, _)| id).collect();
             ids.sort_unstable();
             (!ids.is_empty()).then(|| ids[rng.gen_range(0..ids.len())])
         } else {
             None
         };
+        // A write is planned or issued (a partial write's read) at random.
+        let (issued, planned) = match pick {
+            Some(id) if in_flight[&id].1 && rng.gen_bool(0.5) => (None, Some(id)),
+            _ => (pick, None),
+        };
+        let released = issued.filter(|id| !in_flight[id].1).or(planned);
         let i = RequestContextsIn {
             reset: false,
             alloc_valid: alloc,
@@ -90,6 +100,7 @@ pub fn run(
             free_valid: free.is_some(),
             free_id: free.unwrap_or(0) as u8,
             issued: issued.map(|id| id as u8),
+            planned: planned.map(|id| id as u8),
         };
         dut.alloc_valid.next = i.alloc_valid;
         dut.alloc_entry.next = i.alloc_entry.into();
@@ -98,6 +109,8 @@ pub fn run(
         dut.free_id.next = u64::from(i.free_id).into();
         dut.issued_valid.next = i.issued.is_some();
         dut.issued_id.next = u64::from(i.issued.unwrap_or(0)).into();
+        dut.planned_valid.next = i.planned.is_some();
+        dut.planned_id.next = u64::from(i.planned.unwrap_or(0)).into();
         dut.settle();
         let (want, got) = (model.outputs(&i), hardware_out(&dut));
         if got != want {
@@ -115,17 +128,18 @@ pub fn run(
             if in_flight.contains_key(&id) {
                 return Err(format!("cycle {cycle}: context {id} given twice"));
             }
-            if in_flight.iter().any(|(&c, &(x, w, done))| x == e && (w || write && (!done || issued == Some(c)))) {
-                return Err(format!("cycle {cycle}: a write to memory-entry {e:#x} in flight with a write or a read not issued"));
+            if in_flight.iter().any(|(&c, &(x, w, done))| x == e && ((w && !write) || (write && (!done || released == Some(c))))) {
+                return Err(format!("cycle {cycle}: a request to memory-entry {e:#x} in flight with one it must wait for"));
             }
             out.reads_together += (!write && in_flight.values().any(|&(x, _, _)| x == e)) as usize;
-            out.writes_past_issued_reads += (write && in_flight.values().any(|&(x, _, _)| x == e)) as usize;
+            out.writes_past_issued_reads += (write && in_flight.values().any(|&(x, w, _)| x == e && !w)) as usize;
+            out.writes_past_planned_writes += (write && in_flight.values().any(|&(x, w, _)| x == e && w)) as usize;
             out.allocations += 1;
         }
         if let Some(f) = free {
             in_flight.remove(&f);
         }
-        if let Some(f) = issued.and_then(|id| in_flight.get_mut(&id)) {
+        if let Some(f) = released.and_then(|id| in_flight.get_mut(&id)) {
             f.2 = true;
         }
         if let Some((id, e)) = take {
@@ -155,7 +169,7 @@ pub mod delivered {
         outputs: LOCKSTEP_OUTPUTS,
         verilog: |name, revision| emit(RequestContexts::default(), name, revision),
         min_requests: 100,
-        groups: &[("clock and reset", &["clock", "reset"]), ("allocate", &["alloc_*"]), ("free", &["free_*"]), ("issue", &["issued_*"]), ("occupancy", &["in_use"])],
+        groups: &[("clock and reset", &["clock", "reset"]), ("allocate", &["alloc_*"]), ("free", &["free_*"]), ("issue", &["issued_*"]), ("plan", &["planned_*"]), ("occupancy", &["in_use"])],
         filters: &[],
         run,
     };

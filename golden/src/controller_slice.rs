@@ -99,6 +99,9 @@ pub struct MetadataTraffic {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MetadataAccess {
     pub outcome: Outcome,
+    /// Byte address of the metadata sector holding the nibble (the
+    /// fill's address on a miss).
+    pub sector: u64,
     /// The cache's memory traffic for it, in order (a line miss: the
     /// victim's write-backs, then the fill).
     pub traffic: Vec<MetadataTraffic>,
@@ -292,8 +295,9 @@ impl ControllerSlice {
             return Ok((MemoryEntry::from_bytes(&bytes), part));
         }
         let mut recording = Recording { memory, traffic: Vec::new() };
-        let (code, outcome) = self.cache.read_nibble(Self::nibble_at(&slot), &mut recording);
-        let metadata = MetadataAccess { outcome, traffic: recording.traffic };
+        let at = Self::nibble_at(&slot);
+        let (code, outcome) = self.cache.read_nibble(at, &mut recording);
+        let metadata = MetadataAccess { outcome, sector: self.cache.sector_address(at.address), traffic: recording.traffic };
         let class = Self::class_of(va, code)?;
         let access = self.translate(pte, va, class)?;
         let stored = Self::load(&access, memory);
@@ -348,13 +352,14 @@ impl ControllerSlice {
         let access = self.translate(pte, va, c.class)?;
         Self::store(&access, &c.payload, memory);
         let mut recording = Recording { memory, traffic: Vec::new() };
-        let outcome = self.cache.write_nibble(Self::nibble_at(&access), c.class.code(), &mut recording);
+        let at = Self::nibble_at(&access);
+        let outcome = self.cache.write_nibble(at, c.class.code(), &mut recording);
         let device = Sectors::of(access.device);
         let part = WritePart {
             class: c.class,
             device: if device.count > 0 { vec![device] } else { Vec::new() },
             buddy: access.buddy.map_or_else(Sectors::default, Sectors::of),
-            metadata: Some(MetadataAccess { outcome, traffic: recording.traffic }),
+            metadata: Some(MetadataAccess { outcome, sector: self.cache.sector_address(at.address), traffic: recording.traffic }),
         };
         Ok(Served { entry, read, write: Some(part) })
     }

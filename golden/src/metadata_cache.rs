@@ -239,6 +239,13 @@ impl MetadataCache {
         l.sector_dirty = 0;
     }
 
+    /// Byte address of the sector holding metadata byte `address` (the
+    /// address a miss of it fills).
+    pub fn sector_address(&self, address: u64) -> u64 {
+        let b = self.config.sector_bytes as u64;
+        address / b * b
+    }
+
     /// Read the 4-bit metadata at `at`; returns (nibble 0..15, outcome).
     pub fn read_nibble(&mut self, at: MetadataNibble, memory: &mut impl SectorMemory) -> (u8, Outcome) {
         self.stats.reads += 1;

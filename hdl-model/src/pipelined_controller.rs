@@ -601,6 +601,8 @@ impl PipelinedControllerModel {
         n.planner.buddy_req_ready = w.bud_port.rd_req_ready;
         // A read's memory reads are all taken: its entry opens to writes.
         n.contexts.issued = w.planner.done;
+        // An uncompressed page's write taken by the write planner.
+        n.contexts.planned = (x1_valid && x1_unc_write && self.s.w0.is_none() && w.writer.in_ready).then_some(x1.id);
         if let Some(m) = w.md.mem_req {
             n.dev_port.md_req_valid = true;
             n.dev_port.md_req_write = m.write;

@@ -2,12 +2,13 @@
 //! [`CONTEXTS`] request contexts is offered, unless its memory-entry's
 //! bucket ([`bucket`], one of `1 << BUCKET_BITS`) is closed to it: to a
 //! read while a write of the bucket is in flight, to a write while
-//! another write of it is or a read of it not yet issued. A context given
-//! back is free, and a write's bucket open to reads, from the cycle after
-//! next (the free reads its bucket from a RAM first); the bucket opens to
-//! writes a cycle later, when no other context in use holds it. An issued
-//! read stops holding its bucket at the edge after `issued`, and its
-//! bucket is searched the same way a cycle later.
+//! another write of it not yet planned is, or a read of it not yet issued.
+//! A context given back is free from the cycle after next (the free reads
+//! its bucket from a RAM first); its bucket opens a cycle later, to writes
+//! when no other context in use holds it, to reads when no other write is
+//! in flight. An issued read or a planned write stops holding its bucket
+//! at the edge after `issued` / `planned`, and its bucket is searched the
+//! same way a cycle later.
 
 use buddy_hdl::request_contexts::{bucket, BUCKET_BITS, CONTEXTS};
 use buddy_hdl::RequestContexts;
@@ -29,6 +30,9 @@ pub struct RequestContextsIn {
     pub free_id: u8,
     /// `issued_*`: every memory read of this context's request is taken.
     pub issued: Option<u8>,
+    /// `planned_*`: the write planner took this context's write (to an
+    /// uncompressed page).
+    pub planned: Option<u8>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -47,6 +51,8 @@ pub struct RequestContextsModel {
     writes: u128,
     /// Contexts whose read is not issued yet (set when taken).
     held: u128,
+    /// Contexts whose write is planned (cleared when taken).
+    planned: u128,
     /// Buckets held by a request in flight, a write or a read not yet
     /// issued (or by one being released).
     busy: Vec<bool>,
@@ -67,6 +73,9 @@ pub struct RequestContextsModel {
     issuing: Option<(u8, u16)>,
     /// The bucket of the context issued the cycle before last.
     releasing_issued: Option<u16>,
+    /// The same for a planned write.
+    planning: Option<(u8, u16)>,
+    releasing_planned: Option<u16>,
 }
 
 impl Default for RequestContextsModel {
@@ -75,6 +84,7 @@ impl Default for RequestContextsModel {
             used: 0,
             writes: 0,
             held: 0,
+            planned: 0,
             busy: vec![false; BUCKETS],
             written: vec![false; BUCKETS],
             count: 0,
@@ -83,6 +93,8 @@ impl Default for RequestContextsModel {
             releasing: None,
             issuing: None,
             releasing_issued: None,
+            planning: None,
+            releasing_planned: None,
         }
     }
 }
@@ -113,14 +125,20 @@ impl CycleModel for RequestContextsModel {
         // The RAM's registered read of `free_id` sees it before this edge's write.
         let read = self.bucket_of[i.free_id as usize];
         let read_issued = self.bucket_of[i.issued.unwrap_or(0) as usize];
+        let read_planned = self.bucket_of[i.planned.unwrap_or(0) as usize];
         let freeing = self.freeing.take();
         let releasing = self.releasing.take();
         let issuing = self.issuing.take();
         let releasing_issued = self.releasing_issued.take();
+        let planning = self.planning.take();
+        let releasing_planned = self.releasing_planned.take();
         // The searches see the contexts holding before this edge.
-        let holding = self.used & (self.held | self.writes);
-        let others = |r: Option<u16>| r.is_some_and(|b| (0..CONTEXTS).any(|c| holding >> c & 1 == 1 && self.bucket_of[c] == b));
-        let (others_freed, others_issued) = (others(releasing), others(releasing_issued));
+        let holding = self.used & (self.held | (self.writes & !self.planned));
+        let writing = self.used & self.writes;
+        let has = |set: u128, r: Option<u16>| r.is_some_and(|b| (0..CONTEXTS).any(|c| set >> c & 1 == 1 && self.bucket_of[c] == b));
+        let (others_freed, others_issued, others_planned) =
+            (has(holding, releasing), has(holding, releasing_issued), has(holding, releasing_planned));
+        let others_written = has(writing, releasing);
         if let Some(id) = take {
             self.bucket_of[id as usize] = bucket(i.alloc_entry) as u16;
             self.writes = self.writes & !(1 << id) | (i.alloc_write as u128) << id;
@@ -134,13 +152,16 @@ impl CycleModel for RequestContextsModel {
         }
         // Release, then take, in the kernel's order: a read taken into a
         // bucket being released keeps it busy.
-        if let Some((id, b)) = freeing {
-            if self.writes >> id & 1 == 1 {
-                self.written[b as usize] = false;
-            }
+        if let Some((id, _)) = freeing {
             self.used &= !(1 << id);
         }
         if let Some(b) = releasing.filter(|_| !others_freed) {
+            self.busy[b as usize] = false;
+        }
+        if let Some(b) = releasing.filter(|_| !others_written) {
+            self.written[b as usize] = false;
+        }
+        if let Some(b) = releasing_planned.filter(|_| !others_planned) {
             self.busy[b as usize] = false;
         }
         if let Some(b) = releasing_issued.filter(|_| !others_issued) {
@@ -149,9 +170,14 @@ impl CycleModel for RequestContextsModel {
         if let Some((id, _)) = issuing {
             self.held &= !(1 << id);
         }
+        if let Some((id, _)) = planning {
+            self.held &= !(1 << id);
+            self.planned |= 1 << id;
+        }
         if let Some(id) = take {
             let b = bucket(i.alloc_entry) as usize;
             self.held |= 1 << id;
+            self.planned &= !(1 << id);
             self.used |= 1 << id;
             self.busy[b] = true;
             if i.alloc_write {
@@ -167,6 +193,8 @@ impl CycleModel for RequestContextsModel {
         self.freeing = i.free_valid.then_some((i.free_id, read));
         self.releasing_issued = issuing.map(|(_, b)| b);
         self.issuing = i.issued.map(|id| (id, read_issued));
+        self.releasing_planned = planning.map(|(_, b)| b);
+        self.planning = i.planned.map(|id| (id, read_planned));
     }
 }
 
@@ -205,6 +233,10 @@ mod tests {
         issues: usize,
         /// A write taken while issued reads of its memory-entry are in flight.
         write_past_issued_reads: usize,
+        /// Stores given (writes), and a write taken while a planned write
+        /// of its memory-entry is in flight.
+        plans: usize,
+        write_past_planned_writes: usize,
         /// Allocation and release at the same edge.
         alloc_with_release: usize,
         most_in_use: u8,
@@ -226,7 +258,9 @@ mod tests {
     /// `cycles` cycles: requests to `entries`, held while waiting; each
     /// context in use is given back with probability `p_free` per cycle,
     /// one per cycle at most, and issued (once, before it is given back)
-    /// with probability `2 p_free`; a rare reset.
+    /// with probability `2 p_free`: a read issued, a write issued (a
+    /// partial write's read: it still holds its bucket) or planned; a rare
+    /// reset.
     fn run(seed: u64, cycles: usize, p_alloc: f64, p_free: f64, p_write: f64, entries: Entries) -> Coverage {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut pool: Vec<u64> = match entries {
@@ -251,7 +285,8 @@ mod tests {
         let mut model = RequestContextsModel::default();
         let mut cov = Coverage::default();
         // Contexts in use with their entries, whether a write and whether
-        // issued; entries freed in the last three cycles.
+        // released (a read issued, a write planned); entries freed in the
+        // last three cycles.
         let mut in_flight: Vec<(u8, u64, bool, bool)> = Vec::new();
         let mut recently_freed: VecDeque<Vec<u64>> = VecDeque::from([vec![], vec![], vec![]]);
         let mut request: Option<(u64, bool)> = None;
@@ -275,12 +310,22 @@ mod tests {
             recently_freed.push_back(free.iter().map(|f| f.1).collect());
             let free = free.map(|f| f.0);
             let waiting: Vec<usize> = (0..in_flight.len()).filter(|&k| !in_flight[k].3).collect();
-            let issued = (!waiting.is_empty() && rng.gen_bool((2.0 * p_free * waiting.len() as f64).min(0.9))).then(|| {
+            let (mut issued, mut planned) = (None, None);
+            if !waiting.is_empty() && rng.gen_bool((2.0 * p_free * waiting.len() as f64).min(0.9)) {
                 let k = waiting[rng.gen_range(0..waiting.len())];
-                in_flight[k].3 = true;
-                in_flight[k].0
-            });
+                if !in_flight[k].2 {
+                    issued = Some(in_flight[k].0);
+                    in_flight[k].3 = true;
+                } else if rng.gen_bool(0.5) {
+                    planned = Some(in_flight[k].0);
+                    in_flight[k].3 = true;
+                } else {
+                    issued = Some(in_flight[k].0);
+                }
+            }
             cov.issues += issued.is_some() as usize;
+            cov.plans += planned.is_some() as usize;
+            let released = issued.or(planned);
             let i = RequestContextsIn {
                 reset,
                 alloc_valid: request.is_some(),
@@ -290,6 +335,7 @@ mod tests {
                 free_valid: free.is_some(),
                 free_id: free.unwrap_or_else(|| rng.gen_range(0..128)),
                 issued,
+                planned,
             };
             hw.reset.next = i.reset;
             hw.alloc_valid.next = i.alloc_valid;
@@ -299,6 +345,8 @@ mod tests {
             hw.free_id.next = (i.free_id as u64).into();
             hw.issued_valid.next = i.issued.is_some();
             hw.issued_id.next = u64::from(i.issued.unwrap_or_else(|| rng.gen_range(0..128))).into();
+            hw.planned_valid.next = i.planned.is_some();
+            hw.planned_id.next = u64::from(i.planned.unwrap_or_else(|| rng.gen_range(0..128))).into();
             settle(&mut hw);
             let want = hardware_out(&hw);
             assert_eq!(model.outputs(&i), want, "seed {seed}, cycle {cycle}");
@@ -318,15 +366,21 @@ mod tests {
             let releasing = model.freeing.map(|(_, b)| b);
             if let Some(id) = took.filter(|_| !reset) {
                 assert!(!in_flight.iter().any(|f| f.0 == id), "seed {seed}, cycle {cycle}: context {id} given twice");
-                // A write never overtakes a read that is not issued (nor
-                // one issued this cycle), nor another write.
+                // A read never overtakes a write; a write never overtakes
+                // a read not issued or a write not planned (nor one
+                // released this cycle).
+                let blocks = |f: &(u8, u64, bool, bool)| {
+                    f.1 == i.alloc_entry && ((f.2 && !i.alloc_write) || (i.alloc_write && (!f.3 || released == Some(f.0))))
+                };
                 assert!(
-                    !in_flight.iter().any(|f| f.1 == i.alloc_entry && (f.2 || i.alloc_write && (!f.3 || issued == Some(f.0)))),
-                    "seed {seed}, cycle {cycle}: a write to memory-entry {:#x} in flight with a write or a read not issued",
+                    !in_flight.iter().any(blocks),
+                    "seed {seed}, cycle {cycle}: a {} of memory-entry {:#x} in flight with a request it must wait for",
+                    if i.alloc_write { "write" } else { "read" },
                     i.alloc_entry
                 );
                 cov.reads_together += in_flight.iter().any(|f| f.1 == i.alloc_entry && !i.alloc_write) as usize;
-                cov.write_past_issued_reads += (i.alloc_write && in_flight.iter().any(|f| f.1 == i.alloc_entry)) as usize;
+                cov.write_past_issued_reads += (i.alloc_write && in_flight.iter().any(|f| f.1 == i.alloc_entry && !f.2)) as usize;
+                cov.write_past_planned_writes += (i.alloc_write && in_flight.iter().any(|f| f.1 == i.alloc_entry && f.2)) as usize;
                 in_flight.push((id, i.alloc_entry, i.alloc_write, false));
                 cov.allocations += 1;
                 cov.alloc_with_release += releasing.is_some() as usize;
@@ -367,6 +421,11 @@ mod tests {
             if seed >= 2 {
                 assert!(cov.reads_together > 0 && cov.read_behind_write > 0, "seed {seed}: {cov:?}");
                 assert!(cov.issues > 300 && cov.write_past_issued_reads > 0, "seed {seed}: {cov:?}");
+                assert!(cov.plans > 100, "seed {seed}: {cov:?}");
+            }
+            // A third of the requests write: writes meet planned writes.
+            if p_write >= 0.3 && seed != 1 {
+                assert!(cov.write_past_planned_writes > 10, "seed {seed}: {cov:?}");
             }
             if seed == 1 {
                 assert!(cov.full_waits > 0 && cov.most_in_use as usize == CONTEXTS, "seed {seed}: {cov:?}");

@@ -1298,6 +1298,10 @@ impl Logic for $name {
         // A read's memory reads are all taken: its entry opens to writes.
         self.contexts.issued_valid.next = self.planner.done_valid.val();
         self.contexts.issued_id.next = self.planner.done_id.val();
+        // An uncompressed page's write taken by the write planner: a later
+        // write of its entry may be taken into the slice.
+        self.contexts.planned_valid.next = self.x1_to_writer.val();
+        self.contexts.planned_id.next = self.x1_id.q.val();
 
         self.w_full.d.next = self.flags_full.val();
         self.w_partial.d.next = self.flags_partial.val();

@@ -1,6 +1,7 @@
 //! The request contexts of the pipelined controller slice: which of the
 //! [`CONTEXTS`] are free, and a guard that keeps a write to a
-//! memory-entry from being in flight with another write to it or with a
+//! memory-entry from being in flight with another write to it not yet
+//! taken by the write planner (or one to a compressed page) or with a
 //! read of it that has not yet had its memory reads taken (reads of one
 //! memory-entry may be in flight together).
 
@@ -51,23 +52,33 @@ pub fn bucket(entry_index: u64) -> u64 {
 /// A request offered on `alloc` is given the lowest free context id when
 /// one is free and its memory-entry's bucket ([`bucket`]) is open to it:
 /// a read waits only while a write of that bucket is in flight; a write
-/// while another write of that bucket is, or a read of it whose memory
-/// reads are not all taken yet (`issued_*`, from the read planner: memory
-/// serves requests in the order it takes them, so a write taken after a
-/// read's last memory read cannot change what that read returns).
+/// while another write of that bucket is in flight and not yet planned, or a
+/// read of it whose memory reads are not all taken yet (`issued_*`, from
+/// the read planner: memory serves requests in the order it takes them,
+/// so a write taken after a read's last memory read cannot change what
+/// that read returns). A write is planned (`planned_*`) when the write
+/// planner takes a write to an uncompressed page: nothing of it is read
+/// and the planner writes its jobs one at a time in the order it takes
+/// them, so a later write of the entry, which reaches the planner after
+/// it, lands after it (issue #48's eighth step; a write to a compressed
+/// page holds its bucket until freed: its size nibble's reservation and
+/// commit, and a partial write's read of the entry, are made with one
+/// write per entry in flight).
 /// Otherwise it waits (`alloc_ready` low), so requests keep their order
 /// around a write. Two different entries of one bucket wait for each
 /// other in the same way (rare: 128 contexts over 1,024 buckets, spread
 /// as [`bucket`] says), which costs time, never correctness.
 ///
 /// A context given back on `free` is free from the cycle after next (its
-/// bucket is read from a RAM first). A write's bucket opens to reads then
-/// too; to writes it opens a cycle later, once a search of the 128
-/// contexts' buckets shows no other request holding that bucket (a write,
-/// or a read not yet issued: a bucket may hold many reads, so one busy
-/// bit cannot tell). A read issued on `issued_*` stops holding its bucket
-/// against writes from the cycle after next, the same way (a second copy
-/// of the bucket RAM, a second search).
+/// bucket is read from a RAM first). Its bucket opens a cycle later, once
+/// a search of the 128 contexts' buckets shows no other request holding
+/// it: to writes, no write not yet planned and no read not yet issued (a
+/// bucket may hold many reads, so one busy bit cannot tell); to reads, no
+/// other write in flight (planned writes of a bucket may be in flight
+/// together). A read issued on `issued_*`, and a write planned on
+/// `planned_*`, stops holding its bucket against writes from the cycle
+/// after next, the same way (a second and a third copy of the bucket RAM,
+/// a second and a third search).
 ///
 /// | port | width | direction | meaning |
 /// |---|---|---|---|
@@ -78,15 +89,17 @@ pub fn bucket(entry_index: u64) -> u64 {
 /// | `alloc_id` | 7 | out | the context given (valid with `alloc_ready`) |
 /// | `free_valid` | 1 | in | the request of context `free_id` has left the slice |
 /// | `free_id` | 7 | in | a context in use |
-/// | `issued_valid` | 1 | in | every memory read of context `issued_id`'s request is taken (ignored for a write: it holds its bucket until freed) |
+/// | `issued_valid` | 1 | in | every memory read of context `issued_id`'s request is taken (ignored for a write: it holds its bucket until freed or planned) |
 /// | `issued_id` | 7 | in | a context in use |
+/// | `planned_valid` | 1 | in | the write planner took context `planned_id`'s write, to an uncompressed page |
+/// | `planned_id` | 7 | in | a context in use, a write |
 /// | `in_use` | 8 | out | contexts in use (status) |
 ///
-/// Storage in flip-flops: the in-use, is-a-write and not-yet-issued bits
-/// (128 each), the bucket-busy and bucket-written bits (1,024 each), each
-/// context's bucket (128 x 10 bits, searched all at once); the same
-/// buckets again in two 128 x 10-bit RAMs, read by context id when it is
-/// freed and when it is issued.
+/// Storage in flip-flops: the in-use, is-a-write, not-yet-issued and
+/// planned bits (128 each), the bucket-busy and bucket-written bits (1,024
+/// each), each context's bucket (128 x 10 bits, searched all at once); the
+/// same buckets again in three 128 x 10-bit RAMs, read by context id when
+/// it is freed, issued and planned.
 #[derive(SettleBlock)]
 pub struct RequestContexts {
     _settle: crate::settle::Settle,
@@ -101,17 +114,21 @@ pub struct RequestContexts {
     pub free_id: Signal<In, Bits<CONTEXT_BITS>>,
     pub issued_valid: Signal<In, Bit>,
     pub issued_id: Signal<In, Bits<CONTEXT_BITS>>,
+    pub planned_valid: Signal<In, Bit>,
+    pub planned_id: Signal<In, Bits<CONTEXT_BITS>>,
     pub in_use: Signal<Out, Bits<8>>,
     used: DFF<Bits<CONTEXTS>>,
     /// Context `c` holds a write.
     writes: DFF<Bits<CONTEXTS>>,
     /// Context `c`'s read is not issued yet (set when taken).
     held: DFF<Bits<CONTEXTS>>,
+    /// Context `c`'s write is planned (set when planned, cleared when taken).
+    planned: DFF<Bits<CONTEXTS>>,
     /// Buckets held by a request in flight, a write or a read not yet
     /// issued (or by one being released).
     busy: DFF<Bits<1024>>,
-    /// Buckets with a write in flight (at most one: a write waits for a
-    /// busy bucket).
+    /// Buckets with a write in flight (more than one only once the
+    /// earlier ones are planned).
     written: DFF<Bits<1024>>,
     /// Each context's bucket, for the search at release.
     bucket_q: [DFF<Bits<BUCKET_BITS>>; CONTEXTS],
@@ -123,8 +140,10 @@ pub struct RequestContexts {
     /// other context holds it.
     releasing: DFF<Bit>,
     rel_bucket: DFF<Bits<BUCKET_BITS>>,
-    /// Another context in use holds `rel_bucket`.
+    /// Another context in use holds `rel_bucket`; another write in
+    /// flight has it.
     others: Signal<Local, Bit>,
+    others_written: Signal<Local, Bit>,
     /// A context being issued: its bucket is read this cycle.
     issuing: DFF<Bit>,
     issuing_id: DFF<Bits<CONTEXT_BITS>>,
@@ -133,10 +152,20 @@ pub struct RequestContexts {
     releasing_issued: DFF<Bit>,
     rel_issued_bucket: DFF<Bits<BUCKET_BITS>>,
     others_issued: Signal<Local, Bit>,
+    /// The same for a write planned.
+    planning: DFF<Bit>,
+    planning_id: DFF<Bits<CONTEXT_BITS>>,
+    releasing_planned: DFF<Bit>,
+    rel_planned_bucket: DFF<Bits<BUCKET_BITS>>,
+    others_planned: Signal<Local, Bit>,
     /// Contexts holding their bucket against writes: in use, and a write
-    /// or a read not yet issued.
+    /// not planned or a read not yet issued.
     holding: Signal<Local, Bits<CONTEXTS>>,
+    /// Writes in flight.
+    writing: Signal<Local, Bits<CONTEXTS>>,
     bucket_of_issued: RAM<Bits<BUCKET_BITS>, CONTEXT_BITS>,
+    bucket_of_planned: RAM<Bits<BUCKET_BITS>, CONTEXT_BITS>,
+    planned_next: Signal<Local, Bits<CONTEXTS>>,
     held_next: Signal<Local, Bits<CONTEXTS>>,
     /// The bucket is closed to the request offered.
     closed: Signal<Local, Bit>,
@@ -167,10 +196,13 @@ impl Default for RequestContexts {
             free_id: Default::default(),
             issued_valid: Default::default(),
             issued_id: Default::default(),
+            planned_valid: Default::default(),
+            planned_id: Default::default(),
             in_use: Default::default(),
             used: Default::default(),
             writes: Default::default(),
             held: Default::default(),
+            planned: Default::default(),
             busy: Default::default(),
             written: Default::default(),
             bucket_q: crate::default_array(),
@@ -180,13 +212,22 @@ impl Default for RequestContexts {
             releasing: Default::default(),
             rel_bucket: Default::default(),
             others: Default::default(),
+            others_written: Default::default(),
             issuing: Default::default(),
             issuing_id: Default::default(),
             releasing_issued: Default::default(),
             rel_issued_bucket: Default::default(),
             others_issued: Default::default(),
+            planning: Default::default(),
+            planning_id: Default::default(),
+            releasing_planned: Default::default(),
+            rel_planned_bucket: Default::default(),
+            others_planned: Default::default(),
             holding: Default::default(),
+            writing: Default::default(),
             bucket_of_issued: Default::default(),
+            bucket_of_planned: Default::default(),
+            planned_next: Default::default(),
             held_next: Default::default(),
             closed: Default::default(),
             bucket_of: Default::default(),
@@ -212,6 +253,7 @@ impl Logic for RequestContexts {
             used,
             writes,
             held,
+            planned,
             busy,
             written,
             count,
@@ -222,7 +264,11 @@ impl Logic for RequestContexts {
             issuing,
             issuing_id,
             releasing_issued,
-            rel_issued_bucket
+            rel_issued_bucket,
+            planning,
+            planning_id,
+            releasing_planned,
+            rel_planned_bucket
         );
         for c in 0..128 {
             self.bucket_q[c].clock.next = self.clock.val();
@@ -232,6 +278,8 @@ impl Logic for RequestContexts {
         self.bucket_of.write_clock.next = self.clock.val();
         self.bucket_of_issued.read_clock.next = self.clock.val();
         self.bucket_of_issued.write_clock.next = self.clock.val();
+        self.bucket_of_planned.read_clock.next = self.clock.val();
+        self.bucket_of_planned.write_clock.next = self.clock.val();
 
         self.bucket.next = self.alloc_entry.val().get_bits::<10>(0)
             ^ self.alloc_entry.val().get_bits::<10>(10)
@@ -260,9 +308,9 @@ impl Logic for RequestContexts {
         self.alloc_id.next = self.id.val();
         self.take.next = self.alloc_valid.val() & self.alloc_ready.val();
 
-        // A free reads the context's bucket, then releases the context (and
-        // a write's bucket to reads); a cycle later the bucket opens to
-        // writes unless another context in use has it.
+        // A free reads the context's bucket, then releases the context; a
+        // cycle later the bucket opens to writes unless another context in
+        // use holds it, and to reads unless another write is in flight.
         self.bucket_of.read_address.next = self.free_id.val();
         self.freeing.d.next = self.free_valid.val();
         self.freeing_id.d.next = self.free_id.val();
@@ -276,20 +324,40 @@ impl Logic for RequestContexts {
         self.issuing_id.d.next = self.issued_id.val();
         self.releasing_issued.d.next = self.issuing.q.val();
         self.rel_issued_bucket.d.next = self.bucket_of_issued.read_data.val();
-        self.holding.next = self.used.q.val() & (self.held.q.val() | self.writes.q.val());
+        // A planned write does the same with the third RAM.
+        self.bucket_of_planned.read_address.next = self.planned_id.val();
+        self.planning.d.next = self.planned_valid.val();
+        self.planning_id.d.next = self.planned_id.val();
+        self.releasing_planned.d.next = self.planning.q.val();
+        self.rel_planned_bucket.d.next = self.bucket_of_planned.read_data.val();
+        self.holding.next = self.used.q.val() & (self.held.q.val() | (self.writes.q.val() & !self.planned.q.val()));
+        self.writing.next = self.used.q.val() & self.writes.q.val();
         self.others.next = false;
+        self.others_written.next = false;
         self.others_issued.next = false;
+        self.others_planned.next = false;
         for c in 0..128 {
             if self.holding.val().get_bit(c) & (self.bucket_q[c].q.val() == self.rel_bucket.q.val()) {
                 self.others.next = true;
             }
+            if self.writing.val().get_bit(c) & (self.bucket_q[c].q.val() == self.rel_bucket.q.val()) {
+                self.others_written.next = true;
+            }
             if self.holding.val().get_bit(c) & (self.bucket_q[c].q.val() == self.rel_issued_bucket.q.val()) {
                 self.others_issued.next = true;
+            }
+            if self.holding.val().get_bit(c) & (self.bucket_q[c].q.val() == self.rel_planned_bucket.q.val()) {
+                self.others_planned.next = true;
             }
         }
         self.held_next.next = self.held.q.val();
         if self.issuing.q.val() {
             self.held_next.next = self.held.q.val() & !(bits::<128>(1) << self.issuing_id.q.val());
+        }
+        self.planned_next.next = self.planned.q.val();
+        if self.planning.q.val() {
+            self.held_next.next = self.held_next.val() & !(bits::<128>(1) << self.planning_id.q.val());
+            self.planned_next.next = self.planned.q.val() | (bits::<128>(1) << self.planning_id.q.val());
         }
         self.used_next.next = self.used.q.val();
         self.writes_next.next = self.writes.q.val();
@@ -297,12 +365,16 @@ impl Logic for RequestContexts {
         self.written_next.next = self.written.q.val();
         if self.freeing.q.val() {
             self.used_next.next = self.used_next.val() & !(bits::<128>(1) << self.freeing_id.q.val());
-            if self.writes.q.val().get_bit(self.freeing_id.q.val().index()) {
-                self.written_next.next = self.written_next.val() & !(bits::<1024>(1) << self.bucket_of.read_data.val());
-            }
         }
         if self.releasing.q.val() & !self.others.val() {
             self.busy_next.next = self.busy_next.val() & !(bits::<1024>(1) << self.rel_bucket.q.val());
+        }
+        // A read's release clears a bucket no write has: harmless.
+        if self.releasing.q.val() & !self.others_written.val() {
+            self.written_next.next = self.written_next.val() & !(bits::<1024>(1) << self.rel_bucket.q.val());
+        }
+        if self.releasing_planned.q.val() & !self.others_planned.val() {
+            self.busy_next.next = self.busy_next.val() & !(bits::<1024>(1) << self.rel_planned_bucket.q.val());
         }
         if self.releasing_issued.q.val() & !self.others_issued.val() {
             self.busy_next.next = self.busy_next.val() & !(bits::<1024>(1) << self.rel_issued_bucket.q.val());
@@ -313,10 +385,15 @@ impl Logic for RequestContexts {
         self.bucket_of_issued.write_enable.next = false;
         self.bucket_of_issued.write_address.next = self.id.val();
         self.bucket_of_issued.write_data.next = self.bucket.val();
+        self.bucket_of_planned.write_enable.next = false;
+        self.bucket_of_planned.write_address.next = self.id.val();
+        self.bucket_of_planned.write_data.next = self.bucket.val();
         if self.take.val() {
             self.bucket_of.write_enable.next = true;
             self.bucket_of_issued.write_enable.next = true;
+            self.bucket_of_planned.write_enable.next = true;
             self.held_next.next = self.held_next.val() | (bits::<128>(1) << self.id.val());
+            self.planned_next.next = self.planned_next.val() & !(bits::<128>(1) << self.id.val());
             self.used_next.next = self.used_next.val() | (bits::<128>(1) << self.id.val());
             self.writes_next.next = self.writes_next.val() & !(bits::<128>(1) << self.id.val());
             self.busy_next.next = self.busy_next.val() | (bits::<1024>(1) << self.bucket.val());
@@ -335,6 +412,7 @@ impl Logic for RequestContexts {
         self.written.d.next = self.written_next.val();
         self.writes.d.next = self.writes_next.val();
         self.held.d.next = self.held_next.val();
+        self.planned.d.next = self.planned_next.val();
         self.count.d.next = self.count.q.val();
         if self.take.val() & !self.freeing.q.val() {
             self.count.d.next = self.count.q.val() + 1;
@@ -353,6 +431,8 @@ impl Logic for RequestContexts {
             self.releasing.d.next = false;
             self.issuing.d.next = false;
             self.releasing_issued.d.next = false;
+            self.planning.d.next = false;
+            self.releasing_planned.d.next = false;
         }
     }
 }

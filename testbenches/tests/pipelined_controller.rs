@@ -5,7 +5,7 @@
 //! never-written entries, a reserved size nibble, translation faults, full
 //! and partial writes, a final flush.
 
-use buddy_delivery::pipelined_controller::run;
+use buddy_delivery::pipelined_controller::{run, run_hot};
 use buddy_delivery::stream::proptest_cases;
 use buddy_golden::{HardwareCodec, Mag};
 use proptest::prelude::*;
@@ -42,9 +42,21 @@ fn writes_pass_reads_whose_memory_reads_are_taken() {
     assert!(r.writes_past_reads > 20 && r.reads > 800, "{r:?}");
 }
 
+/// Reads and writes, half of them to 4 entries of an uncompressed page:
+/// a write is taken while an earlier write of its entry is in flight once
+/// the write planner has taken that one (the same-entry guard lets it
+/// pass), and every answer and memory after the flush are still golden's.
+#[test]
+fn writes_pass_planned_writes_of_uncompressed_pages() {
+    let r = run_hot(HardwareCodec::Bpc, 31, 1_500, 0.6, 1.0, 0.5, 40).unwrap();
+    assert!(r.writes_past_writes > 50 && r.reads > 300, "{r:?}");
+}
+
 /// Writes only (full and partial, compressed and uncompressed pages),
 /// then a flush: memory ends as golden's; whole memory-entries are
-/// written as one run of 4 sectors.
+/// written as one run of 4 sectors, and a write to an uncompressed page
+/// is taken while an earlier write of its entry is in flight (stored by
+/// the write planner: the same-entry guard lets it pass).
 #[test]
 fn writes_store_what_golden_stores() {
     let r = run(HardwareCodec::Bpc, 4, 600, 1.0, 0.8, 0.7, 40).unwrap();

@@ -8,6 +8,12 @@
 //!   hit latency; on a miss the whole device slot is read beside the
 //!   metadata sector fill (the class is not known yet). Buddy sectors wait
 //!   for the metadata. A compressed class adds the decompression latency.
+//!   A lookup that hits a metadata sector whose fill is still in flight
+//!   (installed by an earlier miss) waits for that fill: a cache answers
+//!   from a reserved line only when its data arrives (GPGPU-Sim's
+//!   `HIT_RESERVED`, merged into the line's miss register), then reads
+//!   its class's device sectors as a hit does (the paper reads the slot
+//!   early on a miss only).
 //! - Write: the read of a read-modify-write, then the compression latency,
 //!   then the device part, the buddy part and the nibble's metadata traffic
 //!   at once.
@@ -18,6 +24,10 @@ use buddy_golden::controller_slice::{MetadataAccess, ReadPart, WritePart};
 use buddy_golden::SizeClass;
 
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use buddy_golden::Algorithm;
 
@@ -36,6 +46,56 @@ pub struct PaperTiming {
     pub md_hit_ps: u64,
 }
 
+/// The metadata sectors whose fill is in flight, by (slice, sector
+/// address): how many fills, and the tasks waiting for them.
+#[derive(Debug, Default)]
+pub struct PendingFills {
+    sectors: RefCell<HashMap<(u64, u64), (u32, Vec<usize>)>>,
+}
+
+impl PendingFills {
+    fn begin(&self, slice: u64, sector: u64) {
+        self.sectors.borrow_mut().entry((slice, sector)).or_default().0 += 1;
+    }
+
+    /// A fill arrived: once none of the sector is left, its waiters run now.
+    fn end(&self, sh: &QueueState, slice: u64, sector: u64) {
+        let mut sectors = self.sectors.borrow_mut();
+        let e = sectors.get_mut(&(slice, sector)).expect("a fill ends after it begins");
+        e.0 -= 1;
+        if e.0 == 0 {
+            for task in sectors.remove(&(slice, sector)).expect("present").1 {
+                sh.wake(task);
+            }
+        }
+    }
+
+    /// Wait until no fill of the sector is in flight.
+    fn filled(self: &Rc<Self>, sh: &Rc<QueueState>, slice: u64, sector: u64) -> Filled {
+        Filled { fills: self.clone(), sh: sh.clone(), key: (slice, sector) }
+    }
+}
+
+/// The future of [`PendingFills::filled`].
+struct Filled {
+    fills: Rc<PendingFills>,
+    sh: Rc<QueueState>,
+    key: (u64, u64),
+}
+
+impl Future for Filled {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        match self.fills.sectors.borrow_mut().get_mut(&self.key) {
+            None => Poll::Ready(()),
+            Some((_, tasks)) => {
+                tasks.push(self.sh.current());
+                Poll::Pending
+            }
+        }
+    }
+}
+
 /// Start a metadata access's write-backs (posted) and fills; returns the fill tickets.
 fn metadata_traffic(sh: &Rc<QueueState>, slice: u64, md: Option<&MetadataAccess>) -> Vec<u64> {
     let mut fills = Vec::new();
@@ -51,15 +111,27 @@ fn metadata_traffic(sh: &Rc<QueueState>, slice: u64, md: Option<&MetadataAccess>
 
 impl PaperTiming {
     /// The timing of a read part from now; returns when its entry is ready, ps.
-    pub async fn read(&self, sh: &Rc<QueueState>, slice: u64, p: &ReadPart) -> u64 {
+    pub async fn read(&self, sh: &Rc<QueueState>, pending: &Rc<PendingFills>, slice: u64, p: &ReadPart) -> u64 {
         let t0 = sh.now();
         let fills = metadata_traffic(sh, slice, p.metadata.as_ref());
         let hit = fills.is_empty();
         let sectors = if hit { p.device } else { p.slot };
-        // A miss reads the whole slot beside the metadata.
+        // A miss reads the whole slot beside the metadata (seed 001 Sec. 3.4;
+        // a hit on a sector still being filled waits in its miss register).
         let early = (!hit && sectors.count > 0).then(|| sh.start_burst(slice, sectors.first, sectors.count, false, slice));
-        let md_hit_ps = if p.metadata.is_some() { self.md_hit_ps } else { 0 };
-        let md_ready = if hit { t0 + md_hit_ps } else { sh.all_bursts(fills, t0).await };
+        let md_ready = match &p.metadata {
+            None => t0,
+            Some(m) if hit => {
+                pending.filled(sh, slice, m.sector).await;
+                sh.now().max(t0 + self.md_hit_ps)
+            }
+            Some(m) => {
+                pending.begin(slice, m.sector);
+                let done = sh.all_bursts(fills, t0).await;
+                pending.end(sh, slice, m.sector);
+                done
+            }
+        };
         sh.until(md_ready).await;
         let late = (hit && sectors.count > 0).then(|| sh.start_burst(slice, sectors.first, sectors.count, false, slice));
         let mut done = md_ready;
@@ -76,19 +148,33 @@ impl PaperTiming {
 
     /// The timing of a write to a compressed page from now (after its read
     /// part, if any); returns when it is done, ps.
-    pub async fn write(&self, sh: &Rc<QueueState>, slice: u64, read: Option<&ReadPart>, w: &WritePart) -> u64 {
+    pub async fn write(&self, sh: &Rc<QueueState>, pending: &Rc<PendingFills>, slice: u64, read: Option<&ReadPart>, w: &WritePart) -> u64 {
         let start = match read {
-            Some(r) => self.read(sh, slice, r).await,
+            Some(r) => self.read(sh, pending, slice, r).await,
             None => sh.now(),
         };
         let ready = start + self.compress_ps;
         sh.until(ready).await;
-        let mut tickets: Vec<u64> = w.device.iter().map(|d| sh.start_burst(slice, d.first, d.count, true, slice)).collect();
+        let tickets: Vec<u64> = w.device.iter().map(|d| sh.start_burst(slice, d.first, d.count, true, slice)).collect();
         let mut done = ready;
         if w.buddy.count > 0 {
             done = done.max(sh.link_transfer(w.buddy.bytes(), true));
         }
-        tickets.extend(metadata_traffic(sh, slice, w.metadata.as_ref()));
+        let fills = metadata_traffic(sh, slice, w.metadata.as_ref());
+        // The nibble is written into its sector once the sector is there.
+        let done = match &w.metadata {
+            Some(m) if fills.is_empty() => {
+                pending.filled(sh, slice, m.sector).await;
+                done.max(sh.now())
+            }
+            Some(m) => {
+                pending.begin(slice, m.sector);
+                let filled = sh.all_bursts(fills, done).await;
+                pending.end(sh, slice, m.sector);
+                filled
+            }
+            None => done,
+        };
         let done = sh.all_bursts(tickets, done).await;
         sh.until(done).await;
         done
@@ -108,6 +194,7 @@ impl PaperTiming {
 pub struct PaperEngine {
     timing: PaperTiming,
     slots: Option<Rc<SliceSlots>>,
+    pending: Rc<PendingFills>,
     zero_reads: u64,
 }
 
@@ -123,7 +210,7 @@ impl PaperEngine {
             decompress_ps: (d * cycle).round() as u64,
             md_hit_ps: (config.metadata_cache.hit_cycles * cycle).round() as u64,
         };
-        PaperEngine { timing, slots, zero_reads: 0 }
+        PaperEngine { timing, slots, pending: Rc::default(), zero_reads: 0 }
     }
 }
 
@@ -136,16 +223,16 @@ impl SliceEngine for PaperEngine {
         let (sh, out) = (system.queue.shared.clone(), outcome.clone());
         let buddy = served.touches_buddy();
         let entry = served.entry;
-        let (timing, slots) = (self.timing, self.slots.clone());
+        let (timing, slots, pending) = (self.timing, self.slots.clone(), self.pending.clone());
         system.queue.spawn(async move {
             if let Some(s) = &slots {
                 s.acquire(&sh, slice).await;
             }
             let done = match (&served.read, &served.write) {
-                (read, Some(w)) if w.metadata.is_some() => timing.write(&sh, slice, read.as_ref(), w).await,
+                (read, Some(w)) if w.metadata.is_some() => timing.write(&sh, &pending, slice, read.as_ref(), w).await,
                 (_, Some(w)) => PaperTiming::plain_write(&sh, slice, w).await,
                 (Some(r), None) => {
-                    let done = timing.read(&sh, slice, r).await;
+                    let done = timing.read(&sh, &pending, slice, r).await;
                     sh.until(done).await;
                     done
                 }
@@ -178,5 +265,62 @@ impl SliceEngine for PaperEngine {
 
     fn zero_reads(&self) -> u64 {
         self.zero_reads
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use buddy_golden::controller_slice::{MetadataTraffic, Sectors};
+    use buddy_golden::metadata_cache::Outcome as Lookup;
+
+    use super::*;
+    use crate::memory_system::event_queue::EventQueue;
+    use crate::memory_system::hbm::Hbm;
+    use crate::memory_system::nvlink::Nvlink;
+
+    const SECTOR: u64 = 0x40_0000;
+
+    /// A ZERO-class read whose nibble lies in `SECTOR`, with no device
+    /// slot, so that its ready time is its metadata's alone.
+    fn zero_read(outcome: Lookup) -> ReadPart {
+        let traffic = if outcome == Lookup::Hit { Vec::new() } else { vec![MetadataTraffic { address: SECTOR, write_back: false }] };
+        ReadPart {
+            metadata: Some(MetadataAccess { outcome, sector: SECTOR, traffic }),
+            class: SizeClass::Zero,
+            slot: Sectors::default(),
+            device: Sectors::default(),
+            buddy: Sectors::default(),
+        }
+    }
+
+    /// When each of `reads` is ready, all started at time 0 on slice 0.
+    fn ready_times(reads: Vec<ReadPart>) -> (Vec<u64>, PaperTiming) {
+        let config = SimConfig::default();
+        let hbm = Hbm::new(&config);
+        let link = Nvlink::new(&config, 0);
+        let mut queue = EventQueue::new(hbm, link, config.cycle_ps());
+        let timing = PaperEngine::new(&config, Algorithm::Bpc).timing;
+        let pending = Rc::new(PendingFills::default());
+        let times: Vec<Rc<Cell<u64>>> = reads.iter().map(|_| Rc::default()).collect();
+        for (r, t) in reads.into_iter().zip(&times) {
+            let (sh, pending, t) = (queue.shared.clone(), pending.clone(), t.clone());
+            queue.spawn(async move { t.set(timing.read(&sh, &pending, 0, &r).await) });
+        }
+        queue.finish().expect("no task is left waiting");
+        (times.iter().map(|t| t.get()).collect(), timing)
+    }
+
+    /// A lookup that hits a metadata sector whose fill is in flight is
+    /// answered when the fill arrives, not at hit latency; one that hits a
+    /// filled sector is answered at hit latency.
+    #[test]
+    fn a_hit_on_a_sector_being_filled_waits_for_the_fill() {
+        let (alone, timing) = ready_times(vec![zero_read(Lookup::Hit)]);
+        assert_eq!(alone, vec![timing.md_hit_ps]);
+        let (t, _) = ready_times(vec![zero_read(Lookup::LineMiss), zero_read(Lookup::Hit)]);
+        assert!(t[0] > 2 * timing.md_hit_ps, "a fill takes a DRAM access: {t:?}");
+        assert_eq!(t[1], t[0], "the hit is answered with the fill");
     }
 }

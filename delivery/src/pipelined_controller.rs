@@ -130,11 +130,16 @@ pub struct PipelinedRun {
 
 const PAGE: PageSize = PageSize::Small64K;
 
-/// Where a run's requests go (see [`scenario`]).
+/// Where a run's requests go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Layout {
+pub enum Layout {
+    /// Pages of every target ratio, side by side.
     Dense,
+    /// Metadata line misses, dirty victims written back and victims
+    /// pinned by writes in flight: every page's metadata lines in one set.
     Spread,
+    /// Writes to an uncompressed page's entry taken while earlier writes
+    /// of it are in flight: half the requests to 4 of its entries.
     Hot,
 }
 
@@ -244,15 +249,16 @@ pub fn run(
     p_ready: f64,
     max_latency: u64,
 ) -> Result<PipelinedRun, String> {
-    on_big_stack(move || run_slice(hardware, seed, requests, p_write, p_request, p_ready, max_latency, false, None, Layout::Dense)).map(|(r, _)| r)
+    run_in(Layout::Dense, hardware, seed, requests, p_write, p_request, p_ready, max_latency)
 }
 
-/// As [`run`] over the `spread` scenario: metadata line misses, dirty
-/// victims and victims pinned by writes in flight.
+/// As [`run`] with the requests placed as `layout` says.
 ///
 /// # Errors
 /// As [`run`].
-pub fn run_spread(
+#[allow(clippy::too_many_arguments)]
+pub fn run_in(
+    layout: Layout,
     hardware: HardwareCodec,
     seed: u64,
     requests: usize,
@@ -261,24 +267,7 @@ pub fn run_spread(
     p_ready: f64,
     max_latency: u64,
 ) -> Result<PipelinedRun, String> {
-    on_big_stack(move || run_slice(hardware, seed, requests, p_write, p_request, p_ready, max_latency, false, None, Layout::Spread)).map(|(r, _)| r)
-}
-
-/// As [`run`] over the `hot` scenario: writes to an uncompressed page's
-/// entry taken while earlier writes of it are in flight.
-///
-/// # Errors
-/// As [`run`].
-pub fn run_hot(
-    hardware: HardwareCodec,
-    seed: u64,
-    requests: usize,
-    p_write: f64,
-    p_request: f64,
-    p_ready: f64,
-    max_latency: u64,
-) -> Result<PipelinedRun, String> {
-    on_big_stack(move || run_slice(hardware, seed, requests, p_write, p_request, p_ready, max_latency, false, None, Layout::Hot)).map(|(r, _)| r)
+    on_big_stack(move || run_slice(hardware, seed, requests, p_write, p_request, p_ready, max_latency, false, None, layout)).map(|(r, _)| r)
 }
 
 /// The slice of `algorithm` (MAG-BDI at any MAG), run by its driver.

@@ -5,7 +5,7 @@
 //! never-written entries, a reserved size nibble, translation faults, full
 //! and partial writes, a final flush.
 
-use buddy_delivery::pipelined_controller::{run, run_hot};
+use buddy_delivery::pipelined_controller::{run, run_in, Layout};
 use buddy_delivery::stream::proptest_cases;
 use buddy_golden::{HardwareCodec, Mag};
 use proptest::prelude::*;
@@ -48,7 +48,7 @@ fn writes_pass_reads_whose_memory_reads_are_taken() {
 /// pass), and every answer and memory after the flush are still golden's.
 #[test]
 fn writes_pass_planned_writes_of_uncompressed_pages() {
-    let r = run_hot(HardwareCodec::Bpc, 31, 1_500, 0.6, 1.0, 0.5, 40).unwrap();
+    let r = run_in(Layout::Hot, HardwareCodec::Bpc, 31, 1_500, 0.6, 1.0, 0.5, 40).unwrap();
     assert!(r.writes_past_writes > 50 && r.reads > 300, "{r:?}");
 }
 
@@ -99,7 +99,7 @@ fn cosim_ports_are_the_lockstep_ports() {
 #[test]
 fn metadata_line_misses_and_pinned_victims() {
     for (seed, latency) in [(21, 60), (22, 5), (23, 150)] {
-        let r = buddy_delivery::pipelined_controller::run_spread(HardwareCodec::Bpc, seed, 600, 0.5, 1.0, 1.0, latency).unwrap();
+        let r = run_in(Layout::Spread, HardwareCodec::Bpc, seed, 600, 0.5, 1.0, 1.0, latency).unwrap();
         assert!(r.reads > 200 && r.writes + r.partial_writes > 200 && r.line_misses > 100, "{r:?}");
     }
 }

@@ -635,10 +635,12 @@ pub fn pipelined_table(reports: &[SimReport]) -> String {
         let per = |a: u64, b: u64| a as f64 / b.max(1) as f64;
         let _ = writeln!(
             s,
-            "{:<15} wait to be taken {:>6.1}, held {:>6.1} per request; device port {} sectors in {} requests ({:.1}% of slice cycles), answers wait {:>5.1}; buddy port {} sectors, answers wait {:>5.1}",
+            "{:<15} wait to be taken {:>6.1}, held {:>6.1} per request (with a lookup: {:>6.1} to its answer, {:>6.1} after); device port {} sectors in {} requests ({:.1}% of slice cycles), answers wait {:>5.1}; buddy port {} sectors, answers wait {:>5.1}",
             r.mode.name(),
             per(p.accept_wait_cycles, p.requests),
             per(p.context_cycles, p.requests),
+            per(p.lookup_cycles, p.lookups),
+            per(p.after_lookup_cycles, p.lookups),
             p.device_sectors,
             p.device_requests,
             100.0 * per(p.device_requests, (r.dram_cycles as u64).max(1) * (r.device_banks_used.len() as u64 / 4).max(1)),

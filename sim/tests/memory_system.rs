@@ -238,6 +238,11 @@ fn pipelined_rtl_engine_serves_the_trace_and_jumps_idle_cycles_exactly() {
         assert!(rtl.time_ns * 3.0 < one_at_a_time.time_ns, "{mode:?}: {} vs {} ns", rtl.time_ns, one_at_a_time.time_ns);
         let stats = rtl.pipelined_slice.expect("pipelined statistics");
         assert_eq!(stats.requests, rtl.requests + 8, "every request and the 8 flushes taken");
+        // A lookup per request of a compressed page, golden's count, splitting its held cycles.
+        let lookups = if mode == Mode::Uncompressed { 0 } else { rtl.requests };
+        assert_eq!(stats.lookups, lookups, "{mode:?}");
+        assert!(stats.lookup_cycles + stats.after_lookup_cycles <= stats.context_cycles, "{mode:?}: {stats:?}");
+        assert!(mode == Mode::Uncompressed || stats.after_lookup_cycles > 0, "{mode:?}: {stats:?}");
 
         let every_cycle = run(&input(&paper, Some(RtlOptions { no_skip: true, ..RtlOptions::default() }))).unwrap();
         assert_eq!(

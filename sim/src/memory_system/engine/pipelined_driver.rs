@@ -155,12 +155,14 @@ pub struct Queued {
     buddy: bool,
     moved: bool,
     lookup: Option<u64>,
+    /// Cycles it was taken and its size nibble's lookup answered.
     taken: u64,
+    lookup_at: u64,
 }
 
 impl Queued {
     pub fn new(request: SliceRequest, issue: u64, outcome: Outcome, fault: Option<String>) -> Self {
-        Queued { request, issue, outcome, fault, facts: None, golden: None, buddy: false, moved: false, lookup: None, taken: 0 }
+        Queued { request, issue, outcome, fault, facts: None, golden: None, buddy: false, moved: false, lookup: None, taken: 0, lookup_at: 0 }
     }
 }
 
@@ -173,6 +175,12 @@ pub struct PipelinedStats {
     pub accept_wait_cycles: u64,
     /// Cycles a request's context was held (taken to answered).
     pub context_cycles: u64,
+    /// Requests with a metadata lookup (compressed pages), and of their
+    /// context cycles those from taken to the lookup's answer and from the
+    /// answer to the response.
+    pub lookups: u64,
+    pub lookup_cycles: u64,
+    pub after_lookup_cycles: u64,
     /// Requests on the device port (data and metadata; a read of a run
     /// of sectors is one) and the buddy port, and the sectors they move.
     pub device_requests: u64,
@@ -197,6 +205,9 @@ impl std::ops::AddAssign for PipelinedStats {
             requests,
             accept_wait_cycles,
             context_cycles,
+            lookups,
+            lookup_cycles,
+            after_lookup_cycles,
             device_requests,
             device_sectors,
             buddy_requests,
@@ -210,6 +221,9 @@ impl std::ops::AddAssign for PipelinedStats {
         self.requests += requests;
         self.accept_wait_cycles += accept_wait_cycles;
         self.context_cycles += context_cycles;
+        self.lookups += lookups;
+        self.lookup_cycles += lookup_cycles;
+        self.after_lookup_cycles += after_lookup_cycles;
         self.device_requests += device_requests;
         self.device_sectors += device_sectors;
         self.buddy_requests += buddy_requests;
@@ -403,6 +417,7 @@ impl<H: PipelinedHardware> Driver<H> {
         if let Some((id, code)) = self.hw.md_lookup() {
             let q = self.in_flight.get_mut(&id).ok_or_else(|| format!("slice {}: a lookup for context {id}, not in use", env.slice))?;
             q.lookup = Some(code);
+            q.lookup_at = cycle;
             let mut st = env.md_stats.borrow_mut();
             let count = |st: &mut CacheStats, code: u64| match code {
                 outcome::HIT => st.hits += 1,
@@ -488,6 +503,11 @@ impl<H: PipelinedHardware> Driver<H> {
             let key = if resp.flush { u64::MAX } else { resp.id };
             let q = self.in_flight.remove(&key).ok_or_else(|| format!("slice {}: a response for context {key}, not in use", env.slice))?;
             self.stats.context_cycles += cycle - q.taken;
+            if q.lookup.is_some() {
+                self.stats.lookups += 1;
+                self.stats.lookup_cycles += q.lookup_at - q.taken;
+                self.stats.after_lookup_cycles += cycle - q.lookup_at;
+            }
             let zero = !q.request.write && !q.request.flush && q.lookup == Some(outcome::HIT) && !q.moved;
             if zero && resp.fault == 0 && !resp.decode_error {
                 zero_reads.set(zero_reads.get() + 1);

@@ -155,17 +155,13 @@ impl CycleModel for RequestContextsModel {
         if let Some((id, _)) = freeing {
             self.used &= !(1 << id);
         }
-        if let Some(b) = releasing.filter(|_| !others_freed) {
-            self.busy[b as usize] = false;
+        for (b, others) in [(releasing, others_freed), (releasing_planned, others_planned), (releasing_issued, others_issued)] {
+            if let Some(b) = b.filter(|_| !others) {
+                self.busy[b as usize] = false;
+            }
         }
         if let Some(b) = releasing.filter(|_| !others_written) {
             self.written[b as usize] = false;
-        }
-        if let Some(b) = releasing_planned.filter(|_| !others_planned) {
-            self.busy[b as usize] = false;
-        }
-        if let Some(b) = releasing_issued.filter(|_| !others_issued) {
-            self.busy[b as usize] = false;
         }
         if let Some((id, _)) = issuing {
             self.held &= !(1 << id);
@@ -233,8 +229,8 @@ mod tests {
         issues: usize,
         /// A write taken while issued reads of its memory-entry are in flight.
         write_past_issued_reads: usize,
-        /// Stores given (writes), and a write taken while a planned write
-        /// of its memory-entry is in flight.
+        /// Writes planned, and a write taken while a planned write of its
+        /// memory-entry is in flight.
         plans: usize,
         write_past_planned_writes: usize,
         /// Allocation and release at the same edge.

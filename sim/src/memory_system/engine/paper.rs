@@ -74,6 +74,20 @@ impl PendingFills {
     fn filled(self: &Rc<Self>, sh: &Rc<QueueState>, slice: u64, sector: u64) -> Filled {
         Filled { fills: self.clone(), sh: sh.clone(), key: (slice, sector) }
     }
+
+    /// When metadata sector `sector` of `slice` is in the cache, `from`
+    /// at the earliest (ps): after `fills` (this access's, started now),
+    /// or, on a hit, after a fill of it already in flight.
+    async fn sector_in(self: &Rc<Self>, sh: &Rc<QueueState>, slice: u64, sector: u64, fills: Vec<u64>, from: u64) -> u64 {
+        if fills.is_empty() {
+            self.filled(sh, slice, sector).await;
+            return from.max(sh.now());
+        }
+        self.begin(slice, sector);
+        let done = sh.all_bursts(fills, from).await;
+        self.end(sh, slice, sector);
+        done
+    }
 }
 
 /// The future of [`PendingFills::filled`].
@@ -121,16 +135,7 @@ impl PaperTiming {
         let early = (!hit && sectors.count > 0).then(|| sh.start_burst(slice, sectors.first, sectors.count, false, slice));
         let md_ready = match &p.metadata {
             None => t0,
-            Some(m) if hit => {
-                pending.filled(sh, slice, m.sector).await;
-                sh.now().max(t0 + self.md_hit_ps)
-            }
-            Some(m) => {
-                pending.begin(slice, m.sector);
-                let done = sh.all_bursts(fills, t0).await;
-                pending.end(sh, slice, m.sector);
-                done
-            }
+            Some(m) => pending.sector_in(sh, slice, m.sector, fills, if hit { t0 + self.md_hit_ps } else { t0 }).await,
         };
         sh.until(md_ready).await;
         let late = (hit && sectors.count > 0).then(|| sh.start_burst(slice, sectors.first, sectors.count, false, slice));
@@ -163,16 +168,7 @@ impl PaperTiming {
         let fills = metadata_traffic(sh, slice, w.metadata.as_ref());
         // The nibble is written into its sector once the sector is there.
         let done = match &w.metadata {
-            Some(m) if fills.is_empty() => {
-                pending.filled(sh, slice, m.sector).await;
-                done.max(sh.now())
-            }
-            Some(m) => {
-                pending.begin(slice, m.sector);
-                let filled = sh.all_bursts(fills, done).await;
-                pending.end(sh, slice, m.sector);
-                filled
-            }
+            Some(m) => pending.sector_in(sh, slice, m.sector, fills, done).await,
             None => done,
         };
         let done = sh.all_bursts(tickets, done).await;

@@ -29,12 +29,14 @@ and JSON: proof, engine, depth, result, seconds) goes to ``--report``.
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -51,6 +53,8 @@ CLASS_BYTES = [0, 8, 16, 32, 64, 80, 96, 128]
 ROUNDTRIP_SECONDS = 20
 ROUNDTRIP_BUDGET = 420
 BPC_BUDGET = 40
+# Properties of one split proof checked at once (--jobs).
+JOBS = 1
 
 # The blocks' and slices' protocol proofs: pdr on each property for this
 # long, at most this long in all, then bmc3 on the whole model to the depth
@@ -159,8 +163,11 @@ def protocol_wrapper(top, ports, latency, ratio):
             "  always @(posedge %s) begin stall_%d <= %s && !%s && !(%s); held_%d <= %s; end" % (clk, i, v, r, active, i, cat),
             "  always @* if (!init && !(%s) && stall_%d) %s(%s && %s == held_%d);" % (active, i, role, v, cat, i),
         ]
-        if source:
-            lines.append("  always @* if (!init && past_reset) assert(!%s);" % v)
+        # After a reset cycle neither side offers a beat: asserted of the
+        # module, assumed of the environment (AXI4 and AXI4-Stream: a
+        # source drives VALID high no earlier than the rising edge after
+        # reset is deasserted), so a combinational pass-through passes.
+        lines.append("  always @* if (!init && past_reset) %s(!%s);" % (role, v))
     pin = "in_" if "in_" in st else "s_axis_t"
     pout = "out_" if "out_" in st else "m_axis_t"
     if ratio and len(st) == 2 and pin in st and pout in st:
@@ -423,20 +430,24 @@ def outputs(aig):
 
 def abc_split(aig, depth, timeout, stop_on_fail, budget=None, engine="bmc3"):
     """`engine` on each property's sequential cone alone (much faster than
-    all at once for the round trips); once `budget` seconds are spent the
-    remaining properties are NOT RUN. Returns (result, frames, per-output
-    rows)."""
-    rows = []
+    all at once for the round trips), `JOBS` at a time; a property not
+    started once `budget` seconds are spent is NOT RUN. Returns (result,
+    frames, per-output rows)."""
     start = time.time()
-    for k in range(outputs(aig)):
-        if budget is not None and time.time() - start > budget:
-            rows.append({"output": k, "result": "NOT RUN", "frames": 0, "seconds": 0})
-            continue
+    failed = threading.Event()
+
+    def one(k):
+        if (budget is not None and time.time() - start > budget) or failed.is_set():
+            return {"output": k, "result": "NOT RUN", "frames": 0, "seconds": 0}
         t0 = time.time()
         result, frames = abc(aig, engine, depth, timeout, cone=k)
-        rows.append({"output": k, "result": result, "frames": frames, "seconds": round(time.time() - t0, 1)})
         if result == "FAILED" and stop_on_fail:
-            break
+            failed.set()
+        return {"output": k, "result": result, "frames": frames, "seconds": round(time.time() - t0, 1)}
+
+    # each property is one yosys-abc process: threads only wait on them
+    with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
+        rows = list(pool.map(one, range(outputs(aig))))
     results = {r["result"] for r in rows}
     if "FAILED" in results:
         return "FAILED", min(r["frames"] for r in rows if r["result"] == "FAILED"), rows
@@ -640,14 +651,20 @@ def main():
     ap.add_argument("--report", default=None, help="write report.md and report.json here")
     ap.add_argument("--list", action="store_true", help="list the proofs and stop")
     ap.add_argument("--seconds", type=int, default=None, help="the solver's time limit per property (default: each proof's own)")
+    ap.add_argument("--budget", type=int, default=None,
+                    help="seconds per split proof before its remaining properties are NOT RUN (default: each proof's own)")
+    ap.add_argument("--jobs", type=int, default=1, help="properties of a split proof checked at once (one yosys-abc each)")
     a = ap.parse_args()
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
     every = proofs(work)
     ps = [p for p in every if (not a.quick or p.quick) and (a.only is None or any(x in p.name for x in a.only))
           and not any(x in p.name for x in a.skip)]
+    global JOBS
+    JOBS = max(1, a.jobs)
     for p in ps:
         p.timeout = a.seconds or p.timeout
+        p.budget = a.budget or p.budget
     if a.list:
         for p in ps:
             print(p.name, p.engine, p.depth, "quick" if p.quick else "")

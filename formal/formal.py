@@ -162,39 +162,50 @@ ENVIRONMENT = {
     # (the context free), a buddy plan at most once after it, plan_last on
     # the last; a part's runs only after its plan, within its planned
     # sectors, each sector once; the context is free again once it has left.
-    "sector_gather": [
+    "sector_gather": None,  # sector_gather_environment(), below
+}
+
+
+def sector_gather_environment():
+    """The gather's protocol as assumptions (see ENVIRONMENT): the wrapper
+    keeps each context's plans and, per part, its planned and arrived
+    sectors."""
+    lines = [
         "  // the environment sector_gather's doc promises, per context",
         "  reg [127:0] env_open = 0, env_closed = 0, env_bud = 0;  // device plan taken / closed / buddy plan taken",
-        "  reg [383:0] env_dev_n = 0, env_bud_n = 0;  // sectors planned per part (3 bits a context)",
-        "  reg [639:0] env_dev_got = 0, env_bud_got = 0;  // sectors arrived per part (5 bits a context)",
-        "  wire [4:0] env_dev_run = ((5'd1 << dev_sectors) - 5'd1) << dev_sector;",
-        "  wire [4:0] env_bud_run = ((5'd1 << buddy_sectors) - 5'd1) << buddy_sector;",
-        "  wire [2:0] env_dev_planned = env_dev_n[dev_id * 3 +: 3], env_bud_planned = env_bud_n[buddy_id * 3 +: 3];",
         "  wire env_leave = out_valid && out_ready;",
-        "  always @(posedge clock) if (reset) begin",
-        "    env_open <= 0; env_closed <= 0; env_bud <= 0; env_dev_got <= 0; env_bud_got <= 0;",
-        "  end else begin",
-        "    if (plan_valid && !plan_buddy) begin env_open[plan_id] <= 1'b1; env_closed[plan_id] <= plan_last;",
-        "      env_dev_n[plan_id * 3 +: 3] <= plan_sectors; end",
-        "    if (plan_valid && plan_buddy) begin env_bud[plan_id] <= 1'b1; env_closed[plan_id] <= plan_last;",
-        "      env_bud_n[plan_id * 3 +: 3] <= plan_sectors; end",
-        "    if (dev_valid) env_dev_got[dev_id * 5 +: 5] <= env_dev_got[dev_id * 5 +: 5] | env_dev_run;",
-        "    if (buddy_valid) env_bud_got[buddy_id * 5 +: 5] <= env_bud_got[buddy_id * 5 +: 5] | env_bud_run;",
-        "    if (env_leave) begin env_open[out_id] <= 1'b0; env_closed[out_id] <= 1'b0; env_bud[out_id] <= 1'b0;",
-        "      env_dev_got[out_id * 5 +: 5] <= 5'd0; env_bud_got[out_id * 5 +: 5] <= 5'd0; end",
+        "  always @(posedge clock) if (reset) begin env_open <= 0; env_closed <= 0; env_bud <= 0; end else begin",
+        "    if (plan_valid && !plan_buddy) begin env_open[plan_id] <= 1'b1; env_closed[plan_id] <= plan_last; end",
+        "    if (plan_valid && plan_buddy) begin env_bud[plan_id] <= 1'b1; env_closed[plan_id] <= plan_last; end",
+        "    if (env_leave) begin env_open[out_id] <= 1'b0; env_closed[out_id] <= 1'b0; env_bud[out_id] <= 1'b0; end",
         "  end",
         "  always @* if (!init && !reset) begin",
         "    if (plan_valid) assume(plan_sectors <= 3'd5 && !plan_lead[0] && !plan_words[0] && plan_words <= 6'd32);",
         "    if (plan_valid && !plan_buddy) assume(!env_open[plan_id]);",
         "    if (plan_valid && plan_buddy) assume(env_open[plan_id] && !env_closed[plan_id] && !env_bud[plan_id] && plan_last);",
-        "    if (dev_valid) assume(env_open[dev_id] && dev_sectors >= 3'd1 && dev_sectors <= 3'd4 && (dev_sector == 3'd0 || dev_sector == 3'd4)",
-        "      && {1'b0, dev_sector} + dev_sectors <= {1'b0, env_dev_planned} && (env_dev_got[dev_id * 5 +: 5] & env_dev_run) == 5'd0);",
-        "    if (buddy_valid) assume(env_bud[buddy_id] && buddy_sectors >= 3'd1 && buddy_sectors <= 3'd4",
-        "      && (buddy_sector == 3'd0 || buddy_sector == 3'd4)",
-        "      && {1'b0, buddy_sector} + buddy_sectors <= {1'b0, env_bud_planned} && (env_bud_got[buddy_id * 5 +: 5] & env_bud_run) == 5'd0);",
         "  end",
-    ],
-}
+    ]
+    # per part (port prefix, its plans' plan_buddy, the flag its runs need):
+    # sectors planned (3 bits a context) and arrived (5 bits a context)
+    for part, port, buddy, flag in (("dev", "dev", "!plan_buddy", "env_open"), ("bud", "buddy", "plan_buddy", "env_bud")):
+        n, got, run = "env_%s_n" % part, "env_%s_got" % part, "env_%s_run" % part
+        lines += [
+            "  reg [383:0] %s = 0; reg [639:0] %s = 0;" % (n, got),
+            "  wire [4:0] %s = ((5'd1 << %s_sectors) - 5'd1) << %s_sector;" % (run, port, port),
+            "  always @(posedge clock) if (reset) %s <= 0; else begin" % got,
+            "    if (plan_valid && %s) %s[plan_id * 3 +: 3] <= plan_sectors;" % (buddy, n),
+            "    if (%s_valid) %s[%s_id * 5 +: 5] <= %s[%s_id * 5 +: 5] | %s;" % (port, got, port, got, port, run),
+            "    if (env_leave) %s[out_id * 5 +: 5] <= 5'd0;" % got,
+            "  end",
+            "  always @* if (!init && !reset && %s_valid) assume(%s[%s_id] && %s_sectors >= 3'd1 && %s_sectors <= 3'd4" % (port, flag, port, port, port),
+            "    && (%s_sector == 3'd0 || %s_sector == 3'd4) && {1'b0, %s_sector} + %s_sectors <= {1'b0, %s[%s_id * 3 +: 3]}"
+            % (port, port, port, port, n, port),
+            "    && (%s[%s_id * 5 +: 5] & %s) == 5'd0);" % (got, port, run),
+        ]
+    return lines
+
+
+ENVIRONMENT["sector_gather"] = sector_gather_environment()
 
 
 def protocol_wrapper(top, ports, latency, ratio):
@@ -505,7 +516,9 @@ def outputs(aig):
 def abc_split(aig, depth, timeout, stop_on_fail, budget=None, engine="bmc3"):
     """`engine` on each property's sequential cone alone (much faster than
     all at once for the round trips), `JOBS` at a time; a property not
-    started once `budget` seconds are spent is NOT RUN. Returns (result,
+    started once `budget` seconds are spent is NOT RUN. A property pdr
+    leaves undecided gets k-induction (pdr struggles to relate wide held
+    data to the bus, where one induction step sees it). Returns (result,
     frames, per-output rows)."""
     start = time.time()
     failed = threading.Event()
@@ -515,27 +528,26 @@ def abc_split(aig, depth, timeout, stop_on_fail, budget=None, engine="bmc3"):
             return {"output": k, "result": "NOT RUN", "frames": 0, "seconds": 0}
         t0 = time.time()
         result, frames = abc(aig, engine, depth, timeout, cone=k)
+        row = {"output": k}
+        if result == "UNKNOWN" and engine == "pdr":
+            result, frames = abc(aig, "ind", INDUCTION_DEPTH, timeout, cone=k)
+            row["engine"] = "k-induction"
         if result == "FAILED" and stop_on_fail:
             failed.set()
-        return {"output": k, "result": result, "frames": frames, "seconds": round(time.time() - t0, 1)}
+        return dict(row, result=result, frames=frames, seconds=round(time.time() - t0, 1))
 
     # each property is one yosys-abc process: threads only wait on them
     with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
         rows = list(pool.map(one, range(outputs(aig))))
-    return summarize(rows, depth) + (rows,)
-
-
-def summarize(rows, depth):
-    """A split proof's (result, frames) from its per-property rows."""
     results = {r["result"] for r in rows}
     if "FAILED" in results:
-        return "FAILED", min(r["frames"] for r in rows if r["result"] == "FAILED")
+        return "FAILED", min(r["frames"] for r in rows if r["result"] == "FAILED"), rows
     if results == {"PROVED"}:
-        return "PROVED", None
+        return "PROVED", None, rows
     if results <= {"PASSED", "PROVED"}:
-        return "PASSED", depth
+        return "PASSED", depth, rows
     # the frames every property was checked to (those NOT RUN: none)
-    return "UNKNOWN", min(r["frames"] or 0 for r in rows if r["result"] == "UNKNOWN") if "UNKNOWN" in results else 0
+    return "UNKNOWN", min(r["frames"] or 0 for r in rows if r["result"] == "UNKNOWN") if "UNKNOWN" in results else 0, rows
 
 
 def abc(aig, engine, depth, timeout, cone=None):
@@ -726,15 +738,6 @@ def run(p, work):
             result, frames, rows = abc_split(aig, p.depth, p.timeout, p.expect == "fail", p.budget)
         elif p.pdr_each:
             result, frames, rows = abc_split(aig, p.depth, p.pdr_each, p.expect == "fail", p.budget, engine="pdr")
-            if result == "UNKNOWN":
-                # pdr struggles to relate wide held data to the bus; k-induction
-                # often closes exactly those properties
-                for r in rows:
-                    if r["result"] == "UNKNOWN":
-                        t = time.time()
-                        r["result"], r["frames"] = abc(aig, "ind", INDUCTION_DEPTH, PDR_EACH_SECONDS, cone=r["output"])
-                        r["engine"], r["seconds"] = "k-induction", round(r["seconds"] + time.time() - t, 1)
-                result, frames = summarize(rows, p.depth)
         else:
             result, frames = abc(aig, p.engine, p.depth, p.timeout)
         each = "pdr per property"

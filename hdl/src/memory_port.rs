@@ -43,7 +43,11 @@ pub fn fill_tag(n: u64) -> u64 {
 /// a write of a run of 1-4 sectors (it frees its context), then a read of a run of 1-4
 /// consecutive sectors. A requester
 /// waits as long as one above it offers; in the slice the ones above are
-/// bounded (16 fills, and writes by the compressor's one entry per cycle). A read is
+/// bounded (16 fills, and writes by the compressor's one entry per cycle).
+/// A request offered on `mem_*` and not taken (`mem_ready` low) stays
+/// offered, unchanged, until taken (the valid/ready rule, as AXI4's and
+/// AXI4-Stream's): the requester granted keeps the grant, and one above
+/// it that begins to offer meanwhile waits. A read is
 /// tagged `{sectors - 1, 0, context, sector}` (the read planner's run), a fill
 /// `{0, 1, 0, n mod 16}` (the `n`-th fill since reset), a write
 /// `{0, 0, context, 0}` (not answered: the tag tells memory, or a driver
@@ -138,6 +142,14 @@ pub struct MemoryPort {
     parked_data: [DFF<Bits<256>>; FILLS],
     fill_next: DFF<Bits<4>>,
     fill_head: DFF<Bits<4>>,
+    /// A write's (a read's) request was offered on `mem_*` last cycle and
+    /// not taken: it keeps the grant.
+    held_wr: DFF<Bit>,
+    held_rd: DFF<Bit>,
+    /// The requester on `mem_*` this cycle (at most one).
+    grant_md: Signal<Local, Bit>,
+    grant_wr: Signal<Local, Bit>,
+    grant_rd: Signal<Local, Bit>,
     md_go: Signal<Local, Bit>,
     resp_fill: Signal<Local, Bit>,
     /// The answer's first sector (a fill's), as one vector.
@@ -154,7 +166,7 @@ const _: () = assert!(SECTOR_INDEX_BITS == 3 && CONTEXT_BITS == 7 && MEM_TAG_BIT
 impl Logic for MemoryPort {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, fill_next, fill_head);
+        dff_setup!(self, clock, fill_next, fill_head, held_wr, held_rd);
         for i in 0..FILLS {
             self.parked[i].clock.next = self.clock.val();
             self.parked[i].d.next = self.parked[i].q.val();
@@ -163,10 +175,16 @@ impl Logic for MemoryPort {
         }
 
         self.write_back.sector.next = self.md_req_data.val();
-        // Requests: metadata first, then writes, then reads.
-        self.md_req_ready.next = self.mem_ready.val();
-        self.wr_req_ready.next = self.mem_ready.val() & !self.md_req_valid.val();
-        self.rd_req_ready.next = self.mem_ready.val() & !self.md_req_valid.val() & !self.wr_req_valid.val();
+        // Requests: metadata first, then writes, then reads; a request
+        // offered and not taken keeps the grant.
+        self.grant_md.next = self.md_req_valid.val() & !self.held_wr.q.val() & !self.held_rd.q.val();
+        self.grant_wr.next = self.wr_req_valid.val() & !self.grant_md.val() & !self.held_rd.q.val();
+        self.grant_rd.next = self.rd_req_valid.val() & !self.grant_md.val() & !self.grant_wr.val();
+        self.held_wr.d.next = self.grant_wr.val() & !self.mem_ready.val();
+        self.held_rd.d.next = self.grant_rd.val() & !self.mem_ready.val();
+        self.md_req_ready.next = self.mem_ready.val() & !self.held_wr.q.val() & !self.held_rd.q.val();
+        self.wr_req_ready.next = self.mem_ready.val() & !self.grant_md.val() & !self.held_rd.q.val();
+        self.rd_req_ready.next = self.mem_ready.val() & !self.grant_md.val() & !self.grant_wr.val();
         self.mem_valid.next = self.md_req_valid.val() | self.wr_req_valid.val() | self.rd_req_valid.val();
         self.mem_write.next = false;
         self.mem_address.next = self.rd_req_address.val();
@@ -176,13 +194,13 @@ impl Logic for MemoryPort {
         self.mem_tag.next = (bit_cast::<MEM_TAG_BITS, 3>(self.rd_req_sectors.val() - 1) << 11)
             | (bit_cast::<MEM_TAG_BITS, CONTEXT_BITS>(self.rd_req_id.val()) << 3)
             | bit_cast::<MEM_TAG_BITS, SECTOR_INDEX_BITS>(self.rd_req_sector.val());
-        if self.wr_req_valid.val() {
+        if self.grant_wr.val() {
             self.mem_write.next = true;
             self.mem_address.next = self.wr_req_address.val();
             self.mem_sectors.next = self.wr_req_sectors.val();
             self.mem_tag.next = bit_cast::<MEM_TAG_BITS, CONTEXT_BITS>(self.wr_req_id.val()) << 3;
         }
-        if self.md_req_valid.val() {
+        if self.grant_md.val() {
             self.mem_write.next = self.md_req_write.val();
             self.mem_address.next = self.md_req_address.val();
             self.mem_sectors.next = 1.into();
@@ -190,7 +208,7 @@ impl Logic for MemoryPort {
             self.mem_strobe.next = self.write_back.strobe.val();
             self.mem_tag.next = bit_cast::<MEM_TAG_BITS, 4>(self.fill_next.q.val()) | bits::<MEM_TAG_BITS>(0x400);
         }
-        self.md_go.next = self.md_req_valid.val() & self.mem_ready.val();
+        self.md_go.next = self.grant_md.val() & self.mem_ready.val();
         if self.md_go.val() & !self.md_req_write.val() {
             self.fill_next.d.next = self.fill_next.q.val() + 1;
         }
@@ -235,6 +253,8 @@ impl Logic for MemoryPort {
         if self.reset.val() {
             self.fill_next.d.next = 0.into();
             self.fill_head.d.next = 0.into();
+            self.held_wr.d.next = false;
+            self.held_rd.d.next = false;
             for i in 0..FILLS {
                 self.parked[i].d.next = false;
             }

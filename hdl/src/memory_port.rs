@@ -84,7 +84,7 @@ pub fn fill_tag(n: u64) -> u64 {
 /// | `rd_out_id`, `rd_out_sector`, `rd_out_sectors`, `rd_out_data` | 7, 3, 3, 1024 | out | its context, first index and sectors; run sector `k` at `[256k +: 256]` |
 /// | `mem_valid`, `mem_ready` | 1, 1 | out, in | a request to memory |
 /// | `mem_write`, `mem_address`, `mem_sectors` | 1, 64, 3 | out | 1: write; sector-aligned byte address; sectors from it (1-4; fills and write-backs 1) |
-/// | `mem_data`, `mem_strobe` | 1024, 128 | out | a write's data and byte strobe, byte `k` from the address at `[8k +: 8]` (write-backs: every byte of sector 0) |
+/// | `mem_data`, `mem_strobe` | 1024, 128 | out | a write's data and byte strobe, byte `k` from the address at `[8k +: 8]` (write-backs: every byte of sector 0; a data read's: 0, so a stalled read holds its beat) |
 /// | `mem_tag` | 13 | out | a read's tag (`{sectors - 1, fill, context, sector}`), answered with its data; a write's `{0, 0, context, 0}` |
 /// | `mem_resp_valid`, `mem_resp_ready` | 1, 1 | in, out | a read answered, every sector of it |
 /// | `mem_resp_tag`, `mem_resp_data` | 13, 1024 | in | the read's tag; its sector `k` at `[256k +: 256]` (a fill's at `[0 +: 256]`) |
@@ -92,7 +92,7 @@ pub fn fill_tag(n: u64) -> u64 {
 /// Timing: combinational from requester to memory and from memory to
 /// `rd_out_*`; a fill is offered on `md_fill_*` the cycle after its answer
 /// (`timing::FILL_TO_CACHE`).
-#[derive(SettleBlock, Default)]
+#[derive(SettleBlock)]
 pub struct MemoryPort {
     _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
@@ -156,6 +156,72 @@ pub struct MemoryPort {
     resp_sector: Signal<Local, Bits<256>>,
     /// A write-back's sector as a run of one.
     write_back: SectorRun,
+    /// `mem_data` of a read: all zero, so that a stalled read's beat is
+    /// the same on every cycle whatever the write planner offers.
+    no_data: Constant<EntryBits>,
+}
+
+impl Default for MemoryPort {
+    fn default() -> Self {
+        Self {
+            _settle: Default::default(),
+            clock: Default::default(),
+            reset: Default::default(),
+            md_req_valid: Default::default(),
+            md_req_ready: Default::default(),
+            md_req_write: Default::default(),
+            md_req_address: Default::default(),
+            md_req_data: Default::default(),
+            md_fill_valid: Default::default(),
+            md_fill_ready: Default::default(),
+            md_fill_data: Default::default(),
+            wr_req_valid: Default::default(),
+            wr_req_ready: Default::default(),
+            wr_req_address: Default::default(),
+            wr_req_sectors: Default::default(),
+            wr_req_data: Default::default(),
+            wr_req_strobe: Default::default(),
+            wr_req_id: Default::default(),
+            rd_req_valid: Default::default(),
+            rd_req_ready: Default::default(),
+            rd_req_id: Default::default(),
+            rd_req_sector: Default::default(),
+            rd_req_address: Default::default(),
+            rd_req_sectors: Default::default(),
+            rd_out_valid: Default::default(),
+            rd_out_ready: Default::default(),
+            rd_out_id: Default::default(),
+            rd_out_sector: Default::default(),
+            rd_out_sectors: Default::default(),
+            rd_out_data: Default::default(),
+            mem_valid: Default::default(),
+            mem_ready: Default::default(),
+            mem_write: Default::default(),
+            mem_address: Default::default(),
+            mem_sectors: Default::default(),
+            mem_data: Default::default(),
+            mem_strobe: Default::default(),
+            mem_tag: Default::default(),
+            mem_resp_valid: Default::default(),
+            mem_resp_ready: Default::default(),
+            mem_resp_tag: Default::default(),
+            mem_resp_data: Default::default(),
+            parked: Default::default(),
+            parked_data: Default::default(),
+            fill_next: Default::default(),
+            fill_head: Default::default(),
+            held_wr: Default::default(),
+            held_rd: Default::default(),
+            grant_md: Default::default(),
+            grant_wr: Default::default(),
+            grant_rd: Default::default(),
+            md_go: Default::default(),
+            resp_fill: Default::default(),
+            resp_sector: Default::default(),
+            write_back: Default::default(),
+            no_data: Constant::new(EntryBits::default()),
+        }
+    }
 }
 
 // The tag layout is written out in `update` (rust-hdl prints constant
@@ -189,13 +255,16 @@ impl Logic for MemoryPort {
         self.mem_write.next = false;
         self.mem_address.next = self.rd_req_address.val();
         self.mem_sectors.next = self.rd_req_sectors.val();
-        self.mem_data.next = self.wr_req_data.val();
-        self.mem_strobe.next = self.wr_req_strobe.val();
+        // A read carries no data: zero data and strobe (a write's are its own).
+        self.mem_data.next = self.no_data.val();
+        self.mem_strobe.next = 0.into();
         self.mem_tag.next = (bit_cast::<MEM_TAG_BITS, 3>(self.rd_req_sectors.val() - 1) << 11)
             | (bit_cast::<MEM_TAG_BITS, CONTEXT_BITS>(self.rd_req_id.val()) << 3)
             | bit_cast::<MEM_TAG_BITS, SECTOR_INDEX_BITS>(self.rd_req_sector.val());
         if self.grant_wr.val() {
             self.mem_write.next = true;
+            self.mem_data.next = self.wr_req_data.val();
+            self.mem_strobe.next = self.wr_req_strobe.val();
             self.mem_address.next = self.wr_req_address.val();
             self.mem_sectors.next = self.wr_req_sectors.val();
             self.mem_tag.next = bit_cast::<MEM_TAG_BITS, CONTEXT_BITS>(self.wr_req_id.val()) << 3;

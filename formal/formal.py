@@ -30,6 +30,7 @@ and JSON: proof, engine, depth, result, seconds) goes to ``--report``.
 
 import argparse
 import concurrent.futures
+import hashlib
 import json
 import os
 import re
@@ -60,6 +61,8 @@ JOBS = 1
 # long, at most this long in all, then bmc3 on the whole model to the depth
 # for this long.
 PDR_EACH_SECONDS = 10
+# k-induction's largest k (a property pdr leaves undecided).
+INDUCTION_DEPTH = 8
 BLOCK_PDR_BUDGET = 60
 BLOCK_BMC_SECONDS = 90
 # Bounded depths (cycles from reset): a block's request goes through in
@@ -132,6 +135,68 @@ PRELUDE = """`default_nettype none
 """
 
 
+# What a block's documentation promises of its environment beyond the
+# stream rule (assumed), where a block with request/response pairs would
+# otherwise lose its protocol to an answer no request asked for.
+ENVIRONMENT = {
+    # hdl/src/memory_port.rs: the cache has at most FILLS (16) fills asked
+    # for and not yet handed back; memory answers each fill once.
+    "memory_port": [
+        "  // the environment memory_port's doc promises: <= 16 fills out, each answered once",
+        "  reg [4:0] env_fills = 0;    // fills memory took and the cache has not been handed",
+        "  reg [15:0] env_asked = 0;   // fill numbers asked for and not yet answered",
+        "  reg [3:0] env_next = 0;     // the number of the next fill asked for",
+        "  wire env_fill_taken = md_req_valid && md_req_ready && !md_req_write;",
+        "  wire env_fill_answer = mem_resp_valid && mem_resp_ready && mem_resp_tag[10];",
+        "  always @(posedge clock) if (reset) begin env_fills <= 0; env_asked <= 0; env_next <= 0; end else begin",
+        "    env_fills <= env_fills + env_fill_taken - (md_fill_valid && md_fill_ready);",
+        "    if (env_fill_taken) env_next <= env_next + 1'b1;",
+        "    env_asked <= (env_asked | (env_fill_taken ? 16'd1 << env_next : 16'd0)) & ~(env_fill_answer ? 16'd1 << mem_resp_tag[3:0] : 16'd0);",
+        "  end",
+        "  always @* if (!init && !reset) begin",
+        "    if (md_req_valid && !md_req_write) assume(env_fills < 16);",
+        "    if (mem_resp_valid && mem_resp_tag[10]) assume(env_asked[mem_resp_tag[3:0]]);",
+        "  end",
+    ],
+    # hdl/src/sector_gather.rs, "Protocol": per context a device plan once
+    # (the context free), a buddy plan at most once after it, plan_last on
+    # the last; a part's runs only after its plan, within its planned
+    # sectors, each sector once; the context is free again once it has left.
+    "sector_gather": [
+        "  // the environment sector_gather's doc promises, per context",
+        "  reg [127:0] env_open = 0, env_closed = 0, env_bud = 0;  // device plan taken / closed / buddy plan taken",
+        "  reg [383:0] env_dev_n = 0, env_bud_n = 0;  // sectors planned per part (3 bits a context)",
+        "  reg [639:0] env_dev_got = 0, env_bud_got = 0;  // sectors arrived per part (5 bits a context)",
+        "  wire [4:0] env_dev_run = ((5'd1 << dev_sectors) - 5'd1) << dev_sector;",
+        "  wire [4:0] env_bud_run = ((5'd1 << buddy_sectors) - 5'd1) << buddy_sector;",
+        "  wire [2:0] env_dev_planned = env_dev_n[dev_id * 3 +: 3], env_bud_planned = env_bud_n[buddy_id * 3 +: 3];",
+        "  wire env_leave = out_valid && out_ready;",
+        "  always @(posedge clock) if (reset) begin",
+        "    env_open <= 0; env_closed <= 0; env_bud <= 0; env_dev_got <= 0; env_bud_got <= 0;",
+        "  end else begin",
+        "    if (plan_valid && !plan_buddy) begin env_open[plan_id] <= 1'b1; env_closed[plan_id] <= plan_last;",
+        "      env_dev_n[plan_id * 3 +: 3] <= plan_sectors; end",
+        "    if (plan_valid && plan_buddy) begin env_bud[plan_id] <= 1'b1; env_closed[plan_id] <= plan_last;",
+        "      env_bud_n[plan_id * 3 +: 3] <= plan_sectors; end",
+        "    if (dev_valid) env_dev_got[dev_id * 5 +: 5] <= env_dev_got[dev_id * 5 +: 5] | env_dev_run;",
+        "    if (buddy_valid) env_bud_got[buddy_id * 5 +: 5] <= env_bud_got[buddy_id * 5 +: 5] | env_bud_run;",
+        "    if (env_leave) begin env_open[out_id] <= 1'b0; env_closed[out_id] <= 1'b0; env_bud[out_id] <= 1'b0;",
+        "      env_dev_got[out_id * 5 +: 5] <= 5'd0; env_bud_got[out_id * 5 +: 5] <= 5'd0; end",
+        "  end",
+        "  always @* if (!init && !reset) begin",
+        "    if (plan_valid) assume(plan_sectors <= 3'd5 && !plan_lead[0] && !plan_words[0] && plan_words <= 6'd32);",
+        "    if (plan_valid && !plan_buddy) assume(!env_open[plan_id]);",
+        "    if (plan_valid && plan_buddy) assume(env_open[plan_id] && !env_closed[plan_id] && !env_bud[plan_id] && plan_last);",
+        "    if (dev_valid) assume(env_open[dev_id] && dev_sectors >= 3'd1 && dev_sectors <= 3'd4 && (dev_sector == 3'd0 || dev_sector == 3'd4)",
+        "      && {1'b0, dev_sector} + dev_sectors <= {1'b0, env_dev_planned} && (env_dev_got[dev_id * 5 +: 5] & env_dev_run) == 5'd0);",
+        "    if (buddy_valid) assume(env_bud[buddy_id] && buddy_sectors >= 3'd1 && buddy_sectors <= 3'd4",
+        "      && (buddy_sector == 3'd0 || buddy_sector == 3'd4)",
+        "      && {1'b0, buddy_sector} + buddy_sectors <= {1'b0, env_bud_planned} && (env_bud_got[buddy_id * 5 +: 5] & env_bud_run) == 5'd0);",
+        "  end",
+    ],
+}
+
+
 def protocol_wrapper(top, ports, latency, ratio):
     """Stream-protocol properties of `top`; `ratio` = (beats in, beats out)
     per unit for a one-in-one-out stream module with a `latency`, else None."""
@@ -168,6 +233,7 @@ def protocol_wrapper(top, ports, latency, ratio):
         # source drives VALID high no earlier than the rising edge after
         # reset is deasserted), so a combinational pass-through passes.
         lines.append("  always @* if (!init && past_reset) %s(!%s);" % (role, v))
+    lines += ENVIRONMENT.get(top, [])
     pin = "in_" if "in_" in st else "s_axis_t"
     pout = "out_" if "out_" in st else "m_axis_t"
     if ratio and len(st) == 2 and pin in st and pout in st:
@@ -412,10 +478,18 @@ def build_aig(work, name, sources, wrapper, defines, cut_memories=False):
         "opt_clean",
         "write_aiger -zinit -map %s %s" % (d / "model.map", d / "model.aig"),
     ]
-    (d / "model.ys").write_text("\n".join(script) + "\n")
+    text = "\n".join(script) + "\n"
+    # The model is made again only when the script, the wrapper or a source
+    # changed (a slice's or the gather's takes Yosys many minutes).
+    stamp = hashlib.sha256((text + wrapper + "".join(Path(x).read_text() for x in sources)).encode()).hexdigest()
+    if (d / "model.aig").exists() and (d / "model.stamp").exists() and (d / "model.stamp").read_text() == stamp:
+        return d / "model.aig"
+    (d / "model.stamp").unlink(missing_ok=True)
+    (d / "model.ys").write_text(text)
     r = subprocess.run(["yosys", "-q", "-l", str(d / "yosys.log"), str(d / "model.ys")], capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError("yosys failed on %s: %s" % (name, (r.stderr or r.stdout)[-2000:]))
+    (d / "model.stamp").write_text(stamp)
     return d / "model.aig"
 
 
@@ -448,15 +522,20 @@ def abc_split(aig, depth, timeout, stop_on_fail, budget=None, engine="bmc3"):
     # each property is one yosys-abc process: threads only wait on them
     with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
         rows = list(pool.map(one, range(outputs(aig))))
+    return summarize(rows, depth) + (rows,)
+
+
+def summarize(rows, depth):
+    """A split proof's (result, frames) from its per-property rows."""
     results = {r["result"] for r in rows}
     if "FAILED" in results:
-        return "FAILED", min(r["frames"] for r in rows if r["result"] == "FAILED"), rows
+        return "FAILED", min(r["frames"] for r in rows if r["result"] == "FAILED")
     if results == {"PROVED"}:
-        return "PROVED", None, rows
+        return "PROVED", None
     if results <= {"PASSED", "PROVED"}:
-        return "PASSED", depth, rows
+        return "PASSED", depth
     # the frames every property was checked to (those NOT RUN: none)
-    return "UNKNOWN", min(r["frames"] or 0 for r in rows if r["result"] == "UNKNOWN") if "UNKNOWN" in results else 0, rows
+    return "UNKNOWN", min(r["frames"] or 0 for r in rows if r["result"] == "UNKNOWN") if "UNKNOWN" in results else 0
 
 
 def abc(aig, engine, depth, timeout, cone=None):
@@ -464,6 +543,8 @@ def abc(aig, engine, depth, timeout, cone=None):
     PASSED (to `frames` frames), FAILED (counterexample at `frames`) or
     UNKNOWN (time-out after `frames` frames)."""
     pick = "cone -s -O %d; " % cone if cone is not None else ""
+    if engine == "ind":
+        return induction(aig, depth, timeout, pick, cone)
     if engine == "pdr":
         cmd = "read_aiger %s; fold; strash; %spdr -T %d" % (aig, pick, timeout)
     else:
@@ -485,6 +566,28 @@ def abc(aig, engine, depth, timeout, cone=None):
         return "PASSED", int(m.group(1))
     frames = [int(x) for x in re.findall(r"^\s*(\d+) [+:]", out, re.M)]
     return "UNKNOWN", (max(frames) if frames else 0)
+
+
+def induction(aig, depth, timeout, pick, cone):
+    """k-induction for k up to `depth`: ABC's `ind` checks the inductive
+    step (k frames satisfying the property imply the next one does), then
+    `bmc3` the base case (no counterexample in the first k + 1 frames from
+    reset). PROVED (unbounded) when both hold; FAILED only when the base
+    case fails; else UNKNOWN."""
+    cmd = "read_aiger %s; fold; strash; %sind -F %d -T %d -v" % (aig, pick, depth, timeout)
+    try:
+        out = subprocess.run(["yosys-abc", "-c", cmd], capture_output=True, text=True, timeout=timeout + 30).stdout
+    except subprocess.TimeoutExpired:
+        out = "formal.py: killed after %d s\n" % (timeout + 30)
+    (aig.parent / ("abc-ind%s.log" % ("" if cone is None else "-%d" % cone))).write_text(out)
+    m = re.search(r"Completed (\d+) iterations", out)
+    if not (m and "Networks are equivalent" in out):
+        return "UNKNOWN", 0
+    k = int(m.group(1))
+    result, frames = abc(aig, "bmc3", k + 1, timeout, cone)
+    if result == "PASSED":
+        return "PROVED", None
+    return result, frames
 
 
 class Proof:
@@ -597,6 +700,13 @@ def proofs(work):
     out.append(Proof("mutant/roundtrip/mag_bdi64", "mutant", [comp, m], w, ["CHECK_ROUNDTRIP"], "bmc3",
                      header_latency(comp) + header_latency(decomp) + 5, 120, "fail", False,
                      "decompressor, word 2: base + delta became base XOR delta", split=True))
+    # A block's protocol: the memory port without its grant hold (a
+    # metadata request arriving while a read waits takes mem_* over).
+    src = VOUT / "memory_port.v"
+    m = mutate(work, src, "grant_md = md_req_valid & ~held_wr__q & ~held_rd__q;", "grant_md = md_req_valid;", "protocol_block")
+    out.append(Proof("mutant/protocol/memory_port", "mutant", [m], protocol_wrapper("memory_port", module_ports(src, "memory_port"), None, None),
+                     [], "pdr", BLOCK_DEPTH, BLOCK_BMC_SECONDS, "fail", False, "grant hold of a waiting write or read removed",
+                     pdr_each=PDR_EACH_SECONDS, budget=BLOCK_PDR_BUDGET))
     comp, decomp = VOUT / "zvc_compressor.v", VOUT / "zvc_decompressor.v"
     cp, dp = module_ports(comp, "zvc_compressor"), module_ports(decomp, "zvc_decompressor")
     w = roundtrip_wrapper("zvc_compressor", cp, "zvc_decompressor", dp)
@@ -623,14 +733,26 @@ def run(p, work):
             result, frames, rows = abc_split(aig, p.depth, p.timeout, p.expect == "fail", p.budget)
         elif p.pdr_each:
             result, frames, rows = abc_split(aig, p.depth, p.pdr_each, p.expect == "fail", p.budget, engine="pdr")
+            if result == "UNKNOWN":
+                # pdr struggles to relate wide held data to the bus; k-induction
+                # often closes exactly those properties
+                for r in rows:
+                    if r["result"] == "UNKNOWN":
+                        t = time.time()
+                        r["result"], r["frames"] = abc(aig, "ind", INDUCTION_DEPTH, PDR_EACH_SECONDS, cone=r["output"])
+                        r["engine"], r["seconds"] = "k-induction", round(r["seconds"] + time.time() - t, 1)
+                result, frames = summarize(rows, p.depth)
         else:
             result, frames = abc(aig, p.engine, p.depth, p.timeout)
+        each = "pdr per property"
+        if rows and any(r.get("engine") == "k-induction" for r in rows):
+            each = "pdr or k-induction per property"
         if result == "UNKNOWN" and p.engine == "pdr":
             # No unbounded proof in time: a bounded check instead.
             result, frames = abc(aig, "bmc3", p.depth, p.timeout)
-            engine = "pdr per property, then bmc3" if p.pdr_each else "pdr, then bmc3"
+            engine = each + ", then bmc3" if p.pdr_each else "pdr, then bmc3"
         else:
-            engine = p.engine
+            engine = each if p.pdr_each else p.engine
     except (RuntimeError, subprocess.TimeoutExpired) as e:
         return {"proof": p.name, "family": p.family, "engine": p.engine, "result": "ERROR", "error": str(e)[:500],
                 "seconds": round(time.time() - t0, 1), "expect": p.expect, "ok": False}

@@ -78,7 +78,7 @@ pub struct MemoryPortOut {
 
 /// The requester on `mem_*`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Grant {
+pub enum Grant {
     Metadata,
     Write,
     Read,
@@ -111,7 +111,10 @@ impl MemoryPortModel {
 }
 
 impl MemoryPortModel {
-    fn grant(&self, i: &MemoryPortIn) -> Option<Grant> {
+    /// The requester whose request is on `mem_*` with inputs `i`: the first
+    /// offering by priority, unless a write or read stalled last cycle
+    /// keeps the grant.
+    pub fn grant(&self, i: &MemoryPortIn) -> Option<Grant> {
         match self.held {
             // The held requester still offers (the stream rule); if it
             // did not, the priority decides as without a hold.

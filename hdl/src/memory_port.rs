@@ -248,9 +248,17 @@ impl Logic for MemoryPort {
         self.grant_rd.next = self.rd_req_valid.val() & !self.grant_md.val() & !self.grant_wr.val();
         self.held_wr.d.next = self.grant_wr.val() & !self.mem_ready.val();
         self.held_rd.d.next = self.grant_rd.val() & !self.mem_ready.val();
+        // The readies are written from the ports and the hold flip-flops,
+        // not from the grants: Verilator splits this block by the signals a
+        // statement shares, and a ready that read `grant_wr` would sit with
+        // the request mux, which reads every requester (a false loop through
+        // the write planner's `in_ready`, UNOPTFLAT).
         self.md_req_ready.next = self.mem_ready.val() & !self.held_wr.q.val() & !self.held_rd.q.val();
-        self.wr_req_ready.next = self.mem_ready.val() & !self.grant_md.val() & !self.held_rd.q.val();
-        self.rd_req_ready.next = self.mem_ready.val() & !self.grant_md.val() & !self.grant_wr.val();
+        self.wr_req_ready.next =
+            self.mem_ready.val() & !self.held_rd.q.val() & !(self.md_req_valid.val() & !self.held_wr.q.val());
+        self.rd_req_ready.next = self.mem_ready.val()
+            & !(self.md_req_valid.val() & !self.held_wr.q.val() & !self.held_rd.q.val())
+            & !(self.wr_req_valid.val() & !self.held_rd.q.val());
         self.mem_valid.next = self.md_req_valid.val() | self.wr_req_valid.val() | self.rd_req_valid.val();
         self.mem_write.next = false;
         self.mem_address.next = self.rd_req_address.val();

@@ -712,6 +712,13 @@ def proofs(work):
     out.append(Proof("mutant/roundtrip/mag_bdi64", "mutant", [comp, m], w, ["CHECK_ROUNDTRIP"], "bmc3",
                      header_latency(comp) + header_latency(decomp) + 5, 120, "fail", False,
                      "decompressor, word 2: base + delta became base XOR delta", split=True))
+    # A block's protocol: the memory port without its grant hold (a
+    # metadata request arriving while a read waits takes mem_* over).
+    src = VOUT / "memory_port.v"
+    m = mutate(work, src, "grant_md = md_req_valid & ~held_wr__q & ~held_rd__q;", "grant_md = md_req_valid;", "protocol_block")
+    out.append(Proof("mutant/protocol/memory_port", "mutant", [m], protocol_wrapper("memory_port", module_ports(src, "memory_port"), None, None),
+                     [], "pdr", BLOCK_DEPTH, BLOCK_BMC_SECONDS, "fail", False, "grant hold of a waiting write or read removed",
+                     pdr_each=PDR_EACH_SECONDS, budget=BLOCK_PDR_BUDGET))
     comp, decomp = VOUT / "zvc_compressor.v", VOUT / "zvc_decompressor.v"
     cp, dp = module_ports(comp, "zvc_compressor"), module_ports(decomp, "zvc_decompressor")
     w = roundtrip_wrapper("zvc_compressor", cp, "zvc_decompressor", dp)

@@ -14,7 +14,7 @@ use crate::stream::{sector_bits, sector_words};
 use buddy_hdl::memory_port::{data_tag, fill_tag, FILLS, FILL_TAG_BIT, MEM_TAG_BITS};
 use buddy_hdl::wide_bits::bits128;
 use buddy_hdl::{EntryBits, MemoryPort};
-use buddy_hdl_model::memory_port::{hardware_out, MemoryPortIn, MemoryPortModel};
+use buddy_hdl_model::memory_port::{hardware_out, Grant, MemoryPortIn, MemoryPortModel};
 use buddy_hdl_model::CycleModel;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -271,7 +271,13 @@ pub fn run(
         // and a read's tag as its requester holds them (the model checks
         // which requester goes), an answer's data goes on as it came, and
         // the fill handed on holds what memory holds at the address asked.
-        let sent = md.or(wr).or(rd);
+        let granted = model.grant(&i);
+        let sent = match granted {
+            Some(Grant::Metadata) => md,
+            Some(Grant::Write) => wr,
+            Some(Grant::Read) => rd,
+            None => None,
+        };
         if let Some(r) = sent {
             let (data, strobe, tag) = (dut.mem_data.val().to_words(), dut.mem_strobe.val().to_u128(), dut.mem_tag.val().to_u64());
             if if r.write { (data, strobe) != (r.data, r.strobe) } else { tag != r.tag } {
@@ -291,17 +297,20 @@ pub fn run(
         let resp_fill = resp_tag >> 10 & 1 == 1;
 
         // End to end. The comparison above checks that memory sees the
-        // request of the first requester by priority, as it holds it; a
-        // taken request is dropped, so each reaches memory once, in order.
+        // granted requester's request (the first by priority, or a stalled
+        // write or read that keeps its grant), as it holds it; a taken
+        // request is dropped, so each reaches memory once, in order.
         if let Some(r) = sent.filter(|_| mem_ready) {
-            if md.is_some() {
-                md = None;
-                out.write_backs += r.write as usize;
-            } else if wr.is_some() {
-                wr = None;
-                out.writes += 1;
-            } else {
-                rd = None;
+            match granted {
+                Some(Grant::Metadata) => {
+                    md = None;
+                    out.write_backs += r.write as usize;
+                }
+                Some(Grant::Write) => {
+                    wr = None;
+                    out.writes += 1;
+                }
+                _ => rd = None,
             }
             if !r.write {
                 in_memory.push((cycle + rng.gen_range(1..=40), r.tag, r.address));

@@ -1,6 +1,7 @@
 //! [`buddy_hdl::memory_port::MemoryPort`]: the metadata cache's fills and
 //! write-backs, sector writes and reads of runs of sectors onto one memory
-//! by fixed priority (combinationally), read answers routed back: data
+//! by fixed priority (combinationally; a write or read offered and not
+//! taken keeps the grant), read answers routed back: data
 //! runs straight to the gather, fills parked by number and handed to the
 //! cache in order the cycle after their answer. Data and strobes are left
 //! out.
@@ -55,32 +56,43 @@ pub struct MemRequest {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MemoryPortOut {
-    /// `mem_ready` (whether or not a request is offered).
+    /// `mem_ready`, unless a write or read holds the grant (whether or not a
+    /// request is offered).
     pub md_req_ready: bool,
-    /// `mem_ready & !md_req_valid`.
+    /// `mem_ready`, unless the metadata cache is granted or a read holds the grant.
     pub wr_req_ready: bool,
-    /// `mem_ready & !md_req_valid & !wr_req_valid`.
+    /// `mem_ready`, unless the metadata cache or a write is granted.
     pub rd_req_ready: bool,
     /// The oldest fill is parked (its data is left out).
     pub md_fill_valid: bool,
     /// `(rd_out_id, rd_out_sector, rd_out_sectors)`, `None` when
     /// `rd_out_valid` is low: a data run answered this cycle.
     pub rd_out: Option<(u8, u8, u8)>,
-    /// `mem_*`, `None` when `mem_valid` is low: the first requester by
-    /// priority (it does not wait for `mem_ready`).
+    /// `mem_*`, `None` when `mem_valid` is low: the granted requester's
+    /// request (it does not wait for `mem_ready`).
     pub mem: Option<MemRequest>,
     /// `fill bit of mem_resp_tag | rd_out_ready`, computed from the tag
     /// even when `mem_resp_valid` is low.
     pub mem_resp_ready: bool,
 }
 
+/// The requester on `mem_*`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grant {
+    Metadata,
+    Write,
+    Read,
+}
+
 /// Which fill numbers (mod [`FILLS`]) are parked, the number the next
-/// fill asked for gets, and the number of the next to hand on.
+/// fill asked for gets, the number of the next to hand on, and the write
+/// or read offered last cycle and not taken (it keeps the grant).
 #[derive(Debug, Clone, Default)]
 pub struct MemoryPortModel {
     parked: [bool; FILLS],
     fill_next: usize,
     fill_head: usize,
+    held: Option<Grant>,
 }
 
 impl MemoryPortModel {
@@ -98,15 +110,37 @@ impl MemoryPortModel {
     }
 }
 
+impl MemoryPortModel {
+    /// The requester whose request is on `mem_*` with inputs `i`: the first
+    /// offering by priority, unless a write or read stalled last cycle
+    /// keeps the grant.
+    pub fn grant(&self, i: &MemoryPortIn) -> Option<Grant> {
+        match self.held {
+            // The held requester still offers (the stream rule); if it
+            // did not, the priority decides as without a hold.
+            Some(Grant::Read) if i.rd_req_valid => Some(Grant::Read),
+            Some(Grant::Write) if i.wr_req_valid => Some(Grant::Write),
+            Some(Grant::Read) => None,
+            Some(Grant::Write) if i.rd_req_valid => Some(Grant::Read),
+            Some(Grant::Write) => None,
+            _ if i.md_req_valid => Some(Grant::Metadata),
+            _ if i.wr_req_valid => Some(Grant::Write),
+            _ if i.rd_req_valid => Some(Grant::Read),
+            _ => None,
+        }
+    }
+}
+
 impl CycleModel for MemoryPortModel {
     type In = MemoryPortIn;
     type Out = MemoryPortOut;
     fn outputs(&self, i: &MemoryPortIn) -> MemoryPortOut {
-        let mem = if i.md_req_valid {
+        let grant = self.grant(i);
+        let mem = if grant == Some(Grant::Metadata) {
             Some(MemRequest { write: i.md_req_write, address: i.md_req_address, sectors: 1, tag: FILL_BIT | self.fill_next as u16 })
-        } else if i.wr_req_valid {
+        } else if grant == Some(Grant::Write) {
             Some(MemRequest { write: true, address: i.wr_req_address, sectors: i.wr_req_sectors, tag: (i.wr_req_id as u16) << SECTOR_INDEX_BITS })
-        } else if i.rd_req_valid {
+        } else if grant == Some(Grant::Read) {
             Some(MemRequest {
                 write: false,
                 address: i.rd_req_address,
@@ -121,9 +155,9 @@ impl CycleModel for MemoryPortModel {
         let resp_fill = i.mem_resp_tag & FILL_BIT != 0;
         let sector_mask = (1 << SECTOR_INDEX_BITS) - 1;
         MemoryPortOut {
-            md_req_ready: i.mem_ready,
-            wr_req_ready: i.mem_ready && !i.md_req_valid,
-            rd_req_ready: i.mem_ready && !i.md_req_valid && !i.wr_req_valid,
+            md_req_ready: i.mem_ready && self.held.is_none(),
+            wr_req_ready: i.mem_ready && grant != Some(Grant::Metadata) && self.held != Some(Grant::Read),
+            rd_req_ready: i.mem_ready && !matches!(grant, Some(Grant::Metadata | Grant::Write)),
             md_fill_valid: self.parked[self.fill_head],
             rd_out: (i.mem_resp_valid && !resp_fill).then(|| {
                 let context = (i.mem_resp_tag >> SECTOR_INDEX_BITS) & CONTEXT_MASK;
@@ -139,8 +173,10 @@ impl CycleModel for MemoryPortModel {
             *self = MemoryPortModel::default();
             return;
         }
+        let grant = self.grant(i);
+        self.held = grant.filter(|&g| g != Grant::Metadata && !i.mem_ready);
         // A write-back takes no fill number.
-        if i.md_req_valid && i.mem_ready && !i.md_req_write {
+        if grant == Some(Grant::Metadata) && i.mem_ready && !i.md_req_write {
             self.fill_next = (self.fill_next + 1) % FILLS;
         }
         // Hand on, then park: a fill answered into the slot being handed
@@ -205,6 +241,8 @@ mod tests {
         fills_out_of_order: usize,
         /// Cycles two or three requesters offered at once.
         priority_conflicts: usize,
+        /// Cycles a write or read kept the grant against a requester above it.
+        grants_held: usize,
         /// Data sectors answered while the gather's side stalls.
         answers_held: usize,
         most_parked: usize,
@@ -234,6 +272,8 @@ mod tests {
         let mut fill_count = 0u64;
         // Reads memory took: (cycle due, tag, fill number or none).
         let mut in_memory: Vec<(u64, u64, Option<u64>)> = Vec::new();
+        // The request offered on `mem_*` last cycle and not taken.
+        let mut stalled: Option<MemRequest> = None;
         for cycle in 0..cycles as u64 {
             let reset = cycle < 2 || rng.gen_bool(0.0005);
             if md.is_none() && rng.gen_bool(p_md) {
@@ -311,8 +351,17 @@ mod tests {
             cov.priority_conflicts += (md.is_some() as u8 + wr.is_some() as u8 + rd.is_some() as u8 > 1) as usize;
             cov.most_parked = cov.most_parked.max(model.parked());
             // The driver's side of each handshake.
+            // An offered request stays offered, unchanged, until taken.
+            if let Some(r) = stalled {
+                assert_eq!(want.mem, Some(r), "seed {seed}, cycle {cycle}: a stalled request changed");
+            }
+            stalled = want.mem.filter(|_| !i.mem_ready && !reset);
+            cov.grants_held += (model.held.is_some() && md.is_some()) as usize;
+            // The driver's side of each handshake: one requester is taken.
+            let taken = [md.is_some() && want.md_req_ready, wr.is_some() && want.wr_req_ready, rd.is_some() && want.rd_req_ready];
+            assert!(taken.iter().filter(|&&t| t).count() <= 1, "seed {seed}, cycle {cycle}: {taken:?}");
             if let Some(r) = want.mem.filter(|_| i.mem_ready) {
-                if md.is_some() {
+                if taken[0] {
                     md = None;
                     if r.write {
                         cov.write_backs += 1;
@@ -322,14 +371,17 @@ mod tests {
                         in_memory.push((cycle + rng.gen_range(1..=40), r.tag as u64, Some(fill_count)));
                         fill_count += 1;
                     }
-                } else if wr.is_some() {
+                } else if taken[1] {
                     wr = None;
                     cov.writes += 1;
                 } else {
                     let r0 = rd.take().expect("a read offered");
+                    assert!(taken[2], "seed {seed}, cycle {cycle}");
                     assert_eq!(r.tag as u64, r0.tag, "seed {seed}, cycle {cycle}");
                     in_memory.push((cycle + rng.gen_range(1..=40), r0.tag, None));
                 }
+            } else {
+                assert_eq!(taken, [false; 3], "seed {seed}, cycle {cycle}: taken with mem_ready low");
             }
             if let Some(k) = answer.filter(|_| want.mem_resp_ready) {
                 let (_, _, fill) = in_memory.swap_remove(k);
@@ -399,6 +451,7 @@ mod tests {
                     && cov.reads > 50
                     && cov.fills_out_of_order > 0
                     && cov.priority_conflicts > 0
+                    && cov.grants_held > 0
                     && cov.answers_held > 0
                     && cov.most_parked > 1,
                 "seed {seed}: {cov:?}"

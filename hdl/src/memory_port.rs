@@ -43,7 +43,11 @@ pub fn fill_tag(n: u64) -> u64 {
 /// a write of a run of 1-4 sectors (it frees its context), then a read of a run of 1-4
 /// consecutive sectors. A requester
 /// waits as long as one above it offers; in the slice the ones above are
-/// bounded (16 fills, and writes by the compressor's one entry per cycle). A read is
+/// bounded (16 fills, and writes by the compressor's one entry per cycle).
+/// A request offered on `mem_*` and not taken (`mem_ready` low) stays
+/// offered, unchanged, until taken (the valid/ready rule, as AXI4's and
+/// AXI4-Stream's): the requester granted keeps the grant, and one above
+/// it that begins to offer meanwhile waits. A read is
 /// tagged `{sectors - 1, 0, context, sector}` (the read planner's run), a fill
 /// `{0, 1, 0, n mod 16}` (the `n`-th fill since reset), a write
 /// `{0, 0, context, 0}` (not answered: the tag tells memory, or a driver
@@ -80,7 +84,7 @@ pub fn fill_tag(n: u64) -> u64 {
 /// | `rd_out_id`, `rd_out_sector`, `rd_out_sectors`, `rd_out_data` | 7, 3, 3, 1024 | out | its context, first index and sectors; run sector `k` at `[256k +: 256]` |
 /// | `mem_valid`, `mem_ready` | 1, 1 | out, in | a request to memory |
 /// | `mem_write`, `mem_address`, `mem_sectors` | 1, 64, 3 | out | 1: write; sector-aligned byte address; sectors from it (1-4; fills and write-backs 1) |
-/// | `mem_data`, `mem_strobe` | 1024, 128 | out | a write's data and byte strobe, byte `k` from the address at `[8k +: 8]` (write-backs: every byte of sector 0) |
+/// | `mem_data`, `mem_strobe` | 1024, 128 | out | a write's data and byte strobe, byte `k` from the address at `[8k +: 8]` (write-backs: every byte of sector 0; a data read's: 0, so a stalled read holds its beat) |
 /// | `mem_tag` | 13 | out | a read's tag (`{sectors - 1, fill, context, sector}`), answered with its data; a write's `{0, 0, context, 0}` |
 /// | `mem_resp_valid`, `mem_resp_ready` | 1, 1 | in, out | a read answered, every sector of it |
 /// | `mem_resp_tag`, `mem_resp_data` | 13, 1024 | in | the read's tag; its sector `k` at `[256k +: 256]` (a fill's at `[0 +: 256]`) |
@@ -88,7 +92,7 @@ pub fn fill_tag(n: u64) -> u64 {
 /// Timing: combinational from requester to memory and from memory to
 /// `rd_out_*`; a fill is offered on `md_fill_*` the cycle after its answer
 /// (`timing::FILL_TO_CACHE`).
-#[derive(SettleBlock, Default)]
+#[derive(SettleBlock)]
 pub struct MemoryPort {
     _settle: crate::settle::Settle,
     pub clock: Signal<In, Clock>,
@@ -138,12 +142,86 @@ pub struct MemoryPort {
     parked_data: [DFF<Bits<256>>; FILLS],
     fill_next: DFF<Bits<4>>,
     fill_head: DFF<Bits<4>>,
+    /// A write's (a read's) request was offered on `mem_*` last cycle and
+    /// not taken: it keeps the grant.
+    held_wr: DFF<Bit>,
+    held_rd: DFF<Bit>,
+    /// The requester on `mem_*` this cycle (at most one).
+    grant_md: Signal<Local, Bit>,
+    grant_wr: Signal<Local, Bit>,
+    grant_rd: Signal<Local, Bit>,
     md_go: Signal<Local, Bit>,
     resp_fill: Signal<Local, Bit>,
     /// The answer's first sector (a fill's), as one vector.
     resp_sector: Signal<Local, Bits<256>>,
     /// A write-back's sector as a run of one.
     write_back: SectorRun,
+    /// `mem_data` of a read: all zero, so that a stalled read's beat is
+    /// the same on every cycle whatever the write planner offers.
+    no_data: Constant<EntryBits>,
+}
+
+impl Default for MemoryPort {
+    fn default() -> Self {
+        Self {
+            _settle: Default::default(),
+            clock: Default::default(),
+            reset: Default::default(),
+            md_req_valid: Default::default(),
+            md_req_ready: Default::default(),
+            md_req_write: Default::default(),
+            md_req_address: Default::default(),
+            md_req_data: Default::default(),
+            md_fill_valid: Default::default(),
+            md_fill_ready: Default::default(),
+            md_fill_data: Default::default(),
+            wr_req_valid: Default::default(),
+            wr_req_ready: Default::default(),
+            wr_req_address: Default::default(),
+            wr_req_sectors: Default::default(),
+            wr_req_data: Default::default(),
+            wr_req_strobe: Default::default(),
+            wr_req_id: Default::default(),
+            rd_req_valid: Default::default(),
+            rd_req_ready: Default::default(),
+            rd_req_id: Default::default(),
+            rd_req_sector: Default::default(),
+            rd_req_address: Default::default(),
+            rd_req_sectors: Default::default(),
+            rd_out_valid: Default::default(),
+            rd_out_ready: Default::default(),
+            rd_out_id: Default::default(),
+            rd_out_sector: Default::default(),
+            rd_out_sectors: Default::default(),
+            rd_out_data: Default::default(),
+            mem_valid: Default::default(),
+            mem_ready: Default::default(),
+            mem_write: Default::default(),
+            mem_address: Default::default(),
+            mem_sectors: Default::default(),
+            mem_data: Default::default(),
+            mem_strobe: Default::default(),
+            mem_tag: Default::default(),
+            mem_resp_valid: Default::default(),
+            mem_resp_ready: Default::default(),
+            mem_resp_tag: Default::default(),
+            mem_resp_data: Default::default(),
+            parked: Default::default(),
+            parked_data: Default::default(),
+            fill_next: Default::default(),
+            fill_head: Default::default(),
+            held_wr: Default::default(),
+            held_rd: Default::default(),
+            grant_md: Default::default(),
+            grant_wr: Default::default(),
+            grant_rd: Default::default(),
+            md_go: Default::default(),
+            resp_fill: Default::default(),
+            resp_sector: Default::default(),
+            write_back: Default::default(),
+            no_data: Constant::new(EntryBits::default()),
+        }
+    }
 }
 
 // The tag layout is written out in `update` (rust-hdl prints constant
@@ -154,7 +232,7 @@ const _: () = assert!(SECTOR_INDEX_BITS == 3 && CONTEXT_BITS == 7 && MEM_TAG_BIT
 impl Logic for MemoryPort {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, fill_next, fill_head);
+        dff_setup!(self, clock, fill_next, fill_head, held_wr, held_rd);
         for i in 0..FILLS {
             self.parked[i].clock.next = self.clock.val();
             self.parked[i].d.next = self.parked[i].q.val();
@@ -163,26 +241,43 @@ impl Logic for MemoryPort {
         }
 
         self.write_back.sector.next = self.md_req_data.val();
-        // Requests: metadata first, then writes, then reads.
-        self.md_req_ready.next = self.mem_ready.val();
-        self.wr_req_ready.next = self.mem_ready.val() & !self.md_req_valid.val();
-        self.rd_req_ready.next = self.mem_ready.val() & !self.md_req_valid.val() & !self.wr_req_valid.val();
+        // Requests: metadata first, then writes, then reads; a request
+        // offered and not taken keeps the grant.
+        self.grant_md.next = self.md_req_valid.val() & !self.held_wr.q.val() & !self.held_rd.q.val();
+        self.grant_wr.next = self.wr_req_valid.val() & !self.grant_md.val() & !self.held_rd.q.val();
+        self.grant_rd.next = self.rd_req_valid.val() & !self.grant_md.val() & !self.grant_wr.val();
+        self.held_wr.d.next = self.grant_wr.val() & !self.mem_ready.val();
+        self.held_rd.d.next = self.grant_rd.val() & !self.mem_ready.val();
+        // The readies are written from the ports and the hold flip-flops,
+        // not from the grants: Verilator splits this block by the signals a
+        // statement shares, and a ready that read `grant_wr` would sit with
+        // the request mux, which reads every requester (a false loop through
+        // the write planner's `in_ready`, UNOPTFLAT).
+        self.md_req_ready.next = self.mem_ready.val() & !self.held_wr.q.val() & !self.held_rd.q.val();
+        self.wr_req_ready.next =
+            self.mem_ready.val() & !self.held_rd.q.val() & !(self.md_req_valid.val() & !self.held_wr.q.val());
+        self.rd_req_ready.next = self.mem_ready.val()
+            & !(self.md_req_valid.val() & !self.held_wr.q.val() & !self.held_rd.q.val())
+            & !(self.wr_req_valid.val() & !self.held_rd.q.val());
         self.mem_valid.next = self.md_req_valid.val() | self.wr_req_valid.val() | self.rd_req_valid.val();
         self.mem_write.next = false;
         self.mem_address.next = self.rd_req_address.val();
         self.mem_sectors.next = self.rd_req_sectors.val();
-        self.mem_data.next = self.wr_req_data.val();
-        self.mem_strobe.next = self.wr_req_strobe.val();
+        // A read carries no data: zero data and strobe (a write's are its own).
+        self.mem_data.next = self.no_data.val();
+        self.mem_strobe.next = 0.into();
         self.mem_tag.next = (bit_cast::<MEM_TAG_BITS, 3>(self.rd_req_sectors.val() - 1) << 11)
             | (bit_cast::<MEM_TAG_BITS, CONTEXT_BITS>(self.rd_req_id.val()) << 3)
             | bit_cast::<MEM_TAG_BITS, SECTOR_INDEX_BITS>(self.rd_req_sector.val());
-        if self.wr_req_valid.val() {
+        if self.grant_wr.val() {
             self.mem_write.next = true;
+            self.mem_data.next = self.wr_req_data.val();
+            self.mem_strobe.next = self.wr_req_strobe.val();
             self.mem_address.next = self.wr_req_address.val();
             self.mem_sectors.next = self.wr_req_sectors.val();
             self.mem_tag.next = bit_cast::<MEM_TAG_BITS, CONTEXT_BITS>(self.wr_req_id.val()) << 3;
         }
-        if self.md_req_valid.val() {
+        if self.grant_md.val() {
             self.mem_write.next = self.md_req_write.val();
             self.mem_address.next = self.md_req_address.val();
             self.mem_sectors.next = 1.into();
@@ -190,7 +285,7 @@ impl Logic for MemoryPort {
             self.mem_strobe.next = self.write_back.strobe.val();
             self.mem_tag.next = bit_cast::<MEM_TAG_BITS, 4>(self.fill_next.q.val()) | bits::<MEM_TAG_BITS>(0x400);
         }
-        self.md_go.next = self.md_req_valid.val() & self.mem_ready.val();
+        self.md_go.next = self.grant_md.val() & self.mem_ready.val();
         if self.md_go.val() & !self.md_req_write.val() {
             self.fill_next.d.next = self.fill_next.q.val() + 1;
         }
@@ -235,6 +330,8 @@ impl Logic for MemoryPort {
         if self.reset.val() {
             self.fill_next.d.next = 0.into();
             self.fill_head.d.next = 0.into();
+            self.held_wr.d.next = false;
+            self.held_rd.d.next = false;
             for i in 0..FILLS {
                 self.parked[i].d.next = false;
             }

@@ -106,7 +106,7 @@ module memory_port_tb;
       if (!$value$plusargs("count=%d", count)) $fatal(1, "memory_port_tb: +vectors=FILE needs +count=N");
     end else begin
       path = "vectors/memory_port.hex";
-      count = 349;
+      count = 357;
     end
     if (count < 1 || count > MAX_LINES) $fatal(1, "memory_port_tb: count %0d outside 1..%0d", count, MAX_LINES);
     $readmemh(path, lines, 0, count - 1);

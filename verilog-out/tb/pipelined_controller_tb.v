@@ -130,7 +130,7 @@ module pipelined_controller_tb;
       if (!$value$plusargs("count=%d", count)) $fatal(1, "pipelined_controller_tb: +vectors=FILE needs +count=N");
     end else begin
       path = "vectors/pipelined_controller.hex";
-      count = 187;
+      count = 198;
     end
     if (count < 1 || count > MAX_LINES) $fatal(1, "pipelined_controller_tb: count %0d outside 1..%0d", count, MAX_LINES);
     $readmemh(path, lines, 0, count - 1);

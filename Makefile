@@ -17,8 +17,11 @@ DEBIAN_TOOLS := verilator iverilog yosys g++
 # The cocotb suite of verilog-out/ and the virtual environment it runs in.
 COCOTB_DIR  := verilog-out/cocotb
 COCOTB_VENV := target/venv-cocotb
+# The open FPGA flow of `make pnr` (YoWASP Yosys and nextpnr-ecp5 from PyPI).
+PNR_VENV := target/venv-pnr
+PNR_ARGS ?= --jobs 2
 
-.PHONY: all run test deps build verilog synth lint cosim cocotb cocotb-venv waves formal soak soak-sim bench fuzz study clean help
+.PHONY: all run test deps build verilog synth pnr pnr-venv lint cosim cocotb cocotb-venv waves formal soak soak-sim bench fuzz study clean help
 
 all: build
 
@@ -27,6 +30,7 @@ help:
 	@echo "make test     - every test (golden, HDL equivalence, Verilog lint/co-simulation, CLI)"
 	@echo "make verilog  - regenerate verilog-out/ (commit the result)"
 	@echo "make synth    - Yosys synthesis report into verilog-out/synth/"
+	@echo "make pnr      - place and route every module on an ECP5-85 (YoWASP Yosys + nextpnr-ecp5 in $(PNR_VENV)): post-route Fmax and critical paths into verilog-out/synth/report.md (PNR_ARGS picks modules, jobs, time limit)"
 	@echo "make study    - the paper's profiler and memory-system studies (Fig. 3, 7, 8, 9, 10, 12, 13, 14 with ETC, 15) and cDMA's (Fig. 11, 12, 13) on every workload of SHARED_DATA; report in $(STUDY_OUT)/"
 	@echo "make formal   - formal proofs of verilog-out/ with Yosys and ABC (yosys-abc): codec round trips, size classes, valid/ready protocol of every module, mutants; report in verilog-out/formal/ (FORMAL_ARGS=\"--skip controller\" leaves out the slices)"
 	@echo "make soak     - long property-test runs and soak-sim (not part of make test)"
@@ -69,7 +73,7 @@ run: deps build
 # Simulation-heavy tests run optimized (rust-hdl simulates 10-40x slower in debug).
 # The last line sums every test binary's result (cargo's own last line is
 # often a crate's empty doctest run).
-test: deps cocotb-venv
+test: deps cocotb-venv pnr-venv
 	@mkdir -p target
 	set -o pipefail; $(TEST) --no-fail-fast 2>&1 | tee target/test.log
 	@awk '/^test result:/ { gsub(";", ""); p += $$4; f += $$6 } END { printf "make test: %d passed, %d failed\n", p, f }' target/test.log
@@ -87,6 +91,21 @@ verilog: build
 
 synth: deps build
 	$(BUDDY) synth
+
+# Place and route every module on an ECP5-85 (verilog-out/synth/report.md,
+# "Place and route"); PNR_ARGS="--module read_planner --seconds 600" picks.
+pnr: build pnr-venv
+	$(BUDDY) pnr --tools $(PNR_VENV)/bin $(PNR_ARGS)
+
+# The flow's pinned PyPI packages in a virtual environment (Debian's
+# python3-venv, which `make deps` installs); remade when the pins change.
+pnr-venv: $(PNR_VENV)/.installed
+$(PNR_VENV)/.installed: delivery/pnr/requirements.txt | deps
+	@command -v python3 >/dev/null 2>&1 || { echo "error: python3 is missing (Debian: apt-get install python3 python3-venv)" >&2; exit 1; }
+	@[ -x $(PNR_VENV)/bin/python ] || python3 -m venv $(PNR_VENV) \
+	  || { echo "error: python3 -m venv failed: run 'make deps' (Debian's python3-venv)" >&2; rm -rf $(PNR_VENV); exit 1; }
+	$(PNR_VENV)/bin/pip install -q -r $< || { echo "error: pip could not install $< into $(PNR_VENV)" >&2; exit 1; }
+	@touch $@
 
 # Verilator's lint and Yosys's latch/driver/loop check of every module,
 # the six controller slices included (make test checks the slices' blocks).

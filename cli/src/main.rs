@@ -14,6 +14,7 @@ mod input_file;
 mod mdcache;
 mod output;
 mod plot;
+mod pnr;
 mod profile;
 mod progress;
 mod revision;
@@ -76,6 +77,9 @@ enum Command {
     Speed(speed::Args),
     /// Synthesize verilog-out/ with Yosys and write verilog-out/synth/report.{json,md}.
     Synth(synth::Args),
+    /// Place and route verilog-out/'s modules on an ECP5-85 (Yosys, nextpnr)
+    /// and add post-route Fmax to verilog-out/synth/report.{json,md}.
+    Pnr(pnr::Args),
     /// Write golden vector files for the Verilog testbenches of verilog-out/tb/.
     Vectors(vectors::Args),
     /// Check a stream file against the entries it should hold: every stream
@@ -107,6 +111,7 @@ fn main() -> ExitCode {
         Command::Study(args) => study::run(args),
         Command::Speed(args) => speed::run(args),
         Command::Synth(args) => synth::run(args),
+        Command::Pnr(args) => pnr::run(args),
         Command::Vectors(args) => vectors::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Verilog(args) => verilog::run(args),

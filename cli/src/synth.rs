@@ -107,6 +107,10 @@ pub struct ModuleSynth {
     pub mapping: String,
     /// Every cell type and its count.
     pub cells_by_type: BTreeMap<String, u64>,
+    /// Place and route on ECP5 (`buddy pnr`), with the hash of the Verilog
+    /// it was run on; kept when `buddy synth` runs the module again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pnr: Option<crate::pnr::Pnr>,
 }
 
 /// Synthesize `top` (a module, or a stage sub-module `<module>__<stage>`)
@@ -182,6 +186,7 @@ fn synthesize(dir: &Path, top: &str, work: &Path) -> anyhow::Result<ModuleSynth>
         yosys_seconds: (seconds * 10.0).round() / 10.0,
         mapping: MAPPING.to_string(),
         cells_by_type: by_type,
+        pnr: None,
     })
 }
 
@@ -268,11 +273,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// Put one module's figures into `out/report.{json,md}`, keeping every
 /// other module's (read now, so that runs of other modules meanwhile
 /// stay), and return the Markdown.
-fn merge_into_report(out: &Path, fresh: ModuleSynth) -> anyhow::Result<String> {
+fn merge_into_report(out: &Path, mut fresh: ModuleSynth) -> anyhow::Result<String> {
     let mut results: Vec<ModuleSynth> = match std::fs::read_to_string(out.join("report.json")) {
         Ok(text) => serde_json::from_str(&text).context("cannot read the existing synth/report.json")?,
         Err(_) => Vec::new(),
     };
+    if let Some(old) = results.iter_mut().find(|p| p.module == fresh.module) {
+        fresh.pnr = old.pnr.take();
+    }
     let module_of = |name: &str| HwModule::from_name(name.split(SEPARATOR).next().unwrap_or(name));
     results.retain(|p| {
         p.module != fresh.module
@@ -288,9 +296,23 @@ fn merge_into_report(out: &Path, fresh: ModuleSynth) -> anyhow::Result<String> {
         (position, stage)
     };
     results.sort_by_key(order);
+    write_report(out, &results)
+}
+
+/// Put `module`'s place-and-route figures into `out/report.{json,md}`
+/// (its synthesis entry must be there), and return the Markdown.
+pub fn merge_pnr_into_report(out: &Path, module: &str, pnr: crate::pnr::Pnr) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(out.join("report.json")).context("cannot read synth/report.json (run `buddy synth` first)")?;
+    let mut results: Vec<ModuleSynth> = serde_json::from_str(&text).context("cannot read the existing synth/report.json")?;
+    let entry = results.iter_mut().find(|r| r.module == module).with_context(|| format!("synth/report.json has no entry for {module}: run `buddy synth --module {module}`"))?;
+    entry.pnr = Some(pnr);
+    write_report(out, &results)
+}
+
+fn write_report(out: &Path, results: &[ModuleSynth]) -> anyhow::Result<String> {
     let json = out.join("report.json");
-    std::fs::write(&json, serde_json::to_string_pretty(&results)? + "\n").with_context(|| format!("cannot write {}", json.display()))?;
-    let md = report_markdown(&results);
+    std::fs::write(&json, serde_json::to_string_pretty(results)? + "\n").with_context(|| format!("cannot write {}", json.display()))?;
+    let md = report_markdown(results);
     let report = out.join("report.md");
     std::fs::write(&report, &md).with_context(|| format!("cannot write {}", report.display()))?;
     Ok(md)
@@ -371,6 +393,39 @@ fn report_markdown(results: &[ModuleSynth]) -> String {
             }
         }
     }
+    if results.iter().any(|r| r.pnr.is_some()) {
+        md += &pnr_markdown(results);
+    }
+    md
+}
+
+/// The place-and-route section of `report.md`.
+fn pnr_markdown(results: &[ModuleSynth]) -> String {
+    let tools = results.iter().find_map(|r| r.pnr.as_ref()).map_or(String::new(), |p| p.tools.clone());
+    let mut md = format!(
+        "\nPlace and route (`make pnr`: `buddy pnr`, {tools}): Yosys `synth_ecp5`, nextpnr-ecp5 on the {device} \
+         asked for {target} MHz, the module inside a wrapper that registers every port (inputs from one shift chain, \
+         outputs XOR-folded in pipelined stages to one pin: `buddy_delivery::pnr`), so every path is timed register to \
+         register. LUT4 counts a CCU2C carry cell as 2; flip-flops include the wrapper's (given apart). Critical path: \
+         nextpnr's, its delay split into cells (clock-to-out, LUTs, carries, muxes) and routing, and the net on it with \
+         the most sinks in the synthesized netlist. A row whose Verilog has changed since is marked stale.\n\n\
+         | module | outcome | Fmax (MHz) | LUT4 | flip-flops (wrapper's) | DP16KD | critical path ns: cells + routing | cells on it | largest fanout on it | yosys + nextpnr (s) |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
+        device = crate::pnr::DEVICE,
+        target = crate::pnr::TARGET_MHZ,
+    );
+    for r in results {
+        let Some(p) = &r.pnr else { continue };
+        let stale = if p.verilog_sha256 == r.verilog_sha256 { "" } else { " (stale)" };
+        let fmax = p.fmax_mhz.map_or("-".to_string(), |f| format!("{f:.1}"));
+        let (split, cells, fanout) = p.critical_path.as_ref().map_or(("-".to_string(), "-".to_string(), "-".to_string()), |c| {
+            (format!("{:.2}: {:.2} + {:.2}", c.ns, c.logic_ns, c.routing_ns), c.cells.to_string(), format!("{} (`{}`)", c.fanout, c.fanout_net))
+        });
+        md += &format!(
+            "| {}{stale} | {} | {fmax} | {} | {} ({}) | {} | {split} | {cells} | {fanout} | {:.0} + {:.0} |\n",
+            r.module, p.outcome, p.lut4, p.flip_flops, p.wrapper_flip_flops, p.dp16kd, p.yosys_seconds, p.nextpnr_seconds
+        );
+    }
     md
 }
 
@@ -402,6 +457,23 @@ mod tests {
     #[test]
     fn report_markdown_of_a_fixed_report() {
         insta::assert_snapshot!(report_markdown(&results()));
+    }
+
+    /// A module's place-and-route row, marked stale when its Verilog has
+    /// changed since.
+    #[test]
+    fn place_and_route_rows_give_fmax_and_the_path_split() {
+        let mut r = results();
+        let pnr = serde_json::json!({"verilog_sha256": "00", "device": crate::pnr::DEVICE, "outcome": "routed", "fmax_mhz": 123.4,
+            "critical_path": {"from": "a", "to": "b", "ns": 8.1, "logic_ns": 3.3, "routing_ns": 4.8, "cells": 8, "fanout_net": "en", "fanout": 10},
+            "lut4": 474, "flip_flops": 669, "dp16kd": 0, "wrapper_flip_flops": 405, "utilization": {"TRELLIS_FF": 669},
+            "yosys_seconds": 2.0, "nextpnr_seconds": 3.0, "tools": "Yosys 0.70, nextpnr-0.11.1 (YoWASP)"});
+        r[0].pnr = Some(serde_json::from_value(pnr.clone()).unwrap());
+        r[1].pnr = Some(serde_json::from_value(pnr).unwrap());
+        let md = report_markdown(&r);
+        assert!(md.contains("| bpc_compressor | routed | 123.4 | 474 | 669 (405) | 0 | 8.10: 3.30 + 4.80 | 8 | 10 (`en`) | 2 + 3 |"), "{md}");
+        assert!(md.contains("| address_translator (stale) | routed |"), "{md}");
+        assert!(!report_markdown(&results()).contains("Place and route"));
     }
 
     /// Without stages or critical paths, their sections are left out.

@@ -14,6 +14,7 @@
 //!   scoreboards against the golden and cycle models;
 //! - [`cosim`]: Icarus and Verilator runs of the emitted Verilog;
 //! - [`lut_levels`]: logic depth of a synthesized netlist, for `buddy synth`;
+//! - [`pnr`]: the wrapper that registers every port of a module for `buddy pnr`;
 //! - [`waves`]: the GTKWave save file and translate filters beside every VCD.
 
 pub mod axis;
@@ -32,6 +33,7 @@ pub mod memory_port;
 pub mod metadata_cache;
 pub mod modules;
 pub mod pipelined_controller;
+pub mod pnr;
 pub mod read_planner;
 pub mod request_contexts;
 pub mod sector_gather;

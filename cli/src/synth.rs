@@ -36,17 +36,32 @@ fn earlier_mapping() -> String {
     "abc9".to_string()
 }
 
-/// Arguments of `buddy synth`.
-#[derive(Debug, clap::Args)]
-pub struct Args {
+/// The modules a run of `buddy synth` or `buddy pnr` takes, and where.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Selection {
     /// Folder holding the modules' Verilog; the report goes to its `synth/`
     /// [default: `verilog-out` in the current folder].
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// Synthesize only this module (repeatable); the other modules' entries
-    /// of an existing report are kept [default: every module].
+    /// Only this module (repeatable); the other modules' figures in an
+    /// existing report are kept [default: every module].
     #[arg(long = "module", value_name = "NAME", value_parser = parse_module)]
     pub modules: Vec<HwModule>,
+}
+
+impl Selection {
+    /// The Verilog folder and the chosen modules (every one when none is named).
+    pub fn resolve(&self) -> (PathBuf, Vec<HwModule>) {
+        let dir = self.dir.clone().unwrap_or_else(|| PathBuf::from("verilog-out"));
+        (dir, if self.modules.is_empty() { HwModule::all().to_vec() } else { self.modules.clone() })
+    }
+}
+
+/// Arguments of `buddy synth`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub selection: Selection,
     /// Yosys runs in parallel (each is single-threaded).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
@@ -251,8 +266,7 @@ fn synthesize(dir: &Path, top: &str, work: &Path) -> anyhow::Result<ModuleSynth>
 /// # Errors
 /// Yosys is missing or fails, or the report cannot be written.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let dir = args.dir.unwrap_or_else(|| PathBuf::from("verilog-out"));
-    let chosen_modules: Vec<HwModule> = if args.modules.is_empty() { HwModule::all().to_vec() } else { args.modules.clone() };
+    let (dir, chosen_modules) = args.selection.resolve();
     // Everything the runs need, checked before hours of synthesis.
     if !std::process::Command::new("yosys").arg("-V").output().is_ok_and(|o| o.status.success()) {
         bail!("yosys is not installed or does not run (`make deps` installs it on Debian)");

@@ -311,15 +311,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         }
     });
     bar.finish_and_clear();
-    let mut failed = failed.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some(e) = failed.pop() {
-        for other in failed {
-            eprintln!("error: {other:#}");
-        }
-        return Err(e);
-    }
-    crate::output::out!("{}", md.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner))?;
-    Ok(())
+    crate::synth::finish(failed, md)
 }
 
 #[cfg(test)]

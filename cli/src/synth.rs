@@ -329,6 +329,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     });
     bar.finish_and_clear();
     drop(work_dir);
+    finish(failed, md)
+}
+
+/// The end of a run over modules: its errors (the last returned, the
+/// others printed), else the report's Markdown on stdout.
+pub fn finish(failed: std::sync::Mutex<Vec<anyhow::Error>>, md: std::sync::Mutex<String>) -> anyhow::Result<()> {
     let mut failed = failed.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(e) = failed.pop() {
         for other in failed {

@@ -11,6 +11,7 @@ use buddy_golden::translation::TargetRatio;
 use buddy_sim::annotation::AnnotationFile;
 use buddy_sim::class_profile::ClassProfile;
 use buddy_sim::study::buddy_over_time::BuddyOverTime;
+use buddy_sim::study::held_out::held_out;
 use serde::Serialize;
 
 use super::args::StudyName;
@@ -19,7 +20,7 @@ use crate::output::safe_file_name;
 use crate::plot::{line_panels, LinePlot, Series};
 
 /// How to read the study, for report.md.
-pub(super) const EXPLANATION: &str = "Buddy Compression Fig. 9. Targets fixed once (by the profiler over all snapshots, or one ratio everywhere) and every snapshot checked against them. A flat line means compressibility changes are unbiased and the static targets stay valid over the run.";
+pub(super) const EXPLANATION: &str = "Buddy Compression Fig. 9. Targets fixed once (by the profiler over all snapshots, or one ratio everywhere) and every snapshot checked against them. A flat line means compressibility changes are unbiased and the static targets stay valid over the run. The series \"fitted on ...\" is the profiler given only the first half of the snapshots: its second half is scored out of sample.";
 
 /// Read the annotation at `p` and check that it names one of `workloads`.
 pub(super) fn read_annotation(p: &Path, workloads: &[&str]) -> anyhow::Result<(PathBuf, AnnotationFile)> {
@@ -44,6 +45,14 @@ pub(super) fn buddy_over_time(cps: &[ClassProfile], threshold: f64, annotation: 
         let config = ProfilerConfig { threshold, granularity: Granularity::PerAllocationMostlyZero, max_overall_ratio: MAX_OVERALL_RATIO };
         let p = profile(&allocations, &config)?;
         let mut sets = vec![(format!("profiled at {:.0}%", 100.0 * threshold), p.allocations.iter().map(|c| c.target).collect::<Vec<_>>())];
+        if let Some(h) = held_out(cp, &config)? {
+            let span = match h.fitted_on.as_slice() {
+                [one] => format!("s{one}"),
+                [first, .., last] => format!("s{first}-s{last}"),
+                [] => unreachable!("held_out fits on at least one snapshot"),
+            };
+            sets.push((format!("fitted on {span}"), h.targets));
+        }
         for t in [TargetRatio::X4Over3, TargetRatio::X2, TargetRatio::X4] {
             sets.push((format!("{} everywhere", t.name()), vec![t; allocations.len()]));
         }

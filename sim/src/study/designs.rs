@@ -6,6 +6,7 @@ use buddy_golden::profiler::{profile, Granularity, ProfileError, ProfilerConfig,
 use buddy_golden::translation::TargetRatio;
 use serde::Serialize;
 
+use super::held_out::{held_out, HeldOut};
 use crate::class_profile::ClassProfile;
 
 /// One design's outcome.
@@ -22,6 +23,9 @@ pub struct DesignResult {
     pub allocations_per_target: [usize; 5],
     /// True when the 4x cap stepped a 16x allocation down.
     pub capped: bool,
+    /// Targets fitted on the first half of the snapshots, scored on the
+    /// second (`None` below 2 snapshots).
+    pub held_out: Option<HeldOut>,
 }
 
 /// The study of one workload.
@@ -43,7 +47,8 @@ impl Designs {
         let designs = Granularity::ALL
             .iter()
             .map(|&design| {
-                let p = profile(&allocations, &ProfilerConfig { threshold, granularity: design, max_overall_ratio: MAX_OVERALL_RATIO })?;
+                let config = ProfilerConfig { threshold, granularity: design, max_overall_ratio: MAX_OVERALL_RATIO };
+                let p = profile(&allocations, &config)?;
                 let mut per_target = [0; 5];
                 p.allocations.iter().for_each(|c| per_target[c.target.code() as usize] += 1);
                 Ok(DesignResult {
@@ -53,6 +58,7 @@ impl Designs {
                     buddy_fraction_worst: p.buddy_fraction_worst,
                     allocations_per_target: per_target,
                     capped: p.capped,
+                    held_out: held_out(profile_in, &config)?,
                 })
             })
             .collect::<Result<_, _>>()?;

@@ -10,6 +10,7 @@
 //! | [`designs`] | Fig. 7 | whole-program vs per-allocation vs per-allocation + 16x targets |
 //! | [`threshold_sweep`] | Fig. 10 | Buddy Threshold 10%-40% vs the unconstrained ratio |
 //! | [`buddy_over_time`] | Fig. 9 | buddy-access fraction per snapshot for fixed targets |
+//! | [`held_out`] | Figs. 7, 9, 10 | targets fitted on the first half of the snapshots, scored on the second |
 //! | [`memory_modes`] | Fig. 12, 13 | speedup and DRAM energy against the buddy link's bandwidth, from fast-mode runs |
 //! | [`cdma_ratios`] | cDMA Fig. 11 | per-layer activation compression ratios of ZVC, RL and zlib over 4 KB windows |
 //! | [`cdma_offload`] | cDMA Fig. 12 | bytes offloaded to host memory by cDMA, normalized to vDNN |
@@ -23,6 +24,7 @@ pub mod cdma_performance;
 pub mod cdma_ratios;
 pub mod designs;
 pub mod heatmap;
+pub mod held_out;
 pub mod memory_modes;
 pub mod minibatch;
 pub mod oversubscription;

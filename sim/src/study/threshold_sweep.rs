@@ -6,6 +6,7 @@
 use buddy_golden::profiler::{profile, Granularity, ProfileError, ProfilerConfig, MAX_OVERALL_RATIO};
 use serde::Serialize;
 
+use super::held_out::{held_out, HeldOut};
 use super::ratio;
 use crate::class_profile::ClassProfile;
 
@@ -19,6 +20,9 @@ pub struct ThresholdPoint {
     pub overall_ratio: f64,
     pub buddy_fraction_mean: f64,
     pub buddy_fraction_worst: f64,
+    /// Targets fitted on the first half of the snapshots, scored on the
+    /// second (`None` below 2 snapshots).
+    pub held_out: Option<HeldOut>,
 }
 
 /// The study of one workload.
@@ -49,6 +53,7 @@ impl ThresholdSweep {
                     overall_ratio: p.overall_ratio,
                     buddy_fraction_mean: p.buddy_fraction_mean,
                     buddy_fraction_worst: p.buddy_fraction_worst,
+                    held_out: held_out(class_profile, &config)?,
                 })
             })
             .collect::<Result<_, _>>()?;

@@ -236,7 +236,12 @@ fn log_number(y: f64) -> String {
 
 /// A ratio on a log axis as a label: `0.5x`, `2x`, `150x`.
 fn log_label(y: f64) -> String {
-    format!("{}x", log_number(y))
+    // Short labels for large ratios, so that they stay clear of the axis title.
+    match y {
+        y if y >= 1e6 => format!("{}Mx", log_number(y / 1e6)),
+        y if y >= 1e4 => format!("{}kx", log_number(y / 1e3)),
+        y => format!("{}x", log_number(y)),
+    }
 }
 
 /// A PNG of `n` panels side by side (900 x 620 pixels each) under `caption`,
@@ -699,6 +704,8 @@ mod tests {
         assert_eq!(log_label(0.5), "0.5x");
         assert_eq!(log_label(1.5), "1.5x");
         assert_eq!(log_label(200.0), "200x");
+        assert_eq!(log_label(20_000.0), "20kx");
+        assert_eq!(log_label(5e6), "5Mx");
         assert_eq!(linear_ticks(0.0, 1.0).len(), 11);
         let t = linear_ticks(1.0, 1.3);
         assert_eq!(t.len(), 7, "{t:?}");

@@ -125,6 +125,19 @@ fn study_all_writes_every_file_and_the_files_agree() {
         assert!(out.join(f).is_file(), "{f} missing");
     }
     assert!(is_png(&out.join("oversubscription.png")));
+    // The default replays the trace until the slowdowns settle, at least
+    // 10 longest faults of unlimited run time; of the 8 pages 30% and 33%
+    // leave the same 6 as 20%, 50% the same 5 as 40%.
+    let o: Value = serde_json::from_slice(&fs::read(out.join("oversubscription.json")).unwrap()).unwrap();
+    let o = &o[0];
+    assert!(o["iterations"].as_u64().unwrap() >= 2);
+    assert!(o["unlimited"]["time_ns"].as_f64().unwrap() >= 10.0 * o["longest_fault_ns"].as_f64().unwrap(), "{}", o["unlimited"]);
+    let merged: Vec<(f64, f64)> = serde_json::from_value(o["merged"].clone()).unwrap();
+    assert_eq!(merged, [(0.3, 0.2), (1.0 / 3.0, 0.2), (0.5, 0.4)]);
+    for p in o["points"].as_array().unwrap() {
+        let (all, half) = (p["slowdown"].as_f64().unwrap(), p["slowdown_at_half"].as_f64().unwrap());
+        assert_eq!(p["settled"].as_bool().unwrap(), (all / half - 1.0).abs() <= 0.05, "{p}");
+    }
     for png in ["ratio-over-time.png", "heatmap-minife.png", "designs.png", "threshold-sweep.png", "buddy-over-time-minife.png"] {
         assert!(is_png(&out.join(png)), "{png} is not a PNG");
     }
@@ -337,6 +350,8 @@ fn oversubscription_runs_every_system_and_um_slows_down_as_memory_shrinks() {
         bundled().to_str().unwrap(),
         "--oversubscription",
         "0,50%",
+        "--iterations",
+        "3",
         "--json",
         "--out",
         out.to_str().unwrap(),
@@ -368,9 +383,18 @@ fn oversubscription_runs_every_system_and_um_slows_down_as_memory_shrinks() {
     let label = at("ETC", 0.5)["system"].as_str().unwrap().to_string();
     assert_eq!(label.contains("+PE"), etc["proactive_eviction"].as_bool().unwrap(), "{label} {etc}");
     assert!(out.join("oversubscription.csv").is_file() && is_png(&out.join("oversubscription.png")));
+    // Three iterations of the trace, each point's slowdown also after one
+    // (half of three), and the unlimited run three times one pass's requests.
+    assert_eq!(study["iterations"], 3);
+    assert_eq!(study["unlimited"]["iteration_end_ns"].as_array().unwrap().len(), 3);
+    assert!(um["slowdown_at_half"].as_f64().unwrap() > 1.0, "{um}");
+    // 0% and 50% hold different whole pages: nothing merged.
+    assert_eq!(study["merged"], serde_json::json!([]));
     // A value out of range is an error naming it.
     let err = failure(&buddy(&["study", "oversubscription", "--oversubscription", "2000%", "--out", out.to_str().unwrap(), "--force"]));
     assert!(err.contains("2000%"), "{err}");
+    let err = failure(&buddy(&["study", "oversubscription", "--iterations", "0", "--out", out.to_str().unwrap(), "--force"]));
+    assert!(err.contains("iterations must be"), "{err}");
 }
 
 /// A toy DL workload recorded at mini-batch 4: 64 KiB of weights (stored as

@@ -19,6 +19,10 @@ fn bundled() -> (Workload, Trace) {
 }
 
 fn over(w: &Workload, t: &Trace, c: &SimConfig, x: f64, system: System, lcp: Option<&[u64]>) -> OversubscribedRun {
+    over_n(w, t, c, x, system, lcp, 1)
+}
+
+fn over_n(w: &Workload, t: &Trace, c: &SimConfig, x: f64, system: System, lcp: Option<&[u64]>, iterations: u32) -> OversubscribedRun {
     let targets = vec![TargetRatio::X2; w.manifest().snapshots[0].allocations.len()];
     run_oversubscribed(&OversubscribedInput {
         workload: w,
@@ -29,6 +33,7 @@ fn over(w: &Workload, t: &Trace, c: &SimConfig, x: f64, system: System, lcp: Opt
         algorithm: Algorithm::Bpc,
         targets,
         lcp_page_bytes: lcp,
+        iterations,
     })
     .unwrap()
 }
@@ -177,4 +182,44 @@ fn capacity_compression_compresses_only_the_snapshot_bytes() {
     // The held data compresses (minife's sparse matrix and vectors).
     let held_bytes: u64 = (0..lcp.len()).filter(|&p| held[p]).map(|p| lcp[p]).sum();
     assert!(held_bytes < held.iter().filter(|h| **h).count() as u64 * LCP_PAGE_BYTES);
+}
+
+#[test]
+fn iterations_replay_the_trace_back_to_back_and_paging_reaches_a_steady_state() {
+    let (w, t) = bundled();
+    let c = SimConfig::default();
+    let once = over(&w, &t, &c, 0.0, System::Unlimited, None);
+    let thrice = over_n(&w, &t, &c, 0.0, System::Unlimited, None, 3);
+    assert_eq!((thrice.iterations, thrice.iteration_end_ns.len()), (3, 3));
+    // Memory requests (L2 misses): the later iterations find some lines in the L2.
+    assert!(thrice.requests > 2 * once.requests && thrice.requests <= 3 * once.requests, "{} vs {}", thrice.requests, once.requests);
+    assert_eq!(thrice.iteration_end_ns[2], thrice.time_ns);
+    // Each iteration takes about as long as one alone (the L2 is warm after
+    // the first); none is free.
+    let mut last = 0.0;
+    for (k, end) in thrice.iteration_end_ns.iter().enumerate() {
+        let took = end - last;
+        assert!(took > 0.5 * once.time_ns && took < 1.5 * once.time_ns, "iteration {k}: {took} ns against {} ns", once.time_ns);
+        last = *end;
+    }
+    // Oversubscribed, every iteration pages again (the trace touches every
+    // page each time and they do not all fit): faults grow with iterations.
+    let um1 = over_n(&w, &t, &c, 0.5, UM, None, 1);
+    let um3 = over_n(&w, &t, &c, 0.5, UM, None, 3);
+    let (f1, f3) = (um1.paging.unwrap().faults, um3.paging.unwrap().faults);
+    assert!(f3 >= 2 * f1, "{f1} faults in one iteration, {f3} in three");
+    // With room for the footprint nothing faults however long the run.
+    assert_eq!(over_n(&w, &t, &c, 0.0, UM, None, 3).paging.unwrap().faults, 0);
+    let zero = OversubscribedInput {
+        workload: &w,
+        trace: &t,
+        config: &c,
+        oversubscription: 0.0,
+        system: System::Unlimited,
+        algorithm: Algorithm::Bpc,
+        targets: vec![TargetRatio::X2; w.manifest().snapshots[0].allocations.len()],
+        lcp_page_bytes: None,
+        iterations: 0,
+    };
+    assert!(run_oversubscribed(&zero).is_err());
 }

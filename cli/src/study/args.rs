@@ -7,7 +7,7 @@ use buddy_golden::profiler::DEFAULT_THRESHOLD;
 use buddy_golden::Algorithm;
 use buddy_sim::study::memory_modes::DEFAULT_LINK_GBPS;
 use buddy_sim::study::minibatch::{DEFAULT_DEVICE_MEMORY, DEFAULT_HALF_THROUGHPUT_BATCH};
-use buddy_sim::study::oversubscription::DEFAULT_OVERSUBSCRIPTION;
+use buddy_sim::study::oversubscription::{Iterations, DEFAULT_OVERSUBSCRIPTION};
 use buddy_sim::study::threshold_sweep::DEFAULT_THRESHOLDS;
 
 use crate::args::{parse_algorithm, parse_byte_size, parse_share, parse_threshold, DEFAULT_ALGORITHM};
@@ -114,6 +114,11 @@ pub struct Args {
     /// (0.1 = 10%: the footprint is 10% larger than device memory).
     #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_OVERSUBSCRIPTION, value_parser = parse_oversubscription)]
     pub oversubscription: Vec<f64>,
+    /// Times each oversubscription run replays the trace: `settle` (from
+    /// 10 longest faults of unlimited run time, doubled until the
+    /// slowdowns settle within 5%) or a count, e.g. `1`.
+    #[arg(long, default_value = "settle", value_parser = parse_iterations)]
+    pub iterations: Iterations,
     /// Device memories of the mini-batch study, e.g. `12GiB,16GB,512MiB`
     /// (B, KB, MB, GB, KiB, MiB, GiB; plain numbers are bytes); default: the
     /// paper's Titan V, 12 GiB.
@@ -148,6 +153,17 @@ fn parse_oversubscription(s: &str) -> Result<f64, String> {
         Ok(v)
     } else {
         Err(format!("an oversubscription must lie from 0 to 10 (0% to 1000%), got {s}"))
+    }
+}
+
+/// `settle` or a positive count of iterations.
+fn parse_iterations(s: &str) -> Result<Iterations, String> {
+    if s == "settle" {
+        return Ok(Iterations::Settle);
+    }
+    match s.parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(Iterations::Fixed(n)),
+        _ => Err(format!("iterations must be `settle` or a count of at least 1, got {s}")),
     }
 }
 

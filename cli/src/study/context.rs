@@ -11,7 +11,8 @@ use buddy_golden::translation::TargetRatio;
 use buddy_sim::cdma::training::Training;
 use buddy_sim::class_profile::ClassProfile;
 use buddy_sim::study::memory_modes::MemoryModes;
-use buddy_sim::study::oversubscription::Oversubscription;
+use buddy_sim::study::oversubscription::{Iterations, Oversubscription};
+use buddy_sim::trace::Trace;
 use buddy_sim::Workload;
 
 use super::args::Args;
@@ -27,12 +28,38 @@ pub(super) struct Ctx<'a> {
     memory: OnceCell<Vec<Option<MemoryModes>>>,
     training: OnceCell<Vec<Option<Training>>>,
     oversubscription: OnceCell<Vec<Option<Oversubscription>>>,
+    traces: OnceCell<Vec<Option<Trace>>>,
 }
 
 impl<'a> Ctx<'a> {
     /// The context of one invocation; nothing is run yet.
     pub(super) fn new(cps: &'a [ClassProfile], workloads: &'a [Workload], args: &'a Args, out: &'a Path) -> Self {
-        Ctx { cps, workloads, args, out, memory: OnceCell::new(), training: OnceCell::new(), oversubscription: OnceCell::new() }
+        Ctx {
+            cps,
+            workloads,
+            args,
+            out,
+            memory: OnceCell::new(),
+            training: OnceCell::new(),
+            oversubscription: OnceCell::new(),
+            traces: OnceCell::new(),
+        }
+    }
+
+    /// Per workload, its recorded access trace (`None` without `trace.bin`).
+    pub(super) fn traces(&self) -> anyhow::Result<&[Option<Trace>]> {
+        if self.traces.get().is_none() {
+            let mut all = Vec::new();
+            for w in self.workloads {
+                all.push(if w.path().join("trace.bin").is_file() {
+                    Some(Trace::open(w.path()).with_context(|| format!("cannot read the access trace of {}", w.path().display()))?)
+                } else {
+                    None
+                });
+            }
+            let _ = self.traces.set(all);
+        }
+        Ok(self.traces.get().map(Vec::as_slice).unwrap_or(&[]))
     }
 
     /// Per workload, vDNN and cDMA over its snapshots (`None` without activation maps).
@@ -68,11 +95,23 @@ impl<'a> Ctx<'a> {
                 let p = crate::sim::prepare(workload, None, None)?;
                 let runs = 1 + 6 * self.args.oversubscription.len();
                 eprintln!(
-                    "oversubscription: {} with {runs} runs (UM, UM+PE, UM+MT, UM+CC, ETC, Buddy per oversubscription) ...",
-                    cp.workload
+                    "oversubscription: {} with up to {runs} runs (UM, UM+PE, UM+MT, UM+CC, ETC, Buddy per oversubscription), iterations: {} ...",
+                    cp.workload,
+                    match self.args.iterations {
+                        Iterations::Fixed(n) => n.to_string(),
+                        Iterations::Settle => "until the slowdowns settle".into(),
+                    }
                 );
-                let o = Oversubscription::new(p.workload, &p.trace, targets, self.args.algo, &config, &self.args.oversubscription)
-                    .with_context(|| format!("oversubscription on {}", cp.workload))?;
+                let o = Oversubscription::new(
+                    p.workload,
+                    &p.trace,
+                    targets,
+                    self.args.algo,
+                    &config,
+                    &self.args.oversubscription,
+                    self.args.iterations,
+                )
+                .with_context(|| format!("oversubscription on {}", cp.workload))?;
                 all.push(Some(o));
             }
             let _ = self.oversubscription.set(all);

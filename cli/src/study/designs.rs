@@ -8,6 +8,7 @@ use buddy_golden::profiler::Granularity;
 use buddy_sim::class_profile::ClassProfile;
 use buddy_sim::compression_study::geomean;
 use buddy_sim::study::designs::{target_names, Designs};
+use buddy_sim::trace::Trace;
 use serde::Serialize;
 use serde_json::json;
 
@@ -16,10 +17,10 @@ use super::common::{csv_of, mean, pct, Output};
 use crate::plot::{bar_panels, Bars};
 
 /// How to read the study, for report.md.
-pub(super) const EXPLANATION: &str = "Buddy Compression Fig. 7. The profiler (worst snapshot within the Buddy Threshold) choosing one target for the whole program, one per allocation (1x-4x), and one per allocation with 16x for mostly-zero allocations; ratio = uncompressed bytes / device bytes (capped at 4x), buddy accesses = fraction of entries whose class does not fit the device part (every entry taken as equally likely to be accessed). Held out: the same profiler fitted on the first half of the snapshots and scored on the second half (mean and worst), which it did not see; in-sample no snapshot exceeds the threshold by construction.";
+pub(super) const EXPLANATION: &str = "Buddy Compression Fig. 7. The profiler (worst snapshot within the Buddy Threshold) choosing one target for the whole program, one per allocation (1x-4x), and one per allocation with 16x for mostly-zero allocations; ratio = uncompressed bytes / device bytes (capped at 4x), buddy accesses = fraction of entries whose class does not fit the device part (every entry taken as equally likely to be accessed); with a trace also the share of its accesses that go to buddy memory (each entry weighted by its accesses, the paper's buddy accesses). Held out: the same profiler fitted on the first half of the snapshots and scored on the second half (mean and worst), which it did not see; in-sample no snapshot exceeds the threshold by construction.";
 
-pub(super) fn designs(cps: &[ClassProfile], threshold: f64, out: &Path) -> anyhow::Result<Output> {
-    let studies: Vec<Designs> = cps.iter().map(|cp| Designs::new(cp, threshold)).collect::<Result<_, _>>()?;
+pub(super) fn designs(cps: &[ClassProfile], traces: &[Option<Trace>], threshold: f64, out: &Path) -> anyhow::Result<Output> {
+    let studies: Vec<Designs> = cps.iter().zip(traces).map(|(cp, t)| Designs::new(cp, threshold, t.as_ref())).collect::<Result<_, _>>()?;
     #[derive(Serialize)]
     struct Row<'a> {
         workload: &'a str,
@@ -38,11 +39,13 @@ pub(super) fn designs(cps: &[ClassProfile], threshold: f64, out: &Path) -> anyho
         held_out_overall_ratio: Option<f64>,
         held_out_buddy_fraction_mean: Option<f64>,
         held_out_buddy_fraction_worst: Option<f64>,
+        buddy_access_fraction_mean: Option<f64>,
+        buddy_access_fraction_worst: Option<f64>,
     }
     let mut rows = Vec::new();
     let names = target_names();
     let mut table = format!(
-        "Buddy Threshold {:.0}%; held out: fitted on the first half of the snapshots, scored on the second\n{:<16} {:<27} {:>7} {:>11} {:>11} {:>26}  allocations per target ({})\n",
+        "Buddy Threshold {:.0}%; held out: fitted on the first half of the snapshots, scored on the second; trace: share of the trace's accesses to buddy memory (mean)\n{:<16} {:<27} {:>7} {:>11} {:>11} {:>26} {:>8}  allocations per target ({})\n",
         100.0 * threshold,
         "workload",
         "design",
@@ -50,6 +53,7 @@ pub(super) fn designs(cps: &[ClassProfile], threshold: f64, out: &Path) -> anyho
         "buddy mean",
         "buddy worst",
         "held out: ratio mean worst",
+        "trace",
         names.join(" / ")
     );
     for s in &studies {
@@ -72,6 +76,8 @@ pub(super) fn designs(cps: &[ClassProfile], threshold: f64, out: &Path) -> anyho
                 held_out_overall_ratio: d.held_out.as_ref().map(|h| h.overall_ratio),
                 held_out_buddy_fraction_mean: d.held_out.as_ref().map(|h| h.buddy_fraction_mean),
                 held_out_buddy_fraction_worst: d.held_out.as_ref().map(|h| h.buddy_fraction_worst),
+                buddy_access_fraction_mean: d.buddy_access_fraction.map(|f| f.mean),
+                buddy_access_fraction_worst: d.buddy_access_fraction.map(|f| f.worst),
             });
             let held = d.held_out.as_ref().map_or_else(
                 || "(1 snapshot)".to_string(),
@@ -79,13 +85,14 @@ pub(super) fn designs(cps: &[ClassProfile], threshold: f64, out: &Path) -> anyho
             );
             let _ = writeln!(
                 table,
-                "{:<16} {:<27} {:>6.3}x {:>11} {:>11} {:>26}  {}{}",
+                "{:<16} {:<27} {:>6.3}x {:>11} {:>11} {:>26} {:>8}  {}{}",
                 s.workload,
                 d.design.name(),
                 d.overall_ratio,
                 pct(d.buddy_fraction_mean),
                 pct(d.buddy_fraction_worst),
                 held,
+                d.buddy_access_fraction.map_or_else(|| "-".to_string(), |f| pct(f.mean)),
                 t.map(|n| n.to_string()).join(" / "),
                 if d.capped { " (4x cap applied)" } else { "" }
             );

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use buddy_sim::class_profile::ClassProfile;
 use buddy_sim::study::threshold_sweep::ThresholdSweep;
+use buddy_sim::trace::Trace;
 use serde::Serialize;
 
 use super::args::StudyName;
@@ -13,10 +14,11 @@ use super::common::{csv_of, opt_ratio, pct, Output};
 use crate::plot::{line_panels, LinePlot, Reference, Series};
 
 /// How to read the study, for report.md.
-pub(super) const EXPLANATION: &str = "Buddy Compression Fig. 10. The evaluated design at each Buddy Threshold; the dashed line of the same colour is the unconstrained ratio (every entry at its class bytes over the whole run), the ceiling that targets approach as the threshold rises. Rows and curves marked held out: targets fitted on the first half of the snapshots and scored on the second half (mean), which the profiler did not see; in-sample the worst snapshot is within the threshold by construction.";
+pub(super) const EXPLANATION: &str = "Buddy Compression Fig. 10. The evaluated design at each Buddy Threshold; the dashed line of the same colour is the unconstrained ratio (every entry at its class bytes over the whole run), the ceiling that targets approach as the threshold rises. Rows and curves marked held out: targets fitted on the first half of the snapshots and scored on the second half (mean), which the profiler did not see; in-sample the worst snapshot is within the threshold by construction. Rows marked trace accesses: the share of the trace's accesses that go to buddy memory (each entry weighted by its accesses).";
 
-pub(super) fn threshold_sweep(cps: &[ClassProfile], thresholds: &[f64], out: &Path) -> anyhow::Result<Output> {
-    let studies: Vec<ThresholdSweep> = cps.iter().map(|cp| ThresholdSweep::new(cp, thresholds)).collect::<Result<_, _>>()?;
+pub(super) fn threshold_sweep(cps: &[ClassProfile], traces: &[Option<Trace>], thresholds: &[f64], out: &Path) -> anyhow::Result<Output> {
+    let studies: Vec<ThresholdSweep> =
+        cps.iter().zip(traces).map(|(cp, t)| ThresholdSweep::new(cp, thresholds, t.as_ref())).collect::<Result<_, _>>()?;
     #[derive(Serialize)]
     struct Row<'a> {
         workload: &'a str,
@@ -29,6 +31,8 @@ pub(super) fn threshold_sweep(cps: &[ClassProfile], thresholds: &[f64], out: &Pa
         held_out_overall_ratio: Option<f64>,
         held_out_buddy_fraction_mean: Option<f64>,
         held_out_buddy_fraction_worst: Option<f64>,
+        buddy_access_fraction_mean: Option<f64>,
+        buddy_access_fraction_worst: Option<f64>,
     }
     let mut rows = Vec::new();
     let mut table = format!("{:<16} {:>13}", "workload", "unconstrained");
@@ -50,6 +54,8 @@ pub(super) fn threshold_sweep(cps: &[ClassProfile], thresholds: &[f64], out: &Pa
                 held_out_overall_ratio: p.held_out.as_ref().map(|h| h.overall_ratio),
                 held_out_buddy_fraction_mean: p.held_out.as_ref().map(|h| h.buddy_fraction_mean),
                 held_out_buddy_fraction_worst: p.held_out.as_ref().map(|h| h.buddy_fraction_worst),
+                buddy_access_fraction_mean: p.buddy_access_fraction.map(|f| f.mean),
+                buddy_access_fraction_worst: p.buddy_access_fraction.map(|f| f.worst),
             });
             let _ = write!(table, " {:>18}", format!("{:.3} ({})", p.overall_ratio, pct(p.buddy_fraction_mean)));
         }
@@ -58,6 +64,13 @@ pub(super) fn threshold_sweep(cps: &[ClassProfile], thresholds: &[f64], out: &Pa
             let _ = write!(table, "{:<16} {:>13}", "  held out", "");
             for h in s.points.iter().filter_map(|p| p.held_out.as_ref()) {
                 let _ = write!(table, " {:>18}", format!("{:.3} ({})", h.overall_ratio, pct(h.buddy_fraction_mean)));
+            }
+            table.push('\n');
+        }
+        if s.points.iter().all(|p| p.buddy_access_fraction.is_some()) {
+            let _ = write!(table, "{:<16} {:>13}", "  trace accesses", "");
+            for f in s.points.iter().filter_map(|p| p.buddy_access_fraction) {
+                let _ = write!(table, " {:>18}", format!("({})", pct(f.mean)));
             }
             table.push('\n');
         }

@@ -82,6 +82,10 @@ pub struct OversubscribedInput<'a> {
     /// Capacity compression's bytes per migration page (from
     /// [`Footprint::lcp_page_bytes`]); needed only for runs with it on.
     pub lcp_page_bytes: Option<&'a [u64]>,
+    /// Times the trace is replayed back to back (at least 1): an iterative
+    /// program repeats its recorded window (a CG iteration, a V-cycle, a
+    /// training step), so paging reaches its steady state.
+    pub iterations: u32,
 }
 
 /// What one run measured.
@@ -112,6 +116,11 @@ pub struct OversubscribedRun {
     pub buddy_access_fraction: f64,
     /// Read responses checked against the shadow memory (all matched).
     pub checked_reads: u64,
+    /// Times the trace was replayed.
+    pub iterations: u32,
+    /// When each iteration ended (its last request done), ns; the last is
+    /// `time_ns`.
+    pub iteration_end_ns: Vec<f64>,
 }
 
 /// The trace's allocations laid out back to back on LCP page boundaries
@@ -263,6 +272,10 @@ pub fn run_oversubscribed(input: &OversubscribedInput) -> Result<OversubscribedR
     if !(0.0..=100.0).contains(&input.oversubscription) {
         return Err(SimError::Config(format!("oversubscription {} is outside 0 to 100 (10000%)", input.oversubscription)));
     }
+    if input.iterations == 0 {
+        return Err(SimError::Config("iterations must be at least 1".into()));
+    }
+    let iterations = input.iterations;
     let page_bytes = config.um.page_bytes();
     let fp = Footprint::new(input.workload, input.trace, page_bytes);
     let pages = fp.touched.len() as u64;
@@ -308,8 +321,19 @@ pub fn run_oversubscribed(input: &OversubscribedInput) -> Result<OversubscribedR
     let blocks = um_cfg.thread_blocks as usize;
     let pages_of = |a: &Access| fp.pages_of(a);
 
+    let mut ends = Vec::with_capacity(iterations as usize);
     let (finished, paging, throttle, device_bytes) = match techniques {
-        None => (streams::replay(&mut session, &input.trace.accesses, sms, blocks, per_sm, None)?, None, None, None),
+        None => {
+            let mut finished = 0;
+            for k in 0..iterations {
+                if k > 0 {
+                    streams::barrier(&mut session)?;
+                    ends.push(session.now() as f64 / 1000.0);
+                }
+                finished = streams::replay(&mut session, &input.trace.accesses, sms, blocks, per_sm, None)?;
+            }
+            (finished, None, None, None)
+        }
         Some(t) => {
             let sizes: Vec<u64> = if t.capacity_compression {
                 let lcp = input.lcp_page_bytes.ok_or_else(|| SimError::Config("capacity compression needs the LCP page sizes".into()))?;
@@ -341,13 +365,21 @@ pub fn run_oversubscribed(input: &OversubscribedInput) -> Result<OversubscribedR
             }
             um.end_warm_up();
             let mut throttle = (t.throttling && oversubscribed).then(|| Throttle::new(sms, config.etc.detect_us, config.etc.execute_us));
-            let paging = streams::Paging { um: &mut um, pages_of: &pages_of, throttle: throttle.as_mut() };
-            let finished = streams::replay(&mut session, &input.trace.accesses, sms, blocks, per_sm, Some(paging))?;
+            let mut finished = 0;
+            for k in 0..iterations {
+                if k > 0 {
+                    streams::barrier(&mut session)?;
+                    ends.push(session.now() as f64 / 1000.0);
+                }
+                let paging = streams::Paging { um: &mut um, pages_of: &pages_of, throttle: throttle.as_mut() };
+                finished = streams::replay(&mut session, &input.trace.accesses, sms, blocks, per_sm, Some(paging))?;
+            }
             (finished, Some(um.stats()), throttle.map(|t| t.stats()), Some(device_bytes))
         }
     };
     let report: SimReport = session.finish()?;
     let time_ns = report.time_ns.max(finished as f64 / 1000.0);
+    ends.push(time_ns);
     let compression_ratio = match (input.system, device_bytes) {
         (System::Buddy, _) => buddy_fit.map_or(1.0, |(raw, device)| raw as f64 / device.max(1) as f64),
         (_, Some(d)) if compress => footprint as f64 / d.max(1) as f64,
@@ -371,5 +403,7 @@ pub fn run_oversubscribed(input: &OversubscribedInput) -> Result<OversubscribedR
         compression_ratio,
         buddy_access_fraction: report.buddy_access_fraction,
         checked_reads: report.checked_reads,
+        iterations,
+        iteration_end_ns: ends,
     })
 }

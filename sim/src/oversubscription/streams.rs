@@ -172,6 +172,19 @@ pub(crate) fn replay(
     }
 }
 
+/// Wait until every request in flight has completed: the barrier between
+/// two iterations of the trace (an iterative program's next step starts
+/// when the previous one is done, **decision**).
+///
+/// # Errors
+/// What the memory system reports.
+pub(crate) fn barrier(session: &mut Session) -> Result<(), SimError> {
+    while session.in_flight() > 0 {
+        session.wait(u64::MAX)?;
+    }
+    Ok(())
+}
+
 /// Put blocks on free SMs: stopped ones first, then new ones, in order.
 fn fill(blocks: &mut [Block], allowed: usize) {
     let mut running = blocks.iter().filter(|b| b.state == State::Running).count();

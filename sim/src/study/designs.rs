@@ -7,7 +7,9 @@ use buddy_golden::translation::TargetRatio;
 use serde::Serialize;
 
 use super::held_out::{held_out, HeldOut};
+use super::{targets_of, BuddyFraction};
 use crate::class_profile::ClassProfile;
+use crate::trace::Trace;
 
 /// One design's outcome.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -26,6 +28,9 @@ pub struct DesignResult {
     /// Targets fitted on the first half of the snapshots, scored on the
     /// second (`None` below 2 snapshots).
     pub held_out: Option<HeldOut>,
+    /// With a trace: the fraction of its accesses that go to buddy memory
+    /// (each entry weighted by its accesses), mean and worst over snapshots.
+    pub buddy_access_fraction: Option<BuddyFraction>,
 }
 
 /// The study of one workload.
@@ -38,12 +43,14 @@ pub struct Designs {
 }
 
 impl Designs {
-    /// Run the profiler with every [`Granularity`] at `threshold`.
+    /// Run the profiler with every [`Granularity`] at `threshold`; with
+    /// `trace`, also score its targets by the trace's accesses.
     ///
     /// # Errors
     /// [`ProfileError`] (a threshold outside (0, 1), an empty workload).
-    pub fn new(profile_in: &ClassProfile, threshold: f64) -> Result<Self, ProfileError> {
+    pub fn new(profile_in: &ClassProfile, threshold: f64, trace: Option<&Trace>) -> Result<Self, ProfileError> {
         let allocations = profile_in.allocation_profiles();
+        let weighted = trace.map(|t| profile_in.access_weighted_profiles(t));
         let designs = Granularity::ALL
             .iter()
             .map(|&design| {
@@ -59,6 +66,7 @@ impl Designs {
                     allocations_per_target: per_target,
                     capped: p.capped,
                     held_out: held_out(profile_in, &config)?,
+                    buddy_access_fraction: weighted.as_ref().map(|w| BuddyFraction::of(w, &targets_of(&p))),
                 })
             })
             .collect::<Result<_, _>>()?;

@@ -8,10 +8,11 @@
 //! never show a snapshot over the Buddy Threshold, so Figs. 7, 9 and 10 are
 //! reported both ways.
 
-use buddy_golden::profiler::{buddy_fraction_per_snapshot, overall_ratio, profile, AllocationProfile, ProfileError, ProfilerConfig};
+use buddy_golden::profiler::{overall_ratio, profile, AllocationProfile, ProfileError, ProfilerConfig};
 use buddy_golden::translation::TargetRatio;
 use serde::Serialize;
 
+use super::BuddyFraction;
 use crate::class_profile::ClassProfile;
 
 /// Targets fitted on some snapshots, scored on the others.
@@ -56,14 +57,14 @@ pub fn held_out(class_profile: &ClassProfile, config: &ProfilerConfig) -> Result
     let allocations = class_profile.allocation_profiles();
     let fitted = profile(&restricted(&allocations, 0..at), config)?;
     let targets: Vec<TargetRatio> = fitted.allocations.iter().map(|c| c.target).collect();
-    let scored = buddy_fraction_per_snapshot(&restricted(&allocations, at..n), &targets);
+    let scored = BuddyFraction::of(&restricted(&allocations, at..n), &targets);
     let indices: Vec<usize> = class_profile.snapshots.iter().map(|s| s.index).collect();
     Ok(Some(HeldOut {
         fitted_on: indices[..at].to_vec(),
         scored_on: indices[at..].to_vec(),
         overall_ratio: overall_ratio(&allocations, &targets),
-        buddy_fraction_mean: scored.iter().sum::<f64>() / scored.len() as f64,
-        buddy_fraction_worst: scored.iter().copied().fold(0.0, f64::max),
+        buddy_fraction_mean: scored.mean,
+        buddy_fraction_worst: scored.worst,
         targets,
     }))
 }

@@ -35,3 +35,31 @@ pub mod threshold_sweep;
 pub(crate) fn ratio(part: u64, whole: u64) -> Option<f64> {
     (whole != 0).then(|| part as f64 / whole as f64)
 }
+
+/// The fraction of entries that do not fit their targets, or with
+/// access-weighted profiles
+/// ([`ClassProfile::access_weighted_profiles`](crate::class_profile::ClassProfile::access_weighted_profiles))
+/// the fraction of a trace's accesses that go to buddy memory.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct BuddyFraction {
+    /// Mean over the snapshots.
+    pub mean: f64,
+    /// The worst snapshot.
+    pub worst: f64,
+}
+
+impl BuddyFraction {
+    /// Score `targets` (per allocation) over `profiles`.
+    pub fn of(profiles: &[buddy_golden::profiler::AllocationProfile], targets: &[buddy_golden::translation::TargetRatio]) -> Self {
+        let f = buddy_golden::profiler::buddy_fraction_per_snapshot(profiles, targets);
+        BuddyFraction {
+            mean: if f.is_empty() { 0.0 } else { f.iter().sum::<f64>() / f.len() as f64 },
+            worst: f.iter().copied().fold(0.0, f64::max),
+        }
+    }
+}
+
+/// The targets a profile chose, per allocation.
+pub(crate) fn targets_of(p: &buddy_golden::profiler::Profile) -> Vec<buddy_golden::translation::TargetRatio> {
+    p.allocations.iter().map(|c| c.target).collect()
+}

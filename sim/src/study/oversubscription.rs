@@ -21,6 +21,35 @@ use crate::workload::Workload;
 /// 75% and 50% of the footprint (ETC Sec. 5: 33% and 100%).
 pub const DEFAULT_OVERSUBSCRIPTION: [f64; 8] = [0.0, 0.1, 0.2, 0.3, 1.0 / 3.0, 0.4, 0.5, 1.0];
 
+/// How many times each run replays the trace (#49: an iterative program
+/// repeats its recorded window, so runs are long against faults and epochs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Iterations {
+    /// Exactly this many (at least 1).
+    Fixed(u32),
+    /// Start where the unlimited run lasts [`FAULTS_PER_RUN`] longest faults
+    /// (at least 2 iterations), and double (at most [`MAX_DOUBLINGS`] times)
+    /// until every slowdown after all iterations is within
+    /// [`SETTLE_TOLERANCE`] of its slowdown after half of them.
+    Settle,
+}
+
+/// [`Iterations::Settle`]: the unlimited run lasts at least this many of
+/// the longest fault (a far fault plus one page's migration).
+pub const FAULTS_PER_RUN: f64 = 10.0;
+/// [`Iterations::Settle`]: largest relative change of a slowdown between
+/// half of the iterations and all of them that counts as settled.
+pub const SETTLE_TOLERANCE: f64 = 0.05;
+/// [`Iterations::Settle`]: at most this many doublings.
+pub const MAX_DOUBLINGS: u32 = 1;
+
+/// Device memory in whole pages at `oversubscription` `x` of a footprint of
+/// `footprint` bytes (as [`run_oversubscribed`] sizes it).
+pub fn capacity_pages(footprint: u64, page_bytes: u64, x: f64) -> u64 {
+    (footprint as f64 / (1.0 + x)).floor() as u64 / page_bytes
+}
+
 /// The systems, in the order the study prints them; ETC's entry is filled
 /// in by the classifier.
 fn systems(etc: Techniques) -> [(String, System); 6] {
@@ -50,6 +79,11 @@ pub struct OversubscriptionPoint {
     pub not_run: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run: Option<OversubscribedRun>,
+    /// The slowdown after half of the iterations (`None` with 1 iteration
+    /// or no run).
+    pub slowdown_at_half: Option<f64>,
+    /// `slowdown` is within [`SETTLE_TOLERANCE`] of `slowdown_at_half`.
+    pub settled: bool,
 }
 
 /// The study of one workload.
@@ -63,13 +97,26 @@ pub struct Oversubscription {
     /// The combination ETC picks for this workload.
     pub etc: Techniques,
     pub unlimited: OversubscribedRun,
+    /// Times every run replayed the trace.
+    pub iterations: u32,
+    /// The longest fault: a far fault plus one page's migration over the
+    /// host link, ns.
+    pub longest_fault_ns: f64,
+    /// Every point's slowdown settled ([`SETTLE_TOLERANCE`]).
+    pub settled: bool,
+    /// Oversubscriptions not run because their device memory holds the same
+    /// whole pages as an earlier one's: (merged, the one kept).
+    pub merged: Vec<(f64, f64)>,
     pub points: Vec<OversubscriptionPoint>,
 }
 
 impl Oversubscription {
     /// Run every system at every `oversubscription` on `trace` over
-    /// `workload` (memory from its first snapshot); Buddy starts from
-    /// `targets` (per manifest allocation) with `algorithm`.
+    /// `workload` (memory from its first snapshot), each run replaying the
+    /// trace as `iterations` says; Buddy starts from `targets` (per manifest
+    /// allocation) with `algorithm`. An oversubscription whose device memory
+    /// holds the same whole pages as an earlier one's is not run (`merged`;
+    /// capacity compression could use a part page, which this ignores).
     ///
     /// # Errors
     /// What a run reports other than a configuration it cannot honour
@@ -81,13 +128,14 @@ impl Oversubscription {
         algorithm: Algorithm,
         config: &SimConfig,
         oversubscription: &[f64],
+        iterations: Iterations,
     ) -> Result<Self, SimError> {
         let page_bytes = config.um.page_bytes();
         let footprint = Footprint::new(workload, trace, page_bytes);
         let classification = classify(&trace.accesses, |a| footprint.pages_of(a).0, &config.etc);
         let etc = classification.class.techniques();
         let lcp = footprint.lcp_page_bytes(workload, trace);
-        let run = |system: System, x: f64| {
+        let run = |system: System, x: f64, n: u32| {
             run_oversubscribed(&OversubscribedInput {
                 workload,
                 trace,
@@ -97,10 +145,30 @@ impl Oversubscription {
                 algorithm,
                 targets: targets.clone(),
                 lcp_page_bytes: Some(&lcp),
+                iterations: n,
             })
         };
-        let unlimited = run(System::Unlimited, 0.0)?;
-        let jobs: Vec<(String, System, f64)> = oversubscription
+        // bytes / (GB/s) = ns
+        let longest_fault_ns = config.um.fault_us * 1000.0 + page_bytes as f64 / config.um.link_gbps;
+        let mut n = match iterations {
+            Iterations::Fixed(n) => n,
+            Iterations::Settle => {
+                let once = run(System::Unlimited, 0.0, 1)?.time_ns;
+                ((FAULTS_PER_RUN * longest_fault_ns / once.max(1.0)).ceil() as u32).max(2)
+            }
+        };
+        // One run per distinct device memory in whole pages.
+        let bytes = footprint.bytes();
+        let mut kept: Vec<f64> = Vec::new();
+        let mut merged = Vec::new();
+        for &x in oversubscription {
+            match kept.iter().find(|&&k| capacity_pages(bytes, page_bytes, k) == capacity_pages(bytes, page_bytes, x)) {
+                Some(&k) if k != x => merged.push((x, k)),
+                Some(_) => {}
+                None => kept.push(x),
+            }
+        }
+        let jobs: Vec<(String, System, f64)> = kept
             .iter()
             .flat_map(|&x| {
                 systems(etc).into_iter().map(move |(name, s)| {
@@ -110,31 +178,56 @@ impl Oversubscription {
                 })
             })
             .collect();
-        let points = jobs
-            .par_iter()
-            .map(|(name, system, x)| match run(*system, *x) {
-                Ok(r) => Ok(OversubscriptionPoint {
-                    system: name.clone(),
-                    oversubscription: *x,
-                    slowdown: Some(r.time_ns / unlimited.time_ns),
-                    not_run: None,
-                    run: Some(r),
-                }),
-                Err(SimError::Config(why)) => {
-                    Ok(OversubscriptionPoint { system: name.clone(), oversubscription: *x, slowdown: None, not_run: Some(why), run: None })
-                }
-                Err(e) => Err(e),
-            })
-            .collect::<Result<Vec<_>, SimError>>()?;
-        Ok(Oversubscription {
-            workload: workload.manifest().workload.clone(),
-            page_bytes,
-            footprint_bytes: footprint.bytes(),
-            classification,
-            etc,
-            unlimited,
-            points,
-        })
+        let mut doublings = 0;
+        loop {
+            let unlimited = run(System::Unlimited, 0.0, n)?;
+            let slowdown_at = |r: &OversubscribedRun, k: usize| r.iteration_end_ns[k - 1] / unlimited.iteration_end_ns[k - 1];
+            let points = jobs
+                .par_iter()
+                .map(|(name, system, x)| match run(*system, *x, n) {
+                    Ok(r) => {
+                        let (all, half) = (slowdown_at(&r, n as usize), (n >= 2).then(|| slowdown_at(&r, n as usize / 2)));
+                        Ok(OversubscriptionPoint {
+                            system: name.clone(),
+                            oversubscription: *x,
+                            slowdown: Some(all),
+                            not_run: None,
+                            run: Some(r),
+                            slowdown_at_half: half,
+                            settled: half.is_some_and(|h| (all / h - 1.0).abs() <= SETTLE_TOLERANCE),
+                        })
+                    }
+                    Err(SimError::Config(why)) => Ok(OversubscriptionPoint {
+                        system: name.clone(),
+                        oversubscription: *x,
+                        slowdown: None,
+                        not_run: Some(why),
+                        run: None,
+                        slowdown_at_half: None,
+                        settled: true,
+                    }),
+                    Err(e) => Err(e),
+                })
+                .collect::<Result<Vec<_>, SimError>>()?;
+            let settled = points.iter().all(|p| p.settled);
+            if settled || iterations != Iterations::Settle || doublings == MAX_DOUBLINGS {
+                return Ok(Oversubscription {
+                    workload: workload.manifest().workload.clone(),
+                    page_bytes,
+                    footprint_bytes: bytes,
+                    classification,
+                    etc,
+                    unlimited,
+                    iterations: n,
+                    longest_fault_ns,
+                    settled,
+                    merged,
+                    points,
+                });
+            }
+            n *= 2;
+            doublings += 1;
+        }
     }
 
     /// The systems' names in print order.
@@ -146,5 +239,18 @@ impl Oversubscription {
             }
         }
         names
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_memory_is_counted_in_whole_pages() {
+        // 8 pages: 20%, 30% and 33% all leave 6 whole pages, 40% and 50% 5.
+        let (fp, page) = (8 * 65536, 65536);
+        let pages: Vec<u64> = DEFAULT_OVERSUBSCRIPTION.iter().map(|&x| capacity_pages(fp, page, x)).collect();
+        assert_eq!(pages, [8, 7, 6, 6, 6, 5, 5, 4]);
     }
 }

@@ -8,7 +8,9 @@ use serde::Serialize;
 
 use super::held_out::{held_out, HeldOut};
 use super::ratio;
+use super::{targets_of, BuddyFraction};
 use crate::class_profile::ClassProfile;
+use crate::trace::Trace;
 
 /// The paper's sweep: 10% to 40%.
 pub const DEFAULT_THRESHOLDS: [f64; 4] = [0.10, 0.20, 0.30, 0.40];
@@ -23,6 +25,8 @@ pub struct ThresholdPoint {
     /// Targets fitted on the first half of the snapshots, scored on the
     /// second (`None` below 2 snapshots).
     pub held_out: Option<HeldOut>,
+    /// With a trace: the fraction of its accesses that go to buddy memory.
+    pub buddy_access_fraction: Option<BuddyFraction>,
 }
 
 /// The study of one workload.
@@ -36,12 +40,14 @@ pub struct ThresholdSweep {
 }
 
 impl ThresholdSweep {
-    /// Profile `class_profile` at each of `thresholds`.
+    /// Profile `class_profile` at each of `thresholds`; with `trace`, also
+    /// score the targets by the trace's accesses.
     ///
     /// # Errors
     /// [`ProfileError`] for a threshold outside (0, 1) or an empty workload.
-    pub fn new(class_profile: &ClassProfile, thresholds: &[f64]) -> Result<Self, ProfileError> {
+    pub fn new(class_profile: &ClassProfile, thresholds: &[f64], trace: Option<&Trace>) -> Result<Self, ProfileError> {
         let allocations = class_profile.allocation_profiles();
+        let weighted = trace.map(|t| class_profile.access_weighted_profiles(t));
         let points = thresholds
             .iter()
             .map(|&threshold| {
@@ -54,6 +60,7 @@ impl ThresholdSweep {
                     buddy_fraction_mean: p.buddy_fraction_mean,
                     buddy_fraction_worst: p.buddy_fraction_worst,
                     held_out: held_out(class_profile, &config)?,
+                    buddy_access_fraction: weighted.as_ref().map(|w| BuddyFraction::of(w, &targets_of(&p))),
                 })
             })
             .collect::<Result<_, _>>()?;

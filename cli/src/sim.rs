@@ -62,6 +62,10 @@ pub struct Args {
     /// slice's hardware simulated in rust-hdl (see `--rtl-slice`).
     #[arg(long, default_value = "fast", value_parser = ["fast", "rtl"])]
     pub engine: String,
+    /// Times the trace is replayed back to back (an iterative program's
+    /// steady state: the L2 and the metadata cache warm).
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub iterations: u32,
     /// The slice hardware of `--engine rtl` and of `--slice-timing
     /// hardware` (overrides `system.rtl_slice`): `pipelined`
     /// (PipelinedController, up to 128 requests in flight; the default) or
@@ -92,6 +96,8 @@ pub struct Prepared<'a> {
     pub trace: Trace,
     pub targets: Option<Vec<TargetRatio>>,
     pub snapshot: usize,
+    /// Times the trace is replayed ([`SimInput::iterations`]).
+    pub iterations: u32,
 }
 
 /// Load `workload`'s trace (a [`Trace::snapshot_sweep`] when the folder has
@@ -130,7 +136,7 @@ pub fn prepare<'a>(workload: &'a Workload, annotation: Option<&Path>, snapshot: 
             format!("no snapshot with index {index} (available: {})", have.join(", "))
         })?,
     };
-    Ok(Prepared { workload, trace, targets, snapshot: position })
+    Ok(Prepared { workload, trace, targets, snapshot: position, iterations: 1 })
 }
 
 /// Run `prepared` in `mode`.
@@ -138,7 +144,7 @@ pub fn prepare<'a>(workload: &'a Workload, annotation: Option<&Path>, snapshot: 
 /// # Errors
 /// What the simulator reports (data mismatch, fault, bad input).
 pub fn simulate(p: &Prepared, mode: Mode, algorithm: Algorithm, config: &SimConfig, rtl: Option<RtlOptions>) -> anyhow::Result<SimReport> {
-    simulate_with(p, mode, algorithm, config, rtl, indicatif::ProgressBar::new(p.trace.accesses.len() as u64))
+    simulate_with(p, mode, algorithm, config, rtl, indicatif::ProgressBar::new(p.trace.accesses.len() as u64 * u64::from(p.iterations)))
 }
 
 /// [`simulate`] of each of `modes`, each on a thread of its own (the runs
@@ -161,7 +167,7 @@ pub fn simulate_modes(
         let runs: Vec<_> = modes
             .iter()
             .map(|&mode| {
-                let bar = bars.add(indicatif::ProgressBar::new(p.trace.accesses.len() as u64));
+                let bar = bars.add(indicatif::ProgressBar::new(p.trace.accesses.len() as u64 * u64::from(p.iterations)));
                 let rtl = rtl(mode);
                 std::thread::Builder::new()
                     // As the main thread's: the RTL engine's slices are large values.
@@ -200,6 +206,7 @@ fn simulate_with(
         progress: Some(&progress),
         corrupt_first_entry: false,
         rtl,
+        iterations: p.iterations,
     };
     let report = run_sim(&input).with_context(|| format!("{} mode", mode.name()));
     bar.finish_and_clear();
@@ -405,7 +412,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         config.system.rtl_slice = h;
     }
     let workload = Workload::open(&path).with_context(|| format!("cannot open workload {}", path.display()))?;
-    let prepared = prepare(&workload, args.annotation.as_deref(), args.snapshot)?;
+    let mut prepared = prepare(&workload, args.annotation.as_deref(), args.snapshot)?;
+    prepared.iterations = args.iterations;
     let modes: Vec<Mode> = match args.mode.as_str() {
         "all" => Mode::ALL.to_vec(),
         name => vec![Mode::from_name(name).with_context(|| format!("unknown mode {name}"))?],

@@ -25,6 +25,7 @@ fn rtl_run(w: &Workload, t: &Trace, config: &SimConfig, lockstep: Option<(usize,
         progress: None,
         corrupt_first_entry: false,
         rtl: Some(RtlOptions { vcd: None, no_skip: false, lockstep }),
+        iterations: 1,
     })
     .unwrap()
 }

@@ -54,6 +54,31 @@ fn link_bandwidth_and_annotation_change_the_buddy_run() {
 }
 
 #[test]
+fn iterations_replay_the_trace_back_to_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |n: &str| -> Value {
+        let out = dir.path().join(format!("i{n}"));
+        let v: Value =
+            serde_json::from_str(&stdout(&buddy(&["sim", "--mode", "buddy", "--iterations", n, "--json", "--out", out.to_str().unwrap()])))
+                .unwrap();
+        v[0].clone()
+    };
+    let (one, three) = (run("1"), run("3"));
+    // Every read checked; the later passes find lines in the L2 and
+    // metadata in its cache, so they issue at most as many memory requests
+    // and take at most as long as the first.
+    assert_eq!(three["checked_reads"], three["reads"]);
+    let (d1, d3) = (one["reads"].as_u64().unwrap(), three["reads"].as_u64().unwrap());
+    assert!(d3 > 2 * d1 && d3 <= 3 * d1, "{d1} reads then {d3}");
+    let (r1, r3) = (one["requests"].as_u64().unwrap(), three["requests"].as_u64().unwrap());
+    assert!(r3 > r1 && r3 <= 3 * r1, "{r1} then {r3}");
+    let (t1, t3) = (one["time_ns"].as_f64().unwrap(), three["time_ns"].as_f64().unwrap());
+    assert!(t3 > 1.5 * t1 && t3 <= 3.0 * t1, "{t1} ns then {t3} ns");
+    let err = failure(&buddy(&["sim", "--iterations", "0", "--out", dir.path().join("z").to_str().unwrap()]));
+    assert!(err.contains("iterations"), "{err}");
+}
+
+#[test]
 fn bad_inputs_are_reported_before_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o");

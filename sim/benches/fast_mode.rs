@@ -39,6 +39,7 @@ fn bench(c: &mut Criterion) {
                     corrupt_first_entry: false,
                     progress: None,
                     rtl: None,
+                    iterations: 1,
                 };
                 black_box(run(&input).unwrap())
             })

@@ -35,6 +35,7 @@ fn sim(
         corrupt_first_entry: corrupt,
         progress: None,
         rtl: None,
+        iterations: 1,
     })
 }
 
@@ -135,6 +136,7 @@ fn rtl_mode_equals_fast_mode_with_hardware_timing() {
             corrupt_first_entry: false,
             progress: None,
             rtl,
+            iterations: 1,
         };
         let fast = run(&input(&timed, None)).unwrap();
         let rtl = run(&input(&default, Some(RtlOptions::default()))).unwrap();
@@ -222,6 +224,7 @@ fn pipelined_rtl_engine_serves_the_trace_and_jumps_idle_cycles_exactly() {
             corrupt_first_entry: false,
             progress: None,
             rtl,
+            iterations: 1,
         };
         let fast = run(&input(&paper, None)).unwrap();
         let rtl = run(&input(&paper, Some(RtlOptions::default()))).unwrap();

@@ -57,6 +57,7 @@ fn one_sm_running_one_block_is_the_in_order_replay_of_buddy_sim() {
         progress: None,
         corrupt_first_entry: false,
         rtl: None,
+        iterations: 1,
     })
     .unwrap();
     assert_eq!((o.time_ns, o.requests, o.checked_reads), (r.time_ns, r.requests, r.checked_reads));

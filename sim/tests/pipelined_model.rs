@@ -48,6 +48,7 @@ fn the_cycle_model_shows_the_rtl_engines_ports_on_every_cycle() {
             corrupt_first_entry: false,
             progress: None,
             rtl,
+            iterations: 1,
         };
         let case = format!("{algorithm} {mode:?}");
         let (rtl_dir, model_dir) = (scratch.join(format!("{case}-rtl")), scratch.join(format!("{case}-model")));

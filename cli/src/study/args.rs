@@ -114,9 +114,11 @@ pub struct Args {
     /// (0.1 = 10%: the footprint is 10% larger than device memory).
     #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_OVERSUBSCRIPTION, value_parser = parse_oversubscription)]
     pub oversubscription: Vec<f64>,
-    /// Times each oversubscription run replays the trace: `settle` (from
-    /// 10 longest faults of unlimited run time, doubled until the
-    /// slowdowns settle within 5%) or a count, e.g. `1`.
+    /// Times each memory-system and oversubscription run replays the trace:
+    /// `settle` (memory system: from 1, doubled until every speedup moves
+    /// less than 1%; oversubscription: from 10 longest faults of unlimited
+    /// run time, doubled once until the slowdowns settle within 5%) or a
+    /// count, e.g. `1`.
     #[arg(long, default_value = "settle", value_parser = parse_iterations)]
     pub iterations: Iterations,
     /// Device memories of the mini-batch study, e.g. `12GiB,16GB,512MiB`

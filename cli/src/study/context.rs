@@ -132,8 +132,9 @@ impl<'a> Ctx<'a> {
                 let targets = self.profiled_targets(cp)?;
                 let p = crate::sim::prepare(workload, None, None)?;
                 eprintln!("memory system: {} in every mode, Buddy at {} link bandwidths ...", cp.workload, self.args.link_gbps.len());
-                let m = MemoryModes::new(p.workload, &p.trace, targets, self.args.algo, &config, &self.args.link_gbps)
-                    .with_context(|| format!("memory system on {}", cp.workload))?;
+                let m =
+                    MemoryModes::new(p.workload, &p.trace, targets, self.args.algo, &config, &self.args.link_gbps, self.args.iterations)
+                        .with_context(|| format!("memory system on {}", cp.workload))?;
                 all.push(Some(m));
             }
             let _ = self.memory.set(all);

@@ -81,6 +81,10 @@ pub struct SimInput<'a> {
     /// `Some`: RTL mode (the `BuddyController` hardware in rust-hdl's
     /// simulator); `None`: fast mode (the golden models).
     pub rtl: Option<RtlOptions>,
+    /// Times [`run`] replays the trace back to back (at least 1): an
+    /// iterative program repeats its recorded window, so the metadata cache
+    /// and the L2 reach their steady state (#49).
+    pub iterations: u32,
 }
 
 /// Options of the RTL mode.
@@ -240,14 +244,18 @@ pub fn check_trace(workload: &Workload, trace: &Trace) -> Result<(), SimError> {
 /// allocation the manifest lacks, a missing snapshot), or a data mismatch,
 /// fault or undecodable entry during it.
 pub fn run(input: &SimInput) -> Result<SimReport, SimError> {
+    if input.iterations == 0 {
+        return Err(SimError::Config("iterations must be at least 1".into()));
+    }
     let mut session = Session::open(input)?;
-    for (n, a) in input.trace.accesses.iter().enumerate() {
+    let accesses = &input.trace.accesses;
+    for n in 0..accesses.len() * input.iterations as usize {
         if let Some(report) = input.progress {
             if n % 65_536 == 0 {
                 report(n as u64);
             }
         }
-        for r in session.access(a) {
+        for r in session.access(&accesses[n % accesses.len()]) {
             session.issue_in_order(r)?;
         }
     }

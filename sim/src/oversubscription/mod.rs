@@ -313,6 +313,7 @@ pub fn run_oversubscribed(input: &OversubscribedInput) -> Result<OversubscribedR
         progress: None,
         corrupt_first_entry: false,
         rtl: None,
+        iterations: 1,
     };
     let mut session = Session::open(&sim_input)?;
     let um_cfg = &config.um;

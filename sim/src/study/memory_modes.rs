@@ -9,10 +9,18 @@ use buddy_golden::Algorithm;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::Iterations;
 use crate::config::SimConfig;
 use crate::memory_system::{run, Mode, SimError, SimInput, SimReport};
 use crate::trace::Trace;
 use crate::workload::Workload;
+
+/// [`Iterations::Settle`] here: from 1 iteration, double (up to
+/// [`MAX_ITERATIONS`]) until every point's speedup is within this share of
+/// its speedup with half as many.
+pub const SETTLE_TOLERANCE: f64 = 0.01;
+/// [`Iterations::Settle`]: at most this many iterations.
+pub const MAX_ITERATIONS: u32 = 64;
 
 /// The paper's sweep: 50 to 200 GB/s per direction.
 pub const DEFAULT_LINK_GBPS: [f64; 4] = [50.0, 100.0, 150.0, 200.0];
@@ -52,11 +60,17 @@ pub struct MemoryModes {
     /// Uncompressed, bandwidth-only, then Buddy at each bandwidth with the
     /// profiled targets, then with every allocation at 2x.
     pub points: Vec<MemoryPoint>,
+    /// Times every run replayed the trace.
+    pub iterations: u32,
+    /// Every speedup within [`SETTLE_TOLERANCE`] of the one with half the
+    /// iterations (false with `Fixed`, which does not check).
+    pub settled: bool,
 }
 
 impl MemoryModes {
     /// Run `trace` over `workload` (memory from its first snapshot) in every
-    /// mode, Buddy at each of `link_gbps` with `targets` (per manifest allocation).
+    /// mode, Buddy at each of `link_gbps` with `targets` (per manifest
+    /// allocation), each run replaying the trace as `iterations` says.
     ///
     /// # Errors
     /// What a run reports ([`SimError`]), e.g. a data mismatch.
@@ -67,6 +81,33 @@ impl MemoryModes {
         algorithm: Algorithm,
         config: &SimConfig,
         link_gbps: &[f64],
+        iterations: Iterations,
+    ) -> Result<Self, SimError> {
+        match iterations {
+            Iterations::Fixed(n) => Self::with(workload, trace, &targets, algorithm, config, link_gbps, n),
+            Iterations::Settle => {
+                let mut last = Self::with(workload, trace, &targets, algorithm, config, link_gbps, 1)?;
+                loop {
+                    let mut next = Self::with(workload, trace, &targets, algorithm, config, link_gbps, 2 * last.iterations)?;
+                    next.settled =
+                        next.points.iter().zip(&last.points).all(|(a, b)| (a.speedup / b.speedup - 1.0).abs() <= SETTLE_TOLERANCE);
+                    if next.settled || next.iterations >= MAX_ITERATIONS {
+                        return Ok(next);
+                    }
+                    last = next;
+                }
+            }
+        }
+    }
+
+    fn with(
+        workload: &Workload,
+        trace: &Trace,
+        targets: &[TargetRatio],
+        algorithm: Algorithm,
+        config: &SimConfig,
+        link_gbps: &[f64],
+        iterations: u32,
     ) -> Result<Self, SimError> {
         let sim = |mode: Mode, gbps: f64, targets: Option<Vec<TargetRatio>>| -> Result<SimReport, SimError> {
             let mut c = config.clone();
@@ -82,6 +123,7 @@ impl MemoryModes {
                 corrupt_first_entry: false,
                 progress: None,
                 rtl: None,
+                iterations,
             })
         };
         // Every run is independent: all of them at once on every core, in
@@ -89,7 +131,7 @@ impl MemoryModes {
         // profiled targets per link bandwidth, then all at 2x).
         let mut jobs: Vec<(Mode, f64, Option<Vec<TargetRatio>>, &'static str)> =
             vec![(Mode::Uncompressed, config.nvlink.gbps, None, ""), (Mode::BandwidthOnly, config.nvlink.gbps, None, "")];
-        jobs.extend(link_gbps.iter().map(|&g| (Mode::Buddy, g, Some(targets.clone()), "profiled")));
+        jobs.extend(link_gbps.iter().map(|&g| (Mode::Buddy, g, Some(targets.to_vec()), "profiled")));
         jobs.extend(link_gbps.iter().map(|&g| (Mode::Buddy, g, None, "2x")));
         let reports: Vec<SimReport> =
             jobs.par_iter().map(|(mode, gbps, targets, _)| sim(*mode, *gbps, targets.clone())).collect::<Result<_, _>>()?;
@@ -117,6 +159,8 @@ impl MemoryModes {
             buddy_compression_ratio: ratio,
             requests: base.requests,
             points,
+            iterations,
+            settled: false,
         })
     }
 }

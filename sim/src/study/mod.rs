@@ -63,3 +63,15 @@ impl BuddyFraction {
 pub(crate) fn targets_of(p: &buddy_golden::profiler::Profile) -> Vec<buddy_golden::translation::TargetRatio> {
     p.allocations.iter().map(|c| c.target).collect()
 }
+
+/// How many times each run of a study replays the trace (#49: an iterative
+/// program repeats its recorded window, so runs reach their steady state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Iterations {
+    /// Exactly this many (at least 1).
+    Fixed(u32),
+    /// Until the study's figures stop moving; each study states its rule
+    /// ([`oversubscription::FAULTS_PER_RUN`], [`memory_modes::SETTLE_TOLERANCE`]).
+    Settle,
+}

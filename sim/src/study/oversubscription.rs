@@ -9,6 +9,7 @@ use buddy_golden::Algorithm;
 use rayon::prelude::*;
 use serde::Serialize;
 
+pub use super::Iterations;
 use crate::config::SimConfig;
 use crate::memory_system::SimError;
 use crate::oversubscription::classifier::{classify, Classification, Techniques};
@@ -21,22 +22,11 @@ use crate::workload::Workload;
 /// 75% and 50% of the footprint (ETC Sec. 5: 33% and 100%).
 pub const DEFAULT_OVERSUBSCRIPTION: [f64; 8] = [0.0, 0.1, 0.2, 0.3, 1.0 / 3.0, 0.4, 0.5, 1.0];
 
-/// How many times each run replays the trace (#49: an iterative program
-/// repeats its recorded window, so runs are long against faults and epochs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Iterations {
-    /// Exactly this many (at least 1).
-    Fixed(u32),
-    /// Start where the unlimited run lasts [`FAULTS_PER_RUN`] longest faults
-    /// (at least 2 iterations), and double (at most [`MAX_DOUBLINGS`] times)
-    /// until every slowdown after all iterations is within
-    /// [`SETTLE_TOLERANCE`] of its slowdown after half of them.
-    Settle,
-}
-
-/// [`Iterations::Settle`]: the unlimited run lasts at least this many of
-/// the longest fault (a far fault plus one page's migration).
+/// [`Iterations::Settle`] here: start where the unlimited run lasts this
+/// many longest faults (a far fault plus one page's migration), at least 2
+/// iterations, and double (at most [`MAX_DOUBLINGS`] times) until every
+/// slowdown after all iterations is within [`SETTLE_TOLERANCE`] of its
+/// slowdown after half of them.
 pub const FAULTS_PER_RUN: f64 = 10.0;
 /// [`Iterations::Settle`]: largest relative change of a slowdown between
 /// half of the iterations and all of them that counts as settled.

@@ -61,9 +61,12 @@ JOBS = 1
 # long, at most this long in all, then bmc3 on the whole model to the depth
 # for this long.
 PDR_EACH_SECONDS = 10
-# k-induction's largest k (a property pdr leaves undecided).
+# k-induction's largest k (a property pdr leaves undecided), and its time
+# limit per property: the write planner's held 1,226-bit writes need about
+# 45 s at k = 2.
 INDUCTION_DEPTH = 8
-BLOCK_PDR_BUDGET = 60
+INDUCTION_SECONDS = 120
+BLOCK_PDR_BUDGET = 240
 BLOCK_BMC_SECONDS = 90
 # Bounded depths (cycles from reset): a block's request goes through in
 # fewer (metadata cache: hit 4, miss to fill request 3, fill to response 2;
@@ -208,9 +211,25 @@ def sector_gather_environment():
 ENVIRONMENT["sector_gather"] = sector_gather_environment()
 
 
-def protocol_wrapper(top, ports, latency, ratio):
+# Lemmas over a block's own ports, proved on their own first
+# (`protocol/<module>/lemmas`, the module's stream properties not asserted)
+# and then assumed by its protocol proof: an induction step starts from any
+# state, and without them it may start in one reset never leaves. Sound
+# because the lemma proof assumes nothing the protocol proof asserts.
+LEMMAS = {
+    # hdl/src/write_planner.rs: a job is taken only when the planner is idle
+    # or its job is done, and a write is offered only while its job still
+    # has sectors left; so a write offered means no job is taken, and the
+    # write's data (from the job registers) cannot change under a stall.
+    "write_planner": ["!(dev_wr_valid && in_ready)", "!(buddy_wr_valid && in_ready)"],
+}
+
+
+def protocol_wrapper(top, ports, latency, ratio, lemmas_only=False):
     """Stream-protocol properties of `top`; `ratio` = (beats in, beats out)
-    per unit for a one-in-one-out stream module with a `latency`, else None."""
+    per unit for a one-in-one-out stream module with a `latency`, else None.
+    The module's `LEMMAS` are assumed; with `lemmas_only` they are asserted
+    instead and the module's own stream properties are not."""
     clk, rst, low = clock_reset(ports)
     st = streams(ports)
     width = {n: b for _, b, n in ports}
@@ -233,6 +252,8 @@ def protocol_wrapper(top, ports, latency, ratio):
         cat = "{%s}" % ", ".join(data) if data else "1'b0"
         bits = bits or 1
         role = "assert" if source else "assume"
+        if lemmas_only and source:
+            continue
         lines += [
             "  // stream %s (%s)" % (p, "the module offers" if source else "the environment offers"),
             "  reg stall_%d = 1'b0; reg [%d:0] held_%d;" % (i, bits - 1, i),
@@ -245,6 +266,11 @@ def protocol_wrapper(top, ports, latency, ratio):
         # reset is deasserted), so a combinational pass-through passes.
         lines.append("  always @* if (!init && past_reset) %s(!%s);" % (role, v))
     lines += ENVIRONMENT.get(top, [])
+    for expr in LEMMAS.get(top, []):
+        lines.append("  always @* if (!init && !(%s)) %s(%s);  // lemma" % (active, "assert" if lemmas_only else "assume", expr))
+    if lemmas_only:
+        lines.append("endmodule")
+        return "\n".join(lines) + "\n"
     pin = "in_" if "in_" in st else "s_axis_t"
     pout = "out_" if "out_" in st else "m_axis_t"
     if ratio and len(st) == 2 and pin in st and pout in st:
@@ -530,7 +556,7 @@ def abc_split(aig, depth, timeout, stop_on_fail, budget=None, engine="bmc3"):
         result, frames = abc(aig, engine, depth, timeout, cone=k)
         row = {"output": k}
         if result == "UNKNOWN" and engine == "pdr":
-            result, frames = abc(aig, "ind", INDUCTION_DEPTH, timeout, cone=k)
+            result, frames = abc(aig, "ind", INDUCTION_DEPTH, max(timeout, INDUCTION_SECONDS), cone=k)
             row["engine"] = "k-induction"
         if result == "FAILED" and stop_on_fail:
             failed.set()
@@ -690,7 +716,12 @@ def proofs(work):
             # few; those get a bounded check to the depth below
             slice_ = top.startswith(("pipelined_controller", "buddy_controller"))
             depth = SLICE_DEPTH if slice_ else BLOCK_DEPTH
+            if top in LEMMAS:
+                out.append(Proof("protocol/%s/lemmas" % top, "protocol", srcs, protocol_wrapper(top, ports, lat, ratio, lemmas_only=True),
+                                 [], "pdr", depth, BLOCK_BMC_SECONDS, "pass", False, "; ".join(LEMMAS[top]),
+                                 pdr_each=PDR_EACH_SECONDS, budget=BLOCK_PDR_BUDGET, cut=slice_))
             out.append(Proof("protocol/%s" % top, "protocol", srcs, w, [], "pdr", depth, BLOCK_BMC_SECONDS, "pass", False,
+                             "assumes protocol/%s/lemmas" % top if top in LEMMAS else "",
                              pdr_each=PDR_EACH_SECONDS, budget=BLOCK_PDR_BUDGET, cut=slice_))
     # Mutants: one flipped gate each, in the stall logic (protocol) and in
     # the decompressor's data path (round trip).

@@ -87,6 +87,10 @@ fn profile_figures_follow_from_its_targets_and_the_annotation_reads_back() {
     // within the threshold (in sample); the second is scored out of sample.
     assert!(series[1]["buddy_fraction"][0].as_f64().unwrap() <= 0.25);
     assert_eq!(series[1]["buddy_fraction"].as_array().unwrap().len(), 2);
+    // The bundled workload has a trace: each series is also weighted by its accesses.
+    let weighted = series[0]["buddy_access_fraction"].as_array().unwrap();
+    assert_eq!(weighted.len(), 2);
+    assert!(weighted.iter().all(|f| (0.0..=1.0).contains(&f.as_f64().unwrap())));
     // Fixed targets: more aggressive never fits more entries.
     for s in 0..2 {
         let f = |i: usize| series[i]["buddy_fraction"][s].as_f64().unwrap();

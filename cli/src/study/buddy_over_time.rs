@@ -12,6 +12,7 @@ use buddy_sim::annotation::AnnotationFile;
 use buddy_sim::class_profile::ClassProfile;
 use buddy_sim::study::buddy_over_time::BuddyOverTime;
 use buddy_sim::study::held_out::held_out;
+use buddy_sim::trace::Trace;
 use serde::Serialize;
 
 use super::args::StudyName;
@@ -20,7 +21,7 @@ use crate::output::safe_file_name;
 use crate::plot::{line_panels, LinePlot, Series};
 
 /// How to read the study, for report.md.
-pub(super) const EXPLANATION: &str = "Buddy Compression Fig. 9. Targets fixed once (by the profiler over all snapshots, or one ratio everywhere) and every snapshot checked against them. A flat line means compressibility changes are unbiased and the static targets stay valid over the run. The series \"fitted on ...\" is the profiler given only the first half of the snapshots: its second half is scored out of sample.";
+pub(super) const EXPLANATION: &str = "Buddy Compression Fig. 9. Targets fixed once (by the profiler over all snapshots, or one ratio everywhere) and every snapshot checked against them. A flat line means compressibility changes are unbiased and the static targets stay valid over the run. The series \"fitted on ...\" is the profiler given only the first half of the snapshots: its second half is scored out of sample. With a trace, the row marked trace accesses (under the profiled targets) weighs each entry by its accesses in the trace (the share of accesses, not entries, that go to buddy memory).";
 
 /// Read the annotation at `p` and check that it names one of `workloads`.
 pub(super) fn read_annotation(p: &Path, workloads: &[&str]) -> anyhow::Result<(PathBuf, AnnotationFile)> {
@@ -36,11 +37,17 @@ pub(super) fn read_annotation(p: &Path, workloads: &[&str]) -> anyhow::Result<(P
     Ok((p.to_path_buf(), file))
 }
 
-pub(super) fn buddy_over_time(cps: &[ClassProfile], threshold: f64, annotation: Option<&Path>, out: &Path) -> anyhow::Result<Output> {
+pub(super) fn buddy_over_time(
+    cps: &[ClassProfile],
+    traces: &[Option<Trace>],
+    threshold: f64,
+    annotation: Option<&Path>,
+    out: &Path,
+) -> anyhow::Result<Output> {
     let names: Vec<&str> = cps.iter().map(|cp| cp.workload.as_str()).collect();
     let annotation = annotation.map(|p| read_annotation(p, &names)).transpose()?;
     let mut studies = Vec::new();
-    for cp in cps {
+    for (cp, trace) in cps.iter().zip(traces) {
         let allocations = cp.allocation_profiles();
         let config = ProfilerConfig { threshold, granularity: Granularity::PerAllocationMostlyZero, max_overall_ratio: MAX_OVERALL_RATIO };
         let p = profile(&allocations, &config)?;
@@ -60,7 +67,7 @@ pub(super) fn buddy_over_time(cps: &[ClassProfile], threshold: f64, annotation: 
             let targets = file.targets(path, &cp.workload, &cp.allocations)?;
             sets.push((format!("annotation {}", path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())), targets));
         }
-        studies.push(BuddyOverTime::new(cp, &sets));
+        studies.push(BuddyOverTime::new(cp, &sets, trace.as_ref()));
     }
     #[derive(Serialize)]
     struct Row<'a> {
@@ -70,6 +77,7 @@ pub(super) fn buddy_over_time(cps: &[ClassProfile], threshold: f64, annotation: 
         overall_ratio: f64,
         snapshot: usize,
         buddy_fraction: f64,
+        buddy_access_fraction: Option<f64>,
     }
     let mut rows = Vec::new();
     let mut table = String::new();
@@ -83,7 +91,7 @@ pub(super) fn buddy_over_time(cps: &[ClassProfile], threshold: f64, annotation: 
         table.push('\n');
         for series in &s.series {
             let _ = write!(table, "{:<24} {:>6.3}x", series.name, series.overall_ratio);
-            for (i, f) in s.snapshots.iter().zip(&series.buddy_fraction) {
+            for (k, (i, f)) in s.snapshots.iter().zip(&series.buddy_fraction).enumerate() {
                 rows.push(Row {
                     workload: &s.workload,
                     algorithm: &s.algorithm,
@@ -91,7 +99,16 @@ pub(super) fn buddy_over_time(cps: &[ClassProfile], threshold: f64, annotation: 
                     overall_ratio: series.overall_ratio,
                     snapshot: *i,
                     buddy_fraction: *f,
+                    buddy_access_fraction: series.buddy_access_fraction.as_ref().map(|w| w[k]),
                 });
+                let _ = write!(table, " {:>7}", format!("{:.2}", 100.0 * f));
+            }
+            table.push('\n');
+        }
+        if let Some(w) = s.series.first().and_then(|x| x.buddy_access_fraction.as_ref()) {
+            // the first series' (profiled) targets, each entry weighted by its accesses
+            let _ = write!(table, "{:<24} {:>7}", "  trace accesses", "");
+            for f in w {
                 let _ = write!(table, " {:>7}", format!("{:.2}", 100.0 * f));
             }
             table.push('\n');

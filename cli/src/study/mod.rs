@@ -109,7 +109,7 @@ fn run_one(study: StudyName, ctx: &Ctx) -> anyhow::Result<Output> {
         StudyName::RatioOverTime => ratio_over_time::ratio_over_time(cps, out),
         StudyName::Designs => designs::designs(cps, ctx.traces()?, args.threshold, out),
         StudyName::ThresholdSweep => threshold_sweep::threshold_sweep(cps, ctx.traces()?, &args.thresholds, out),
-        StudyName::BuddyOverTime => buddy_over_time::buddy_over_time(cps, args.threshold, args.annotation.as_deref(), out),
+        StudyName::BuddyOverTime => buddy_over_time::buddy_over_time(cps, ctx.traces()?, args.threshold, args.annotation.as_deref(), out),
         StudyName::BandwidthSweep => bandwidth_sweep::bandwidth_sweep(ctx, out),
         StudyName::Energy => energy::energy(ctx, out),
         StudyName::CdmaRatios => cdma_ratios::cdma_ratios(ctx.workloads, out),

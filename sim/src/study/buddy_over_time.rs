@@ -8,6 +8,7 @@ use buddy_golden::translation::TargetRatio;
 use serde::Serialize;
 
 use crate::class_profile::ClassProfile;
+use crate::trace::Trace;
 
 /// One fixed set of targets.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -18,6 +19,9 @@ pub struct BuddySeries {
     pub overall_ratio: f64,
     /// Per snapshot, the fraction of entries not fitting their target.
     pub buddy_fraction: Vec<f64>,
+    /// With a trace: per snapshot, the fraction of its accesses that go to
+    /// buddy memory (each entry weighted by its accesses).
+    pub buddy_access_fraction: Option<Vec<f64>>,
 }
 
 /// The study of one workload.
@@ -32,12 +36,14 @@ pub struct BuddyOverTime {
 
 impl BuddyOverTime {
     /// Each `(name, targets)` (targets per allocation, manifest order) over
-    /// every snapshot of `profile`.
+    /// every snapshot of `profile`; with `trace`, also weighted by its
+    /// accesses.
     ///
     /// # Panics
     /// If a target list's length differs from the number of allocations.
-    pub fn new(profile: &ClassProfile, target_sets: &[(String, Vec<TargetRatio>)]) -> Self {
+    pub fn new(profile: &ClassProfile, target_sets: &[(String, Vec<TargetRatio>)], trace: Option<&Trace>) -> Self {
         let allocations = profile.allocation_profiles();
+        let weighted = trace.map(|t| profile.access_weighted_profiles(t));
         let series = target_sets
             .iter()
             .map(|(name, targets)| {
@@ -46,6 +52,7 @@ impl BuddyOverTime {
                     name: name.clone(),
                     overall_ratio: overall_ratio(&allocations, targets),
                     buddy_fraction: buddy_fraction_per_snapshot(&allocations, targets),
+                    buddy_access_fraction: weighted.as_ref().map(|w| buddy_fraction_per_snapshot(w, targets)),
                 }
             })
             .collect();

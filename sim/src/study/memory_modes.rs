@@ -152,7 +152,7 @@ impl MemoryModes {
             total_energy_relative: r.energy.total_pj / base.energy.dram_pj,
         };
         let points: Vec<MemoryPoint> = reports.iter().zip(&jobs).map(|(r, (_, g, _, t))| point(r, *g, t)).collect();
-        let ratio = reports.iter().zip(&jobs).filter(|(_, j)| j.3 == "profiled").last().map_or(1.0, |(r, _)| r.compression_ratio);
+        let ratio = reports.iter().zip(&jobs).rfind(|(_, j)| j.3 == "profiled").map_or(1.0, |(r, _)| r.compression_ratio);
         Ok(MemoryModes {
             workload: base.workload.clone(),
             algorithm: algorithm.to_string(),

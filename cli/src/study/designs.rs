@@ -137,7 +137,7 @@ pub(super) fn designs(cps: &[ClassProfile], traces: &[Option<Trace>], threshold:
                 log2_y: false,
             },
             Bars {
-                title: "held out: fitted on the first half of the snapshots, scored on the second (mean; 0 with 1 snapshot)",
+                title: "held out: fitted on the first half, scored on the second (mean)",
                 y_label: "entries not fitting (%)",
                 groups: &groups,
                 series: &series,

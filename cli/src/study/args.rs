@@ -7,8 +7,9 @@ use buddy_golden::profiler::DEFAULT_THRESHOLD;
 use buddy_golden::Algorithm;
 use buddy_sim::study::memory_modes::DEFAULT_LINK_GBPS;
 use buddy_sim::study::minibatch::{DEFAULT_DEVICE_MEMORY, DEFAULT_HALF_THROUGHPUT_BATCH};
-use buddy_sim::study::oversubscription::{Iterations, DEFAULT_OVERSUBSCRIPTION};
+use buddy_sim::study::oversubscription::DEFAULT_OVERSUBSCRIPTION;
 use buddy_sim::study::threshold_sweep::DEFAULT_THRESHOLDS;
+use buddy_sim::study::Iterations;
 
 use crate::args::{parse_algorithm, parse_byte_size, parse_share, parse_threshold, DEFAULT_ALGORITHM};
 

@@ -11,7 +11,8 @@ use buddy_golden::translation::TargetRatio;
 use buddy_sim::cdma::training::Training;
 use buddy_sim::class_profile::ClassProfile;
 use buddy_sim::study::memory_modes::MemoryModes;
-use buddy_sim::study::oversubscription::{Iterations, Oversubscription};
+use buddy_sim::study::oversubscription::Oversubscription;
+use buddy_sim::study::Iterations;
 use buddy_sim::trace::Trace;
 use buddy_sim::Workload;
 

@@ -9,7 +9,7 @@ use buddy_golden::Algorithm;
 use rayon::prelude::*;
 use serde::Serialize;
 
-pub use super::Iterations;
+use super::Iterations;
 use crate::config::SimConfig;
 use crate::memory_system::SimError;
 use crate::oversubscription::classifier::{classify, Classification, Techniques};

@@ -219,6 +219,13 @@ pub struct Profile {
     pub capped: bool,
 }
 
+impl Profile {
+    /// The chosen target of each allocation, in input order.
+    pub fn targets(&self) -> Vec<TargetRatio> {
+        self.allocations.iter().map(|c| c.target).collect()
+    }
+}
+
 /// Overall ratio of `targets` over `allocations`: uncompressed bytes /
 /// device bytes (1.0 when there are no entries).
 pub fn overall_ratio(allocations: &[AllocationProfile], targets: &[TargetRatio]) -> f64 {
@@ -476,8 +483,7 @@ mod tests {
         let d = alloc("d", &[&[(B64, 20)]]);
         let p = profile(&[z1, z2, d], &config(0.30, Granularity::PerAllocationMostlyZero)).unwrap();
         assert!(p.capped);
-        let targets: Vec<_> = p.allocations.iter().map(|c| c.target).collect();
-        assert_eq!(targets, vec![TargetRatio::X16, TargetRatio::X4, TargetRatio::X2]);
+        assert_eq!(p.targets(), vec![TargetRatio::X16, TargetRatio::X4, TargetRatio::X2]);
         assert!(p.allocations.iter().take(2).all(|c| c.admissible == TargetRatio::X16));
         assert!((p.overall_ratio - 16640.0 / 4560.0).abs() < 1e-12);
         // No single step suffices: the largest goes first, then the smallest that does.

@@ -51,7 +51,7 @@ pub(super) fn buddy_over_time(
         let allocations = cp.allocation_profiles();
         let config = ProfilerConfig { threshold, granularity: Granularity::PerAllocationMostlyZero, max_overall_ratio: MAX_OVERALL_RATIO };
         let p = profile(&allocations, &config)?;
-        let mut sets = vec![(format!("profiled at {:.0}%", 100.0 * threshold), p.allocations.iter().map(|c| c.target).collect::<Vec<_>>())];
+        let mut sets = vec![(format!("profiled at {:.0}%", 100.0 * threshold), p.targets())];
         if let Some(h) = held_out(cp, &config)? {
             let span = match h.fitted_on.as_slice() {
                 [one] => format!("s{one}"),

@@ -79,7 +79,7 @@ impl<'a> Ctx<'a> {
             granularity: Granularity::PerAllocationMostlyZero,
             max_overall_ratio: MAX_OVERALL_RATIO,
         };
-        Ok(profile(&cp.allocation_profiles(), &pc)?.allocations.iter().map(|c| c.target).collect())
+        Ok(profile(&cp.allocation_profiles(), &pc)?.targets())
     }
 
     /// Per workload, the oversubscription runs (`None` without a trace).
@@ -87,13 +87,12 @@ impl<'a> Ctx<'a> {
         if self.oversubscription.get().is_none() {
             let config = crate::sim::load_config(self.args.sim_config.as_deref(), None)?;
             let mut all = Vec::new();
-            for (cp, workload) in self.cps.iter().zip(self.workloads) {
-                if !workload.path().join("trace.bin").is_file() {
+            for ((cp, workload), trace) in self.cps.iter().zip(self.workloads).zip(self.traces()?) {
+                let Some(trace) = trace else {
                     all.push(None);
                     continue;
-                }
+                };
                 let targets = self.profiled_targets(cp)?;
-                let p = crate::sim::prepare(workload, None, None)?;
                 let runs = 1 + 6 * self.args.oversubscription.len();
                 eprintln!(
                     "oversubscription: {} with up to {runs} runs (UM, UM+PE, UM+MT, UM+CC, ETC, Buddy per oversubscription), iterations: {} ...",
@@ -104,8 +103,8 @@ impl<'a> Ctx<'a> {
                     }
                 );
                 let o = Oversubscription::new(
-                    p.workload,
-                    &p.trace,
+                    workload,
+                    trace,
                     targets,
                     self.args.algo,
                     &config,
@@ -125,17 +124,15 @@ impl<'a> Ctx<'a> {
         if self.memory.get().is_none() {
             let config = crate::sim::load_config(self.args.sim_config.as_deref(), None)?;
             let mut all = Vec::new();
-            for (cp, workload) in self.cps.iter().zip(self.workloads) {
-                if !workload.path().join("trace.bin").is_file() {
+            for ((cp, workload), trace) in self.cps.iter().zip(self.workloads).zip(self.traces()?) {
+                let Some(trace) = trace else {
                     all.push(None);
                     continue;
-                }
+                };
                 let targets = self.profiled_targets(cp)?;
-                let p = crate::sim::prepare(workload, None, None)?;
                 eprintln!("memory system: {} in every mode, Buddy at {} link bandwidths ...", cp.workload, self.args.link_gbps.len());
-                let m =
-                    MemoryModes::new(p.workload, &p.trace, targets, self.args.algo, &config, &self.args.link_gbps, self.args.iterations)
-                        .with_context(|| format!("memory system on {}", cp.workload))?;
+                let m = MemoryModes::new(workload, trace, targets, self.args.algo, &config, &self.args.link_gbps, self.args.iterations)
+                    .with_context(|| format!("memory system on {}", cp.workload))?;
                 all.push(Some(m));
             }
             let _ = self.memory.set(all);

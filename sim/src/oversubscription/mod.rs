@@ -325,14 +325,9 @@ pub fn run_oversubscribed(input: &OversubscribedInput) -> Result<OversubscribedR
     let mut ends = Vec::with_capacity(iterations as usize);
     let (finished, paging, throttle, device_bytes) = match techniques {
         None => {
-            let mut finished = 0;
-            for k in 0..iterations {
-                if k > 0 {
-                    streams::barrier(&mut session)?;
-                    ends.push(session.now() as f64 / 1000.0);
-                }
-                finished = streams::replay(&mut session, &input.trace.accesses, sms, blocks, per_sm, None)?;
-            }
+            let finished = streams::iterate(&mut session, iterations, &mut ends, |session| {
+                streams::replay(session, &input.trace.accesses, sms, blocks, per_sm, None)
+            })?;
             (finished, None, None, None)
         }
         Some(t) => {
@@ -366,15 +361,10 @@ pub fn run_oversubscribed(input: &OversubscribedInput) -> Result<OversubscribedR
             }
             um.end_warm_up();
             let mut throttle = (t.throttling && oversubscribed).then(|| Throttle::new(sms, config.etc.detect_us, config.etc.execute_us));
-            let mut finished = 0;
-            for k in 0..iterations {
-                if k > 0 {
-                    streams::barrier(&mut session)?;
-                    ends.push(session.now() as f64 / 1000.0);
-                }
+            let finished = streams::iterate(&mut session, iterations, &mut ends, |session| {
                 let paging = streams::Paging { um: &mut um, pages_of: &pages_of, throttle: throttle.as_mut() };
-                finished = streams::replay(&mut session, &input.trace.accesses, sms, blocks, per_sm, Some(paging))?;
-            }
+                streams::replay(session, &input.trace.accesses, sms, blocks, per_sm, Some(paging))
+            })?;
             (finished, Some(um.stats()), throttle.map(|t| t.stats()), Some(device_bytes))
         }
     };

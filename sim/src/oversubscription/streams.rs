@@ -172,17 +172,31 @@ pub(crate) fn replay(
     }
 }
 
-/// Wait until every request in flight has completed: the barrier between
-/// two iterations of the trace (an iterative program's next step starts
-/// when the previous one is done, **decision**).
+/// Run `once` (one replay of the trace) `iterations` times. Between two
+/// iterations every request in flight completes first (a barrier: an
+/// iterative program's next step starts when the previous one is done,
+/// **decision**), and the time it did is pushed onto `ends`, ns. Returns
+/// the last replay's result.
 ///
 /// # Errors
-/// What the memory system reports.
-pub(crate) fn barrier(session: &mut Session) -> Result<(), SimError> {
-    while session.in_flight() > 0 {
-        session.wait(u64::MAX)?;
+/// What `once` or the memory system reports.
+pub(crate) fn iterate(
+    session: &mut Session,
+    iterations: u32,
+    ends: &mut Vec<f64>,
+    mut once: impl FnMut(&mut Session) -> Result<u64, SimError>,
+) -> Result<u64, SimError> {
+    let mut finished = 0;
+    for k in 0..iterations {
+        if k > 0 {
+            while session.in_flight() > 0 {
+                session.wait(u64::MAX)?;
+            }
+            ends.push(session.now() as f64 / 1000.0);
+        }
+        finished = once(session)?;
     }
-    Ok(())
+    Ok(finished)
 }
 
 /// Put blocks on free SMs: stopped ones first, then new ones, in order.

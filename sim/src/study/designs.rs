@@ -7,7 +7,7 @@ use buddy_golden::translation::TargetRatio;
 use serde::Serialize;
 
 use super::held_out::{held_out, HeldOut};
-use super::{targets_of, BuddyFraction};
+use super::BuddyFraction;
 use crate::class_profile::ClassProfile;
 use crate::trace::Trace;
 
@@ -66,7 +66,7 @@ impl Designs {
                     allocations_per_target: per_target,
                     capped: p.capped,
                     held_out: held_out(profile_in, &config)?,
-                    buddy_access_fraction: weighted.as_ref().map(|w| BuddyFraction::of(w, &targets_of(&p))),
+                    buddy_access_fraction: weighted.as_ref().map(|w| BuddyFraction::of(w, &p.targets())),
                 })
             })
             .collect::<Result<_, _>>()?;

@@ -56,7 +56,7 @@ pub fn held_out(class_profile: &ClassProfile, config: &ProfilerConfig) -> Result
     let Some(at) = split_at(n) else { return Ok(None) };
     let allocations = class_profile.allocation_profiles();
     let fitted = profile(&restricted(&allocations, 0..at), config)?;
-    let targets: Vec<TargetRatio> = fitted.allocations.iter().map(|c| c.target).collect();
+    let targets = fitted.targets();
     let scored = BuddyFraction::of(&restricted(&allocations, at..n), &targets);
     let indices: Vec<usize> = class_profile.snapshots.iter().map(|s| s.index).collect();
     Ok(Some(HeldOut {

@@ -59,11 +59,6 @@ impl BuddyFraction {
     }
 }
 
-/// The targets a profile chose, per allocation.
-pub(crate) fn targets_of(p: &buddy_golden::profiler::Profile) -> Vec<buddy_golden::translation::TargetRatio> {
-    p.allocations.iter().map(|c| c.target).collect()
-}
-
 /// How many times each run of a study replays the trace (#49: an iterative
 /// program repeats its recorded window, so runs reach their steady state).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

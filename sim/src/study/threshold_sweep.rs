@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::held_out::{held_out, HeldOut};
 use super::ratio;
-use super::{targets_of, BuddyFraction};
+use super::BuddyFraction;
 use crate::class_profile::ClassProfile;
 use crate::trace::Trace;
 
@@ -60,7 +60,7 @@ impl ThresholdSweep {
                     buddy_fraction_mean: p.buddy_fraction_mean,
                     buddy_fraction_worst: p.buddy_fraction_worst,
                     held_out: held_out(class_profile, &config)?,
-                    buddy_access_fraction: weighted.as_ref().map(|w| BuddyFraction::of(w, &targets_of(&p))),
+                    buddy_access_fraction: weighted.as_ref().map(|w| BuddyFraction::of(w, &p.targets())),
                 })
             })
             .collect::<Result<_, _>>()?;

@@ -282,6 +282,14 @@ pub fn run_cache<R: Rng>(
     run
 }
 
+/// The metadata byte address of byte `byte` (0..128) of the line with
+/// golden's tag `tag` in set `set` of the hardware's cache (golden's
+/// default placement, `MetadataCacheConfig::place`).
+pub fn line_byte(tag: u64, set: u64, byte: u64) -> u64 {
+    let sector_bytes = buddy_golden::SECTOR_BYTES as u64;
+    MetadataCacheConfig::default().sector_address(tag, set as usize, (byte / sector_bytes) as usize) + byte % sector_bytes
+}
+
 /// A random operation sequence of `n` requests that keeps the cache busy
 /// with conflicts: line addresses from 6 random tags (any 54-bit value)
 /// times 2-3 sets, so each set sees up to 6-9 lines for its 4 ways; 40%
@@ -294,7 +302,7 @@ pub fn random_ops<R: Rng>(n: usize, rng: &mut R) -> Vec<CacheOp> {
             if rng.gen_bool(0.01) {
                 return CacheOp::Flush;
             }
-            let address = (tags[rng.gen_range(0..tags.len())] << 10) | (sets[rng.gen_range(0..sets.len())] << 7) | rng.gen_range(0u64..128);
+            let address = line_byte(tags[rng.gen_range(0..tags.len())], sets[rng.gen_range(0..sets.len())], rng.gen_range(0u64..128));
             let at = MetadataNibble { address, high: rng.gen() };
             if rng.gen_bool(0.4) {
                 CacheOp::Write(at, rng.gen_range(0..16))

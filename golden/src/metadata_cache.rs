@@ -12,6 +12,9 @@ use thiserror::Error;
 pub const DEFAULT_SIZE_BYTES: usize = 4096;
 /// Metadata cache associativity (Table I: 4 ways); the hardware's.
 pub const DEFAULT_WAYS: usize = 4;
+/// Memory-controller slices whose caches share the metadata (Table I: 8
+/// memory controllers, one 4 KB metadata cache slice each); the hardware's.
+pub const DEFAULT_SLICES: usize = 8;
 
 /// Geometry of a metadata cache, all in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -24,6 +27,14 @@ pub struct MetadataCacheConfig {
     pub line_bytes: usize,
     /// Sector size, the unit of fills and write-backs (default 32).
     pub sector_bytes: usize,
+    /// Slices the metadata sectors are dealt over, one sector to each slice
+    /// in turn (default 8; 1 for a cache that sees every sector). A slice's
+    /// cache sees only every `slices`-th sector, so it places sectors by
+    /// their index divided by `slices` and keeps the remainder in the tag,
+    /// as a sliced L2 drops its slice-select bits: with the remainder in
+    /// the set index, a slice would use one sector of each line and 1 of 8
+    /// sets' worth of its capacity.
+    pub slices: usize,
 }
 
 impl Default for MetadataCacheConfig {
@@ -33,6 +44,7 @@ impl Default for MetadataCacheConfig {
             ways: DEFAULT_WAYS,
             line_bytes: crate::ENTRY_BYTES,
             sector_bytes: crate::SECTOR_BYTES,
+            slices: DEFAULT_SLICES,
         }
     }
 }
@@ -46,6 +58,8 @@ pub enum CacheConfigError {
     Shape { size: usize, ways: usize, line: usize },
     #[error("a {line} B line cannot hold {sector} B sectors (1 to 32 sectors per line)")]
     Sectors { line: usize, sector: usize },
+    #[error("the metadata must be dealt over 1 to 1024 slices, not {slices}")]
+    Slices { slices: usize },
 }
 
 impl MetadataCacheConfig {
@@ -75,8 +89,56 @@ impl MetadataCacheConfig {
         if self.sector_bytes > self.line_bytes || self.line_bytes / self.sector_bytes > 32 {
             return Err(CacheConfigError::Sectors { line: self.line_bytes, sector: self.sector_bytes });
         }
+        if !(1..=1024).contains(&self.slices) {
+            return Err(CacheConfigError::Slices { slices: self.slices });
+        }
         Ok(())
     }
+
+    /// Where the metadata byte at `address` is kept (docs/formats.md#metadata-cache).
+    ///
+    /// With sector index `x = address / sector_bytes`, the slice's own
+    /// sector index `y = x / slices`, line `l = y / sectors_per_line` and
+    /// `S` sets: the set is `(l mod S) xor ((l / S) mod S)` (the line's low
+    /// set bits folded with the next ones, so that arrays a power of two
+    /// apart, whose lines agree in their low bits, spread over the sets),
+    /// the tag `(l / S) * slices + x mod slices`, and the sector in the line
+    /// `y mod sectors_per_line`.
+    pub fn place(&self, address: u64) -> Place {
+        let (sb, slices, sets) = (self.sector_bytes as u64, self.slices as u64, self.sets() as u64);
+        let x = address / sb;
+        let y = x / slices;
+        let line = y / self.sectors_per_line() as u64;
+        let high = line / sets;
+        Place {
+            tag: high * slices + x % slices,
+            set: ((line % sets) ^ (high % sets)) as usize,
+            sector: (y % self.sectors_per_line() as u64) as usize,
+            offset: (address % sb) as usize,
+        }
+    }
+
+    /// The byte address of sector `sector` of the line with `tag` in set
+    /// `set`: the inverse of [`MetadataCacheConfig::place`] (offset 0).
+    pub fn sector_address(&self, tag: u64, set: usize, sector: usize) -> u64 {
+        let (slices, sets) = (self.slices as u64, self.sets() as u64);
+        let high = tag / slices;
+        let line = high * sets + (set as u64 ^ (high % sets));
+        ((line * self.sectors_per_line() as u64 + sector as u64) * slices + tag % slices) * self.sector_bytes as u64
+    }
+}
+
+/// A metadata byte's place in the cache ([`MetadataCacheConfig::place`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Place {
+    /// Compared with the ways' tags: the line's bits above the set, then the slice remainder.
+    pub tag: u64,
+    /// Set index, `0..sets`.
+    pub set: usize,
+    /// Sector in the line, `0..sectors_per_line`.
+    pub sector: usize,
+    /// Byte in the sector.
+    pub offset: usize,
 }
 
 /// The memory behind the cache: sector reads (fills) and writes (write-backs).
@@ -183,11 +245,8 @@ impl MetadataCache {
     /// return (line index, byte offset in line, outcome).
     fn access(&mut self, address: u64, memory: &mut impl SectorMemory) -> (usize, usize, Outcome) {
         let c = self.config;
-        let line_addr = address / c.line_bytes as u64;
-        let set = (line_addr % c.sets() as u64) as usize;
-        let tag = line_addr / c.sets() as u64;
-        let offset = (address % c.line_bytes as u64) as usize;
-        let sector = offset / c.sector_bytes;
+        let Place { tag, set, sector, offset } = c.place(address);
+        let offset = sector * c.sector_bytes + offset;
         self.clock += 1;
         let ways = set * c.ways..(set + 1) * c.ways;
         let (index, mut outcome) = match ways.clone().find(|&i| self.lines[i].valid && self.lines[i].tag == tag) {
@@ -205,8 +264,7 @@ impl MetadataCache {
         let l = &mut self.lines[index];
         l.last_use = self.clock;
         if l.sector_valid >> sector & 1 == 0 {
-            let base = (line_addr * c.line_bytes as u64) + (sector * c.sector_bytes) as u64;
-            memory.read_sector(base, &mut l.data[sector * c.sector_bytes..(sector + 1) * c.sector_bytes]);
+            memory.read_sector(c.sector_address(tag, set, sector), &mut l.data[sector * c.sector_bytes..(sector + 1) * c.sector_bytes]);
             l.sector_valid |= 1 << sector;
             self.stats.fills += 1;
             if outcome == Outcome::Hit {
@@ -225,11 +283,9 @@ impl MetadataCache {
         let c = self.config;
         let l = &mut self.lines[index];
         if l.valid {
-            let line_addr = l.tag * c.sets() as u64 + set as u64;
             for s in 0..c.sectors_per_line() {
                 if l.sector_dirty >> s & 1 == 1 {
-                    let base = line_addr * c.line_bytes as u64 + (s * c.sector_bytes) as u64;
-                    memory.write_sector(base, &l.data[s * c.sector_bytes..(s + 1) * c.sector_bytes]);
+                    memory.write_sector(c.sector_address(l.tag, set, s), &l.data[s * c.sector_bytes..(s + 1) * c.sector_bytes]);
                     self.stats.write_backs += 1;
                 }
             }
@@ -305,7 +361,7 @@ mod tests {
     fn outcomes_and_counters() {
         let mut mem = vec![0u8; 1 << 16];
         mem[40] = 0x5a;
-        let mut c = MetadataCache::new(MetadataCacheConfig::default()).unwrap();
+        let mut c = MetadataCache::new(MetadataCacheConfig { slices: 1, ..Default::default() }).unwrap();
         assert_eq!(c.read_nibble(at(40, false), &mut mem), (0xa, Outcome::LineMiss));
         assert_eq!(c.read_nibble(at(40, true), &mut mem), (0x5, Outcome::Hit));
         assert_eq!(c.read_nibble(at(0, false), &mut mem), (0, Outcome::SectorMiss));
@@ -322,7 +378,7 @@ mod tests {
     #[test]
     fn lru_evicts_the_least_recently_used_way() {
         // 1 set x 2 ways of 128 B lines.
-        let cfg = MetadataCacheConfig { size_bytes: 256, ways: 2, line_bytes: 128, sector_bytes: 32 };
+        let cfg = MetadataCacheConfig { size_bytes: 256, ways: 2, line_bytes: 128, sector_bytes: 32, slices: 1 };
         let mut mem = vec![0u8; 1024];
         let mut c = MetadataCache::new(cfg).unwrap();
         c.write_nibble(at(0, false), 1, &mut mem); // line 0 dirty
@@ -338,11 +394,55 @@ mod tests {
     #[test]
     fn bad_geometry_is_an_error() {
         let bad = |size, ways, line, sector| {
-            MetadataCache::new(MetadataCacheConfig { size_bytes: size, ways, line_bytes: line, sector_bytes: sector }).is_err()
+            MetadataCache::new(MetadataCacheConfig { size_bytes: size, ways, line_bytes: line, sector_bytes: sector, slices: 8 }).is_err()
         };
         assert!(bad(3000, 4, 128, 32));
         assert!(bad(256, 4, 128, 32));
         assert!(bad(4096, 4, 32, 64));
         assert!(!bad(1024, 4, 128, 32));
+        assert!(MetadataCache::new(MetadataCacheConfig { slices: 0, ..Default::default() }).is_err());
+    }
+
+    /// In an 8-slice cache, a slice's sectors 0, 8, 16, 24 share a line;
+    /// sector 1 belongs to another slice and gets a line of its own.
+    #[test]
+    fn a_slice_line_holds_every_eighth_sector() {
+        let mut mem = vec![0u8; 1 << 16];
+        let mut c = MetadataCache::new(MetadataCacheConfig::default()).unwrap();
+        assert_eq!(c.read_nibble(at(0, false), &mut mem).1, Outcome::LineMiss);
+        for s in [8, 16, 24] {
+            assert_eq!(c.read_nibble(at(s * 32 + 3, true), &mut mem).1, Outcome::SectorMiss);
+        }
+        assert_eq!(c.read_nibble(at(32, false), &mut mem).1, Outcome::LineMiss);
+        assert_eq!(c.read_nibble(at(32 * 32, false), &mut mem).1, Outcome::LineMiss, "sector 32 is the next line");
+    }
+
+    /// Lines a multiple of the set count apart fold into different sets, so
+    /// more than `ways` of them stay cached at once.
+    #[test]
+    fn power_of_two_strides_spread_over_the_sets() {
+        let cfg = MetadataCacheConfig::default();
+        let line_stride = (cfg.sets() * cfg.sectors_per_line() * cfg.slices * cfg.sector_bytes) as u64;
+        let sets: std::collections::BTreeSet<usize> = (0..cfg.sets() as u64).map(|k| cfg.place(k * line_stride).set).collect();
+        assert_eq!(sets.len(), cfg.sets());
+        let mut mem = vec![0u8; 1 << 16];
+        let mut c = MetadataCache::new(cfg).unwrap();
+        for pass in 0..2 {
+            for k in 0..cfg.sets() as u64 {
+                let o = c.read_nibble(at(k * line_stride, false), &mut mem).1;
+                assert_eq!(o == Outcome::Hit, pass == 1);
+            }
+        }
+    }
+
+    #[test]
+    fn sector_address_inverts_place() {
+        for cfg in [MetadataCacheConfig::default(), MetadataCacheConfig { slices: 3, size_bytes: 1024, ..Default::default() }] {
+            for address in (0..1 << 20).step_by(4093) {
+                let p = cfg.place(address);
+                assert!(p.set < cfg.sets() && p.sector < cfg.sectors_per_line());
+                assert_eq!(cfg.sector_address(p.tag, p.set, p.sector) + p.offset as u64, address);
+            }
+        }
     }
 }

@@ -151,7 +151,7 @@ fn a_zero_entry_moves_no_data_and_a_hit_no_metadata() {
 fn a_line_miss_writes_back_the_dirty_victim_before_its_fill() {
     // 1 set x 1 way: every new metadata line evicts the last.
     let regs = BuddyRegisters { gbbr: GBBR, carve_out_bytes: 64 * PAGE, md_base: MD_BASE, heap_base: HEAP };
-    let md = MetadataCacheConfig { size_bytes: 128, ways: 1, line_bytes: 128, sector_bytes: 32 };
+    let md = MetadataCacheConfig { size_bytes: 128, ways: 1, line_bytes: 128, sector_bytes: 32, slices: 1 };
     let mut s =
         ControllerSlice::new(SliceConfig { algorithm: Algorithm::Bpc, metadata_cache: md, regs, page: PageSize::Small64K }).unwrap();
     let mut m = Memory::default();

@@ -8,11 +8,11 @@ use proptest::prelude::*;
 
 /// Small geometries so that evictions are frequent.
 fn config() -> impl Strategy<Value = MetadataCacheConfig> {
-    (0u32..3, 0u32..3, 0u32..2).prop_map(|(sets_log, ways_log, sector_log)| {
+    (0u32..3, 0u32..3, 0u32..2, 1usize..9).prop_map(|(sets_log, ways_log, sector_log, slices)| {
         let ways = 1 << ways_log;
         let line_bytes = 128;
         let sector_bytes = 32 << sector_log;
-        MetadataCacheConfig { size_bytes: (1 << sets_log) * ways * line_bytes, ways, line_bytes, sector_bytes }
+        MetadataCacheConfig { size_bytes: (1 << sets_log) * ways * line_bytes, ways, line_bytes, sector_bytes, slices }
     })
 }
 

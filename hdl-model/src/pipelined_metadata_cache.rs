@@ -22,6 +22,7 @@
 
 use std::collections::VecDeque;
 
+use buddy_golden::metadata_cache::MetadataCacheConfig;
 use buddy_golden::translation::SECTOR_BYTES;
 use buddy_hdl::metadata_cache::{outcome, SECTORS_PER_LINE, SETS, WAYS};
 use buddy_hdl::pipelined_metadata_cache::{FILL_SLOTS, MISS_SLOTS, VICTIM_ENTRIES};
@@ -29,7 +30,6 @@ use buddy_hdl::pipelined_metadata_cache::{FILL_SLOTS, MISS_SLOTS, VICTIM_ENTRIES
 use crate::CycleModel;
 
 const SECTORS: usize = SECTORS_PER_LINE as usize;
-const LINE_BYTES: u64 = SECTOR_BYTES * SECTORS_PER_LINE;
 /// Lines of the cache, `{set, way}`.
 const LINES: usize = SETS * WAYS;
 
@@ -94,7 +94,7 @@ pub struct PipelinedMetadataCacheOut {
 /// One line's tag word.
 #[derive(Debug, Clone, Copy, Default)]
 struct Line {
-    /// Address bits above the set.
+    /// Golden's tag (`MetadataCacheConfig::place`): line bits above the set, then the slice bits.
     tag: u64,
     valid: bool,
     /// Sector `s` at bit `s`.
@@ -116,15 +116,21 @@ struct Lookup {
     tag: u16,
 }
 
+/// The hardware's geometry: golden's default, whose placement (slice
+/// bits in the tag, folded set index) the hardware wires.
+fn geometry() -> MetadataCacheConfig {
+    MetadataCacheConfig::default()
+}
+
 impl Lookup {
     fn set(&self) -> usize {
-        (self.address / LINE_BYTES) as usize % SETS
+        geometry().place(self.address).set
     }
     fn sector(&self) -> usize {
-        (self.address / SECTOR_BYTES) as usize % SECTORS
+        geometry().place(self.address).sector
     }
     fn line_tag(&self) -> u64 {
-        self.address / LINE_BYTES / SETS as u64
+        geometry().place(self.address).tag
     }
 }
 
@@ -537,7 +543,7 @@ impl PipelinedMetadataCacheModel {
             EvictState::Load if e.moving().is_some() => e.state = EvictState::Read,
             EvictState::Load => {
                 let set = e.line / WAYS;
-                let address = (e.tag * SETS as u64 + set as u64) * LINE_BYTES + e.sector as u64 * SECTOR_BYTES;
+                let address = geometry().sector_address(e.tag, set, e.sector);
                 self.mem_req = Some(MemRequest { write: true, address });
                 e.state = EvictState::Read;
             }
@@ -768,7 +774,8 @@ impl CycleModel for PipelinedMetadataCacheModel {
             self.lookup = None;
         }
         if i.req_valid && d.req_ready {
-            let (set, tag) = ((i.req_address / LINE_BYTES) as usize % SETS, i.req_address / LINE_BYTES / SETS as u64);
+            let place = geometry().place(i.req_address);
+            let (set, tag) = (place.set, place.tag);
             self.lookup = Some(Lookup {
                 vb_eq: vb.map(|e| e.valid && e.line / WAYS == set && e.tag == tag),
                 write: i.req_write,
@@ -896,7 +903,6 @@ mod tests {
         // lines than ways: line misses, dirty victims, secondary misses.
         let tags: Vec<u64> = (0..t.tags).map(|_| rng.gen_range(0u64..1 << 54)).collect();
         let sets: Vec<u64> = (0..rng.gen_range(2..=3)).map(|_| rng.gen_range(0..SETS as u64)).collect();
-        let line_span = LINE_BYTES * SETS as u64;
         // Seed 0 starts from power-up (LRU ranks all 0); the others are
         // reset first. Each run is reset once more on the way.
         let reset_at = rng.gen_range(cycles / 3..2 * cycles / 3);
@@ -931,9 +937,8 @@ mod tests {
                     // Another nibble of the last sector: lookups park behind its fill.
                     last_address / SECTOR_BYTES * SECTOR_BYTES + rng.gen_range(0..SECTOR_BYTES)
                 } else {
-                    tags[rng.gen_range(0..tags.len())] * line_span
-                        + sets[rng.gen_range(0..sets.len())] * LINE_BYTES
-                        + rng.gen_range(0..LINE_BYTES)
+                    let (tag, set) = (tags[rng.gen_range(0..tags.len())], sets[rng.gen_range(0..sets.len())] as usize);
+                    geometry().sector_address(tag, set, rng.gen_range(0..SECTORS)) + rng.gen_range(0..SECTOR_BYTES)
                 };
                 let tag = rng.gen_range(0..1u16 << TAG_BITS);
                 if !in_flight.contains_key(&tag) {

@@ -20,6 +20,12 @@ pub mod outcome {
 pub const SETS: usize = buddy_golden::metadata_cache::DEFAULT_SIZE_BYTES / (WAYS * buddy_golden::ENTRY_BYTES);
 /// Ways per set.
 pub const WAYS: usize = buddy_golden::metadata_cache::DEFAULT_WAYS;
+/// Slices the metadata sectors are dealt over (Table I: 8), golden's
+/// default. The hardware wires golden's `MetadataCacheConfig::place` for
+/// 8 slices and 8 sets: sector in the line = address bits `[9:8]`, set =
+/// `[12:10] ^ [15:13]`, tag = `{[63:13], [7:5]}` (54 bits).
+pub const SLICES: usize = buddy_golden::metadata_cache::DEFAULT_SLICES;
+const _: () = assert!(SETS == 8 && SLICES == 8 && SECTORS_PER_LINE == 4, "the address wiring is for 8 sets, 8 slices, 4 sectors");
 
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 enum CacheState {
@@ -74,7 +80,7 @@ pub const SECTORS_PER_LINE: u64 = 4;
 ///
 /// Arrays (one `RAM` each, registered read, so yosys infers memories):
 /// per way a tag array of 8 x 63 bits (`[53:0]` tag = address bits
-/// `[63:10]`, `[54]` valid, `[58:55]` sector valid, `[62:59]` sector
+/// `{[63:13], [7:5]}`, see [`SLICES`], `[54]` valid, `[58:55]` sector valid, `[62:59]` sector
 /// dirty), an LRU array of 8 x 8 bits (way `w`'s rank at `[2w+1:2w]`,
 /// 3 = least recently used), and a data array of 128 x 256 bits addressed
 /// `{set, way, sector}` (one 32-byte sector per word, byte `i` at
@@ -280,7 +286,7 @@ impl Logic for MetadataCache {
         // Tag compare and victim choice: an invalid way first, else the
         // least recently used; among invalid ways the oldest (the golden
         // model's `min_by_key((valid, last_use))`).
-        self.request_tag.next = self.address.q.val().get_bits::<54>(10);
+        self.request_tag.next = (bit_cast::<54, 51>(self.address.q.val().get_bits::<51>(13)) << 3) | bit_cast::<54, 3>(self.address.q.val().get_bits::<3>(5));
         self.any_hit.next = false;
         self.hit_way.next = 0.into();
         self.victim_way.next = 0.into();
@@ -385,8 +391,8 @@ impl Logic for MetadataCache {
                     self.address.d.next = self.req_address.val();
                     self.high.d.next = self.req_high.val();
                     self.value.d.next = self.req_value.val();
-                    self.set.d.next = self.req_address.val().get_bits::<3>(7);
-                    self.sector.d.next = self.req_address.val().get_bits::<2>(5);
+                    self.set.d.next = self.req_address.val().get_bits::<3>(10) ^ self.req_address.val().get_bits::<3>(13);
+                    self.sector.d.next = self.req_address.val().get_bits::<2>(8);
                     self.flushing.d.next = false;
                     self.from_fill.d.next = false;
                     self.state.d.next = CacheState::Tag;
@@ -449,9 +455,10 @@ impl Logic for MetadataCache {
             CacheState::EvictSend => {
                 self.mem_req_valid.next = true;
                 self.mem_req_write.next = true;
-                self.mem_req_address.next = (bit_cast::<64, 54>(self.victim_tag.q.val()) << 10)
-                    | (bit_cast::<64, 3>(self.set.q.val()) << 7)
-                    | (bit_cast::<64, 2>(self.sector.q.val()) << 5);
+                self.mem_req_address.next = (bit_cast::<64, 51>(self.victim_tag.q.val().get_bits::<51>(3)) << 13)
+                    | (bit_cast::<64, 3>(self.set.q.val() ^ self.victim_tag.q.val().get_bits::<3>(3)) << 10)
+                    | (bit_cast::<64, 2>(self.sector.q.val()) << 8)
+                    | (bit_cast::<64, 3>(self.victim_tag.q.val().get_bits::<3>(0)) << 5);
                 if self.mem_req_ready.val() {
                     self.sector.d.next = self.sector.q.val() + 1;
                     self.state.d.next = CacheState::Evict;
@@ -483,7 +490,7 @@ impl Logic for MetadataCache {
                     }
                 } else {
                     // A line miss continues with the fill of the new line.
-                    self.sector.d.next = self.address.q.val().get_bits::<2>(5);
+                    self.sector.d.next = self.address.q.val().get_bits::<2>(8);
                     self.sector_valid.d.next = 0.into();
                     self.sector_dirty.d.next = 0.into();
                     self.state.d.next = CacheState::FillRequest;

@@ -137,7 +137,8 @@ enum EvictState {
 /// outputs depends on `req_valid` or `mem_fill_valid`.
 ///
 /// Storage: tags, valid/dirty bits and LRU ranks in flip-flops (32 x 63
-/// bits: `[53:0]` tag = address bits `[63:10]`, `[54]` valid, `[58:55]`
+/// bits: `[53:0]` tag = address bits `{[63:13], [7:5]}` (set `[12:10] ^
+/// [15:13]`, sector `[9:8]`: `metadata_cache::SLICES`), `[54]` valid, `[58:55]`
 /// sector valid, `[62:59]` sector dirty; 8 x 8 bits of LRU ranks, way
 /// `w`'s at `[2w+1:2w]`, 3 = least recently used), data in one `RAM` of
 /// 256 x 256 bits, the lines at `{0, set, way, sector}`, victim-buffer
@@ -551,9 +552,9 @@ impl Logic for PipelinedMetadataCache {
         // The lookup: the set's four ways, hit, victim (an invalid way
         // first, else the least recently used; among invalid ways the
         // oldest, as the golden model's `min_by_key((valid, last_use))`).
-        self.s1_set.next = self.s1_address.q.val().get_bits::<3>(7);
-        self.s1_sector.next = self.s1_address.q.val().get_bits::<2>(5);
-        self.s1_line_tag.next = self.s1_address.q.val().get_bits::<54>(10);
+        self.s1_set.next = self.s1_address.q.val().get_bits::<3>(10) ^ self.s1_address.q.val().get_bits::<3>(13);
+        self.s1_sector.next = self.s1_address.q.val().get_bits::<2>(8);
+        self.s1_line_tag.next = (bit_cast::<54, 51>(self.s1_address.q.val().get_bits::<51>(13)) << 3) | bit_cast::<54, 3>(self.s1_address.q.val().get_bits::<3>(5));
         self.sector_bit.next = bits::<4>(1) << self.s1_sector.val();
         self.set_lru.next = 0.into();
         #(
@@ -1282,9 +1283,10 @@ impl Logic for PipelinedMetadataCache {
                 } else {
                     self.mq_valid.d.next = true;
                     self.mq_write.d.next = true;
-                    self.mq_address.d.next = (bit_cast::<64, 54>(self.ev_tag.q.val()) << 10)
-                        | (bit_cast::<64, 3>(self.ev_line.q.val().get_bits::<3>(2)) << 7)
-                        | (bit_cast::<64, 2>(self.ev_sector.q.val()) << 5);
+                    self.mq_address.d.next = (bit_cast::<64, 51>(self.ev_tag.q.val().get_bits::<51>(3)) << 13)
+                        | (bit_cast::<64, 3>(self.ev_line.q.val().get_bits::<3>(2) ^ self.ev_tag.q.val().get_bits::<3>(3)) << 10)
+                        | (bit_cast::<64, 2>(self.ev_sector.q.val()) << 8)
+                        | (bit_cast::<64, 3>(self.ev_tag.q.val().get_bits::<3>(0)) << 5);
                     self.mq_data.d.next = self.data.read_data.val();
                 }
                 self.ev_state.d.next = EvictState::Read;
@@ -1337,8 +1339,8 @@ impl Logic for PipelinedMetadataCache {
         // The lookup register. A request's tag is compared with its set's
         // ways as it is taken; a line miss of the lookup in that set this
         // cycle replaces its victim's tag with the lookup's.
-        self.req_set.next = self.req_address.val().get_bits::<3>(7);
-        self.req_line_tag.next = self.req_address.val().get_bits::<54>(10);
+        self.req_set.next = self.req_address.val().get_bits::<3>(10) ^ self.req_address.val().get_bits::<3>(13);
+        self.req_line_tag.next = (bit_cast::<54, 51>(self.req_address.val().get_bits::<51>(13)) << 3) | bit_cast::<54, 3>(self.req_address.val().get_bits::<3>(5));
         #(
             self.req_words[W].next = 0.into();
         )*

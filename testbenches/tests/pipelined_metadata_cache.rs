@@ -6,7 +6,7 @@
 //! write is written back later, from the victim buffer); hits under
 //! misses and one lookup per cycle.
 
-use buddy_delivery::metadata_cache::{expected, pipelined_memory_agrees, random_ops, run_pipelined_cache, CacheOp, CacheTraffic, MemRequest};
+use buddy_delivery::metadata_cache::{expected, line_byte, pipelined_memory_agrees, random_ops, run_pipelined_cache, CacheOp, CacheTraffic, MemRequest};
 use buddy_delivery::stream::proptest_cases;
 use buddy_golden::translation::MetadataNibble;
 use buddy_hdl::pipelined_metadata_cache::{timing, FILL_SLOTS, MISS_SLOTS};
@@ -51,7 +51,7 @@ proptest! {
 }
 
 fn at(tag: u64, set: u64, byte: u64) -> MetadataNibble {
-    MetadataNibble { address: (tag << 10) | (set << 7) | byte, high: false }
+    MetadataNibble { address: line_byte(tag, set, byte), high: false }
 }
 
 /// Lookups of a sector whose fill is outstanding park behind it, and hits
@@ -103,13 +103,13 @@ fn lookups_park_behind_fills_and_hits_go_under_misses() {
 /// for that write-back and fills the committed value back.
 #[test]
 fn a_reserved_line_is_written_back_with_its_committed_value() {
-    let line = |tag: u64| MetadataNibble { address: (tag << 10) | (5 << 7) | 33, high: true };
+    let line = |tag: u64| MetadataNibble { address: line_byte(tag, 5, 33), high: true };
     let mut ops = vec![CacheOp::Reserve(line(1), 0xC)];
     ops.extend((2..6).map(|t| CacheOp::Read(line(t))));
     ops.push(CacheOp::Read(line(1)));
     let (responses, requests) = expected(&ops);
     assert_eq!(responses.last().unwrap().nibble, 0xC);
-    let written_back = |r: &MemRequest| matches!(r, MemRequest::WriteBack { address, data } if *address == (1 << 10) | (5 << 7) | 32 && data[1] >> 4 == 0xC);
+    let written_back = |r: &MemRequest| matches!(r, MemRequest::WriteBack { address, data } if *address == line_byte(1, 5, 32) && data[1] >> 4 == 0xC);
     assert!(requests.iter().any(written_back));
     for seed in 0..20 {
         let mut dut = PipelinedMetadataCache::default();
@@ -130,7 +130,7 @@ fn a_reserved_line_is_written_back_with_its_committed_value() {
 /// answers and memory requests, in order).
 #[test]
 fn a_line_is_evicted_under_its_reads_fill() {
-    let line = |tag: u64, byte: u64| MetadataNibble { address: (tag << 10) | (5 << 7) | byte, high: byte % 2 == 1 };
+    let line = |tag: u64, byte: u64| MetadataNibble { address: line_byte(tag, 5, byte), high: byte % 2 == 1 };
     let mut ops: Vec<CacheOp> = (0..4).map(|b| CacheOp::Read(line(1, b))).collect();
     let evicting = ops.len() + 3;
     ops.extend((2..6).map(|t| CacheOp::Read(line(t, 7))));

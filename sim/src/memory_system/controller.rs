@@ -73,6 +73,8 @@ impl Controllers {
     /// # Panics
     /// On a metadata cache geometry that `SimConfig::validate` rejects.
     pub fn new(config: &SimConfig, mode: Mode, algorithm: Algorithm, pages: PageTable) -> Result<Self, SimError> {
+        // Placed for golden's default 8 slices (the hardware's) whatever
+        // `system.slices` is, so that every engine's cache is the RTL's.
         let metadata_cache =
             MetadataCacheConfig { size_bytes: config.metadata_cache.bytes, ways: config.metadata_cache.ways, ..Default::default() };
         let hbm = Hbm::new(config);

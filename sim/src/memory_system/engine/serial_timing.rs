@@ -25,7 +25,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll};
 
 use buddy_golden::controller_slice::{Flushed, MetadataAccess, ReadPart, Served, WritePart};
-use buddy_golden::metadata_cache::Outcome as MdOutcome;
+use buddy_golden::metadata_cache::{MetadataCacheConfig, Outcome as MdOutcome};
 use buddy_golden::{HardwareCodec, SizeClass};
 use buddy_hdl::timing::{
     codec_latency, CodecLatency, AFTER_DATA_CYCLES, AFTER_FILL_CYCLES, FRONT_CYCLES, HIT_CYCLES, PLAIN_WRITE_SECTOR_CYCLES, PLAN_CYCLES,
@@ -142,7 +142,7 @@ async fn md_start(sh: &Rc<QueueState>, slice: u64, md: &MetadataAccess, a: u64) 
         // Victim, then per sector Evict (and EvictSend when dirty), then Evicted.
         let mut c = a + SECTOR_FILL_CYCLES + 1;
         for sector in 0..SECTORS_PER_LINE {
-            match md.write_backs().find(|&address| (address / 32) % SECTORS_PER_LINE == sector) {
+            match md.write_backs().find(|&address| MetadataCacheConfig::default().place(address).sector as u64 == sector) {
                 Some(address) => {
                     at(sh, c + 1).await;
                     sh.start_detached(slice, address, 1, true, slice);

@@ -22,7 +22,7 @@
 
 use std::collections::VecDeque;
 
-use buddy_golden::metadata_cache::MetadataCacheConfig;
+use buddy_golden::metadata_cache::{MetadataCacheConfig, Place};
 use buddy_golden::translation::SECTOR_BYTES;
 use buddy_hdl::metadata_cache::{outcome, SECTORS_PER_LINE, SETS, WAYS};
 use buddy_hdl::pipelined_metadata_cache::{FILL_SLOTS, MISS_SLOTS, VICTIM_ENTRIES};
@@ -113,6 +113,8 @@ struct Lookup {
     reserve: bool,
     flush: bool,
     address: u64,
+    /// `address`'s place in the cache, computed once as it is taken.
+    place: Place,
     tag: u16,
 }
 
@@ -124,13 +126,13 @@ fn geometry() -> MetadataCacheConfig {
 
 impl Lookup {
     fn set(&self) -> usize {
-        geometry().place(self.address).set
+        self.place.set
     }
     fn sector(&self) -> usize {
-        geometry().place(self.address).sector
+        self.place.sector
     }
     fn line_tag(&self) -> u64 {
-        geometry().place(self.address).tag
+        self.place.tag
     }
 }
 
@@ -775,13 +777,13 @@ impl CycleModel for PipelinedMetadataCacheModel {
         }
         if i.req_valid && d.req_ready {
             let place = geometry().place(i.req_address);
-            let (set, tag) = (place.set, place.tag);
             self.lookup = Some(Lookup {
-                vb_eq: vb.map(|e| e.valid && e.line / WAYS == set && e.tag == tag),
+                vb_eq: vb.map(|e| e.valid && e.line / WAYS == place.set && e.tag == place.tag),
                 write: i.req_write,
                 reserve: i.req_reserve && !i.req_write,
                 flush: i.req_flush,
                 address: i.req_address,
+                place,
                 tag: i.req_tag,
             });
         }

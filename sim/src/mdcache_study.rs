@@ -54,7 +54,7 @@ pub struct SizePoint {
 /// An impossible cache geometry.
 pub fn replay(requests: &[MemRequest], heap_base: u64, slices: usize, config: MetadataCacheConfig) -> Result<SizePoint, CacheConfigError> {
     let config = MetadataCacheConfig { slices: slices.max(1), ..config };
-    let mut caches = (0..slices.max(1)).map(|_| MetadataCache::new(config)).collect::<Result<Vec<_>, _>>()?;
+    let mut caches = (0..config.slices).map(|_| MetadataCache::new(config)).collect::<Result<Vec<_>, _>>()?;
     let mut memory: Vec<u8> = Vec::new();
     for r in requests {
         let rel = r.entry_va - heap_base;

@@ -3,9 +3,8 @@
 //! ports, compared response by response and memory request by memory
 //! request; coverage of the operation generator; hit latency; a VCD.
 
-use buddy_delivery::metadata_cache::{expected, random_ops, run_cache, CacheOp, CacheTraffic, MemRequest};
+use buddy_delivery::metadata_cache::{expected, line_byte, random_ops, run_cache, CacheOp, CacheTraffic, MemRequest};
 use buddy_delivery::stream::proptest_cases;
-use buddy_golden::metadata_cache::MetadataCacheConfig;
 use buddy_golden::translation::MetadataNibble;
 use buddy_hdl::MetadataCache;
 use proptest::prelude::*;
@@ -67,15 +66,13 @@ fn random_ops_reach_every_case() {
 /// written, and read back from memory afterwards, through the hardware.
 #[test]
 fn dirty_victim_round_trips_through_memory() {
-    let geometry = MetadataCacheConfig::default();
-    // Byte 1 of sector 1 of the line with `tag` in set 5 (golden's placement).
-    let line = |tag: u64| MetadataNibble { address: geometry.sector_address(tag, 5, 1) + 1, high: true };
+    let line = |tag: u64| MetadataNibble { address: line_byte(tag, 5, 33), high: true };
     let mut ops = vec![CacheOp::Write(line(1), 0xC)];
     ops.extend((2..6).map(|t| CacheOp::Read(line(t)))); // 4 more lines in set 5: evicts tag 1
     ops.push(CacheOp::Read(line(1)));
     let (responses, requests) = expected(&ops);
     assert_eq!(responses.last().unwrap().nibble, 0xC);
-    assert!(requests.iter().any(|r| matches!(r, MemRequest::WriteBack { address, .. } if *address == geometry.sector_address(1, 5, 1))));
+    assert!(requests.iter().any(|r| matches!(r, MemRequest::WriteBack { address, .. } if *address == line_byte(1, 5, 32))));
     let run = run_cache(&mut MetadataCache::default(), &ops, CacheTraffic::RANDOM, &mut ChaCha8Rng::seed_from_u64(1), 10_000, None);
     assert_eq!(run.responses, responses);
     assert_eq!(run.memory_requests, requests);

@@ -232,7 +232,7 @@ struct Locals {
     k0_answer: bool,
     pick: Option<u8>,
     pick_to_k0: bool,
-    raw_take: bool,
+    pass_take: bool,
     r0_take: bool,
     resp_take: bool,
     resp: Option<SliceResponse>,
@@ -643,21 +643,21 @@ impl PipelinedControllerModel {
         n.bud_port.mem_resp_tag = i.bud_mem_resp.unwrap_or_default() as u16;
 
         // Gathered payloads -> D0 -> decompressor.
-        // A read of a RAW entry (an uncompressed page's slot too) passes the
+        // A read of a RAW or ZERO entry (an uncompressed page's slot too) passes the
         // decompressor by R0; a partial write's old entry never does.
         let d0 = self.s.d0.unwrap_or_default();
-        let d0_raw = self.nibble[d0 as usize] == 7 && !has(self.s.w.partial, d0);
+        let d0_pass = matches!(self.nibble[d0 as usize], 0 | 7) && !has(self.s.w.partial, d0);
         // R0 answers when no fault, write or decompressed read does.
         let r0_sel = self.s.r0.is_some() && self.s.err.is_none() && self.s.wr.is_none() && !(decomp_out_valid && !head_partial);
         l.r0_take = r0_sel && i.resp_ready;
-        // R0 and R1 queue RAW reads; D0 goes in while R1 is empty (a
+        // R0 and R1 queue RAW and ZERO reads; D0 goes in while R1 is empty (a
         // flip-flop, so that the gather's `out_ready` waits for no answer).
-        l.raw_take = self.s.d0.is_some() && d0_raw && self.s.r1.is_none();
-        l.dec_take = self.s.d0.is_some() && !d0_raw && !w.dec_ids.full && w.decomp.in_ready;
-        let d0_free = self.s.d0.is_none() || l.dec_take || l.raw_take;
+        l.pass_take = self.s.d0.is_some() && d0_pass && self.s.r1.is_none();
+        l.dec_take = self.s.d0.is_some() && !d0_pass && !w.dec_ids.full && w.decomp.in_ready;
+        let d0_free = self.s.d0.is_none() || l.dec_take || l.pass_take;
         n.gather.out_ready = d0_free;
         l.gather_take = w.gather.out.is_some() && d0_free;
-        n.decomp.in_valid = self.s.d0.is_some() && !d0_raw && !w.dec_ids.full;
+        n.decomp.in_valid = self.s.d0.is_some() && !d0_pass && !w.dec_ids.full;
         n.decomp.in_payload = self.s.d0.unwrap_or_default();
         n.dec_ids.push = l.dec_take;
         n.dec_ids.push_id = self.s.d0.unwrap_or_default();
@@ -835,14 +835,14 @@ impl CycleModel for PipelinedControllerModel {
             next.r0 = self.s.r1;
             next.r1 = None;
         }
-        if l.raw_take {
+        if l.pass_take {
             if next.r0.is_none() {
                 next.r0 = self.s.d0;
             } else {
                 next.r1 = self.s.d0;
             }
         }
-        if l.dec_take || l.raw_take {
+        if l.dec_take || l.pass_take {
             next.d0 = None;
         }
         if l.gather_take {
@@ -933,9 +933,9 @@ struct Stages {
     j0: Option<J0>,
     j1: Option<J1>,
     d0: Option<u8>,
-    /// R0: a RAW read's gathered payload, answered without the decompressor.
+    /// R0: a RAW read's gathered payload (a ZERO read's zeros), answered without the decompressor.
     r0: Option<u8>,
-    /// R1: a RAW read queued behind R0.
+    /// R1: a RAW or ZERO read queued behind R0.
     r1: Option<u8>,
     err: Option<Err>,
     w: Flags,

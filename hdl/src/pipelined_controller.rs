@@ -362,20 +362,21 @@ pub struct $name {
     /// D0's read is a partial write's (noted as D0 loads: the flag holds
     /// from translation to commit).
     d0_partial: DFF<Bit>,
-    /// D0's read is of a RAW entry and not a partial write's (noted as D0
-    /// loads, from `w_raw`: a compare of the nibble RAM's read there put
-    /// the RAM in front of the gather's `out_ready`).
-    d0_raw_q: DFF<Bit>,
-    /// Per context, bit `id`: the nibble J0 held last for it is RAW (7),
-    /// written with the nibble RAM.
-    w_raw: DFF<Bits<128>>,
+    /// D0's read is of a RAW or ZERO entry and not a partial write's
+    /// (noted as D0 loads, from `w_pass`: a compare of the nibble RAM's
+    /// read there put the RAM in front of the gather's `out_ready`).
+    d0_pass_q: DFF<Bit>,
+    /// Per context, bit `id`: the nibble J0 held last for it is RAW (7)
+    /// or ZERO (0), written with the nibble RAM.
+    w_pass: DFF<Bits<128>>,
     /// R0: a read of a RAW entry (an uncompressed page's slot, or an
-    /// entry stored raw) answered with its gathered payload, past the
-    /// decompressor (BPC's is 37 cycles deep).
+    /// entry stored raw) answered with its gathered payload, or of a ZERO
+    /// entry answered with zeros, past the decompressor (BPC's is 37
+    /// cycles deep).
     r0_valid: DFF<Bit>,
     r0_id: DFF<Bits<CONTEXT_BITS>>,
     r0_payload: DFF<EntryBits>,
-    /// R1: a RAW read queued behind R0. D0 moves on while R1 is empty (a
+    /// R1: a RAW or ZERO read queued behind R0. D0 moves on while R1 is empty (a
     /// flip-flop), so the gather's `out_ready` waits for no answer.
     r1_valid: DFF<Bit>,
     r1_id: DFF<Bits<CONTEXT_BITS>>,
@@ -445,8 +446,12 @@ pub struct $name {
     d0_free: Signal<Local, Bit>,
     gather_take: Signal<Local, Bit>,
     dec_take: Signal<Local, Bit>,
-    d0_raw: Signal<Local, Bit>,
-    raw_take: Signal<Local, Bit>,
+    d0_pass: Signal<Local, Bit>,
+    pass_take: Signal<Local, Bit>,
+    /// D0's entry is ZERO (the nibble RAM's read for D0 is 0): R0 or R1
+    /// loads zeros, not the gathered payload (which keeps what the
+    /// context's last read left).
+    d0_zero: Signal<Local, Bit>,
     r0_sel: Signal<Local, Bit>,
     r0_take: Signal<Local, Bit>,
     resp_take: Signal<Local, Bit>,
@@ -513,8 +518,8 @@ impl Logic for $name {
             d0_id,
             d0_payload,
             d0_partial,
-            d0_raw_q,
-            w_raw,
+            d0_pass_q,
+            w_pass,
             r0_valid,
             r0_id,
             r0_payload,
@@ -906,10 +911,10 @@ impl Logic for $name {
         self.nibble.write_address.next = self.j0_id.q.val();
         self.nibble.write_data.next = self.j0_nibble.q.val();
         if self.j0_valid.q.val() {
-            self.w_raw.d.next = self.w_raw.q.val() & !self.one_hot[7].val();
-            // (Class code 7, RAW: a literal, as rust-hdl prints constant names into the Verilog.)
-            if self.j0_nibble.q.val() == 7 {
-                self.w_raw.d.next = self.w_raw.q.val() | self.one_hot[7].val();
+            self.w_pass.d.next = self.w_pass.q.val() & !self.one_hot[7].val();
+            // (Class codes 7, RAW, and 0, ZERO: literals, as rust-hdl prints constant names into the Verilog.)
+            if (self.j0_nibble.q.val() == 7) | (self.j0_nibble.q.val() == 0) {
+                self.w_pass.d.next = self.w_pass.q.val() | self.one_hot[7].val();
             }
         }
         if self.j1_load.val() {
@@ -1049,18 +1054,18 @@ impl Logic for $name {
         self.bud_mem_resp_ready.next = self.bud_port.mem_resp_ready.val();
 
         // Gathered payloads -> D0 -> decompressor (the nibble re-read from
-        // its RAM while D0 waits), or R0 for a read of a RAW entry. R0
+        // its RAM while D0 waits), or R0 for a read of a RAW or ZERO entry. R0
         // answers when no fault, write or decompressed read does.
         self.r0_sel.next = self.r0_valid.q.val()
             & !self.err_valid.q.val()
             & !self.wr_valid.q.val()
             & !(self.decomp.out_valid.val() & !self.head_partial.val());
         self.r0_take.next = self.r0_sel.val() & self.resp_ready.val();
-        self.d0_raw.next = self.d0_raw_q.q.val();
-        self.raw_take.next = self.d0_valid.q.val() & self.d0_raw.val() & !self.r1_valid.q.val();
+        self.d0_pass.next = self.d0_pass_q.q.val();
+        self.pass_take.next = self.d0_valid.q.val() & self.d0_pass.val() & !self.r1_valid.q.val();
         self.dec_take.next =
-            self.d0_valid.q.val() & !self.d0_raw.val() & !self.dec_ids.full.val() & self.decomp.in_ready.val();
-        self.d0_free.next = !self.d0_valid.q.val() | self.dec_take.val() | self.raw_take.val();
+            self.d0_valid.q.val() & !self.d0_pass.val() & !self.dec_ids.full.val() & self.decomp.in_ready.val();
+        self.d0_free.next = !self.d0_valid.q.val() | self.dec_take.val() | self.pass_take.val();
         self.gather.out_ready.next = self.d0_free.val();
         self.gather_take.next = self.gather.out_valid.val() & self.d0_free.val();
         self.nibble.read_address.next = self.d0_id.q.val();
@@ -1074,18 +1079,25 @@ impl Logic for $name {
             self.r1_valid.d.next = false;
         }
         // (R1 is empty when D0 moves on, so R0 is empty next unless it holds and stays.)
-        if self.raw_take.val() {
+        self.d0_zero.next = self.nibble.read_data.val() == 0;
+        if self.pass_take.val() {
             if !self.r0_valid.q.val() | self.r0_take.val() {
                 self.r0_valid.d.next = true;
                 self.r0_id.d.next = self.d0_id.q.val();
                 self.r0_payload.d.next = self.d0_payload.q.val();
+                if self.d0_zero.val() {
+                    self.r0_payload.d.next = self.zero.q.val();
+                }
             } else {
                 self.r1_valid.d.next = true;
                 self.r1_id.d.next = self.d0_id.q.val();
                 self.r1_payload.d.next = self.d0_payload.q.val();
+                if self.d0_zero.val() {
+                    self.r1_payload.d.next = self.zero.q.val();
+                }
             }
         }
-        if self.dec_take.val() | self.raw_take.val() {
+        if self.dec_take.val() | self.pass_take.val() {
             self.d0_valid.d.next = false;
         }
         if self.gather_take.val() {
@@ -1093,10 +1105,10 @@ impl Logic for $name {
             self.d0_id.d.next = self.gather.out_id.val();
             self.d0_payload.d.next = self.gather.out_payload.val();
             self.d0_partial.d.next = (self.w_partial.q.val() & self.gather_hot.val()).any();
-            self.d0_raw_q.d.next =
-                (self.w_raw.q.val() & self.gather_hot.val()).any() & !(self.w_partial.q.val() & self.gather_hot.val()).any();
+            self.d0_pass_q.d.next =
+                (self.w_pass.q.val() & self.gather_hot.val()).any() & !(self.w_partial.q.val() & self.gather_hot.val()).any();
         }
-        self.decomp.in_valid.next = self.d0_valid.q.val() & !self.d0_raw.val() & !self.dec_ids.full.val();
+        self.decomp.in_valid.next = self.d0_valid.q.val() & !self.d0_pass.val() & !self.dec_ids.full.val();
         self.decomp.in_class.next = self.nibble.read_data.val();
         self.decomp.in_payload.next = self.d0_payload.q.val();
         self.dec_ids.push.next = self.dec_take.val();

@@ -269,8 +269,8 @@ mod tests {
                 .collect(),
             Entries::Stream => vec![rng.gen_range(0u64..1 << 56)],
         };
-        // e and e ^ (1 << 10 | 1 << 20) fold to one bucket.
-        let twin = pool[0] ^ (1 << 10 | 1 << 20);
+        // e and e ^ the generator have one remainder: one bucket.
+        let twin = pool[0] ^ buddy_hdl::request_contexts::BUCKET_POLYNOMIAL;
         assert_eq!(bucket(twin), bucket(pool[0]));
         if let Entries::Pool(_) = entries {
             pool.push(twin);

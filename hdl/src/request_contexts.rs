@@ -23,25 +23,56 @@ pub const ENTRY_INDEX_BITS: usize = 57;
 /// the next.
 pub const FREED_PER_CYCLE: u64 = 1;
 
-/// The bucket of a memory-entry index `e`: `fold(e) ^ fold(e >> 3)`, where
-/// `fold` XORs the 10-bit groups of its argument (`[9:0] ^ [19:10] ^ ...`).
-/// The second term matters: memory-entries are interleaved over the
-/// slices in blocks of 64, so within one slice bits `[8:6]` of `e` are the
-/// slice's number and constant (8 slices); `fold(e)` alone then reaches
-/// only 128 of the 1,024 buckets and unrelated entries wait for each
-/// other, where `fold(e) ^ fold(e >> 3)` maps 16 consecutive blocks of a
-/// slice (1,024 entries) to 1,024 different buckets.
-pub fn bucket(entry_index: u64) -> u64 {
-    let fold = |mut e: u64| {
-        let mut b = 0;
-        while e != 0 {
-            b ^= e & ((1 << BUCKET_BITS) - 1);
-            e >>= BUCKET_BITS;
+/// The generator of the bucket hash: (x + 1)(x^9 + x^5 + 1) = x^10 +
+/// x^9 + x^6 + x^5 + x + 1 (bit `k` the coefficient of x^k, x^10
+/// included), x + 1 times a primitive trinomial of degree 9. Of the 48
+/// generators of that form, 25 also take 1,024 consecutive entries of
+/// one slice to 1,024 buckets, and this one has the lowest XOR fan-in
+/// (at most 24 index bits per bucket bit).
+pub const BUCKET_POLYNOMIAL: u64 = 0x663;
+// The hardware's loop over bucket bits is written with a literal 10.
+const _: () = assert!(BUCKET_BITS == 10 && BUCKET_POLYNOMIAL >> BUCKET_BITS == 1);
+
+/// Per bucket bit `j`, the memory-entry index bits whose parity it is
+/// ([`bucket`]): bit `i` of `BUCKET_MASKS[j]` is bit `j` of x^i mod
+/// [`BUCKET_POLYNOMIAL`]. At most 24 index bits per bucket bit (two
+/// 6-input LUT levels of XOR).
+pub const BUCKET_MASKS: [u64; BUCKET_BITS] = bucket_masks();
+
+const fn bucket_masks() -> [u64; BUCKET_BITS] {
+    let mut masks = [0u64; BUCKET_BITS];
+    // x^i mod the generator, for i = 0, 1, ...
+    let mut column = 1u64;
+    let mut i = 0;
+    while i < ENTRY_INDEX_BITS {
+        let mut j = 0;
+        while j < BUCKET_BITS {
+            masks[j] |= (column >> j & 1) << i;
+            j += 1;
         }
-        b
-    };
+        column <<= 1;
+        if column >> BUCKET_BITS & 1 == 1 {
+            column ^= BUCKET_POLYNOMIAL;
+        }
+        i += 1;
+    }
+    masks
+}
+
+/// The bucket (10 bits) of a memory-entry index `e` (57 bits, `va[63:7]`;
+/// higher bits are ignored): the remainder of `e` as a polynomial over
+/// GF(2) modulo [`BUCKET_POLYNOMIAL`], a CRC-10 of the index. The
+/// generator is x + 1 times a primitive polynomial of degree 9, so two
+/// indexes that differ in 1, 2 or 3 bits never share a bucket (Hamming
+/// distance 4 up to 511 bits). The XOR fold used before this
+/// (`fold(e) ^ fold(e >> 3)`, 10-bit groups) put indexes differing in
+/// bits `k` and `k + 10` in one bucket, such as entries of two arrays
+/// 2 MiB apart 16 entries off (`docs/controller.md`, issue #48's tenth
+/// step); the remainder also takes 1,024 consecutive entries of one slice
+/// (bits `[8:6]` constant) to 1,024 different buckets.
+pub fn bucket(entry_index: u64) -> u64 {
     let e = entry_index & ((1 << ENTRY_INDEX_BITS) - 1);
-    fold(e) ^ fold(e >> 3)
+    (0..BUCKET_BITS).map(|j| u64::from((e & BUCKET_MASKS[j]).count_ones() & 1) << j).sum()
 }
 
 /// Allocates the slice's request contexts and orders requests to one
@@ -179,6 +210,8 @@ pub struct RequestContexts {
     busy_next: Signal<Local, Bits<1024>>,
     written_next: Signal<Local, Bits<1024>>,
     writes_next: Signal<Local, Bits<CONTEXTS>>,
+    /// [`BUCKET_MASKS`].
+    bucket_masks: [Constant<Bits<ENTRY_INDEX_BITS>>; BUCKET_BITS],
 }
 
 impl Default for RequestContexts {
@@ -240,6 +273,7 @@ impl Default for RequestContexts {
             busy_next: Default::default(),
             written_next: Default::default(),
             writes_next: Default::default(),
+            bucket_masks: BUCKET_MASKS.map(|m| Constant::new(m.into())),
         }
     }
 }
@@ -281,18 +315,10 @@ impl Logic for RequestContexts {
         self.bucket_of_planned.read_clock.next = self.clock.val();
         self.bucket_of_planned.write_clock.next = self.clock.val();
 
-        self.bucket.next = self.alloc_entry.val().get_bits::<10>(0)
-            ^ self.alloc_entry.val().get_bits::<10>(10)
-            ^ self.alloc_entry.val().get_bits::<10>(20)
-            ^ self.alloc_entry.val().get_bits::<10>(30)
-            ^ self.alloc_entry.val().get_bits::<10>(40)
-            ^ bit_cast::<10, 7>(self.alloc_entry.val().get_bits::<7>(50))
-            ^ self.alloc_entry.val().get_bits::<10>(3)
-            ^ self.alloc_entry.val().get_bits::<10>(13)
-            ^ self.alloc_entry.val().get_bits::<10>(23)
-            ^ self.alloc_entry.val().get_bits::<10>(33)
-            ^ self.alloc_entry.val().get_bits::<10>(43)
-            ^ bit_cast::<10, 4>(self.alloc_entry.val().get_bits::<4>(53));
+        self.bucket.next = 0.into();
+        for j in 0..10 {
+            self.bucket.next = self.bucket.val().replace_bit(j, (self.alloc_entry.val() & self.bucket_masks[j].val()).xor());
+        }
 
         // The lowest free context.
         self.free.next = !self.used.q.val();

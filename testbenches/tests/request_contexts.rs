@@ -37,18 +37,77 @@ fn reads_of_one_entry_pass_each_other() {
     assert!(r.reads_together > 50 && r.writes_past_issued_reads > 20 && r.writes_past_planned_writes > 10, "{r:?}");
 }
 
+/// Two memory-entry indexes that differ in 1, 2 or 3 of their 57 bits
+/// never share a bucket (the bucket is a CRC-10 with Hamming distance 4),
+/// so neither do entries of two arrays a power of two apart at nearby
+/// offsets (the old XOR fold put `e` and `e ^ (1 << 14 | 1 << 4)` in one).
+#[test]
+fn indexes_a_few_bits_apart_never_share_a_bucket() {
+    use buddy_hdl::request_contexts::{bucket, ENTRY_INDEX_BITS};
+    let n = ENTRY_INDEX_BITS;
+    let mut deltas = Vec::new();
+    for a in 0..n {
+        deltas.push(1u64 << a);
+        for b in a + 1..n {
+            deltas.push(1 << a | 1 << b);
+            for c in b + 1..n {
+                deltas.push(1 << a | 1 << b | 1 << c);
+            }
+        }
+    }
+    assert_eq!(deltas.len(), 57 + 1_596 + 29_260);
+    for base in [0u64, 0x200_416f, (1 << 57) - 1] {
+        for d in &deltas {
+            assert_ne!(bucket(base), bucket(base ^ d), "base {base:#x}, delta {d:#x}");
+        }
+    }
+    // A delta the generator divides does: the generator itself (6 bits).
+    let g = buddy_hdl::request_contexts::BUCKET_POLYNOMIAL;
+    assert_eq!(g.count_ones(), 6);
+    assert_eq!(bucket(0x200_416f), bucket(0x200_416f ^ g));
+}
+
 /// The entries of one slice (blocks of 64, every 8th block) spread over
-/// every bucket: 16 consecutive blocks of a slice, 1,024 entries, take
-/// 1,024 different buckets (a plain XOR fold reached 128 of them, making
-/// unrelated requests wait for each other).
+/// every bucket: 16 consecutive blocks of a slice from a multiple of 16,
+/// 1,024 entries, take 1,024 different buckets (a plain XOR fold reached
+/// 128 of them, making unrelated requests wait for each other).
 #[test]
 fn one_slices_entries_spread_over_every_bucket() {
     use buddy_hdl::request_contexts::bucket;
     for slice in 0..8u64 {
-        for base in [0u64, 12_345 * 512, 1 << 40] {
+        for base in [0u64, 12_345 * 16 * 512, 1 << 40] {
             let buckets: std::collections::HashSet<u64> =
                 (0..16).flat_map(|k| (0..64).map(move |j| bucket(base + k * 512 + slice * 64 + j))).collect();
             assert_eq!(buckets.len(), 1024, "slice {slice}, base {base:#x}");
         }
     }
+}
+
+/// Two entries of one slice fewer than 128 apart in the slice's own
+/// numbering (the most a slice holds in flight) take two buckets, unless
+/// they straddle a multiple of 2^17 of the slice's entries. Their numbers
+/// differ by any of bits `[6:0]` and, past a carry, a run of ones from bit
+/// 7: every such difference up to a run through bit 16 is tried (the
+/// bucket is linear, so a difference that never hashes to 0 never makes
+/// two entries share a bucket); the fold used before failed at a run
+/// through bit 15.
+#[test]
+fn nearby_entries_of_one_slice_take_different_buckets() {
+    use buddy_hdl::request_contexts::bucket;
+    // The slice's entry number `n` as a memory-entry index (slice bits 0).
+    let entry = |n: u64| (n >> 6) << 9 | (n & 63);
+    let mut tried = 0;
+    for low in 1..128u64 {
+        for run_end in 6..=16 {
+            // Bits 7..=run_end flipped by a carry (none when run_end is 6).
+            let run = ((1u64 << (run_end + 1)) - 1) & !127;
+            let d = entry(low | run);
+            assert_ne!(bucket(d), 0, "difference {:#x}", low | run);
+            for base in [0u64, 0x1234_5678_9ab, (1 << 57) - 1] {
+                assert_ne!(bucket(base), bucket(base ^ d));
+            }
+            tried += 1;
+        }
+    }
+    assert_eq!(tried, 127 * 11);
 }

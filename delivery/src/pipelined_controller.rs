@@ -125,6 +125,11 @@ pub struct PipelinedRun {
     /// Reads answered sooner after their last sector than the
     /// decompressor's latency (RAW entries, past it).
     pub past_decompressor: usize,
+    /// Reads of a compressed page that read no sector (ZERO entries), and
+    /// of them those answered sooner after their metadata lookup than the
+    /// decompressor's latency (past it).
+    pub zero_reads: usize,
+    pub zero_past_decompressor: usize,
     pub cycles: u64,
 }
 
@@ -439,6 +444,8 @@ macro_rules! slice_driver {
                 .unzip();
             // Per context in flight: the lookup outcome its status port gave.
             let mut lookups: HashMap<u64, u64> = HashMap::new();
+            // The cycle each context's metadata lookup was answered.
+            let mut lookup_at: HashMap<u64, u64> = HashMap::new();
             // Per context: the cycle its last sector was answered.
             let mut last_sector: HashMap<u64, u64> = HashMap::new();
             golden.flush(&mut memory);
@@ -583,6 +590,7 @@ macro_rules! slice_driver {
                 if dut.md_lookup_valid.val() {
                     let id = dut.md_lookup_id.val().to_u64();
                     out.line_misses += (dut.md_lookup_outcome.val().to_u64() == md_outcome::LINE_MISS) as usize;
+                    lookup_at.insert(id, cycle);
                     if !in_flight.contains_key(&id) || lookups.insert(id, dut.md_lookup_outcome.val().to_u64()).is_some() {
                         return Err(format!("cycle {cycle}: a metadata lookup status for context {id}, not in flight or given twice"));
                     }
@@ -605,8 +613,14 @@ macro_rules! slice_driver {
                         Answer::Entry(dut.resp_entry.val().to_words())
                     };
                     let lookup = lookups.remove(&id);
-                    if let (Some(at), Answer::Entry(_)) = (last_sector.remove(&id), &got) {
-                        out.past_decompressor += (cycle - at < latency.decompress) as usize;
+                    let looked_up = lookup_at.remove(&id);
+                    match (last_sector.remove(&id), looked_up, &got) {
+                        (Some(at), _, Answer::Entry(_)) => out.past_decompressor += (cycle - at < latency.decompress) as usize,
+                        (None, Some(at), Answer::Entry(_)) => {
+                            out.zero_reads += 1;
+                            out.zero_past_decompressor += (cycle - at < latency.decompress) as usize;
+                        }
+                        _ => {}
                     }
                     if let Some(want) = expected_lookup[i].filter(|&w| w != lookup) {
                         return Err(format!(

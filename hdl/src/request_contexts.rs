@@ -26,9 +26,10 @@ pub const FREED_PER_CYCLE: u64 = 1;
 /// The generator of the bucket hash: (x + 1)(x^9 + x^5 + 1) = x^10 +
 /// x^9 + x^6 + x^5 + x + 1 (bit `k` the coefficient of x^k, x^10
 /// included), x + 1 times a primitive trinomial of degree 9. Of the 48
-/// generators of that form, 25 also take 1,024 consecutive entries of
-/// one slice to 1,024 buckets, and this one has the lowest XOR fan-in
-/// (at most 24 index bits per bucket bit).
+/// generators of that form, 25 also take the 1,024 entries of 16
+/// consecutive blocks of one slice, from a multiple of 16 blocks, to
+/// 1,024 buckets, and this one has the lowest XOR fan-in (at most 24
+/// index bits per bucket bit).
 pub const BUCKET_POLYNOMIAL: u64 = 0x663;
 // The hardware's loop over bucket bits is written with a literal 10.
 const _: () = assert!(BUCKET_BITS == 10 && BUCKET_POLYNOMIAL >> BUCKET_BITS == 1);
@@ -68,8 +69,11 @@ const fn bucket_masks() -> [u64; BUCKET_BITS] {
 /// (`fold(e) ^ fold(e >> 3)`, 10-bit groups) put indexes differing in
 /// bits `k` and `k + 10` in one bucket, such as entries of two arrays
 /// 2 MiB apart 16 entries off (`docs/controller.md`, issue #48's tenth
-/// step); the remainder also takes 1,024 consecutive entries of one slice
-/// (bits `[8:6]` constant) to 1,024 different buckets.
+/// step). Within one slice (bits `[8:6]` constant) it takes 16
+/// consecutive blocks from a multiple of 16 (1,024 entries) to 1,024
+/// different buckets, and two entries fewer than 128 apart to two unless
+/// they straddle a multiple of 2^17 of the slice's entries (tests in
+/// `testbenches/tests/request_contexts.rs`).
 pub fn bucket(entry_index: u64) -> u64 {
     let e = entry_index & ((1 << ENTRY_INDEX_BITS) - 1);
     (0..BUCKET_BITS).map(|j| u64::from((e & BUCKET_MASKS[j]).count_ones() & 1) << j).sum()

@@ -442,10 +442,8 @@ macro_rules! slice_driver {
                     (answer, lookup)
                 })
                 .unzip();
-            // Per context in flight: the lookup outcome its status port gave.
-            let mut lookups: HashMap<u64, u64> = HashMap::new();
-            // The cycle each context's metadata lookup was answered.
-            let mut lookup_at: HashMap<u64, u64> = HashMap::new();
+            // Per context in flight: the lookup outcome its status port gave, and the cycle.
+            let mut lookups: HashMap<u64, (u64, u64)> = HashMap::new();
             // Per context: the cycle its last sector was answered.
             let mut last_sector: HashMap<u64, u64> = HashMap::new();
             golden.flush(&mut memory);
@@ -490,7 +488,7 @@ macro_rules! slice_driver {
                     held.sort_unstable();
                     let held: Vec<String> = held
                         .iter()
-                        .map(|&(id, i)| format!("{id}: {:x?} lookup {:?}", requests[i].write.map(|w| w.0), lookups.get(&id)))
+                        .map(|&(id, i)| format!("{id}: {:x?} lookup {:?}", requests[i].write.map(|w| w.0), lookups.get(&id).map(|l| l.0)))
                         .collect();
                     return Err(format!(
                         "{answered} of {} requests answered after {cycle} cycles (last handshake at {last_progress}); in flight: {}",
@@ -590,8 +588,7 @@ macro_rules! slice_driver {
                 if dut.md_lookup_valid.val() {
                     let id = dut.md_lookup_id.val().to_u64();
                     out.line_misses += (dut.md_lookup_outcome.val().to_u64() == md_outcome::LINE_MISS) as usize;
-                    lookup_at.insert(id, cycle);
-                    if !in_flight.contains_key(&id) || lookups.insert(id, dut.md_lookup_outcome.val().to_u64()).is_some() {
+                    if !in_flight.contains_key(&id) || lookups.insert(id, (dut.md_lookup_outcome.val().to_u64(), cycle)).is_some() {
                         return Err(format!("cycle {cycle}: a metadata lookup status for context {id}, not in flight or given twice"));
                     }
                 }
@@ -612,8 +609,7 @@ macro_rules! slice_driver {
                     } else {
                         Answer::Entry(dut.resp_entry.val().to_words())
                     };
-                    let lookup = lookups.remove(&id);
-                    let looked_up = lookup_at.remove(&id);
+                    let (lookup, looked_up) = lookups.remove(&id).unzip();
                     match (last_sector.remove(&id), looked_up, &got) {
                         (Some(at), _, Answer::Entry(_)) => out.past_decompressor += (cycle - at < latency.decompress) as usize,
                         (None, Some(at), Answer::Entry(_)) => {

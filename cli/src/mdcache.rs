@@ -5,7 +5,7 @@
 use anyhow::{bail, Context};
 use buddy_golden::metadata_cache::MetadataCacheConfig;
 use buddy_sim::l2_cache::{L2Config, L2Stats};
-use buddy_sim::mdcache_study::{l2_requests, replay, SizePoint};
+use buddy_sim::mdcache_study::{l2_requests, replay, SizePoint, SliceInterleave};
 use buddy_sim::trace::{AddressLayout, Trace, DEFAULT_HEAP_BASE};
 use buddy_sim::workload::read_manifest;
 use serde::Serialize;
@@ -103,7 +103,8 @@ fn study(path: &Path, args: &Args, page_bytes: u64) -> anyhow::Result<WorkloadRe
     for &size in &args.sizes {
         let config = MetadataCacheConfig { size_bytes: size, ways: args.ways as usize, ..Default::default() };
         points.push(
-            replay(&requests, layout.heap_base, args.slices as usize, config).with_context(|| format!("metadata cache of {size} bytes"))?,
+            replay(&requests, layout.heap_base, args.slices as usize, SliceInterleave::default(), config)
+                .with_context(|| format!("metadata cache of {size} bytes"))?,
         );
     }
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());

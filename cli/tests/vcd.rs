@@ -11,8 +11,8 @@ use common::{buddy, bundled_copy_with_trace, edit_json, stdout};
 use serde_json::Value;
 use vcd::{Command, ReferenceIndex, ScopeItem, TimescaleUnit};
 
-/// The first 3,000 accesses of the bundled trace (103 L2 requests, all
-/// served by slice 0 in cycles 100..=300), through the RTL engine.
+/// The first 3,000 accesses of the bundled trace (103 L2 requests, served
+/// by some of the 8 slices in cycles 100..=300), through the RTL engine.
 #[test]
 fn rtl_vcds_have_the_dram_clock_whole_buses_and_no_idle_files() {
     let w = bundled_copy_with_trace();
@@ -38,21 +38,25 @@ fn rtl_vcds_have_the_dram_clock_whole_buses_and_no_idle_files() {
     ]);
     let text = stdout(&run);
 
-    // Idle slices: named in the summary and sim.json, no file.
+    // Idle slices: named in the summary and sim.json, no file; a busy
+    // slice has its VCD and save file.
     let report: Value = serde_json::from_slice(&fs::read(out.join("sim.json")).unwrap()).unwrap();
     let idle: Vec<u64> = report[0]["vcd_idle_slices"].as_array().expect("vcd_idle_slices").iter().map(|v| v.as_u64().unwrap()).collect();
-    assert_eq!(idle, (1..8).collect::<Vec<u64>>(), "slice 0 serves every request of this trace");
-    assert!(text.contains("slices 1, 2, 3, 4, 5, 6, 7 idle in the window (no cycle simulated): no VCD written"), "{text}");
+    let busy: Vec<u64> = (0..8).filter(|s| !idle.contains(s)).collect();
+    assert!(!idle.is_empty() && !busy.is_empty(), "103 requests in 200 cycles leave some of the 8 slices idle: idle {idle:?}");
+    let names = idle.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+    assert!(text.contains(&format!("slices {names} idle in the window (no cycle simulated): no VCD written")), "{text}");
     assert!(fs::read_to_string(out.join("summary.txt")).unwrap().contains("idle in the window"));
     let vcds = out.join("vcd").join("buddy");
-    for s in 1..8 {
-        assert!(!vcds.join(format!("slice{s}.vcd")).exists(), "slice{s}.vcd written for an idle slice");
-        assert!(!vcds.join(format!("slice{s}.gtkw")).exists(), "slice{s}.gtkw written for an idle slice");
+    for s in 0..8 {
+        let written = (vcds.join(format!("slice{s}.vcd")).exists(), vcds.join(format!("slice{s}.gtkw")).exists());
+        assert_eq!(written, (busy.contains(&s), busy.contains(&s)), "slice{s}: (vcd, gtkw) written; idle {idle:?}");
     }
 
-    // Slice 0's GTKWave save file (#53): the pipelined slice's port groups, every trace a signal of slice0.vcd.
-    let gtkw = std::fs::read_to_string(vcds.join("slice0.gtkw")).expect("slice0.gtkw beside slice0.vcd");
-    let header0 = buddy_delivery::waves::read_header(&vcds.join("slice0.vcd")).unwrap();
+    // A busy slice's GTKWave save file (#53): the pipelined slice's port groups, every trace a signal of its VCD.
+    let b = busy[0];
+    let gtkw = std::fs::read_to_string(vcds.join(format!("slice{b}.gtkw"))).expect("slice<N>.gtkw beside slice<N>.vcd");
+    let header0 = buddy_delivery::waves::read_header(&vcds.join(format!("slice{b}.vcd"))).unwrap();
     let check = buddy_delivery::waves::check_save_file(&gtkw, &header0, &vcds).unwrap();
     let groups = buddy_delivery::modules::HwModule::slice(buddy_golden::HardwareCodec::Bpc, true).signal_groups();
     assert_eq!(check.signals, groups.iter().map(|g| g.signals.len()).sum::<usize>());
@@ -60,8 +64,8 @@ fn rtl_vcds_have_the_dram_clock_whole_buses_and_no_idle_files() {
     let misspelt = gtkw.replace("uut.resp_fault[2:0]", "uut.resp_falt[2:0]");
     assert!(buddy_delivery::waves::check_save_file(&misspelt, &header0, &vcds).unwrap_err().contains("uut.resp_falt"));
 
-    // Slice 0: the DRAM clock (875 MHz, 1,142,857.14 fs per cycle) from cycle 100.
-    let path = vcds.join("slice0.vcd");
+    // The busy slice: the DRAM clock (875 MHz, 1,142,857.14 fs per cycle) from cycle 100.
+    let path = vcds.join(format!("slice{b}.vcd"));
     let mut parser = vcd::Parser::new(std::io::BufReader::new(fs::File::open(&path).unwrap()));
     let header = parser.parse_header().unwrap();
     assert_eq!(header.timescale, Some((1, TimescaleUnit::FS)));

@@ -8,11 +8,12 @@
 //! reads it first (its read-modify-write) and then writes it. Each slice has
 //! its own golden [`MetadataCache`].
 //!
-//! Slices (**decision**): entries are interleaved over the slices in blocks
-//! of 64 entries (8 KiB of data), which is the data one 32-byte metadata
-//! sector describes, so that no metadata sector is cached by two slices and
-//! one slice's write-back never overwrites another's nibbles. Every page is
-//! compressed, so every request needs its metadata.
+//! Slices (**decision**): entries are dealt to the slices in blocks of 64
+//! entries (8 KiB of data), which is the data one 32-byte metadata sector
+//! describes, so that no metadata sector is cached by two slices and one
+//! slice's write-back never overwrites another's nibbles; which slice takes
+//! a block is [`SliceMap`]'s (hashed, as the memory system's). Every page
+//! is compressed, so every request needs its metadata.
 
 use crate::l2_cache::{L2Cache, L2Config, L2ConfigError, L2Stats, MemRequest};
 use crate::trace::{AddressLayout, Trace};
@@ -20,7 +21,8 @@ use buddy_golden::metadata_cache::{CacheConfigError, CacheStats, MetadataCache, 
 use buddy_golden::translation::MetadataNibble;
 use serde::Serialize;
 
-pub use crate::memory_system::request::ENTRIES_PER_SLICE_BLOCK;
+pub use crate::config::SliceInterleave;
+pub use crate::memory_system::request::{SliceMap, ENTRIES_PER_SLICE_BLOCK};
 
 /// The L2 requests a trace causes, in order, with the final flush.
 ///
@@ -48,18 +50,26 @@ pub struct SizePoint {
     pub stats: CacheStats,
 }
 
-/// Replay `requests` through `slices` metadata caches of `config` each.
+/// Replay `requests` through `slices` metadata caches of `config` each,
+/// the entries dealt to the slices as `interleave` says ([`SliceMap`]).
 ///
 /// # Errors
 /// An impossible cache geometry.
-pub fn replay(requests: &[MemRequest], heap_base: u64, slices: usize, config: MetadataCacheConfig) -> Result<SizePoint, CacheConfigError> {
+pub fn replay(
+    requests: &[MemRequest],
+    heap_base: u64,
+    slices: usize,
+    interleave: SliceInterleave,
+    config: MetadataCacheConfig,
+) -> Result<SizePoint, CacheConfigError> {
     let config = MetadataCacheConfig { slices: slices.max(1), ..config };
     let mut caches = (0..config.slices).map(|_| MetadataCache::new(config)).collect::<Result<Vec<_>, _>>()?;
+    let map = SliceMap { slices: config.slices as u64, line_sectors: config.sectors_per_line() as u64, interleave };
     let mut memory: Vec<u8> = Vec::new();
     for r in requests {
         let rel = r.entry_va - heap_base;
         let entry = rel / 128;
-        let slice = ((entry / ENTRIES_PER_SLICE_BLOCK) % caches.len() as u64) as usize;
+        let slice = map.slice_of_block(entry / ENTRIES_PER_SLICE_BLOCK) as usize;
         let at = MetadataNibble { address: rel >> 8, high: entry & 1 == 1 };
         let cache = &mut caches[slice];
         match r.write_mask {
@@ -93,11 +103,11 @@ mod tests {
     #[test]
     fn one_sector_covers_64_entries_and_blocks_rotate_over_slices() {
         let reqs: Vec<_> = (0..64).map(read).collect();
-        let p = replay(&reqs, 0x1000_0000, 8, MetadataCacheConfig::default()).unwrap();
+        let p = replay(&reqs, 0x1000_0000, 8, SliceInterleave::Hashed, MetadataCacheConfig::default()).unwrap();
         assert_eq!((p.stats.reads, p.stats.hits, p.stats.line_misses), (64, 63, 1));
         // Two blocks in different slices: two misses; the same block again: hits.
         let reqs = vec![read(0), read(64), read(1), read(65)];
-        let p = replay(&reqs, 0x1000_0000, 8, MetadataCacheConfig::default()).unwrap();
+        let p = replay(&reqs, 0x1000_0000, 8, SliceInterleave::Hashed, MetadataCacheConfig::default()).unwrap();
         assert_eq!((p.stats.hits, p.stats.line_misses), (2, 2));
     }
 
@@ -107,7 +117,7 @@ mod tests {
         let base = 0x1000_0000;
         let reqs =
             vec![MemRequest { entry_va: base, write_mask: Some(0b0011) }, MemRequest { entry_va: base + 128, write_mask: Some(0xF) }];
-        let p = replay(&reqs, base, 1, MetadataCacheConfig::default()).unwrap();
+        let p = replay(&reqs, base, 1, SliceInterleave::Hashed, MetadataCacheConfig::default()).unwrap();
         assert_eq!((p.stats.reads, p.stats.writes, p.stats.write_backs), (1, 2, 1));
     }
 
@@ -116,8 +126,12 @@ mod tests {
         // Sweep 16 sectors' worth of entries twice: a cache of >= 16 sectors
         // per slice (1 slice) hits the whole second pass.
         let reqs: Vec<_> = (0..2).flat_map(|_| (0..16).map(|s| read(s * 64))).collect();
-        let small = replay(&reqs, 0x1000_0000, 1, MetadataCacheConfig { size_bytes: 256, ways: 2, ..Default::default() }).unwrap();
-        let big = replay(&reqs, 0x1000_0000, 1, MetadataCacheConfig { size_bytes: 4096, ways: 4, ..Default::default() }).unwrap();
+        let small =
+            replay(&reqs, 0x1000_0000, 1, SliceInterleave::Hashed, MetadataCacheConfig { size_bytes: 256, ways: 2, ..Default::default() })
+                .unwrap();
+        let big =
+            replay(&reqs, 0x1000_0000, 1, SliceInterleave::Hashed, MetadataCacheConfig { size_bytes: 4096, ways: 4, ..Default::default() })
+                .unwrap();
         assert_eq!(big.stats.hits, 16);
         assert!(small.hit_rate < big.hit_rate);
     }

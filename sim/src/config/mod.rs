@@ -64,6 +64,10 @@ pub struct SystemConfig {
     /// up to 128 requests in flight, tagged responses) or `serial` (the
     /// `BuddyController`, one request at a time; `docs/controller.md`).
     pub rtl_slice: RtlSlice,
+    /// How blocks of 64 memory-entries (one metadata sector's) are dealt
+    /// to the slices: `hashed` (the default; Buddy Compression Sec. III-C,
+    /// the GPU's physical-address hash) or `plain` (block mod slices).
+    pub slice_interleave: SliceInterleave,
 }
 
 /// The RTL engine's slice hardware (`system.rtl_slice`).
@@ -75,6 +79,36 @@ pub enum RtlSlice {
     Pipelined,
     /// `serial`: the `BuddyController`.
     Serial,
+}
+
+/// How blocks of 64 memory-entries are dealt to the slices
+/// (`system.slice_interleave`; `memory_system::request::SliceMap`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SliceInterleave {
+    /// `hashed` (the default): block `b`'s slice is `b mod n` rotated by a
+    /// hash of the higher bits, as a GPU hashes physical addresses over its
+    /// memory controllers. Buddy Compression Sec. III-C: the metadata "is
+    /// interleaved across the DRAM channels using the same hashing
+    /// mechanism as regular physical-address interleaving". Without it,
+    /// arrays that start on the same 2 MiB boundary offset start on the same
+    /// slice and stay in step on it (partition camping).
+    #[default]
+    Hashed,
+    /// `plain`: block `b`'s slice is `b mod n` (the model before the hash).
+    Plain,
+}
+
+impl SliceInterleave {
+    pub const ALL: [SliceInterleave; 2] = [SliceInterleave::Hashed, SliceInterleave::Plain];
+
+    /// The name the config gives it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SliceInterleave::Hashed => "hashed",
+            SliceInterleave::Plain => "plain",
+        }
+    }
 }
 
 /// The fast engine's controller timing (`system.slice_timing`).
@@ -276,6 +310,7 @@ impl Default for SystemConfig {
             slice_timing: SliceTiming::Paper,
             slice_in_flight: 0,
             rtl_slice: RtlSlice::Pipelined,
+            slice_interleave: SliceInterleave::Hashed,
         }
     }
 }
@@ -667,6 +702,13 @@ mod tests {
     fn unknown_keys_and_bad_values_name_the_key() {
         let e = SimConfig::from_toml("[system]\nslice_timing = \"cycle\"\n", "c.toml").unwrap_err().to_string();
         assert!(e.contains("system.slice_timing") && e.contains("`paper` or `hardware`"), "{e}");
+        let e = SimConfig::from_toml("[system]\nslice_interleave = \"xor\"\n", "c.toml").unwrap_err().to_string();
+        assert!(e.contains("system.slice_interleave") && e.contains("`hashed` or `plain`"), "{e}");
+        let plain = SimConfig::from_toml("[system]\nslice_interleave = \"plain\"\n", "c.toml").unwrap();
+        assert_eq!(
+            (plain.system.slice_interleave, SimConfig::default().system.slice_interleave),
+            (SliceInterleave::Plain, SliceInterleave::Hashed)
+        );
         let e = SimConfig::from_toml("[nvlink]\ngbps = 50\nbandwith = 3\n", "c.toml").unwrap_err().to_string();
         assert!(e.contains("bandwith") && e.contains("line 3"), "{e}");
         let e = SimConfig::from_toml("[nvlink]\ngbps = 0\n", "c.toml").unwrap_err().to_string();

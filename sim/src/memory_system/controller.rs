@@ -4,10 +4,11 @@
 //! [`super::engine`]) against the HBM2 and NVLink models
 //! (docs/formats.md#metadata-cache).
 //!
-//! Slices (**decision**, as `mdcache_study`): entries are interleaved over
-//! the slices in blocks of [`ENTRIES_PER_SLICE_BLOCK`] (one 32-byte
-//! metadata sector's worth), so every metadata sector belongs to one
-//! slice's cache.
+//! Slices (**decision**, as `mdcache_study`): entries are dealt to the
+//! slices in blocks of [`ENTRIES_PER_SLICE_BLOCK`] (one 32-byte metadata
+//! sector's worth), so every metadata sector belongs to one slice's cache;
+//! which slice takes a block is [`SliceMap`]'s (`system.slice_interleave`,
+//! hashed by default).
 //!
 //! [`Controllers::read`] and [`Controllers::write`] issue one request and
 //! wait for it; [`Controllers::start_read`] and [`Controllers::start_write`]
@@ -38,7 +39,7 @@ use super::hbm::{Hbm, HbmStats};
 use super::mode::Mode;
 use super::nvlink::{LinkStats, Nvlink};
 use super::pages::PageTable;
-use super::request::{Finished, Outcome, Request, RequestInfo};
+use super::request::{Finished, Outcome, Request, RequestInfo, SliceMap};
 use crate::config::{RtlSlice, SimConfig, SliceTiming};
 
 /// Counters of the controllers.
@@ -97,6 +98,11 @@ impl Controllers {
             backing: Rc::new(RefCell::new(BackingStore::default())),
             golden: (0..n).map(|_| ControllerSlice::new(slice_config).expect("validated geometry")).collect(),
             queue: EventQueue::new(hbm, link, cycle),
+            slice_map: SliceMap {
+                slices: n as u64,
+                line_sectors: metadata_cache.sectors_per_line() as u64,
+                interleave: config.system.slice_interleave,
+            },
         };
         Ok(Controllers { algorithm, system, engine, stats: ControllerStats::default() })
     }

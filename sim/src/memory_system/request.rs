@@ -8,17 +8,58 @@ use buddy_golden::translation::{PageSize, Pte};
 use buddy_golden::{MemoryEntry, ENTRY_BYTES};
 
 use super::error::SimError;
+use crate::config::SliceInterleave;
 
-/// Entries are interleaved over the slices in blocks of 64 (**decision**,
-/// as `mdcache_study`): one 32-byte metadata sector's worth of 4-bit size
+/// Entries are dealt to the slices in blocks of 64 (**decision**, as
+/// `mdcache_study`): one 32-byte metadata sector's worth of 4-bit size
 /// nibbles (two per byte), so every metadata sector belongs to one slice's
 /// metadata cache.
 pub const ENTRIES_PER_SLICE_BLOCK: u64 = 2 * buddy_golden::SECTOR_BYTES as u64;
 
-/// The slice (of `slices`) that serves the memory-entry at virtual address
-/// `va` of a heap starting at `heap_base`.
-pub fn slice_of(va: u64, heap_base: u64, slices: usize) -> u64 {
-    ((va - heap_base) / ENTRY_BYTES as u64 / ENTRIES_PER_SLICE_BLOCK) % slices as u64
+/// Which slice serves which memory-entry (docs/formats.md, "Slices").
+///
+/// With `n` slices and `s` sectors per metadata-cache line, block
+/// `b = entry index / 64` goes to slice `(b mod n + h) mod n` where `h` is
+/// 0 (`plain`) or (`hashed`) the XOR of the `k`-bit digits of
+/// `g = b / (n * s)`, `k = ceil(log2 n)`. `g` numbers the groups of `n * s`
+/// blocks whose metadata sectors fill one cache line in each slice; the
+/// hash is constant over a group, so a slice still gets every sector of
+/// its lines (`MetadataCacheConfig::place` keeps `b mod n` in the tag) and
+/// each slice gets one block in `n` of every group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SliceMap {
+    /// Slices, at least 1.
+    pub slices: u64,
+    /// Sectors per metadata-cache line, at least 1.
+    pub line_sectors: u64,
+    pub interleave: SliceInterleave,
+}
+
+impl SliceMap {
+    /// The slice (`0..slices`) of block `block` (entry index / 64).
+    pub fn slice_of_block(&self, block: u64) -> u64 {
+        let n = self.slices.max(1);
+        let rotation = match self.interleave {
+            SliceInterleave::Plain => 0,
+            SliceInterleave::Hashed => {
+                let k = u64::BITS - (n - 1).leading_zeros();
+                let mut g = block / (n * self.line_sectors.max(1));
+                let mut h = 0;
+                while k > 0 && g != 0 {
+                    h ^= g & ((1 << k) - 1);
+                    g >>= k;
+                }
+                h
+            }
+        };
+        (block % n + rotation) % n
+    }
+
+    /// The slice that serves the memory-entry at virtual address `va` of a
+    /// heap starting at `heap_base` (`va >= heap_base`).
+    pub fn slice_of(&self, va: u64, heap_base: u64) -> u64 {
+        self.slice_of_block((va - heap_base) / ENTRY_BYTES as u64 / ENTRIES_PER_SLICE_BLOCK)
+    }
 }
 
 /// A request from the L2: a read, or a write of the sectors of `mask`
@@ -92,4 +133,53 @@ pub fn sector_data(sector: [u8; 32]) -> [u8; ENTRY_BYTES] {
 /// The words of a 128-byte entry value.
 pub fn words_of(value: &[u8; ENTRY_BYTES]) -> [u32; 32] {
     *MemoryEntry::from_bytes(value).words()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(slices: u64, interleave: SliceInterleave) -> SliceMap {
+        SliceMap { slices, line_sectors: 4, interleave }
+    }
+
+    #[test]
+    fn plain_deals_blocks_in_turn() {
+        let m = map(8, SliceInterleave::Plain);
+        for b in 0..10_000 {
+            assert_eq!(m.slice_of_block(b), b % 8);
+        }
+        assert_eq!(m.slice_of(0x1000_0000 + 64 * 128 * 11, 0x1000_0000), 3);
+    }
+
+    /// Per group of `n * 4` blocks, each slice takes exactly 4 blocks,
+    /// all with the same `b mod n` (one metadata-cache line's sectors).
+    #[test]
+    fn hashed_keeps_lines_whole_and_slices_balanced() {
+        for n in [1u64, 2, 3, 6, 8, 16, 64] {
+            let m = map(n, SliceInterleave::Hashed);
+            for g in (0..5_000u64).chain([1 << 20, (1 << 40) + 77]) {
+                let mut rem = vec![None; n as usize];
+                let mut count = vec![0; n as usize];
+                for b in g * n * 4..(g + 1) * n * 4 {
+                    let s = m.slice_of_block(b) as usize;
+                    assert!(s < n as usize);
+                    count[s] += 1;
+                    assert_eq!(*rem[s].get_or_insert(b % n), b % n, "n {n}, group {g}: slice {s} takes two lines");
+                }
+                assert!(count.iter().all(|&c| c == 4), "n {n}, group {g}: {count:?}");
+            }
+        }
+    }
+
+    /// Arrays that start on successive 2 MiB boundaries (256 blocks) start
+    /// on 8 different slices; plain dealing puts all of them on slice 0.
+    #[test]
+    fn hashed_spreads_arrays_on_the_same_boundary() {
+        let starts = |i| (0..8u64).map(|k| map(8, i).slice_of_block(k * 256)).collect::<Vec<_>>();
+        let mut hashed = starts(SliceInterleave::Hashed);
+        hashed.sort_unstable();
+        assert_eq!(hashed, (0..8).collect::<Vec<_>>());
+        assert_eq!(starts(SliceInterleave::Plain), vec![0; 8]);
+    }
 }

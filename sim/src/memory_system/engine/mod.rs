@@ -29,7 +29,7 @@ use super::error::SimError;
 use super::event_queue::{EventQueue, QueueState};
 use super::mode::Mode;
 use super::pages::PageTable;
-use super::request::{slice_of, words_of, Outcome, PortRequest, Request, SliceRequest};
+use super::request::{words_of, Outcome, PortRequest, Request, SliceMap, SliceRequest};
 
 pub mod paper;
 pub mod pipelined_driver;
@@ -109,12 +109,14 @@ pub struct MemorySystem {
     /// whose hardware holds its own state).
     pub golden: Vec<ControllerSlice>,
     pub queue: EventQueue,
+    /// Which slice serves which memory-entry (`system.slice_interleave`).
+    pub slice_map: SliceMap,
 }
 
 impl MemorySystem {
     /// The slice that serves the memory-entry at `va`.
     pub fn slice(&self, va: u64) -> u64 {
-        slice_of(va, self.pages.regs.heap_base, self.golden.len())
+        self.slice_map.slice_of(va, self.pages.regs.heap_base)
     }
 
     /// The PTE of `va`.

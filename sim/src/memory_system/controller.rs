@@ -100,7 +100,7 @@ impl Controllers {
             queue: EventQueue::new(hbm, link, cycle),
             slice_map: SliceMap {
                 slices: n as u64,
-                line_sectors: metadata_cache.sectors_per_line() as u64,
+                group_blocks: (metadata_cache.slices * metadata_cache.sectors_per_line()) as u64,
                 interleave: config.system.slice_interleave,
             },
         };

@@ -16,22 +16,22 @@ use crate::config::SliceInterleave;
 /// metadata cache.
 pub const ENTRIES_PER_SLICE_BLOCK: u64 = 2 * buddy_golden::SECTOR_BYTES as u64;
 
-/// Which slice serves which memory-entry (docs/formats.md, "Slices").
+/// Which slice serves which memory-entry (docs/formats.md#metadata-cache).
 ///
-/// With `n` slices and `s` sectors per metadata-cache line, block
-/// `b = entry index / 64` goes to slice `(b mod n + h) mod n` where `h` is
-/// 0 (`plain`) or (`hashed`) the XOR of the `k`-bit digits of
-/// `g = b / (n * s)`, `k = ceil(log2 n)`. `g` numbers the groups of `n * s`
-/// blocks whose metadata sectors fill one cache line in each slice; the
-/// hash is constant over a group, so a slice still gets every sector of
-/// its lines (`MetadataCacheConfig::place` keeps `b mod n` in the tag) and
-/// each slice gets one block in `n` of every group.
+/// With `n` slices, block `b = entry index / 64` goes to slice
+/// `(b mod n + h) mod n` where `h` is 0 (`plain`) or (`hashed`) the XOR of
+/// the `k`-bit digits of `g = b / group_blocks`, `k = ceil(log2 n)`. A
+/// group is the blocks whose metadata sectors make one line in each slice's
+/// cache (the cache's slices times its sectors per line: 32 blocks by
+/// default); the hash is constant over a group, so a slice still gets
+/// every sector of its lines (`MetadataCacheConfig::place` keeps `b mod 8`
+/// in the tag), and one block in `n` of each group when `n` divides it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SliceMap {
     /// Slices, at least 1.
     pub slices: u64,
-    /// Sectors per metadata-cache line, at least 1.
-    pub line_sectors: u64,
+    /// Blocks per group, at least 1.
+    pub group_blocks: u64,
     pub interleave: SliceInterleave,
 }
 
@@ -43,7 +43,7 @@ impl SliceMap {
             SliceInterleave::Plain => 0,
             SliceInterleave::Hashed => {
                 let k = u64::BITS - (n - 1).leading_zeros();
-                let mut g = block / (n * self.line_sectors.max(1));
+                let mut g = block / self.group_blocks.max(1);
                 let mut h = 0;
                 while k > 0 && g != 0 {
                     h ^= g & ((1 << k) - 1);
@@ -140,7 +140,7 @@ mod tests {
     use super::*;
 
     fn map(slices: u64, interleave: SliceInterleave) -> SliceMap {
-        SliceMap { slices, line_sectors: 4, interleave }
+        SliceMap { slices, group_blocks: 4 * slices, interleave }
     }
 
     #[test]

@@ -99,18 +99,6 @@ pub enum SliceInterleave {
     Plain,
 }
 
-impl SliceInterleave {
-    pub const ALL: [SliceInterleave; 2] = [SliceInterleave::Hashed, SliceInterleave::Plain];
-
-    /// The name the config gives it.
-    pub const fn name(self) -> &'static str {
-        match self {
-            SliceInterleave::Hashed => "hashed",
-            SliceInterleave::Plain => "plain",
-        }
-    }
-}
-
 /// The fast engine's controller timing (`system.slice_timing`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

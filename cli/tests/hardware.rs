@@ -207,6 +207,17 @@ fn mdcache_reports_hit_rates_per_size_and_writes_a_png() {
     }
     let bytes = std::fs::read(&png).unwrap();
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(json["slice_interleave"], "hashed");
+    // Blocks dealt in turn: the table names the interleave; an unknown name is an error.
+    let plain = buddy(&["mdcache", bundled().to_str().unwrap(), "--sizes", "1K", "--slice-interleave", "plain"]);
+    let text = String::from_utf8_lossy(&plain.stdout);
+    assert!(plain.status.success() && text.contains("8 slices, plain interleave"), "{text}");
+    // At 1 KiB per slice the streams that start together on one slice
+    // conflict: 69 misses dealt in turn, 54 hashed (json's first point).
+    assert!(text.contains("      1K    98.11%       3643       69"), "{text}");
+    assert_eq!(points[0]["stats"]["line_misses"].as_u64().unwrap() + points[0]["stats"]["sector_misses"].as_u64().unwrap(), 54);
+    let bad = buddy(&["mdcache", "--slice-interleave", "xor"]);
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("hashed"));
     std::fs::remove_dir_all(dir).ok();
 }
 

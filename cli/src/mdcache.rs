@@ -43,8 +43,8 @@ pub struct Args {
     /// `system.slice_interleave` in `buddy sim`: `hashed` (a hash of the
     /// address bits above them, Buddy Compression Sec. III-C) or `plain`
     /// (block mod slices).
-    #[arg(long, default_value = "hashed", value_parser = ["hashed", "plain"])]
-    pub slice_interleave: String,
+    #[arg(long, default_value = "hashed", value_parser = crate::sim::slice_interleave_parser())]
+    pub slice_interleave: SliceInterleave,
     /// Print JSON instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -55,15 +55,6 @@ pub struct Args {
     /// was changed since): without it only buddy's own unchanged file is replaced.
     #[arg(long)]
     pub force: bool,
-}
-
-/// `--slice-interleave` (clap admits only its two names).
-fn interleave(args: &Args) -> SliceInterleave {
-    if args.slice_interleave == "plain" {
-        SliceInterleave::Plain
-    } else {
-        SliceInterleave::Hashed
-    }
 }
 
 /// `4096`, `4K`, `2M` (binary units; [`parse_byte_size`]) → bytes.
@@ -94,7 +85,7 @@ pub struct WorkloadResult {
 pub struct Report {
     pub slices: u16,
     /// `hashed` or `plain` (`--slice-interleave`).
-    pub slice_interleave: String,
+    pub slice_interleave: SliceInterleave,
     pub ways: usize,
     pub line_bytes: usize,
     pub sector_bytes: usize,
@@ -120,7 +111,7 @@ fn study(path: &Path, args: &Args, page_bytes: u64) -> anyhow::Result<WorkloadRe
     for &size in &args.sizes {
         let config = MetadataCacheConfig { size_bytes: size, ways: args.ways as usize, ..Default::default() };
         points.push(
-            replay(&requests, layout.heap_base, args.slices as usize, interleave(args), config)
+            replay(&requests, layout.heap_base, args.slices as usize, args.slice_interleave, config)
                 .with_context(|| format!("metadata cache of {size} bytes"))?,
         );
     }
@@ -141,7 +132,7 @@ fn size_label(bytes: f64) -> String {
 pub fn table(r: &Report) -> String {
     let mut s = format!(
         "metadata cache hit rate per slice size ({} slices, {} interleave, {}-way, {} B lines, {} B sectors; L2 {} B, {}-way)\n",
-        r.slices, r.slice_interleave, r.ways, r.line_bytes, r.sector_bytes, r.l2.bytes, r.l2.ways
+        r.slices, r.slice_interleave.name(), r.ways, r.line_bytes, r.sector_bytes, r.l2.bytes, r.l2.ways
     );
     for w in &r.workloads {
         s += &format!(
@@ -183,7 +174,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let report = Report {
         slices: args.slices,
-        slice_interleave: args.slice_interleave.clone(),
+        slice_interleave: args.slice_interleave,
         ways: args.ways as usize,
         line_bytes: 128,
         sector_bytes: 32,

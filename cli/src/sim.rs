@@ -11,7 +11,7 @@ use buddy_delivery::waves::write_save_file;
 use buddy_golden::translation::TargetRatio;
 use buddy_golden::Algorithm;
 use buddy_sim::annotation::AnnotationFile;
-use buddy_sim::config::{RtlSlice, SimConfig, SliceTiming};
+use buddy_sim::config::{RtlSlice, SimConfig, SliceInterleave, SliceTiming};
 use buddy_sim::memory_system::{run as run_sim, Mode, RtlOptions, SimInput, SimReport};
 use buddy_sim::trace::{Trace, TraceSource};
 use buddy_sim::Workload;
@@ -686,6 +686,13 @@ pub fn slice_timing_parser() -> impl clap::builder::TypedValueParser<Value = Sli
     use clap::builder::TypedValueParser;
     clap::builder::PossibleValuesParser::new(SliceTiming::ALL.map(SliceTiming::name))
         .map(|s: String| SliceTiming::from_name(&s).expect("a possible value"))
+}
+
+/// `--slice-interleave`'s values, as the config names them.
+pub fn slice_interleave_parser() -> impl clap::builder::TypedValueParser<Value = SliceInterleave> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(SliceInterleave::ALL.map(SliceInterleave::name))
+        .map(|s: String| SliceInterleave::from_name(&s).expect("a possible value"))
 }
 
 /// `--rtl-slice`'s values, as the config names them.

@@ -64,7 +64,7 @@ pub fn replay(
 ) -> Result<SizePoint, CacheConfigError> {
     let config = MetadataCacheConfig { slices: slices.max(1), ..config };
     let mut caches = (0..config.slices).map(|_| MetadataCache::new(config)).collect::<Result<Vec<_>, _>>()?;
-    let map = SliceMap { slices: config.slices as u64, group_blocks: (config.slices * config.sectors_per_line()) as u64, interleave };
+    let map = SliceMap::for_cache(config.slices as u64, &config, interleave);
     let mut memory: Vec<u8> = Vec::new();
     for r in requests {
         let rel = r.entry_va - heap_base;

@@ -99,6 +99,23 @@ pub enum SliceInterleave {
     Plain,
 }
 
+impl SliceInterleave {
+    pub const ALL: [SliceInterleave; 2] = [SliceInterleave::Hashed, SliceInterleave::Plain];
+
+    /// The name the config and the CLI give it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SliceInterleave::Hashed => "hashed",
+            SliceInterleave::Plain => "plain",
+        }
+    }
+
+    /// The interleave named `name` (as [`SliceInterleave::name`] spells it).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
+
 /// The fast engine's controller timing (`system.slice_timing`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -98,11 +98,7 @@ impl Controllers {
             backing: Rc::new(RefCell::new(BackingStore::default())),
             golden: (0..n).map(|_| ControllerSlice::new(slice_config).expect("validated geometry")).collect(),
             queue: EventQueue::new(hbm, link, cycle),
-            slice_map: SliceMap {
-                slices: n as u64,
-                group_blocks: (metadata_cache.slices * metadata_cache.sectors_per_line()) as u64,
-                interleave: config.system.slice_interleave,
-            },
+            slice_map: SliceMap::for_cache(n as u64, &metadata_cache, config.system.slice_interleave),
         };
         Ok(Controllers { algorithm, system, engine, stats: ControllerStats::default() })
     }

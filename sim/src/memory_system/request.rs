@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use buddy_golden::metadata_cache::MetadataCacheConfig;
 use buddy_golden::translation::{PageSize, Pte};
 use buddy_golden::{MemoryEntry, ENTRY_BYTES};
 
@@ -36,6 +37,12 @@ pub struct SliceMap {
 }
 
 impl SliceMap {
+    /// The map of `slices` slices in front of metadata caches of geometry
+    /// `cache`: a group is `cache.slices` x its sectors per line blocks.
+    pub fn for_cache(slices: u64, cache: &MetadataCacheConfig, interleave: SliceInterleave) -> Self {
+        SliceMap { slices, group_blocks: (cache.slices * cache.sectors_per_line()) as u64, interleave }
+    }
+
     /// The slice (`0..slices`) of block `block` (entry index / 64).
     pub fn slice_of_block(&self, block: u64) -> u64 {
         let n = self.slices.max(1);

@@ -499,12 +499,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let mut paper = config.clone();
         paper.system.slice_timing = SliceTiming::Paper;
         let fast = simulate_modes(&prepared, &modes, args.algo, &paper, |_| None)?;
-        let rows: Vec<_> = reports.iter().zip(&fast).map(|(r, f)| PaperComparison::of(r, f)).collect();
+        let rows: Vec<_> = reports.iter().zip(&fast).map(|(r, f)| PaperComparison::of(r, f, config.cycle_ps())).collect();
         write_file(&dir.join("paper_timing.json"), serde_json::to_string_pretty(&rows)? + "\n")?;
         text += &paper_table(&rows);
-        text += &pipelined_table(&reports);
         files = "sim.json, sim.csv, epochs.csv, summary.txt, agreement.json, paper_timing.json, config.toml";
     }
+    // The RTL engine's and the cycle model's (`--slice-timing hardware`).
+    text += &pipelined_table(&reports, config.cycle_ps());
     write_file(&dir.join("summary.txt"), &text)?;
     let out = out.commit()?;
     if args.json {
@@ -525,7 +526,8 @@ pub struct Agreement {
     /// (fast - RTL) / RTL.
     pub cycle_difference: f64,
     /// Requests, device and link traffic, metadata cache counters, buddy
-    /// requests, energy, latencies and the per-epoch series are all equal.
+    /// requests, energy, latencies, the per-epoch series and the pipelined
+    /// slice's counters (`pipelined_slice`) are all equal.
     pub identical_statistics: bool,
     /// The statistics that differ, by name.
     pub differing: Vec<&'static str>,
@@ -534,7 +536,7 @@ pub struct Agreement {
 impl Agreement {
     /// Compare the RTL report `rtl` with the fast report `fast`.
     pub fn of(rtl: &SimReport, fast: &SimReport) -> Self {
-        let checks: [(&'static str, bool); 9] = [
+        let checks: [(&'static str, bool); 10] = [
             ("requests", (rtl.reads, rtl.writes, rtl.partial_writes) == (fast.reads, fast.writes, fast.partial_writes)),
             ("time", rtl.time_ns == fast.time_ns),
             ("device", rtl.device == fast.device),
@@ -544,6 +546,7 @@ impl Agreement {
             ("energy", rtl.energy == fast.energy),
             ("read_latency", (rtl.read_latency_mean_ns, rtl.read_latency_p99_ns) == (fast.read_latency_mean_ns, fast.read_latency_p99_ns)),
             ("epochs", rtl.epochs == fast.epochs),
+            ("pipelined_slice", rtl.pipelined_slice == fast.pipelined_slice),
         ];
         let differing: Vec<&'static str> = checks.iter().filter(|c| !c.1).map(|c| c.0).collect();
         Agreement {
@@ -573,11 +576,28 @@ pub struct PaperComparison {
     /// The metadata cache's counters are the same (the hardware's lookups
     /// are golden's, in request order).
     pub same_metadata: bool,
+    /// Mean read latency from the L2 miss (ns), RTL and paper.
+    pub rtl_read_latency_ns: f64,
+    pub paper_read_latency_ns: f64,
+    /// The reads that moved data, and their mean time in the slice in DRAM
+    /// cycles, cut as `ReadSplit` cuts it: [to their first memory request,
+    /// in memory, after], RTL and paper.
+    pub rtl_moved_reads: u64,
+    pub paper_moved_reads: u64,
+    pub rtl_read_split_cycles: [f64; 3],
+    pub paper_read_split_cycles: [f64; 3],
 }
 
 impl PaperComparison {
-    /// Set the RTL report `rtl` beside the paper-timing report `paper`.
-    pub fn of(rtl: &SimReport, paper: &SimReport) -> Self {
+    /// Set the RTL report `rtl` beside the paper-timing report `paper`
+    /// (DRAM cycles of `cycle_ps` picoseconds).
+    pub fn of(rtl: &SimReport, paper: &SimReport, cycle_ps: f64) -> Self {
+        let split = |r: &SimReport| {
+            let s = r.read_split.unwrap_or_default();
+            let (a, b, c) = s.mean_cycles(cycle_ps);
+            (s.reads, [a, b, c])
+        };
+        let ((rtl_moved_reads, rtl_read_split_cycles), (paper_moved_reads, paper_read_split_cycles)) = (split(rtl), split(paper));
         PaperComparison {
             mode: rtl.mode.name(),
             rtl_dram_cycles: rtl.dram_cycles,
@@ -588,6 +608,12 @@ impl PaperComparison {
             rtl_link_bytes: rtl.link.read_bytes + rtl.link.write_bytes,
             paper_link_bytes: paper.link.read_bytes + paper.link.write_bytes,
             same_metadata: rtl.metadata == paper.metadata,
+            rtl_read_latency_ns: rtl.read_latency_mean_ns,
+            paper_read_latency_ns: paper.read_latency_mean_ns,
+            rtl_moved_reads,
+            paper_moved_reads,
+            rtl_read_split_cycles,
+            paper_read_split_cycles,
         }
     }
 }
@@ -631,24 +657,39 @@ pub fn paper_table(rows: &[PaperComparison]) -> String {
             a.paper_link_bytes,
             if a.same_metadata { "equal" } else { "differ" }
         );
+        let [r, p] = [a.rtl_read_split_cycles, a.paper_read_split_cycles];
+        let _ = writeln!(
+            s,
+            "{:<15} reads {:.1} vs {:.1} ns from the L2 miss; in the slice, {} vs {} reads that moved data, DRAM cycles each: {:.1} vs {:.1} to their first memory request, {:.1} vs {:.1} in memory, {:.1} vs {:.1} after",
+            "", a.rtl_read_latency_ns, a.paper_read_latency_ns, a.rtl_moved_reads, a.paper_moved_reads, r[0], p[0], r[1], p[1], r[2], p[2]
+        );
     }
     s
 }
 
-/// Where the pipelined slices' cycles went, per mode (means per request or per sector).
-pub fn pipelined_table(reports: &[SimReport]) -> String {
+/// Where the pipelined slices' cycles went, per mode (means per request or
+/// per sector; slice cycles): empty unless a report has the pipelined
+/// slice's counters (the RTL engine or `--slice-timing hardware`).
+pub fn pipelined_table(reports: &[SimReport], cycle_ps: f64) -> String {
+    if reports.iter().all(|r| r.pipelined_slice.is_none()) {
+        return String::new();
+    }
     let mut s = String::from("pipelined slices (sums over slices; means in slice cycles):\n");
     for r in reports {
         let Some(p) = r.pipelined_slice else { continue };
         let per = |a: u64, b: u64| a as f64 / b.max(1) as f64;
         let _ = writeln!(
             s,
-            "{:<15} wait to be taken {:>6.1}, held {:>6.1} per request (with a lookup: {:>6.1} to its answer, {:>6.1} after); device port {} sectors in {} requests ({:.1}% of slice cycles), answers wait {:>5.1}; buddy port {} sectors, answers wait {:>5.1}",
+            "{:<15} wait to be taken {:>6.1}, held {:>6.1} per request (with a lookup: {:>6.1} to its answer, {:>6.1} after); reads that moved data ({}): {:>6.1} to their first memory request, {:>6.1} in memory (until a port takes the last answer), {:>5.1} after; device port {} sectors in {} requests ({:.1}% of slice cycles), answers wait {:>5.1}; buddy port {} sectors, answers wait {:>5.1}",
             r.mode.name(),
             per(p.accept_wait_cycles, p.requests),
             per(p.context_cycles, p.requests),
             per(p.lookup_cycles, p.lookups),
             per(p.after_lookup_cycles, p.lookups),
+            p.reads.reads,
+            p.reads.mean_cycles(cycle_ps).0,
+            p.reads.mean_cycles(cycle_ps).1,
+            p.reads.mean_cycles(cycle_ps).2,
             p.device_sectors,
             p.device_requests,
             100.0 * per(p.device_requests, (r.dram_cycles as u64).max(1) * (r.device_banks_used.len() as u64 / 4).max(1)),

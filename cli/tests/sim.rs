@@ -242,7 +242,17 @@ fn an_rtl_run_of_the_pipelined_slice_agrees_with_its_model_and_is_set_beside_the
     assert_eq!(rows[0]["rtl_link_bytes"], rows[0]["paper_link_bytes"]);
     let ratio = rows[0]["ratio"].as_f64().unwrap();
     assert!(ratio > 0.5 && ratio < 10.0, "{ratio}");
+    // Both reads' times in the slice are cut in three; the paper's decompression
+    // is ZVC's configured latency (2 cycles) on each compressed read, the
+    // hardware's the decompressor's, so neither side's "after" is empty.
+    for side in ["rtl", "paper"] {
+        let split: Vec<f64> = rows[0][format!("{side}_read_split_cycles")].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+        assert!(rows[0][format!("{side}_moved_reads")].as_u64().unwrap() > 100, "{side}");
+        assert!(split.len() == 3 && split[1] > 20.0 && split[2] > 0.0, "{side}: {split:?}");
+    }
+    assert!(text.contains("reads that moved data, DRAM cycles each"), "{text}");
     let reports: Vec<Value> = serde_json::from_slice(&fs::read(out.join("sim.json")).unwrap()).unwrap();
     assert_eq!(reports[0]["slice_timing"].as_str(), Some("pipelined hardware"));
     assert!(reports[0]["pipelined_slice"]["requests"].as_u64().unwrap() > 100);
+    assert_eq!(reports[0]["pipelined_slice"]["reads"], reports[0]["read_split"]);
 }

@@ -72,6 +72,14 @@ fn the_cycle_model_shows_the_rtl_engines_ports_on_every_cycle() {
         assert_eq!((rtl.read_latency_mean_ns, rtl.read_latency_p99_ns), (model.read_latency_mean_ns, model.read_latency_p99_ns), "{case}");
         assert_eq!((rtl.device, rtl.link, rtl.metadata, rtl.buddy_requests), (model.device, model.link, model.metadata, model.buddy_requests), "{case}");
         assert_eq!(rtl.epochs, model.epochs, "{case}");
+        assert_eq!(rtl.pipelined_slice, model.pipelined_slice, "{case}");
+        assert_eq!(rtl.read_split, model.read_split, "{case}");
+        // The reads that moved data, cut in three, are a share of the time the contexts were held.
+        let (split, stats) = (model.read_split.expect("the pipelined slice's read split"), model.pipelined_slice.expect("the model's counters"));
+        let cycle_ps = rtl_config.cycle_ps();
+        let cut = (split.to_memory_ps + split.memory_ps + split.after_memory_ps) as f64 / cycle_ps;
+        assert!(split.reads > 0 && split.reads <= model.reads && split.memory_ps > 0, "{case}: {split:?}");
+        assert!(cut <= stats.context_cycles as f64 * 1.001, "{case}: {cut} cycles of {}", stats.context_cycles);
         // The model's diagnosis covers every cycle the hardware left a request waiting.
         let waits = model.accept_waits.as_ref().expect("the model's diagnosis");
         let stalls = rtl.pipelined_slice.expect("pipelined statistics").accept_stall_cycles;

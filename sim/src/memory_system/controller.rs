@@ -120,10 +120,22 @@ impl Controllers {
         self.engine.accept_waits()
     }
 
+    /// Where the reads that moved data spent their time in the slices
+    /// (the paper timing and the pipelined slice).
+    pub fn read_split(&self) -> Option<super::engine::ReadSplit> {
+        self.engine.read_split()
+    }
+
     /// The pipelined RTL engine's slices, if that is the engine.
     pub fn pipelined_rtl(&self) -> Option<&PipelinedSlices> {
         // Through the box: the box itself is `Any` too.
         (*self.engine).as_any().downcast_ref::<PipelinedRtlEngine>().map(|e| &e.slices)
+    }
+
+    /// The pipelined slice's driver, under the RTL engine or the cycle
+    /// model (`--slice-timing hardware`): both time the same ports.
+    pub fn pipelined_slices(&self) -> Option<&PipelinedSlices> {
+        self.pipelined_rtl().or_else(|| (*self.engine).as_any().downcast_ref::<PipelinedModelEngine>().map(|e| e.slices()))
     }
 
     /// Run `f` on every slice's hardware (serial RTL engine; none in flight; an

@@ -198,8 +198,12 @@ pub struct SimReport {
     pub rtl_simulated_cycles: Option<u64>,
     /// RTL mode: `rtl_simulated_cycles` per wall-clock second.
     pub rtl_cycles_per_second: Option<f64>,
-    /// RTL mode with the pipelined slice: where its cycles went.
+    /// The pipelined slice (RTL mode, or fast mode with its hardware
+    /// timing): where its cycles went.
     pub pipelined_slice: Option<engine::pipelined_driver::PipelinedStats>,
+    /// The paper timing and the pipelined slice: where the reads that
+    /// moved data spent their time in the slices (picoseconds, summed).
+    pub read_split: Option<engine::ReadSplit>,
     /// Fast mode with the pipelined slice's hardware timing: slice cycles
     /// in which a request was offered and not taken, summed over the
     /// slices, by why (the cycle model's diagnosis).
@@ -586,7 +590,8 @@ impl<'a> Session<'a> {
             accesses_per_second: input.trace.accesses.len() as f64 / wall.max(1e-9),
             rtl_simulated_cycles: rtl_cycles,
             rtl_cycles_per_second: rtl_cycles.map(|c| c as f64 / wall.max(1e-9)),
-            pipelined_slice: ctl.pipelined_rtl().map(|p| p.stats()),
+            pipelined_slice: ctl.pipelined_slices().map(|p| p.stats()),
+            read_split: ctl.read_split(),
             accept_waits: ctl.accept_waits(),
             lockstep_lines,
             vcd_idle_slices,

@@ -23,6 +23,7 @@ use buddy_golden::controller_slice::{ControllerSlice, Served};
 use buddy_golden::metadata_cache::CacheStats;
 use buddy_golden::translation::{translate_entry, EntryAccess, Pte};
 use buddy_golden::{MemoryEntry, SizeClass};
+use serde::Serialize;
 
 use super::backing_store::{BackingMemory, BackingStore};
 use super::error::SimError;
@@ -72,6 +73,64 @@ pub trait SliceEngine: AsAny {
     /// pipelined slice's cycle model only).
     fn accept_waits(&self) -> Option<BTreeMap<String, u64>> {
         None
+    }
+
+    /// Where the reads that moved data spent their time in the slices
+    /// (the paper timing and the pipelined slice; `None` for the serial slice).
+    fn read_split(&self) -> Option<ReadSplit> {
+        None
+    }
+}
+
+/// Where the reads that moved data (device or buddy sectors) spent their
+/// time in a slice, summed over them, in picoseconds; reads that moved
+/// nothing (ZERO reads, faults) are left out. Each read's time in the slice
+/// (from taken to answered) is cut at its first memory request (device
+/// burst or link transfer) and at the arrival of the last of its data:
+///
+/// - `to_memory_ps`: the metadata lookup and the planning before memory
+///   (the paper timing: the hit latency, or 0 on a miss, whose slot read
+///   starts beside the fill);
+/// - `memory_ps`: memory and the link, their queues included (the
+///   pipelined slice: until a port takes the last answer);
+/// - `after_memory_ps`: the rest, up to the answer (the decompressor,
+///   the pipelined slice's gather and response register).
+///
+/// The three add up to the reads' time in the slice, not their latency
+/// (`read_latency_*` counts from the L2 miss, the wait to be taken included).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ReadSplit {
+    pub reads: u64,
+    pub to_memory_ps: u64,
+    pub memory_ps: u64,
+    pub after_memory_ps: u64,
+}
+
+impl ReadSplit {
+    /// Count a read taken at `taken`, whose first memory request was at
+    /// `first_memory`, last data arrived at `last_data` and answer at `answered` (ps).
+    pub fn add(&mut self, taken: u64, first_memory: u64, last_data: u64, answered: u64) {
+        self.reads += 1;
+        self.to_memory_ps += first_memory - taken;
+        self.memory_ps += last_data - first_memory;
+        self.after_memory_ps += answered - last_data;
+    }
+
+    /// The three means per read in cycles of `cycle_ps` picoseconds:
+    /// (to memory, memory, after memory).
+    pub fn mean_cycles(&self, cycle_ps: f64) -> (f64, f64, f64) {
+        let per = |ps: u64| ps as f64 / cycle_ps / self.reads.max(1) as f64;
+        (per(self.to_memory_ps), per(self.memory_ps), per(self.after_memory_ps))
+    }
+}
+
+impl std::ops::AddAssign for ReadSplit {
+    fn add_assign(&mut self, o: Self) {
+        let ReadSplit { reads, to_memory_ps, memory_ps, after_memory_ps } = o;
+        self.reads += reads;
+        self.to_memory_ps += to_memory_ps;
+        self.memory_ps += memory_ps;
+        self.after_memory_ps += after_memory_ps;
     }
 }
 

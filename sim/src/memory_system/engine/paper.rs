@@ -32,7 +32,7 @@ use std::task::{Context, Poll};
 use buddy_golden::Algorithm;
 
 use super::slots::SliceSlots;
-use super::{is_zero_read, MemorySystem, SliceEngine};
+use super::{is_zero_read, MemorySystem, ReadSplit, SliceEngine};
 use crate::config::SimConfig;
 use crate::memory_system::error::SimError;
 use crate::memory_system::event_queue::QueueState;
@@ -123,9 +123,26 @@ fn metadata_traffic(sh: &Rc<QueueState>, slice: u64, md: Option<&MetadataAccess>
     fills
 }
 
+/// When a read part's steps happened, ps.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadTimes {
+    pub start: u64,
+    /// Its first memory request (device burst or link transfer), if it moved data.
+    pub first_memory: Option<u64>,
+    /// The arrival of the last of its data (the metadata's answer if it moved none).
+    pub last_data: u64,
+    /// Its entry ready, decompressed.
+    pub ready: u64,
+}
+
 impl PaperTiming {
     /// The timing of a read part from now; returns when its entry is ready, ps.
     pub async fn read(&self, sh: &Rc<QueueState>, pending: &Rc<PendingFills>, slice: u64, p: &ReadPart) -> u64 {
+        self.read_times(sh, pending, slice, p).await.ready
+    }
+
+    /// As [`PaperTiming::read`], with the times of its steps.
+    pub async fn read_times(&self, sh: &Rc<QueueState>, pending: &Rc<PendingFills>, slice: u64, p: &ReadPart) -> ReadTimes {
         let t0 = sh.now();
         let fills = metadata_traffic(sh, slice, p.metadata.as_ref());
         let hit = fills.is_empty();
@@ -139,6 +156,7 @@ impl PaperTiming {
         };
         sh.until(md_ready).await;
         let late = (hit && sectors.count > 0).then(|| sh.start_burst(slice, sectors.first, sectors.count, false, slice));
+        let first_memory = if early.is_some() { Some(t0) } else { (late.is_some() || p.buddy.count > 0).then_some(md_ready) };
         let mut done = md_ready;
         // Buddy sectors wait for the metadata.
         if p.buddy.count > 0 {
@@ -148,7 +166,7 @@ impl PaperTiming {
             done = done.max(sh.burst(tk).await);
         }
         let decompress = !matches!(p.class, SizeClass::Zero | SizeClass::Raw);
-        done + if decompress { self.decompress_ps } else { 0 }
+        ReadTimes { start: t0, first_memory, last_data: done, ready: done + if decompress { self.decompress_ps } else { 0 } }
     }
 
     /// The timing of a write to a compressed page from now (after its read
@@ -192,6 +210,7 @@ pub struct PaperEngine {
     slots: Option<Rc<SliceSlots>>,
     pending: Rc<PendingFills>,
     zero_reads: u64,
+    reads: Rc<RefCell<ReadSplit>>,
 }
 
 impl PaperEngine {
@@ -206,7 +225,7 @@ impl PaperEngine {
             decompress_ps: (d * cycle).round() as u64,
             md_hit_ps: (config.metadata_cache.hit_cycles * cycle).round() as u64,
         };
-        PaperEngine { timing, slots, pending: Rc::default(), zero_reads: 0 }
+        PaperEngine { timing, slots, pending: Rc::default(), zero_reads: 0, reads: Rc::default() }
     }
 }
 
@@ -219,7 +238,7 @@ impl SliceEngine for PaperEngine {
         let (sh, out) = (system.queue.shared.clone(), outcome.clone());
         let buddy = served.touches_buddy();
         let entry = served.entry;
-        let (timing, slots, pending) = (self.timing, self.slots.clone(), self.pending.clone());
+        let (timing, slots, pending, reads) = (self.timing, self.slots.clone(), self.pending.clone(), self.reads.clone());
         system.queue.spawn(async move {
             if let Some(s) = &slots {
                 s.acquire(&sh, slice).await;
@@ -228,9 +247,12 @@ impl SliceEngine for PaperEngine {
                 (read, Some(w)) if w.metadata.is_some() => timing.write(&sh, &pending, slice, read.as_ref(), w).await,
                 (_, Some(w)) => PaperTiming::plain_write(&sh, slice, w).await,
                 (Some(r), None) => {
-                    let done = timing.read(&sh, &pending, slice, r).await;
-                    sh.until(done).await;
-                    done
+                    let t = timing.read_times(&sh, &pending, slice, r).await;
+                    if let Some(first) = t.first_memory {
+                        reads.borrow_mut().add(t.start, first, t.last_data, t.ready);
+                    }
+                    sh.until(t.ready).await;
+                    t.ready
                 }
                 (None, None) => unreachable!("a request reads or writes"),
             };
@@ -261,6 +283,10 @@ impl SliceEngine for PaperEngine {
 
     fn zero_reads(&self) -> u64 {
         self.zero_reads
+    }
+
+    fn read_split(&self) -> Option<ReadSplit> {
+        Some(*self.reads.borrow())
     }
 }
 
@@ -306,6 +332,31 @@ mod tests {
         }
         queue.finish().expect("no task is left waiting");
         (times.iter().map(|t| t.get()).collect(), timing)
+    }
+
+    /// The times [`PaperTiming::read_times`] gives a B32 read of one device
+    /// sector: on a hit its memory starts at hit latency, on a miss beside
+    /// the fill (at 0), and its entry is ready a decompression after its data.
+    #[test]
+    fn a_read_is_cut_at_its_first_memory_request_and_its_data() {
+        for outcome in [Lookup::Hit, Lookup::LineMiss] {
+            let mut read = zero_read(outcome);
+            read.class = SizeClass::B32;
+            read.slot = Sectors { first: 0x1000, count: 2 };
+            read.device = Sectors { first: 0x1000, count: 1 };
+            let config = SimConfig::default();
+            let mut queue = EventQueue::new(Hbm::new(&config), Nvlink::new(&config, 0), config.cycle_ps());
+            let timing = PaperEngine::new(&config, Algorithm::Bpc).timing;
+            let times: Rc<Cell<Option<ReadTimes>>> = Rc::default();
+            let (sh, pending, t) = (queue.shared.clone(), Rc::new(PendingFills::default()), times.clone());
+            queue.spawn(async move { t.set(Some(timing.read_times(&sh, &pending, 0, &read).await)) });
+            queue.finish().expect("no task is left waiting");
+            let t = times.get().expect("the read ended");
+            let first = if outcome == Lookup::Hit { timing.md_hit_ps } else { 0 };
+            assert_eq!((t.start, t.first_memory), (0, Some(first)), "{outcome:?}");
+            assert!(t.last_data > first + timing.md_hit_ps, "a DRAM access: {t:?}");
+            assert_eq!(t.ready, t.last_data + timing.decompress_ps, "{outcome:?}");
+        }
     }
 
     /// A lookup that hits a metadata sector whose fill is in flight is

@@ -49,12 +49,14 @@ use buddy_golden::metadata_cache::CacheStats;
 use buddy_golden::translation::BuddyRegisters;
 use buddy_golden::MemoryEntry;
 use buddy_hdl::metadata_cache::outcome;
-use buddy_hdl::request_contexts::FREED_PER_CYCLE;
+use buddy_hdl::memory_port::FILL_TAG_BIT;
+use buddy_hdl::request_contexts::{CONTEXT_BITS, FREED_PER_CYCLE};
+use buddy_hdl::sector_gather::SECTOR_INDEX_BITS;
 use buddy_hdl_model::pipelined_controller::RequestFacts;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::MemorySystem;
+use super::{MemorySystem, ReadSplit};
 use super::SliceEnv;
 use crate::memory_system::backing_store::write_masked;
 use crate::memory_system::error::SimError;
@@ -133,7 +135,12 @@ pub trait PipelinedHardware: ClockedHardware {
 
 /// The context a memory tag names (`{sectors - 1, fill, context, sector}`).
 fn tag_context(tag: u64) -> u64 {
-    tag >> 3 & 0x7f
+    tag >> SECTOR_INDEX_BITS & ((1 << CONTEXT_BITS) - 1)
+}
+
+/// The context a read answer's tag names, unless it answers a metadata fill.
+fn answer_context(tag: u64) -> Option<u64> {
+    (tag >> FILL_TAG_BIT & 1 == 0).then(|| tag_context(tag))
 }
 
 /// A read's run of sectors as memory answers it (sector `k` at bytes
@@ -158,11 +165,15 @@ pub struct Queued {
     /// Cycles it was taken and its size nibble's lookup answered.
     taken: u64,
     lookup_at: u64,
+    /// Cycles of its first data request on a memory port and of the
+    /// last read answer for it that a port took.
+    first_memory: Option<u64>,
+    last_answer: u64,
 }
 
 impl Queued {
     pub fn new(request: SliceRequest, issue: u64, outcome: Outcome, fault: Option<String>) -> Self {
-        Queued { request, issue, outcome, fault, facts: None, golden: None, buddy: false, moved: false, lookup: None, taken: 0, lookup_at: 0 }
+        Queued { request, issue, outcome, fault, facts: None, golden: None, buddy: false, moved: false, lookup: None, taken: 0, lookup_at: 0, first_memory: None, last_answer: 0 }
     }
 }
 
@@ -196,6 +207,9 @@ pub struct PipelinedStats {
     pub buddy_answer_wait_cycles: u64,
     /// Cycles with a request offered and not taken.
     pub accept_stall_cycles: u64,
+    /// Reads that moved data, their time in the slice cut at their first
+    /// memory request and their last answer taken by a port.
+    pub reads: ReadSplit,
 }
 
 impl std::ops::AddAssign for PipelinedStats {
@@ -217,7 +231,9 @@ impl std::ops::AddAssign for PipelinedStats {
             buddy_answers,
             buddy_answer_wait_cycles,
             accept_stall_cycles,
+            reads,
         } = o;
+        self.reads += reads;
         self.requests += requests;
         self.accept_wait_cycles += accept_wait_cycles;
         self.context_cycles += context_cycles;
@@ -450,6 +466,7 @@ impl<H: PipelinedHardware> Driver<H> {
                 }
             } else if let Some(q) = self.in_flight.get_mut(&tag_context(tag)) {
                 q.moved = true;
+                q.first_memory.get_or_insert(cycle);
             }
             if p.write {
                 sh.start_detached(env.slice, p.address, len, true, env.slice);
@@ -473,6 +490,7 @@ impl<H: PipelinedHardware> Driver<H> {
             if let Some(q) = self.in_flight.get_mut(&ctx) {
                 q.buddy = true;
                 q.moved = true;
+                q.first_memory.get_or_insert(cycle);
             }
             let continues = self.last_buddy == Some((cycle.wrapping_sub(1), ctx, p.write));
             let arrival = if continues { sh.link_continue(32 * len, p.write) } else { sh.link_transfer(32 * len, p.write) };
@@ -491,12 +509,18 @@ impl<H: PipelinedHardware> Driver<H> {
             progress = true;
             self.stats.device_answers += 1;
             self.stats.device_answer_wait_cycles += cycle - d.0;
+            if let Some(q) = answer_context(d.2).and_then(|c| self.in_flight.get_mut(&c)) {
+                q.last_answer = cycle;
+            }
         }
         if let Some(d) = bud.filter(|_| self.hw.bud_resp_ready()) {
             self.bud_due.pop();
             progress = true;
             self.stats.buddy_answers += 1;
             self.stats.buddy_answer_wait_cycles += cycle - d.0;
+            if let Some(q) = answer_context(d.2).and_then(|c| self.in_flight.get_mut(&c)) {
+                q.last_answer = cycle;
+            }
         }
         if let Some(resp) = self.hw.response() {
             progress = true;
@@ -507,6 +531,9 @@ impl<H: PipelinedHardware> Driver<H> {
                 self.stats.lookups += 1;
                 self.stats.lookup_cycles += q.lookup_at - q.taken;
                 self.stats.after_lookup_cycles += cycle - q.lookup_at;
+            }
+            if let (false, false, Some(first)) = (q.request.write, q.request.flush, q.first_memory) {
+                self.stats.reads.add(sh.ps(q.taken), sh.ps(first), sh.ps(q.last_answer), sh.ps(cycle));
             }
             let zero = !q.request.write && !q.request.flush && q.lookup == Some(outcome::HIT) && !q.moved;
             if zero && resp.fault == 0 && !resp.decode_error {

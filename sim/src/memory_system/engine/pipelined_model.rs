@@ -160,6 +160,11 @@ impl PipelinedModelEngine {
             slices: PipelinedSlices::with(n, "model", |_| Box::new(Driver::new(Box::new(ModelSlice::new(hardware)), regs))),
         }
     }
+
+    /// Its slices' driver (counters, waits).
+    pub fn slices(&self) -> &PipelinedSlices {
+        &self.slices
+    }
 }
 
 impl SliceEngine for PipelinedModelEngine {
@@ -209,5 +214,9 @@ impl SliceEngine for PipelinedModelEngine {
 
     fn accept_waits(&self) -> Option<std::collections::BTreeMap<String, u64>> {
         self.slices.accept_waits()
+    }
+
+    fn read_split(&self) -> Option<super::ReadSplit> {
+        Some(self.slices.stats().reads)
     }
 }

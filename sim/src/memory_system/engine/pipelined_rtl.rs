@@ -155,6 +155,10 @@ impl SliceEngine for PipelinedRtlEngine {
     fn metadata_stats(&self, _: &MemorySystem) -> CacheStats {
         *self.slices.metadata.borrow()
     }
+
+    fn read_split(&self) -> Option<super::ReadSplit> {
+        Some(self.slices.stats().reads)
+    }
 }
 
 /// A new slice driver of `hardware`, after reset.

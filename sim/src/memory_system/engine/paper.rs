@@ -126,6 +126,7 @@ fn metadata_traffic(sh: &Rc<QueueState>, slice: u64, md: Option<&MetadataAccess>
 /// When a read part's steps happened, ps.
 #[derive(Debug, Clone, Copy)]
 pub struct ReadTimes {
+    /// Taken: the read part's start.
     pub start: u64,
     /// Its first memory request (device burst or link transfer), if it moved data.
     pub first_memory: Option<u64>,

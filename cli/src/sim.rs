@@ -678,6 +678,7 @@ pub fn pipelined_table(reports: &[SimReport], cycle_ps: f64) -> String {
     for r in reports {
         let Some(p) = r.pipelined_slice else { continue };
         let per = |a: u64, b: u64| a as f64 / b.max(1) as f64;
+        let (to_memory, in_memory, after) = p.reads.mean_cycles(cycle_ps);
         let _ = writeln!(
             s,
             "{:<15} wait to be taken {:>6.1}, held {:>6.1} per request (with a lookup: {:>6.1} to its answer, {:>6.1} after); reads that moved data ({}): {:>6.1} to their first memory request, {:>6.1} in memory (until a port takes the last answer), {:>5.1} after; device port {} sectors in {} requests ({:.1}% of slice cycles), answers wait {:>5.1}; buddy port {} sectors, answers wait {:>5.1}",
@@ -687,9 +688,9 @@ pub fn pipelined_table(reports: &[SimReport], cycle_ps: f64) -> String {
             per(p.lookup_cycles, p.lookups),
             per(p.after_lookup_cycles, p.lookups),
             p.reads.reads,
-            p.reads.mean_cycles(cycle_ps).0,
-            p.reads.mean_cycles(cycle_ps).1,
-            p.reads.mean_cycles(cycle_ps).2,
+            to_memory,
+            in_memory,
+            after,
             p.device_sectors,
             p.device_requests,
             100.0 * per(p.device_requests, (r.dram_cycles as u64).max(1) * (r.device_banks_used.len() as u64 / 4).max(1)),

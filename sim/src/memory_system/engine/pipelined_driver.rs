@@ -160,20 +160,19 @@ pub struct Queued {
     pub facts: Option<RequestFacts>,
     pub golden: Option<MemoryEntry>,
     buddy: bool,
-    moved: bool,
     lookup: Option<u64>,
     /// Cycles it was taken and its size nibble's lookup answered.
     taken: u64,
     lookup_at: u64,
-    /// Cycles of its first data request on a memory port and of the
-    /// last read answer for it that a port took.
+    /// Cycles of its first data request on a memory port (`None`: it
+    /// moved no sector yet) and of the last read answer for it that a port took.
     first_memory: Option<u64>,
     last_answer: u64,
 }
 
 impl Queued {
     pub fn new(request: SliceRequest, issue: u64, outcome: Outcome, fault: Option<String>) -> Self {
-        Queued { request, issue, outcome, fault, facts: None, golden: None, buddy: false, moved: false, lookup: None, taken: 0, lookup_at: 0, first_memory: None, last_answer: 0 }
+        Queued { request, issue, outcome, fault, facts: None, golden: None, buddy: false, lookup: None, taken: 0, lookup_at: 0, first_memory: None, last_answer: 0 }
     }
 }
 
@@ -465,7 +464,6 @@ impl<H: PipelinedHardware> Driver<H> {
                     st.fills += 1;
                 }
             } else if let Some(q) = self.in_flight.get_mut(&tag_context(tag)) {
-                q.moved = true;
                 q.first_memory.get_or_insert(cycle);
             }
             if p.write {
@@ -489,7 +487,6 @@ impl<H: PipelinedHardware> Driver<H> {
             let ctx = tag_context(tag);
             if let Some(q) = self.in_flight.get_mut(&ctx) {
                 q.buddy = true;
-                q.moved = true;
                 q.first_memory.get_or_insert(cycle);
             }
             let continues = self.last_buddy == Some((cycle.wrapping_sub(1), ctx, p.write));
@@ -535,7 +532,7 @@ impl<H: PipelinedHardware> Driver<H> {
             if let (false, false, Some(first)) = (q.request.write, q.request.flush, q.first_memory) {
                 self.stats.reads.add(sh.ps(q.taken), sh.ps(first), sh.ps(q.last_answer), sh.ps(cycle));
             }
-            let zero = !q.request.write && !q.request.flush && q.lookup == Some(outcome::HIT) && !q.moved;
+            let zero = !q.request.write && !q.request.flush && q.lookup == Some(outcome::HIT) && q.first_memory.is_none();
             if zero && resp.fault == 0 && !resp.decode_error {
                 zero_reads.set(zero_reads.get() + 1);
             }
@@ -586,7 +583,7 @@ impl<H: PipelinedHardware> Driver<H> {
                 } else {
                     "read".into()
                 };
-                format!("[{id}: {kind} {:#x} taken {} lookup {:?} moved {}]", r.va, q.taken, q.lookup, q.moved)
+                format!("[{id}: {kind} {:#x} taken {} lookup {:?} moved {}]", r.va, q.taken, q.lookup, q.first_memory.is_some())
             })
             .collect();
         format!(

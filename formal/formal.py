@@ -161,10 +161,11 @@ ENVIRONMENT = {
         "    if (mem_resp_valid && mem_resp_tag[10]) assume(env_asked[mem_resp_tag[3:0]]);",
         "  end",
     ],
-    # hdl/src/sector_gather.rs, "Protocol": per context a device plan once
-    # (the context free), a buddy plan at most once after it, plan_last on
-    # the last; a part's runs only after its plan, within its planned
-    # sectors, each sector once; the context is free again once it has left.
+    # hdl/src/sector_gather.rs, "Protocol": per context the device part's
+    # layout once (the context free), the buddy part's at most once, in the
+    # same plan or a later one with plan_last; a part's runs only after its
+    # plan, within its planned sectors, each sector once; the context is
+    # free again once it has left.
     "sector_gather": None,  # sector_gather_environment(), below
 }
 
@@ -178,25 +179,33 @@ def sector_gather_environment():
         "  reg [127:0] env_open = 0, env_closed = 0, env_bud = 0;  // device plan taken / closed / buddy plan taken",
         "  wire env_leave = out_valid && out_ready;",
         "  always @(posedge clock) if (reset) begin env_open <= 0; env_closed <= 0; env_bud <= 0; end else begin",
-        "    if (plan_valid && !plan_buddy) begin env_open[plan_id] <= 1'b1; env_closed[plan_id] <= plan_last; end",
-        "    if (plan_valid && plan_buddy) begin env_bud[plan_id] <= 1'b1; env_closed[plan_id] <= plan_last; end",
+        "    if (plan_valid && plan_device) env_open[plan_id] <= 1'b1;",
+        "    if (plan_valid && plan_buddy) env_bud[plan_id] <= 1'b1;",
+        "    if (plan_valid) env_closed[plan_id] <= plan_last;",
         "    if (env_leave) begin env_open[out_id] <= 1'b0; env_closed[out_id] <= 1'b0; env_bud[out_id] <= 1'b0; end",
         "  end",
         "  always @* if (!init && !reset) begin",
-        "    if (plan_valid) assume(plan_sectors <= 3'd5 && !plan_lead[0] && !plan_words[0] && plan_words <= 6'd32);",
-        "    if (plan_valid && !plan_buddy) assume(!env_open[plan_id]);",
-        "    if (plan_valid && plan_buddy) assume(env_open[plan_id] && !env_closed[plan_id] && !env_bud[plan_id] && plan_last);",
+        "    if (plan_valid) assume((plan_device || plan_buddy) && plan_sectors <= 3'd5 && plan_bud_sectors <= 3'd5",
+        "      && !plan_lead[0] && !plan_bud_lead[0] && !plan_words[0] && plan_words <= 6'd32);",
+        "    if (plan_valid && !plan_device) assume(plan_sectors == 3'd0);",
+        "    if (plan_valid && !plan_buddy) assume(plan_bud_sectors == 3'd0);",
+        "    if (plan_valid && plan_device) assume(!env_open[plan_id]);",
+        "    if (plan_valid && plan_buddy) assume((plan_device || env_open[plan_id]) && !env_closed[plan_id] && !env_bud[plan_id] && plan_last);",
         "  end",
     ]
-    # per part (port prefix, its plans' plan_buddy, the flag its runs need):
-    # sectors planned (3 bits a context) and arrived (5 bits a context)
-    for part, port, buddy, flag in (("dev", "dev", "!plan_buddy", "env_open"), ("bud", "buddy", "plan_buddy", "env_bud")):
+    # per part (port prefix, the plan flag that holds it, its sector count,
+    # the flag its runs need): sectors planned (3 bits a context) and
+    # arrived (5 bits a context)
+    for part, port, buddy, sectors, flag in (
+        ("dev", "dev", "plan_device", "plan_sectors", "env_open"),
+        ("bud", "buddy", "plan_buddy", "plan_bud_sectors", "env_bud"),
+    ):
         n, got, run = "env_%s_n" % part, "env_%s_got" % part, "env_%s_run" % part
         lines += [
             "  reg [383:0] %s = 0; reg [639:0] %s = 0;" % (n, got),
             "  wire [4:0] %s = ((5'd1 << %s_sectors) - 5'd1) << %s_sector;" % (run, port, port),
             "  always @(posedge clock) if (reset) %s <= 0; else begin" % got,
-            "    if (plan_valid && %s) %s[plan_id * 3 +: 3] <= plan_sectors;" % (buddy, n),
+            "    if (plan_valid && %s) %s[plan_id * 3 +: 3] <= %s;" % (buddy, n, sectors),
             "    if (%s_valid) %s[%s_id * 5 +: 5] <= %s[%s_id * 5 +: 5] | %s;" % (port, got, port, got, port, run),
             "    if (env_leave) %s[out_id * 5 +: 5] <= 5'd0;" % got,
             "  end",

@@ -53,10 +53,13 @@ crate::lockstep_ports!(ReadPlanner, "read_planner",
         in_ready: 1,
         plan_valid: 1,
         plan_id: 7 if plan_valid,
-        plan_buddy: 1 if plan_valid,
+        plan_device: 1 if plan_valid,
         plan_lead: 3 if plan_valid,
         plan_words: 6 if plan_valid,
         plan_sectors: 3 if plan_valid,
+        plan_buddy: 1 if plan_valid,
+        plan_bud_lead: 3 if plan_valid,
+        plan_bud_sectors: 3 if plan_valid,
         plan_last: 1 if plan_valid,
         dev_req_valid: 1,
         dev_req_id: 7 if dev_req_valid,
@@ -118,28 +121,38 @@ fn random_read(a: &Access, id: u8, miss: bool) -> Vec<(ReadPlannerIn, Expected)>
     let lead = |address: u64| ((address >> 2) & 7) as u8;
     let dev_words = (if miss { slot.device_slot.bytes } else { access.device.bytes } / 4) as u8;
     let spills = buddy.count > 0;
-    let mut first = Expected::default();
-    first.plans.push_back(Plan {
+    let dev_plan = Plan {
         id,
-        buddy: false,
+        device: true,
         lead: lead(slot.device_slot.address),
         words: dev_words,
         sectors: device.count as u8,
-        last: !miss && !spills,
-    });
-    first.device.extend(requests(id, device));
-    let mut rest = Expected::default();
-    if miss || spills {
-        let bud_lead = access.buddy.map_or(lead(job(kind::FULL).in_buddy_address), |b| lead(b.address));
-        rest.plans.push_back(Plan { id, buddy: true, lead: bud_lead, words: 0, sectors: buddy.count as u8, last: true });
-    }
-    rest.buddy.extend(requests(id, buddy));
+        ..Default::default()
+    };
+    let bud_plan = Plan {
+        id,
+        buddy: true,
+        bud_lead: access.buddy.map_or(lead(job(kind::FULL).in_buddy_address), |b| lead(b.address)),
+        bud_sectors: buddy.count as u8,
+        last: true,
+        ..Default::default()
+    };
     if miss {
+        // The slot first, the buddy part (maybe none) once the class is known.
+        let mut first = Expected::default();
+        first.plans.push_back(dev_plan);
+        first.device.extend(requests(id, device));
+        let mut rest = Expected::default();
+        rest.plans.push_back(bud_plan);
+        rest.buddy.extend(requests(id, buddy));
         vec![(job(kind::SLOT), first), (job(kind::FINISH), rest)]
     } else {
-        first.plans.extend(rest.plans);
-        first.buddy = rest.buddy;
-        vec![(job(kind::FULL), first)]
+        // One plan of both parts (the buddy part's when the class spills).
+        let mut full = Expected::default();
+        full.plans.push_back(Plan { buddy: spills, bud_lead: bud_plan.bud_lead, bud_sectors: bud_plan.bud_sectors, last: true, ..dev_plan });
+        full.device.extend(requests(id, device));
+        full.buddy.extend(requests(id, buddy));
+        vec![(job(kind::FULL), full)]
     }
 }
 
@@ -255,7 +268,7 @@ pub fn run(
         }
         // What is handed on must be what golden says the reads need.
         if let Some(p) = want.plan.filter(|_| i.plan_ready) {
-            golden_agrees(cycle, "plan", p, expected.plans.pop_front())?;
+            golden_agrees(cycle, "plan", p.layout(), expected.plans.pop_front().map(Plan::layout))?;
             out.plans += 1;
         }
         if let Some(r) = want.dev_req.filter(|_| i.dev_req_ready) {

@@ -19,14 +19,20 @@ use rand_chacha::ChaCha8Rng;
 
 use buddy_golden::SECTOR_WORDS;
 
-/// One part's plan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Plan {
-    id: usize,
-    buddy: bool,
+/// One part's layout: its lead word, words (the device part's only) and sectors.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Part {
     lead: usize,
     words: usize,
     sectors: usize,
+}
+
+/// A plan on `plan_*`: the layouts of the parts it holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Plan {
+    id: usize,
+    device: Option<Part>,
+    buddy: Option<Part>,
     last: bool,
 }
 
@@ -71,10 +77,13 @@ crate::lockstep_ports!(SectorGather, "sector_gather",
         reset: 1,
         plan_valid: 1,
         plan_id: 7,
-        plan_buddy: 1,
+        plan_device: 1,
         plan_lead: 3,
         plan_words: 6,
         plan_sectors: 3,
+        plan_buddy: 1,
+        plan_bud_lead: 3,
+        plan_bud_sectors: 3,
         plan_last: 1,
         dev_valid: 1,
         dev_id: 7,
@@ -108,8 +117,8 @@ fn sectors_of(lead: usize, words: usize) -> usize {
     }
 }
 
-/// A random read's plans (the device part first) as a metadata hit (one
-/// step) or miss (the whole device slot first, the rest later), with the
+/// A random read's plans as a metadata hit (one plan of both parts) or
+/// miss (the whole device slot first, the buddy part later), with the
 /// device part's bytes of a target ratio (2, 8, 16, 24 or 32 words; a 16x
 /// part 0-6 words into its sector), a size class, and a buddy part that
 /// starts 0-6 words into its first sector (more general than Buddy's
@@ -124,12 +133,13 @@ fn random_read(id: usize, rng: &mut ChaCha8Rng) -> (Vec<Plan>, bool) {
     let spill = class > slot;
     let bud_lead = 2 * rng.gen_range(0..4);
     let bud_words = class.saturating_sub(slot);
-    let dev = Plan { id, buddy: false, lead: dev_lead, words: dev_words, sectors: sectors_of(dev_lead, dev_words), last: !miss && !spill };
-    let bud = Plan { id, buddy: true, lead: bud_lead, words: 0, sectors: sectors_of(bud_lead, bud_words), last: true };
-    if miss || spill {
-        (vec![dev, bud], miss)
+    let dev = Part { lead: dev_lead, words: dev_words, sectors: sectors_of(dev_lead, dev_words) };
+    let bud = Part { lead: bud_lead, words: 0, sectors: sectors_of(bud_lead, bud_words) };
+    if miss {
+        let slot = Plan { id, device: Some(dev), ..Default::default() };
+        (vec![slot, Plan { id, buddy: Some(bud), last: true, ..Default::default() }], true)
     } else {
-        (vec![dev], false)
+        (vec![Plan { id, device: Some(dev), buddy: spill.then_some(bud), last: true }], false)
     }
 }
 
@@ -190,19 +200,20 @@ pub fn run(
                 free.swap_remove(rng.gen_range(0..free.len()))
             };
             let (read_plans, split) = if priming {
-                let dev = Plan { id, buddy: false, lead: 0, words: 0, sectors: 4, last: false };
-                (vec![dev, Plan { buddy: true, last: true, ..dev }], false)
+                let part = Part { lead: 0, words: 0, sectors: 4 };
+                (vec![Plan { id, device: Some(part), buddy: Some(part), last: true }], false)
             } else {
                 random_read(id, &mut rng)
             };
             out.split += split as usize;
-            out.with_buddy += (read_plans.len() == 2 && read_plans[1].sectors > 0) as usize;
+            let dev = read_plans[0].device.expect("a read's first plan holds its device part");
+            let bud = read_plans.iter().find_map(|p| p.buddy);
+            out.with_buddy += bud.is_some_and(|b| b.sectors > 0) as usize;
             let mut expected = [None; 32];
-            let (dev, bud) = (read_plans[0], read_plans.get(1));
             let data: Vec<[u32; SECTOR_WORDS]> = (0..10).map(|_| std::array::from_fn(|_| rng.gen())).collect();
             for (i, e) in expected.iter_mut().enumerate() {
                 let (plan, pos, base) =
-                    if i < dev.words { (Some(&dev), i + dev.lead, 0) } else { (bud, i - dev.words + bud.map_or(0, |b| b.lead), 5) };
+                    if i < dev.words { (Some(&dev), i + dev.lead, 0) } else { (bud.as_ref(), i - dev.words + bud.map_or(0, |b| b.lead), 5) };
                 if let Some(p) = plan {
                     if pos / SECTOR_WORDS < p.sectors {
                         *e = Some(data[base + pos / SECTOR_WORDS][pos % SECTOR_WORDS]);
@@ -224,23 +235,26 @@ pub fn run(
         let plan = match plans.front() {
             Some(&(at, p)) if at <= cycle && rng.gen_bool(0.8) => {
                 plans.pop_front();
-                // Its sectors may be answered from the next cycle on, in
-                // runs of up to 4 (sectors 0-3, then 4).
+                // Its parts' sectors may be answered from the next cycle on,
+                // in runs of up to 4 (sectors 0-3, then 4).
                 let data = &reads[p.id].as_ref().expect("a planned read").data;
-                for index in (0..p.sectors).step_by(4) {
-                    let count = (p.sectors - index).min(4);
-                    let mut words = [0u32; 32];
-                    for k in 0..count {
-                        words[8 * k..8 * k + 8].copy_from_slice(&data[5 * p.buddy as usize + index + k]);
-                    }
-                    out.runs += 1;
-                    out.whole_runs += (count == 4) as usize;
-                    let s = Sector { id: p.id, index, count, data: words };
-                    let when = cycle + rng.gen_range(1..=30);
-                    if p.buddy {
-                        bud_queue.push((when, s));
-                    } else {
-                        dev_queue.push((when, s));
+                for (buddy, part) in [(false, p.device), (true, p.buddy)] {
+                    let sectors = part.map_or(0, |x| x.sectors);
+                    for index in (0..sectors).step_by(4) {
+                        let count = (sectors - index).min(4);
+                        let mut words = [0u32; 32];
+                        for k in 0..count {
+                            words[8 * k..8 * k + 8].copy_from_slice(&data[5 * buddy as usize + index + k]);
+                        }
+                        out.runs += 1;
+                        out.whole_runs += (count == 4) as usize;
+                        let s = Sector { id: p.id, index, count, data: words };
+                        let when = cycle + rng.gen_range(1..=30);
+                        if buddy {
+                            bud_queue.push((when, s));
+                        } else {
+                            dev_queue.push((when, s));
+                        }
                     }
                 }
                 Some(p)
@@ -258,13 +272,17 @@ pub fn run(
         let buddy = answer(&mut bud_queue, &mut rng);
         let out_ready = rng.gen_bool(p_ready);
 
-        let p = plan.unwrap_or(Plan { id: 0, buddy: false, lead: 0, words: 0, sectors: 0, last: false });
+        let p = plan.unwrap_or_default();
+        let (pd, pb) = (p.device.unwrap_or_default(), p.buddy.unwrap_or_default());
         dut.plan_valid.next = plan.is_some();
         dut.plan_id.next = (p.id as u64).into();
-        dut.plan_buddy.next = p.buddy;
-        dut.plan_lead.next = (p.lead as u64).into();
-        dut.plan_words.next = (p.words as u64).into();
-        dut.plan_sectors.next = (p.sectors as u64).into();
+        dut.plan_device.next = p.device.is_some();
+        dut.plan_lead.next = (pd.lead as u64).into();
+        dut.plan_words.next = (pd.words as u64).into();
+        dut.plan_sectors.next = (pd.sectors as u64).into();
+        dut.plan_buddy.next = p.buddy.is_some();
+        dut.plan_bud_lead.next = (pb.lead as u64).into();
+        dut.plan_bud_sectors.next = (pb.sectors as u64).into();
         dut.plan_last.next = p.last;
         let zero = Sector { id: 0, index: 0, count: 0, data: [0; 32] };
         let (d, b) = (dev.unwrap_or(zero), buddy.unwrap_or(zero));
@@ -285,10 +303,13 @@ pub fn run(
             reset: false,
             plan_valid: plan.is_some(),
             plan_id: p.id as u8,
-            plan_buddy: p.buddy,
-            plan_lead: p.lead as u8,
-            plan_words: p.words as u8,
-            plan_sectors: p.sectors as u8,
+            plan_device: p.device.is_some(),
+            plan_lead: pd.lead as u8,
+            plan_words: pd.words as u8,
+            plan_sectors: pd.sectors as u8,
+            plan_buddy: p.buddy.is_some(),
+            plan_bud_lead: pb.lead as u8,
+            plan_bud_sectors: pb.sectors as u8,
             plan_last: p.last,
             dev_valid: dev.is_some(),
             dev_id: d.id as u8,
@@ -356,10 +377,13 @@ pub fn measured_latencies() -> (u64, u64) {
     let plan = |dut: &mut SectorGather, on: bool, id: u64, sectors: u64| {
         dut.plan_valid.next = on;
         dut.plan_id.next = id.into();
-        dut.plan_buddy.next = false;
+        dut.plan_device.next = true;
         dut.plan_lead.next = 0.into();
         dut.plan_words.next = 8.into();
         dut.plan_sectors.next = sectors.into();
+        dut.plan_buddy.next = false;
+        dut.plan_bud_lead.next = 0.into();
+        dut.plan_bud_sectors.next = 0.into();
         dut.plan_last.next = true;
     };
     // A one-sector read: planned at cycle -1, its sector taken at cycle 0.

@@ -581,10 +581,13 @@ impl PipelinedControllerModel {
         if let Some(p) = w.planner.plan {
             n.gather.plan_valid = true;
             n.gather.plan_id = p.id;
-            n.gather.plan_buddy = p.buddy;
+            n.gather.plan_device = p.device;
             n.gather.plan_lead = p.lead;
             n.gather.plan_words = p.words;
             n.gather.plan_sectors = p.sectors;
+            n.gather.plan_buddy = p.buddy;
+            n.gather.plan_bud_lead = p.bud_lead;
+            n.gather.plan_bud_sectors = p.bud_sectors;
             n.gather.plan_last = p.last;
         }
         n.planner.plan_ready = w.gather.plan_ready;

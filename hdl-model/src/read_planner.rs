@@ -75,15 +75,36 @@ pub struct ReadPlannerIn {
     pub buddy_req_ready: bool,
 }
 
-/// A part's plan for the sector gather (`plan_*`).
+/// A job's plan for the sector gather (`plan_*`): the layouts of the
+/// parts it reads.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Plan {
     pub id: u8,
-    pub buddy: bool,
+    /// `plan_device`: the device part's layout is in the plan.
+    pub device: bool,
     pub lead: u8,
     pub words: u8,
     pub sectors: u8,
+    /// `plan_buddy`: the buddy part's layout is in the plan.
+    pub buddy: bool,
+    pub bud_lead: u8,
+    pub bud_sectors: u8,
     pub last: bool,
+}
+
+impl Plan {
+    /// The plan as the sector gather reads it: the lead and word fields of
+    /// a part the plan does not hold are don't-cares (the planner shows
+    /// the job's), so they are cleared; the sector counts are not (both
+    /// add to the context's count, 0 for an absent part).
+    pub fn layout(self) -> Plan {
+        Plan {
+            lead: if self.device { self.lead } else { 0 },
+            words: if self.device { self.words } else { 0 },
+            bud_lead: if self.buddy { self.bud_lead } else { 0 },
+            ..self
+        }
+    }
 }
 
 /// A read of a run of sectors (`dev_req_*`, `buddy_req_*`).
@@ -114,13 +135,12 @@ pub struct ReadPlannerOut {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReadJob {
     pub id: u8,
-    /// Plans still to send: the device part's first.
+    /// The plan, not yet sent, holds the device part / the buddy part.
     pub dev_plan: bool,
     pub bud_plan: bool,
     pub dev_lead: u8,
     pub dev_words: u8,
     pub dev_sectors: u8,
-    pub dev_last: bool,
     pub bud_lead: u8,
     pub bud_sectors: u8,
     pub dev_base: u64,
@@ -150,7 +170,6 @@ impl ReadJob {
             dev_lead: lead_word(i.in_device_address),
             dev_words: (dev_units * UNIT_BYTES / WORD_BYTES) as u8,
             dev_sectors: sectors(first_unit(i.in_device_address), dev_units) as u8,
-            dev_last: bud_units == 0,
             bud_lead: lead_word(i.in_buddy_address),
             bud_sectors: sectors(first_unit(i.in_buddy_address), bud_units) as u8,
             dev_base: sector_base(i.in_device_address),
@@ -159,7 +178,6 @@ impl ReadJob {
         };
         match kind {
             kind::SLOT => {
-                job.dev_last = false;
                 job.bud_plan = false;
                 job.bud_sectors = 0;
             }
@@ -193,27 +211,29 @@ impl ReadPlannerModel {
 
     fn plan(&self) -> Option<Plan> {
         let j = &self.job;
-        if j.dev_plan {
-            Some(Plan { id: j.id, buddy: false, lead: j.dev_lead, words: j.dev_words, sectors: j.dev_sectors, last: j.dev_last })
-        } else if j.bud_plan {
-            Some(Plan { id: j.id, buddy: true, lead: j.bud_lead, words: 0, sectors: j.bud_sectors, last: true })
-        } else {
-            None
-        }
+        (j.dev_plan || j.bud_plan).then_some(Plan {
+            id: j.id,
+            device: j.dev_plan,
+            lead: j.dev_lead,
+            words: j.dev_words,
+            sectors: j.dev_sectors,
+            buddy: j.bud_plan,
+            bud_lead: j.bud_lead,
+            bud_sectors: j.bud_sectors,
+            last: j.closes,
+        })
     }
 
-    /// Whether nothing of the job is left after this cycle's transfers (a
-    /// plan taken now is the device part's while that one is left).
+    /// Whether nothing of the job is left after this cycle's transfers.
     fn frees(&self, i: &ReadPlannerIn, plan_go: bool, dev_req: Option<SectorRequest>, buddy_req: Option<SectorRequest>) -> bool {
         let j = &self.job;
         let dev_go = dev_req.filter(|_| i.dev_req_ready).map_or(0, |r| r.sectors);
         let bud_go = buddy_req.filter(|_| i.buddy_req_ready).map_or(0, |r| r.sectors);
-        let dev_plan_left = j.dev_plan && !plan_go;
-        let bud_plan_left = j.bud_plan && (j.dev_plan || !plan_go);
-        !dev_plan_left && !bud_plan_left && self.dev_next + dev_go == j.dev_sectors && self.bud_next + bud_go == j.bud_sectors
+        let plan_left = (j.dev_plan || j.bud_plan) && !plan_go;
+        !plan_left && self.dev_next + dev_go == j.dev_sectors && self.bud_next + bud_go == j.bud_sectors
     }
 
-    /// A part's runs go from the cycle its plan is taken (`plan_go`: the
+    /// A part's runs go from the cycle the plan is taken (`plan_go`: the
     /// plan port takes it now).
     fn request(id: u8, planned: bool, plan_go: bool, next: u8, sectors: u8, base: u64) -> Option<SectorRequest> {
         ((!planned || plan_go) && next != sectors).then_some(SectorRequest {
@@ -234,8 +254,7 @@ impl CycleModel for ReadPlannerModel {
         let plan = self.plan();
         let plan_go = plan.is_some() && i.plan_ready;
         let dev_req = Self::request(j.id, j.dev_plan, plan_go, self.dev_next, j.dev_sectors, j.dev_base);
-        // The buddy plan goes only after the device plan.
-        let buddy_req = Self::request(j.id, j.bud_plan, plan_go && !j.dev_plan, self.bud_next, j.bud_sectors, j.bud_base);
+        let buddy_req = Self::request(j.id, j.bud_plan, plan_go, self.bud_next, j.bud_sectors, j.bud_base);
         let active = j.dev_plan || j.bud_plan || self.dev_next != j.dev_sectors || self.bud_next != j.bud_sectors;
         let done = (active && j.closes && self.frees(i, plan_go, dev_req, buddy_req)).then_some(j.id);
         ReadPlannerOut { in_ready: self.waiting.is_none(), plan, dev_req, buddy_req, done }
@@ -257,11 +276,8 @@ impl CycleModel for ReadPlannerModel {
         let free = self.frees(i, plan_go, o.dev_req, o.buddy_req);
         let j = &mut self.job;
         if plan_go {
-            if j.dev_plan {
-                j.dev_plan = false;
-            } else {
-                j.bud_plan = false;
-            }
+            j.dev_plan = false;
+            j.bud_plan = false;
         }
         self.dev_next += dev_go;
         self.bud_next += bud_go;
@@ -303,10 +319,13 @@ pub fn hardware_out(h: &ReadPlanner) -> ReadPlannerOut {
         in_ready: h.in_ready.val(),
         plan: h.plan_valid.val().then(|| Plan {
             id: u8_of(h.plan_id.val().to_u64()),
-            buddy: h.plan_buddy.val(),
+            device: h.plan_device.val(),
             lead: u8_of(h.plan_lead.val().to_u64()),
             words: u8_of(h.plan_words.val().to_u64()),
             sectors: u8_of(h.plan_sectors.val().to_u64()),
+            buddy: h.plan_buddy.val(),
+            bud_lead: u8_of(h.plan_bud_lead.val().to_u64()),
+            bud_sectors: u8_of(h.plan_bud_sectors.val().to_u64()),
             last: h.plan_last.val(),
         }),
         dev_req: request(
@@ -379,6 +398,8 @@ mod tests {
         kinds: [usize; 3],
         dev_plans: usize,
         bud_plans: usize,
+        /// Plans of both parts (a FULL read whose class spills).
+        both_plans: usize,
         five_sector_plans: usize,
         dev_sectors: usize,
         bud_sectors: usize,
@@ -425,8 +446,10 @@ mod tests {
                     c.kinds[usize::from(i.in_kind)] += 1;
                 }
                 if let Some(p) = want.plan.filter(|_| i.plan_ready) {
-                    *if p.buddy { &mut c.bud_plans } else { &mut c.dev_plans } += 1;
-                    c.five_sector_plans += (p.sectors == 5) as usize;
+                    c.dev_plans += p.device as usize;
+                    c.bud_plans += p.buddy as usize;
+                    c.both_plans += (p.device && p.buddy) as usize;
+                    c.five_sector_plans += (p.sectors == 5 || p.bud_sectors == 5) as usize;
                 }
                 let runs = [want.dev_req.filter(|_| i.dev_req_ready), want.buddy_req.filter(|_| i.buddy_req_ready)];
                 c.dev_sectors += runs[0].map_or(0, |r| usize::from(r.sectors));
@@ -454,6 +477,7 @@ mod tests {
                 c.kinds[2],
                 c.dev_plans,
                 c.bud_plans,
+                c.both_plans,
                 c.five_sector_plans,
                 c.dev_sectors,
                 c.bud_sectors,

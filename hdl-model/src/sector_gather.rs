@@ -16,12 +16,15 @@ pub struct SectorGatherIn {
     pub reset: bool,
     pub plan_valid: bool,
     pub plan_id: u8,
-    pub plan_buddy: bool,
-    /// `plan_lead` and `plan_words` steer only the data path; carried so
-    /// that the ports are complete.
+    /// `plan_device`, `plan_buddy`, the leads and `plan_words` steer only
+    /// the data path; carried so that the ports are complete.
+    pub plan_device: bool,
     pub plan_lead: u8,
     pub plan_words: u8,
     pub plan_sectors: u8,
+    pub plan_buddy: bool,
+    pub plan_bud_lead: u8,
+    pub plan_bud_sectors: u8,
     pub plan_last: bool,
     pub dev_valid: bool,
     pub dev_id: u8,
@@ -136,8 +139,9 @@ impl CycleModel for SectorGatherModel {
         }
         if i.plan_valid {
             let w = &mut self.want[i.plan_id as usize];
-            // `plan_sectors` is 3 bits wide, the count 4 (it wraps).
-            *w = (*w + (i.plan_sectors & ((1 << SECTOR_INDEX_BITS) - 1))) & COUNT_MASK;
+            // The parts' counts are 3 bits wide, the count 4 (it wraps).
+            let part = |n: u8| n & ((1 << SECTOR_INDEX_BITS) - 1);
+            *w = (*w + part(i.plan_sectors) + part(i.plan_bud_sectors)) & COUNT_MASK;
         }
         let mut complete = closed_next & !self.last_picked;
         for c in 0..CONTEXTS {
@@ -179,14 +183,17 @@ mod tests {
     use rust_hdl::prelude::*;
     use std::collections::VecDeque;
 
-    /// One part's plan.
+    /// A plan: the layouts of one or both parts.
     #[derive(Debug, Clone, Copy, Default)]
     struct Plan {
         id: u8,
-        buddy: bool,
+        device: bool,
         lead: u8,
         words: u8,
         sectors: u8,
+        buddy: bool,
+        bud_lead: u8,
+        bud_sectors: u8,
         last: bool,
     }
 
@@ -199,10 +206,11 @@ mod tests {
         }
     }
 
-    /// A read's plans as the read planner sends them: a metadata hit
-    /// (device part, then a buddy part if it spills) or a miss (the whole
-    /// device slot first, closed later by a buddy plan of 0 or more
-    /// sectors). Returns the plans and whether the read was split.
+    /// A read's plans as the read planner sends them: a metadata hit (one
+    /// plan: the device part, and the buddy part if it spills) or a miss
+    /// (the whole device slot first, closed later by a plan of the buddy
+    /// part alone, of 0 or more sectors). Returns the plans and whether
+    /// the read was split.
     fn random_read(id: u8, rng: &mut ChaCha8Rng) -> (Vec<Plan>, bool) {
         let slot = *[2u8, 8, 16, 24, 32].choose(rng).expect("non-empty");
         let class = *[0u8, 2, 4, 8, 16, 20, 24, 32].choose(rng).expect("non-empty");
@@ -211,13 +219,13 @@ mod tests {
         let dev_words = if miss { slot } else { class.min(slot) };
         let spill = class > slot;
         let bud_lead = 2 * rng.gen_range(0..4);
-        let dev =
-            Plan { id, buddy: false, lead: dev_lead, words: dev_words, sectors: sectors_of(dev_lead, dev_words), last: !miss && !spill };
-        let bud = Plan { id, buddy: true, lead: bud_lead, words: 0, sectors: sectors_of(bud_lead, class.saturating_sub(slot)), last: true };
-        if miss || spill {
-            (vec![dev, bud], miss)
+        let bud_sectors = sectors_of(bud_lead, class.saturating_sub(slot));
+        let dev = Plan { id, device: true, lead: dev_lead, words: dev_words, sectors: sectors_of(dev_lead, dev_words), ..Default::default() };
+        if miss {
+            let finish = Plan { id, buddy: true, bud_lead, bud_sectors, last: true, ..Default::default() };
+            (vec![dev, finish], true)
         } else {
-            (vec![dev], false)
+            (vec![Plan { buddy: spill, bud_lead, bud_sectors, last: true, ..dev }], false)
         }
     }
 
@@ -227,6 +235,8 @@ mod tests {
         split: usize,
         /// Reads closed with no sector at all.
         empty: usize,
+        /// Reads with a plan of both parts, each with sectors.
+        both_parts: usize,
         plans: usize,
         sectors: usize,
         /// Runs of 4 sectors; runs from a part's fifth sector.
@@ -280,7 +290,8 @@ mod tests {
                 in_flight[id as usize] = true;
                 let (read_plans, split) = random_read(id, &mut rng);
                 cov.split += split as usize;
-                cov.empty += read_plans.iter().all(|p| p.sectors == 0) as usize;
+                cov.empty += read_plans.iter().all(|p| p.sectors + p.bud_sectors == 0) as usize;
+                cov.both_parts += read_plans.iter().any(|p| p.sectors > 0 && p.bud_sectors > 0) as usize;
                 let mut at = cycle;
                 for (n, p) in read_plans.into_iter().enumerate() {
                     if n == 1 && split {
@@ -293,15 +304,17 @@ mod tests {
                 Some(&(at, p)) if at <= cycle && rng.gen_bool(0.8) => {
                     plans.pop_front();
                     // A part's first 4 sectors in one run, a fifth in a second.
-                    for (index, n) in [(0, p.sectors.min(4)), (4, p.sectors.saturating_sub(4))] {
-                        if n == 0 {
-                            continue;
-                        }
-                        let s = (cycle + rng.gen_range(1..=30), p.id, index, n);
-                        if p.buddy {
-                            bud_queue.push(s);
-                        } else {
-                            dev_queue.push(s);
+                    for (buddy, sectors) in [(false, p.sectors), (true, p.bud_sectors)] {
+                        for (index, n) in [(0, sectors.min(4)), (4, sectors.saturating_sub(4))] {
+                            if n == 0 {
+                                continue;
+                            }
+                            let s = (cycle + rng.gen_range(1..=30), p.id, index, n);
+                            if buddy {
+                                bud_queue.push(s);
+                            } else {
+                                dev_queue.push(s);
+                            }
                         }
                     }
                     Some(p)
@@ -320,10 +333,13 @@ mod tests {
                 reset,
                 plan_valid: plan.is_some(),
                 plan_id: p.id,
-                plan_buddy: p.buddy,
+                plan_device: p.device,
                 plan_lead: p.lead,
                 plan_words: p.words,
                 plan_sectors: p.sectors,
+                plan_buddy: p.buddy,
+                plan_bud_lead: p.bud_lead,
+                plan_bud_sectors: p.bud_sectors,
                 plan_last: p.last,
                 dev_valid: dev.is_some(),
                 dev_id: dev.map_or(0, |s| s.1),
@@ -338,10 +354,13 @@ mod tests {
             hw.reset.next = i.reset;
             hw.plan_valid.next = i.plan_valid;
             hw.plan_id.next = (i.plan_id as u64).into();
-            hw.plan_buddy.next = i.plan_buddy;
+            hw.plan_device.next = i.plan_device;
             hw.plan_lead.next = (i.plan_lead as u64).into();
             hw.plan_words.next = (i.plan_words as u64).into();
             hw.plan_sectors.next = (i.plan_sectors as u64).into();
+            hw.plan_buddy.next = i.plan_buddy;
+            hw.plan_bud_lead.next = (i.plan_bud_lead as u64).into();
+            hw.plan_bud_sectors.next = (i.plan_bud_sectors as u64).into();
             hw.plan_last.next = i.plan_last;
             hw.dev_valid.next = i.dev_valid;
             hw.dev_id.next = (i.dev_id as u64).into();
@@ -397,6 +416,7 @@ mod tests {
                 cov.reads > 1_000
                     && cov.split > 0
                     && cov.empty > 0
+                    && cov.both_parts > 0
                     && cov.whole_runs > 0
                     && cov.second_runs > 0
                     && cov.both_ports_one_context > 0

@@ -971,10 +971,13 @@ impl Logic for $name {
         // The planners' plans, sector reads and writes; the memories' answers.
         self.gather.plan_valid.next = self.planner.plan_valid.val();
         self.gather.plan_id.next = self.planner.plan_id.val();
-        self.gather.plan_buddy.next = self.planner.plan_buddy.val();
+        self.gather.plan_device.next = self.planner.plan_device.val();
         self.gather.plan_lead.next = self.planner.plan_lead.val();
         self.gather.plan_words.next = self.planner.plan_words.val();
         self.gather.plan_sectors.next = self.planner.plan_sectors.val();
+        self.gather.plan_buddy.next = self.planner.plan_buddy.val();
+        self.gather.plan_bud_lead.next = self.planner.plan_bud_lead.val();
+        self.gather.plan_bud_sectors.next = self.planner.plan_bud_sectors.val();
         self.gather.plan_last.next = self.planner.plan_last.val();
         self.planner.plan_ready.next = self.gather.plan_ready.val();
         self.dev_port.rd_req_valid.next = self.planner.dev_req_valid.val();

@@ -28,12 +28,14 @@ pub mod kind {
 #[derive(Clone, Copy, Debug, PartialEq, Default, LogicStruct)]
 pub struct ReadJob {
     pub id: Bits<CONTEXT_BITS>,
+    /// The plan, not yet sent, holds the device part (FULL, SLOT) and the
+    /// buddy part (FINISH, and FULL when the class spills); both clear
+    /// when it goes.
     pub dev_plan: Bit,
     pub bud_plan: Bit,
     pub dev_lead: Bits<3>,
     pub dev_words: Bits<6>,
     pub dev_sectors: Bits<SECTOR_INDEX_BITS>,
-    pub dev_last: Bit,
     pub bud_lead: Bits<3>,
     pub bud_sectors: Bits<SECTOR_INDEX_BITS>,
     pub dev_base: Bits<64>,
@@ -48,12 +50,12 @@ pub struct ReadJob {
 /// slot start) and its size class, the device bytes `min(class, part)`
 /// from the slot start and the buddy bytes `class - part` from the buddy
 /// slot start (an uncompressed page: the whole 128-byte slot, no class).
-/// For each part it sends the sector gather its plan (`plan_*`, the
-/// device part's first, exactly once per read; see
-/// [`crate::SectorGather`]) and then requests its sectors on that part's
-/// memory port as runs of up to [`RUN_SECTORS`] consecutive sectors, one
-/// run per cycle, lowest address first: sectors 0-3 of the part, then
-/// sector 4 when it spans 5. A run is tagged with the context id, its
+/// Per job it sends the sector gather one plan (`plan_*`: the layouts of
+/// the parts the job reads, both of a full read in one transfer; see
+/// [`crate::SectorGather`]) and, from the cycle it is taken, requests
+/// each part's sectors on that part's memory port as runs of up to
+/// [`RUN_SECTORS`] consecutive sectors, one run per cycle per port, lowest
+/// address first: sectors 0-3 of the part, then sector 4 when it spans 5. A run is tagged with the context id, its
 /// first sector's index in the part (0 or 4) and its sector count (1-4).
 ///
 /// | port | width | direction | meaning |
@@ -67,7 +69,10 @@ pub struct ReadJob {
 /// | `in_device_address` | 64 | in | the entry's device slot start, byte address (8-byte aligned, as page frames are) |
 /// | `in_device_part_bytes` | 8 | in | the device part: 128, 96, 64, 32 or 8 bytes (128 uncompressed) |
 /// | `in_buddy_address` | 64 | in | the entry's buddy slot start, byte address (8-byte aligned, as the GBBR is) |
-/// | `plan_valid`, `plan_ready`, `plan_id`, `plan_buddy`, `plan_lead`, `plan_words`, `plan_sectors`, `plan_last` | 1, 1, 7, 1, 3, 6, 3, 1 | out, in, out... | a part's plan for the sector gather |
+/// | `plan_valid`, `plan_ready`, `plan_id` | 1, 1, 7 | out, in, out | a job's plan for the sector gather, its context |
+/// | `plan_device`, `plan_lead`, `plan_words`, `plan_sectors` | 1, 3, 6, 3 | out | the plan holds the device part (FULL, SLOT); its lead word, length in 32-bit words, sectors (0-5) |
+/// | `plan_buddy`, `plan_bud_lead`, `plan_bud_sectors` | 1, 3, 3 | out | the plan holds the buddy part (FINISH, a FULL read whose class spills); its lead word and sectors (0-5) |
+/// | `plan_last` | 1 | out | the job closes its read (FULL, FINISH) |
 /// | `dev_req_valid`, `dev_req_ready` | 1, 1 | out, in | a device-memory read of a run of sectors |
 /// | `dev_req_id`, `dev_req_sector`, `dev_req_address` | 7, 3, 64 | out | its context, its first sector's index in the device part (0 or 4), its first sector's 32-byte-aligned byte address |
 /// | `dev_req_sectors` | 3 | out | the run's sectors, 1-4 |
@@ -77,12 +82,14 @@ pub struct ReadJob {
 /// Timing: a job starts in the cycle it is accepted if the current job's
 /// last transfers go that cycle (or there is none), else it waits (one
 /// job at most) and starts in the cycle they go; a job started at cycle
-/// `a` offers its first plan at `a + 1`; a part's runs are offered one
-/// per cycle from the cycle its plan is taken (`dev_req_valid` and
-/// `buddy_req_valid` follow `plan_ready` in that cycle). With every port
-/// ready a full read thus occupies the planner for 1 cycle, 2 when it has
-/// a buddy part (a part of 5 sectors, which only a slot off a sector
-/// boundary gives, takes a cycle more).
+/// `a` offers its plan at `a + 1`; each part's runs are offered one per
+/// cycle from the cycle the plan is taken (`dev_req_valid` and
+/// `buddy_req_valid` follow `plan_ready` in that cycle), the two ports in
+/// parallel. With every port ready a read thus occupies the planner for 1
+/// cycle, device and buddy parts alike (a part of 5 sectors, which only a
+/// slot off a sector boundary gives, takes a cycle more). Until issue
+/// #48's twelfth step the buddy part had a plan of its own, sent the
+/// cycle after the device part's: 2 cycles per read that spills.
 #[derive(SettleBlock, Default)]
 pub struct ReadPlanner {
     _settle: crate::settle::Settle,
@@ -100,10 +107,13 @@ pub struct ReadPlanner {
     pub plan_valid: Signal<Out, Bit>,
     pub plan_ready: Signal<In, Bit>,
     pub plan_id: Signal<Out, Bits<CONTEXT_BITS>>,
-    pub plan_buddy: Signal<Out, Bit>,
+    pub plan_device: Signal<Out, Bit>,
     pub plan_lead: Signal<Out, Bits<3>>,
     pub plan_words: Signal<Out, Bits<6>>,
     pub plan_sectors: Signal<Out, Bits<SECTOR_INDEX_BITS>>,
+    pub plan_buddy: Signal<Out, Bit>,
+    pub plan_bud_lead: Signal<Out, Bits<3>>,
+    pub plan_bud_sectors: Signal<Out, Bits<SECTOR_INDEX_BITS>>,
     pub plan_last: Signal<Out, Bit>,
     pub dev_req_valid: Signal<Out, Bit>,
     pub dev_req_ready: Signal<In, Bit>,
@@ -180,22 +190,19 @@ impl Logic for ReadPlanner {
     fn update(&mut self) {
         dff_setup!(self, clock, j, j_dev_next, j_bud_next, n_valid, n_job);
 
-        // What the job offers: the device plan first, then the buddy
-        // plan; a part's sectors once its plan is taken.
+        // What the job offers: its one plan, both parts' layouts straight
+        // from `j`; each part's sectors once the plan is taken.
         self.plan_valid.next = self.j.q.val().dev_plan | self.j.q.val().bud_plan;
         self.plan_id.next = self.j.q.val().id;
-        self.plan_buddy.next = !self.j.q.val().dev_plan;
-        self.plan_lead.next = self.j.q.val().bud_lead;
-        self.plan_words.next = 0.into();
-        self.plan_sectors.next = self.j.q.val().bud_sectors;
-        self.plan_last.next = true;
-        if self.j.q.val().dev_plan {
-            self.plan_lead.next = self.j.q.val().dev_lead;
-            self.plan_words.next = self.j.q.val().dev_words;
-            self.plan_sectors.next = self.j.q.val().dev_sectors;
-            self.plan_last.next = self.j.q.val().dev_last;
-        }
-        // A part's sectors go from the cycle its plan is taken: `plan_ready`
+        self.plan_device.next = self.j.q.val().dev_plan;
+        self.plan_lead.next = self.j.q.val().dev_lead;
+        self.plan_words.next = self.j.q.val().dev_words;
+        self.plan_sectors.next = self.j.q.val().dev_sectors;
+        self.plan_buddy.next = self.j.q.val().bud_plan;
+        self.plan_bud_lead.next = self.j.q.val().bud_lead;
+        self.plan_bud_sectors.next = self.j.q.val().bud_sectors;
+        self.plan_last.next = self.j.q.val().closes;
+        // The sectors go from the cycle the plan is taken: `plan_ready`
         // reaches the request valids (the sector gather's is a constant 1).
         self.plan_go.next = self.plan_valid.val() & self.plan_ready.val();
         self.dev_req_valid.next = (!self.j.q.val().dev_plan | self.plan_go.val()) & (self.j_dev_next.q.val() != self.j.q.val().dev_sectors);
@@ -210,8 +217,7 @@ impl Logic for ReadPlanner {
         }
         self.dev_offset.next = bit_cast::<64, SECTOR_INDEX_BITS>(self.j_dev_next.q.val()) << 5;
         self.dev_req_address.next = self.j.q.val().dev_base + self.dev_offset.val();
-        self.buddy_req_valid.next = (!self.j.q.val().bud_plan | (self.plan_go.val() & !self.j.q.val().dev_plan))
-            & (self.j_bud_next.q.val() != self.j.q.val().bud_sectors);
+        self.buddy_req_valid.next = (!self.j.q.val().bud_plan | self.plan_go.val()) & (self.j_bud_next.q.val() != self.j.q.val().bud_sectors);
         self.buddy_req_id.next = self.j.q.val().id;
         self.buddy_req_sector.next = self.j_bud_next.q.val();
         self.bud_last_run.next = self.j_bud_next.q.val().get_bit(2) | (self.j.q.val().bud_sectors <= bits::<SECTOR_INDEX_BITS>(4));
@@ -224,10 +230,8 @@ impl Logic for ReadPlanner {
 
         self.dev_go.next = self.dev_req_valid.val() & self.dev_req_ready.val();
         self.bud_go.next = self.buddy_req_valid.val() & self.buddy_req_ready.val();
-        if self.plan_go.val() & self.j.q.val().dev_plan {
+        if self.plan_go.val() {
             self.j.d.next.dev_plan = false;
-        }
-        if self.plan_go.val() & !self.j.q.val().dev_plan {
             self.j.d.next.bud_plan = false;
         }
         // After a run: 4, or the part's end.
@@ -253,8 +257,7 @@ impl Logic for ReadPlanner {
         // now (both compares from flip-flops: no adder before `free`).
         self.dev_finished.next = (self.j_dev_next.q.val() == self.j.q.val().dev_sectors) | (self.dev_go.val() & self.dev_last_run.val());
         self.bud_finished.next = (self.j_bud_next.q.val() == self.j.q.val().bud_sectors) | (self.bud_go.val() & self.bud_last_run.val());
-        self.free.next = !(self.j.q.val().dev_plan & !self.plan_go.val())
-            & !(self.j.q.val().bud_plan & !(self.plan_go.val() & !self.j.q.val().dev_plan))
+        self.free.next = !(self.plan_valid.val() & !self.plan_ready.val())
             & self.dev_finished.val()
             & self.bud_finished.val();
         self.active.next = self.j.q.val().dev_plan
@@ -352,14 +355,12 @@ impl Logic for ReadPlanner {
         self.job.next.bud_sectors = self.bud_sectors.val();
         self.job.next.dev_base = self.in_device_address.val() & !bits::<64>(31);
         self.job.next.bud_base = self.in_buddy_address.val() & !bits::<64>(31);
-        // Full: a device plan, and a buddy plan when the class spills.
+        // Full: the device part, and the buddy part when the class spills.
         self.job.next.dev_plan = true;
         self.job.next.closes = true;
-        self.job.next.dev_last = self.bud_units.val() == bits::<5>(0);
         self.job.next.bud_plan = self.bud_units.val() != bits::<5>(0);
         if self.in_kind.val() == 1 {
             // kind::SLOT
-            self.job.next.dev_last = false;
             self.job.next.closes = false;
             self.job.next.bud_plan = false;
             self.job.next.bud_sectors = 0.into();

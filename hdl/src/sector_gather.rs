@@ -52,30 +52,34 @@ pub mod timing {
 /// covered keep what the context's last use left (a decompressor reads
 /// only its class's bytes).
 ///
-/// **Protocol.** Per context, the planner sends the device part's plan
-/// (`plan_buddy` = 0: `lead`, `words`, `sectors`) exactly once, and the
-/// buddy part's plan (`plan_buddy` = 1: `lead`, `sectors`; `words` unused)
-/// at most once, after it; `plan_last` on the last of them closes the
+/// **Protocol.** Per context, the planner sends the device part's layout
+/// (`plan_device`: `lead`, `words`, `sectors`) exactly once, and the buddy
+/// part's (`plan_buddy`: `bud_lead`, `bud_sectors`) at most once, in the
+/// same plan or a later one; `plan_last` on the last plan closes the
 /// context. A part's plan comes no later than the cycle its first sector is
 /// requested, so a sector comes at least a cycle after its part's plan.
 /// Sectors come in runs on the port of their part: a run is sectors
 /// `sector .. sector + count - 1` of the part, `count` 1-4 and `sector` 0 or
 /// 4 (a part's first 4 sectors, then its fifth), all written in one cycle. A read
 /// whose class is not known yet (a metadata miss) may plan the whole device
-/// slot first (`plan_last` = 0) and close later with a buddy plan of 0 or
-/// more sectors. A context is complete when it is closed and every sector
+/// slot first (`plan_last` = 0) and close later with a plan of the buddy
+/// part alone, of 0 or more sectors; a read whose class is known plans
+/// both parts at once. A context is complete when it is closed and every sector
 /// planned has arrived; complete contexts leave on `out_*` lowest id first,
 /// one per cycle. The context may be planned again once it has left.
 ///
 /// | port | width | direction | meaning |
 /// |---|---|---|---|
 /// | `clock`, `reset` | 1, 1 | in | rising-edge clock; synchronous active-high reset (no context planned) |
-/// | `plan_valid`, `plan_ready` | 1, 1 | in, out | a part's plan; `plan_ready` is always 1 |
+/// | `plan_valid`, `plan_ready` | 1, 1 | in, out | a plan; `plan_ready` is always 1 |
 /// | `plan_id` | 7 | in | the context |
-/// | `plan_buddy` | 1 | in | 0: the device part, 1: the buddy part |
-/// | `plan_lead` | 3 | in | 32-bit words from the part's first sector start to its first byte (0, 2, 4 or 6) |
-/// | `plan_words` | 6 | in | device part: its length in 32-bit words (0-32, even) |
-/// | `plan_sectors` | 3 | in | sectors requested for the part (0-5) |
+/// | `plan_device` | 1 | in | the plan holds the device part's layout |
+/// | `plan_lead` | 3 | in | 32-bit words from the device part's first sector start to its first byte (0, 2, 4 or 6) |
+/// | `plan_words` | 6 | in | the device part's length in 32-bit words (0-32, even) |
+/// | `plan_sectors` | 3 | in | sectors requested for the device part (0-5; 0 without `plan_device`) |
+/// | `plan_buddy` | 1 | in | the plan holds the buddy part's layout |
+/// | `plan_bud_lead` | 3 | in | as `plan_lead`, of the buddy part |
+/// | `plan_bud_sectors` | 3 | in | sectors requested for the buddy part (0-5; 0 without `plan_buddy`) |
 /// | `plan_last` | 1 | in | the context's last plan (closes it) |
 /// | `dev_valid`, `dev_ready` | 1, 1 | in, out | a device-memory run answered; `dev_ready` is always 1 |
 /// | `dev_id`, `dev_sector`, `dev_sectors` | 7, 3, 3 | in | its context, its first sector's index in the device part (0 or 4), its sectors (1-4) |
@@ -99,10 +103,13 @@ pub struct SectorGather {
     pub plan_valid: Signal<In, Bit>,
     pub plan_ready: Signal<Out, Bit>,
     pub plan_id: Signal<In, Bits<CONTEXT_BITS>>,
-    pub plan_buddy: Signal<In, Bit>,
+    pub plan_device: Signal<In, Bit>,
     pub plan_lead: Signal<In, Bits<3>>,
     pub plan_words: Signal<In, Bits<6>>,
     pub plan_sectors: Signal<In, Bits<SECTOR_INDEX_BITS>>,
+    pub plan_buddy: Signal<In, Bit>,
+    pub plan_bud_lead: Signal<In, Bits<3>>,
+    pub plan_bud_sectors: Signal<In, Bits<SECTOR_INDEX_BITS>>,
     pub plan_last: Signal<In, Bit>,
     pub dev_valid: Signal<In, Bit>,
     pub dev_ready: Signal<Out, Bit>,
@@ -208,10 +215,13 @@ impl Default for SectorGather {
             plan_valid: Default::default(),
             plan_ready: Default::default(),
             plan_id: Default::default(),
-            plan_buddy: Default::default(),
+            plan_device: Default::default(),
             plan_lead: Default::default(),
             plan_words: Default::default(),
             plan_sectors: Default::default(),
+            plan_buddy: Default::default(),
+            plan_bud_lead: Default::default(),
+            plan_bud_sectors: Default::default(),
             plan_last: Default::default(),
             dev_valid: Default::default(),
             dev_ready: Default::default(),
@@ -337,17 +347,18 @@ impl Logic for SectorGather {
         // Plans write the layouts.
         self.dev_lead.write_address.next = self.plan_id.val();
         self.dev_lead.write_data.next = self.plan_lead.val();
-        self.dev_lead.write_enable.next = self.plan_valid.val() & !self.plan_buddy.val();
+        self.dev_lead.write_enable.next = self.plan_valid.val() & self.plan_device.val();
         self.bud_base.write_address.next = self.plan_id.val();
         self.bud_base.write_data.next = self.plan_words.val();
-        self.bud_base.write_enable.next = self.plan_valid.val() & !self.plan_buddy.val();
+        self.bud_base.write_enable.next = self.plan_valid.val() & self.plan_device.val();
         self.boundary.write_address.next = self.plan_id.val();
         self.boundary.write_data.next = self.plan_words.val();
-        self.boundary.write_enable.next = self.plan_valid.val() & !self.plan_buddy.val();
+        self.boundary.write_enable.next = self.plan_valid.val() & self.plan_device.val();
         self.bud_lead.write_address.next = self.plan_id.val();
-        self.bud_lead.write_data.next = self.plan_lead.val();
+        self.bud_lead.write_data.next = self.plan_bud_lead.val();
         self.bud_lead.write_enable.next = self.plan_valid.val() & self.plan_buddy.val();
-        self.plan_count.next = bit_cast::<COUNT_BITS, SECTOR_INDEX_BITS>(self.plan_sectors.val());
+        self.plan_count.next =
+            bit_cast::<COUNT_BITS, SECTOR_INDEX_BITS>(self.plan_sectors.val()) + bit_cast::<COUNT_BITS, SECTOR_INDEX_BITS>(self.plan_bud_sectors.val());
 
         // The pick register takes the lowest complete context when it is
         // empty or moves on (`complete` holds what the counts say this

@@ -130,7 +130,7 @@ module pipelined_controller_mag_bdi32_tb;
       if (!$value$plusargs("count=%d", count)) $fatal(1, "pipelined_controller_mag_bdi32_tb: +vectors=FILE needs +count=N");
     end else begin
       path = "vectors/pipelined_controller_mag_bdi32.hex";
-      count = 151;
+      count = 155;
     end
     if (count < 1 || count > MAX_LINES) $fatal(1, "pipelined_controller_mag_bdi32_tb: count %0d outside 1..%0d", count, MAX_LINES);
     $readmemh(path, lines, 0, count - 1);

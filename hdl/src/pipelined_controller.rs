@@ -234,10 +234,20 @@ pub struct $name {
     xw_part: RAM<Bits<8>, CONTEXT_BITS>,
     xw_buddy: RAM<Bits<64>, CONTEXT_BITS>,
     /// `{compressed, metadata high, metadata address[4:0]}`.
-    xw_md: RAM<Bits<7>, CONTEXT_BITS>,
-    res_word: RAM<Bits<8>, CONTEXT_BITS>,
-    w_class: RAM<Bits<4>, CONTEXT_BITS>,
-    old_nibble: RAM<Bits<4>, CONTEXT_BITS>,
+    /// These four, which K0 reads at the commit pick, are each two RAMs of
+    /// 64 contexts (`_lo`: ids 0-63, `_hi`: 64-127), each read at the
+    /// lowest pick of its own half: the pick's tree is a level shorter and
+    /// no select of the halves follows the read before its register (the
+    /// 128-deep RAMs read at the full pick mapped to 10 LUT levels in the
+    /// MAG-BDI slice); K0 selects the half after the read register.
+    xw_md_lo: RAM<Bits<7>, 6>,
+    xw_md_hi: RAM<Bits<7>, 6>,
+    res_word_lo: RAM<Bits<8>, 6>,
+    res_word_hi: RAM<Bits<8>, 6>,
+    w_class_lo: RAM<Bits<4>, 6>,
+    w_class_hi: RAM<Bits<4>, 6>,
+    old_nibble_lo: RAM<Bits<4>, 6>,
+    old_nibble_hi: RAM<Bits<4>, 6>,
     data_x: RAM<EntryBits, CONTEXT_BITS>,
     data_m: RAM<EntryBits, CONTEXT_BITS>,
     mask_m: RAM<Bits<4>, CONTEXT_BITS>,
@@ -260,6 +270,10 @@ pub struct $name {
     /// write goes first, so a write whose reservation waits for a line
     /// another stored write has pinned never holds that write's commit.
     commit_pick: LowestSet,
+    /// The lowest committable context of ids 0-63 and of ids 64-127 (the
+    /// halves' RAM read addresses).
+    pick_lo: LowestSet,
+    pick_hi: LowestSet,
     planner: ReadPlanner,
     writer: WritePlanner,
     comp: $comp,
@@ -321,6 +335,9 @@ pub struct $name {
     /// read address is the pick every cycle, never chosen by whether K0
     /// loads: that waits for the commit port's ready.)
     k0_fresh: DFF<Bit>,
+    /// The commit pick of last cycle was in ids 64-127: K0's fields come
+    /// from the `_hi` RAMs.
+    k0_pick_hi: DFF<Bit>,
     k0_word_held: DFF<Bits<8>>,
     k0_md_held: DFF<Bits<7>>,
     k0_class_held: DFF<Bits<4>>,
@@ -491,6 +508,7 @@ impl Logic for $name {
             k0_valid,
             k0_id,
             k0_fresh,
+            k0_pick_hi,
             k0_word_held,
             k0_md_held,
             k0_class_held,
@@ -587,14 +605,22 @@ impl Logic for $name {
         self.xw_part.write_clock.next = self.clock.val();
         self.xw_buddy.read_clock.next = self.clock.val();
         self.xw_buddy.write_clock.next = self.clock.val();
-        self.xw_md.read_clock.next = self.clock.val();
-        self.xw_md.write_clock.next = self.clock.val();
-        self.res_word.read_clock.next = self.clock.val();
-        self.res_word.write_clock.next = self.clock.val();
-        self.w_class.read_clock.next = self.clock.val();
-        self.w_class.write_clock.next = self.clock.val();
-        self.old_nibble.read_clock.next = self.clock.val();
-        self.old_nibble.write_clock.next = self.clock.val();
+        self.xw_md_lo.read_clock.next = self.clock.val();
+        self.xw_md_lo.write_clock.next = self.clock.val();
+        self.xw_md_hi.read_clock.next = self.clock.val();
+        self.xw_md_hi.write_clock.next = self.clock.val();
+        self.res_word_lo.read_clock.next = self.clock.val();
+        self.res_word_lo.write_clock.next = self.clock.val();
+        self.res_word_hi.read_clock.next = self.clock.val();
+        self.res_word_hi.write_clock.next = self.clock.val();
+        self.w_class_lo.read_clock.next = self.clock.val();
+        self.w_class_lo.write_clock.next = self.clock.val();
+        self.w_class_hi.read_clock.next = self.clock.val();
+        self.w_class_hi.write_clock.next = self.clock.val();
+        self.old_nibble_lo.read_clock.next = self.clock.val();
+        self.old_nibble_lo.write_clock.next = self.clock.val();
+        self.old_nibble_hi.read_clock.next = self.clock.val();
+        self.old_nibble_hi.write_clock.next = self.clock.val();
         self.data_x.read_clock.next = self.clock.val();
         self.data_x.write_clock.next = self.clock.val();
         self.data_m.read_clock.next = self.clock.val();
@@ -653,10 +679,16 @@ impl Logic for $name {
         self.k0_class.next = self.k0_class_held.q.val();
         self.k0_nibble.next = self.k0_nibble_held.q.val();
         if self.k0_fresh.q.val() {
-            self.k0_word.next = self.res_word.read_data.val();
-            self.k0_md.next = self.xw_md.read_data.val();
-            self.k0_class.next = self.w_class.read_data.val();
-            self.k0_nibble.next = self.old_nibble.read_data.val();
+            self.k0_word.next = self.res_word_lo.read_data.val();
+            self.k0_md.next = self.xw_md_lo.read_data.val();
+            self.k0_class.next = self.w_class_lo.read_data.val();
+            self.k0_nibble.next = self.old_nibble_lo.read_data.val();
+            if self.k0_pick_hi.q.val() {
+                self.k0_word.next = self.res_word_hi.read_data.val();
+                self.k0_md.next = self.xw_md_hi.read_data.val();
+                self.k0_class.next = self.w_class_hi.read_data.val();
+                self.k0_nibble.next = self.old_nibble_hi.read_data.val();
+            }
         }
         self.k0_word_held.d.next = self.k0_word.val();
         self.k0_md_held.d.next = self.k0_md.val();
@@ -808,9 +840,14 @@ impl Logic for $name {
         self.xw_buddy.write_enable.next = self.x_take.val() & !self.x_fault.val();
         self.xw_buddy.write_address.next = self.xlate_ids.head.val();
         self.xw_buddy.write_data.next = self.translator.out_buddy_address.val();
-        self.xw_md.write_enable.next = self.x_take.val() & !self.x_fault.val();
-        self.xw_md.write_address.next = self.xlate_ids.head.val();
-        self.xw_md.write_data.next = (bit_cast::<7, 1>(self.translator.out_metadata_valid.val().into()) << 6)
+        self.xw_md_lo.write_enable.next = self.x_take.val() & !self.x_fault.val() & !self.xlate_ids.head.val().get_bit(6);
+        self.xw_md_hi.write_enable.next = self.x_take.val() & !self.x_fault.val() & self.xlate_ids.head.val().get_bit(6);
+        self.xw_md_lo.write_address.next = self.xlate_ids.head.val().get_bits::<6>(0);
+        self.xw_md_hi.write_address.next = self.xlate_ids.head.val().get_bits::<6>(0);
+        self.xw_md_lo.write_data.next = (bit_cast::<7, 1>(self.translator.out_metadata_valid.val().into()) << 6)
+            | (bit_cast::<7, 1>(self.translator.out_metadata_high.val().into()) << 5)
+            | bit_cast::<7, 5>(self.translator.out_metadata_address.val().get_bits::<5>(0));
+        self.xw_md_hi.write_data.next = (bit_cast::<7, 1>(self.translator.out_metadata_valid.val().into()) << 6)
             | (bit_cast::<7, 1>(self.translator.out_metadata_high.val().into()) << 5)
             | bit_cast::<7, 5>(self.translator.out_metadata_address.val().get_bits::<5>(0));
         // X1's write data, re-read while it waits (registered reads).
@@ -878,12 +915,18 @@ impl Logic for $name {
         // Metadata cache answers: a flush's; a commit's (the write is
         // done); a full write's reservation (noted); a read's or a partial
         // write's reservation (its class known: to J0).
-        self.res_word.write_enable.next = self.md.resp_valid.val() & self.md_resp_ready.val() & self.md_reserved_resp.val();
-        self.res_word.write_address.next = self.md_resp_id.val();
-        self.res_word.write_data.next = self.md.resp_word.val();
-        self.old_nibble.write_enable.next = self.md.resp_valid.val() & self.md_resp_ready.val() & self.md_reserved_resp.val();
-        self.old_nibble.write_address.next = self.md_resp_id.val();
-        self.old_nibble.write_data.next = self.md.resp_nibble.val();
+        self.res_word_lo.write_enable.next = self.md.resp_valid.val() & self.md_resp_ready.val() & self.md_reserved_resp.val() & !self.md_resp_id.val().get_bit(6);
+        self.res_word_hi.write_enable.next = self.md.resp_valid.val() & self.md_resp_ready.val() & self.md_reserved_resp.val() & self.md_resp_id.val().get_bit(6);
+        self.res_word_lo.write_address.next = self.md_resp_id.val().get_bits::<6>(0);
+        self.res_word_hi.write_address.next = self.md_resp_id.val().get_bits::<6>(0);
+        self.res_word_lo.write_data.next = self.md.resp_word.val();
+        self.res_word_hi.write_data.next = self.md.resp_word.val();
+        self.old_nibble_lo.write_enable.next = self.md.resp_valid.val() & self.md_resp_ready.val() & self.md_reserved_resp.val() & !self.md_resp_id.val().get_bit(6);
+        self.old_nibble_hi.write_enable.next = self.md.resp_valid.val() & self.md_resp_ready.val() & self.md_reserved_resp.val() & self.md_resp_id.val().get_bit(6);
+        self.old_nibble_lo.write_address.next = self.md_resp_id.val().get_bits::<6>(0);
+        self.old_nibble_hi.write_address.next = self.md_resp_id.val().get_bits::<6>(0);
+        self.old_nibble_lo.write_data.next = self.md.resp_nibble.val();
+        self.old_nibble_hi.write_data.next = self.md.resp_nibble.val();
         if self.md.resp_valid.val() & self.md_resp_ready.val() & self.md_reserved_resp.val() {
             self.flags_reserved.next = self.flags_reserved.val() | self.one_hot[1].val();
         }
@@ -1172,9 +1215,12 @@ impl Logic for $name {
             self.w0_part.d.next = self.xw_part.read_data.val();
             self.w0_buddy.d.next = self.xw_buddy.read_data.val();
         }
-        self.w_class.write_enable.next = self.comp_out_take.val();
-        self.w_class.write_address.next = self.comp_ids.head.val();
-        self.w_class.write_data.next = self.comp.out_class.val();
+        self.w_class_lo.write_enable.next = self.comp_out_take.val() & !self.comp_ids.head.val().get_bit(6);
+        self.w_class_hi.write_enable.next = self.comp_out_take.val() & self.comp_ids.head.val().get_bit(6);
+        self.w_class_lo.write_address.next = self.comp_ids.head.val().get_bits::<6>(0);
+        self.w_class_hi.write_address.next = self.comp_ids.head.val().get_bits::<6>(0);
+        self.w_class_lo.write_data.next = self.comp.out_class.val();
+        self.w_class_hi.write_data.next = self.comp.out_class.val();
         if self.w0_to_writer.val() {
             self.w0_valid.d.next = false;
         }
@@ -1234,10 +1280,17 @@ impl Logic for $name {
         self.md.commit_value.next = self.commit_slice.out_data.val().get_bits::<4>(9);
         self.md.commit_tag.next = self.commit_slice.out_data.val().get_bits::<MD_TAG_BITS>(0);
         self.commit_slice.out_ready.next = self.md.commit_ready.val();
-        self.res_word.read_address.next = self.commit_pick.index.val();
-        self.xw_md.read_address.next = self.commit_pick.index.val();
-        self.w_class.read_address.next = self.commit_pick.index.val();
-        self.old_nibble.read_address.next = self.commit_pick.index.val();
+        self.pick_lo.bits.next = bit_cast::<128, 64>(self.w_committable.q.val().get_bits::<64>(0));
+        self.pick_hi.bits.next = bit_cast::<128, 64>(self.w_committable.q.val().get_bits::<64>(64));
+        self.res_word_lo.read_address.next = self.pick_lo.index.val().get_bits::<6>(0);
+        self.xw_md_lo.read_address.next = self.pick_lo.index.val().get_bits::<6>(0);
+        self.w_class_lo.read_address.next = self.pick_lo.index.val().get_bits::<6>(0);
+        self.old_nibble_lo.read_address.next = self.pick_lo.index.val().get_bits::<6>(0);
+        self.res_word_hi.read_address.next = self.pick_hi.index.val().get_bits::<6>(0);
+        self.xw_md_hi.read_address.next = self.pick_hi.index.val().get_bits::<6>(0);
+        self.w_class_hi.read_address.next = self.pick_hi.index.val().get_bits::<6>(0);
+        self.old_nibble_hi.read_address.next = self.pick_hi.index.val().get_bits::<6>(0);
+        self.k0_pick_hi.d.next = self.commit_pick.index.val().get_bit(6);
         self.k0_fresh.d.next = self.pick_to_k0.val();
         if self.k0_free.val() {
             self.k0_valid.d.next = false;

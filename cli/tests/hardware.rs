@@ -143,8 +143,10 @@ fn vectors_writes_one_file_per_module_with_the_right_line_count() {
             continue;
         }
         if m == "sector_gather" {
-            // Lock-step lines: reset, then one per random cycle (at least 300) and the drain, 795 hex digits each.
-            assert!(text.lines().count() > 301 && text.lines().all(|l| l.len() == 795), "{m}");
+            // Lock-step lines: reset, then one per random cycle (at least 300) and the drain, every port's hex digits.
+            use buddy_delivery::sector_gather::{LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS};
+            let digits = lockstep_digits(LOCKSTEP_INPUTS, LOCKSTEP_OUTPUTS);
+            assert!(text.lines().count() > 301 && text.lines().all(|l| l.len() == digits), "{m}");
             continue;
         }
         if m == "request_contexts" {

@@ -325,27 +325,22 @@ def protocol_wrapper(top, ports, latency, ratio, lemmas_only=False):
         # A slice's memory request: a read's data and strobe are no part of
         # its beat (AXI4's AR has none; the serial slice's read offers
         # whatever sector its payload holds, which a read answer changes),
-        # so they are held only under a write.
-        wdata = [n for n in data if n in (p + "data", p + "strobe")]
-        if source and top in SLICES and p + "write" in data and wdata:
-            ctrl = [n for n in data if n not in wdata]
-            cat_c, cat_w = "{%s}" % ", ".join(ctrl), "{%s}" % ", ".join(wdata)
-            bc, bw = sum(width[n] for n in ctrl), sum(width[n] for n in wdata)
-            lines += [
-                "  // stream %s (the module offers; data and strobe held under a write only)" % p,
-                "  reg stall_%d = 1'b0; reg [%d:0] held_%d; reg [%d:0] held_w%d;" % (i, bc - 1, i, bw - 1, i),
-                "  always @(posedge %s) begin stall_%d <= %s && !%s && !(%s); held_%d <= %s; held_w%d <= %s; end"
-                % (clk, i, v, r, active, i, cat_c, i, cat_w),
-                "  always @* if (!init && !(%s) && stall_%d) %s(%s && %s == held_%d && (!%swrite || %s == held_w%d));"
-                % (active, i, role, v, cat_c, i, p, cat_w, i),
-            ]
-        else:
-            lines += [
-                "  // stream %s (%s)" % (p, "the module offers" if source else "the environment offers"),
-                "  reg stall_%d = 1'b0; reg [%d:0] held_%d;" % (i, bits - 1, i),
-                "  always @(posedge %s) begin stall_%d <= %s && !%s && !(%s); held_%d <= %s; end" % (clk, i, v, r, active, i, cat),
-                "  always @* if (!init && !(%s) && stall_%d) %s(%s && %s == held_%d);" % (active, i, role, v, cat, i),
-            ]
+        # so they are held only under a write (`held_w`).
+        wdata = [n for n in data if n in (p + "data", p + "strobe")] if source and top in SLICES and p + "write" in data else []
+        if wdata:
+            data = [n for n in data if n not in wdata]
+            bits, cat = sum(width[n] for n in data), "{%s}" % ", ".join(data)
+            cat_w = "{%s}" % ", ".join(wdata)
+        offers = "the module offers" if source else "the environment offers"
+        lines += [
+            "  // stream %s (%s)" % (p, offers + "; data and strobe held under a write only" if wdata else offers),
+            "  reg stall_%d = 1'b0; reg [%d:0] held_%d;" % (i, bits - 1, i)
+            + (" reg [%d:0] held_w%d;" % (sum(width[n] for n in wdata) - 1, i) if wdata else ""),
+            "  always @(posedge %s) begin stall_%d <= %s && !%s && !(%s); held_%d <= %s;%s end"
+            % (clk, i, v, r, active, i, cat, " held_w%d <= %s;" % (i, cat_w) if wdata else ""),
+            "  always @* if (!init && !(%s) && stall_%d) %s(%s && %s == held_%d%s);"
+            % (active, i, role, v, cat, i, " && (!%swrite || %s == held_w%d)" % (p, cat_w, i) if wdata else ""),
+        ]
         # After a reset cycle neither side offers a beat: asserted of the
         # module, assumed of the environment (AXI4 and AXI4-Stream: a
         # source drives VALID high no earlier than the rising edge after
@@ -800,12 +795,12 @@ def proofs(work):
             # the blocks and the controller slices: pdr proves most streams'
             # properties in seconds and runs long on the wide held data of a
             # few; those get a bounded check to the depth below
-            slice_ = top.startswith(("pipelined_controller", "buddy_controller"))
+            slice_ = top in SLICES
             # A cut RAM's read data is free on every cycle, also under a
             # stall, so a hold of a beat read from a RAM (a write-back's
             # data) fails on the cut alone: only the pipelined slices'
             # 634,816 memory bits are cut; the serial slices' 34,912 are kept
-            cut = top.startswith("pipelined_controller")
+            cut = top in PIPELINED_SLICES
             depth = SLICE_DEPTH if slice_ else BLOCK_DEPTH
             if top in LEMMAS:
                 out.append(Proof("protocol/%s/lemmas" % top, "protocol", srcs, protocol_wrapper(top, ports, lat, ratio, lemmas_only=True),

@@ -482,6 +482,10 @@ macro_rules! slice_driver {
             // A handshake (request, response, memory) at least every this many cycles.
             let quiet_limit = 2_000 + 20 * max_latency;
             let mut last_progress = 0u64;
+            // The response offered and not taken last cycle: offered again unchanged (the stream rule).
+            let mut stalled: Option<(u64, bool, bool, u64, bool, [u32; 32])> = None;
+            // Each memory's request offered and not taken last cycle (a write's data and strobes with it).
+            let mut mem_stalled: [Option<(bool, u64, u64, u64, [u32; 32], u128)>; 2] = [None, None];
             while !flushed {
                 if cycle > limit || cycle - last_progress > quiet_limit {
                     let mut held: Vec<(u64, usize)> = in_flight.iter().map(|(&id, &i)| (id, i)).collect();
@@ -565,6 +569,22 @@ macro_rules! slice_driver {
                     return Err(format!("cycle {cycle}: the cycle model differs from the hardware\nhardware: {got:?}\nmodel:    {want:?}"));
                 }
                 model.clock(&model_in);
+                let beat = dut.resp_valid.val().then(|| {
+                    (
+                        dut.resp_id.val().to_u64(),
+                        dut.resp_write.val(),
+                        dut.resp_flush.val(),
+                        dut.resp_fault.val().to_u64(),
+                        dut.resp_decode_error.val(),
+                        dut.resp_entry.val().to_words(),
+                    )
+                });
+                if let Some(was) = stalled.filter(|&was| beat != Some(was)) {
+                    return Err(format!(
+                        "cycle {cycle}: a response offered and not taken changed before it was taken: {was:x?}, then {beat:x?}"
+                    ));
+                }
+                stalled = beat.filter(|_| !resp_ready);
 
                 if offered && dut.req_ready.val() && flush {
                     next += 1;
@@ -667,6 +687,16 @@ macro_rules! slice_driver {
                             dut.bud_mem_resp_ready.val(),
                         )
                     };
+                    let offer = valid.then(|| {
+                        let (data, strobe) = if write { (data.to_words(), strobe) } else { ([0; 32], 0) };
+                        (write, address, sectors, tag, data, strobe)
+                    });
+                    if let Some(was) = mem_stalled[m].filter(|&was| offer != Some(was)) {
+                        return Err(format!(
+                            "cycle {cycle}: memory {m}'s request offered and not taken changed before it was taken: {was:x?}, then {offer:x?}"
+                        ));
+                    }
+                    mem_stalled[m] = offer.filter(|_| !mem_ready[m]);
                     if let Some(i) = answers[m].filter(|_| resp_ready) {
                         // A data read's tag is `{sectors - 1, 0, context, sector}`.
                         if pending[m][i].1 >> buddy_hdl::memory_port::FILL_TAG_BIT & 1 == 0 {

@@ -235,6 +235,8 @@ struct Locals {
     pass_take: bool,
     r0_take: bool,
     resp_take: bool,
+    /// The response port's source this cycle.
+    granted: Option<RespSource>,
     resp: Option<SliceResponse>,
     md_lookup: Option<(u8, u8)>,
 }
@@ -466,7 +468,30 @@ impl PipelinedControllerModel {
         let md_full_resp = md_tag >> 8 & 1 == 1 && !l.md_commit_resp;
         l.md_resp_id = (md_tag & 0x7f) as u8;
         let md_wants_j0 = md_resp_valid && !self.s.f_sent && !l.md_commit_resp && !md_full_resp;
-        let wr_free = self.s.wr.is_none() || (i.resp_ready && self.s.err.is_none());
+        // The response port: a fault first, then a write's answer, then a
+        // read's from the decompressor, then R0's; a source offered and not
+        // taken keeps the grant.
+        let head_partial = w.dec_ids.head.is_some_and(|h| h.1);
+        let decomp_out_valid = w.decomp.out.is_some();
+        let dec_offer = decomp_out_valid && !head_partial;
+        let held = self.s.held;
+        let wr_first = held == Some(RespSource::Write) || (held.is_none() && self.s.err.is_none());
+        let dec_first = held == Some(RespSource::Decompressor) || (held.is_none() && self.s.err.is_none() && self.s.wr.is_none());
+        let r0_first = held == Some(RespSource::R0) || (held.is_none() && self.s.err.is_none() && self.s.wr.is_none() && !dec_offer);
+        l.granted = if held.is_some() {
+            held
+        } else if self.s.err.is_some() {
+            Some(RespSource::Fault)
+        } else if self.s.wr.is_some() {
+            Some(RespSource::Write)
+        } else if dec_offer {
+            Some(RespSource::Decompressor)
+        } else if self.s.r0.is_some() {
+            Some(RespSource::R0)
+        } else {
+            None
+        };
+        let wr_free = self.s.wr.is_none() || (i.resp_ready && wr_first);
         let md_resp_ready = if self.s.f_sent || l.md_commit_resp {
             wr_free
         } else if md_full_resp {
@@ -486,7 +511,6 @@ impl PipelinedControllerModel {
         l.pick_to_k0 = l.pick.is_some() && l.k0_free;
         l.m0_abort = self.s.m0.is_some_and(|m| m.error);
         let m0_to_comp = self.s.m0.is_some_and(|m| !m.error) && self.s.m0_data_ok;
-        let head_partial = w.dec_ids.head.is_some_and(|h| h.1);
         // X1's dispatch.
         let x1 = self.s.x1.unwrap_or_default();
         let x1_valid = self.s.x1.is_some();
@@ -504,7 +528,6 @@ impl PipelinedControllerModel {
         let comp_in_valid = (m0_to_comp || x1_to_comp) && !comp_ids_full;
         let comp_take = comp_in_valid && w.comp.in_ready;
         l.m0_free = self.s.m0.is_none() || (m0_to_comp && !comp_ids_full && w.comp.in_ready) || l.m0_abort;
-        let decomp_out_valid = w.decomp.out.is_some();
         l.m0_load = decomp_out_valid && head_partial && l.m0_free;
         l.x1_go = if !x1_valid {
             false
@@ -520,7 +543,7 @@ impl PipelinedControllerModel {
         let x1_free = !x1_valid || l.x1_go;
         l.x_take = w.translator.out.is_some() && x1_free;
         l.x_to_j0 = x1_valid && x1.fault == 0 && !x1.compressed && !x1.write && j0_free && !md_wants_j0;
-        let dec_out_ready = if head_partial { l.m0_free } else { i.resp_ready && self.s.err.is_none() && self.s.wr.is_none() };
+        let dec_out_ready = if head_partial { l.m0_free } else { i.resp_ready && dec_first };
         n.translator.out_ready = x1_free;
         n.md.req_valid = md_req_valid;
         n.md.resp_ready = md_resp_ready;
@@ -651,7 +674,7 @@ impl PipelinedControllerModel {
         let d0 = self.s.d0.unwrap_or_default();
         let d0_pass = matches!(self.nibble[d0 as usize], 0 | 7) && !has(self.s.w.partial, d0);
         // R0 answers when no fault, write or decompressed read does.
-        let r0_sel = self.s.r0.is_some() && self.s.err.is_none() && self.s.wr.is_none() && !(decomp_out_valid && !head_partial);
+        let r0_sel = self.s.r0.is_some() && r0_first;
         l.r0_take = r0_sel && i.resp_ready;
         // R0 and R1 queue RAW and ZERO reads; D0 goes in while R1 is empty (a
         // flip-flop, so that the gather's `out_ready` waits for no answer).
@@ -708,26 +731,27 @@ impl PipelinedControllerModel {
 
         // The response port.
         let dec_head = w.dec_ids.head.map_or(0, |h| h.0);
-        let mut resp = (decomp_out_valid && !head_partial).then(|| SliceResponse {
-            id: dec_head,
-            decode_error: self.facts[dec_head as usize].decode_error,
-            ..Default::default()
+        let resp = l.granted.map(|g| match g {
+            RespSource::Fault => {
+                let e = self.s.err.unwrap_or_default();
+                SliceResponse { id: e.id, fault: e.fault, ..Default::default() }
+            }
+            RespSource::Write => {
+                let wr = self.s.wr.unwrap_or_default();
+                SliceResponse { id: wr.id, write: !wr.flush, flush: wr.flush, fault: 0, decode_error: wr.error }
+            }
+            RespSource::Decompressor => {
+                SliceResponse { id: dec_head, decode_error: self.facts[dec_head as usize].decode_error, ..Default::default() }
+            }
+            RespSource::R0 => SliceResponse { id: self.s.r0.unwrap_or_default(), ..Default::default() },
         });
-        if r0_sel {
-            resp = Some(SliceResponse { id: self.s.r0.unwrap_or_default(), ..Default::default() });
-        }
-        if let Some(wr) = self.s.wr {
-            resp = Some(SliceResponse { id: wr.id, write: !wr.flush, flush: wr.flush, fault: 0, decode_error: wr.error });
-        }
-        if let Some(e) = self.s.err {
-            resp = Some(SliceResponse { id: e.id, fault: e.fault, ..Default::default() });
-        }
         l.resp = resp;
         l.resp_take = resp.is_some() && i.resp_ready;
         n.dec_ids.pop = decomp_out_valid && dec_out_ready;
         n.decomp.out_ready = dec_out_ready;
         let resp_id = resp.map_or(dec_head, |r| r.id);
-        n.contexts.free_valid = l.resp_take && !(self.s.wr.is_some_and(|wr| wr.flush) && self.s.err.is_none());
+        n.contexts.free_valid =
+            l.resp_take && !(l.granted == Some(RespSource::Write) && self.s.wr.is_some_and(|wr| wr.flush));
         n.contexts.free_id = resp_id;
         (n, l)
     }
@@ -791,7 +815,7 @@ impl CycleModel for PipelinedControllerModel {
         if l.pick_to_k0 {
             f.stored &= !bit(l.pick.unwrap_or_default());
         }
-        let wr_leaves = self.s.wr.is_some() && i.resp_ready && self.s.err.is_none();
+        let wr_leaves = l.granted == Some(RespSource::Write) && i.resp_ready;
         if wr_leaves {
             f.abort &= !bit(self.s.wr.unwrap_or_default().id);
         }
@@ -885,9 +909,10 @@ impl CycleModel for PipelinedControllerModel {
         if l.k0_answer {
             next.wr = Some(Wr { id: self.s.k0.unwrap_or_default(), flush: false, error: false });
         }
-        if l.resp_take && self.s.err.is_some() {
+        if l.resp_take && l.granted == Some(RespSource::Fault) {
             next.err = None;
         }
+        next.held = l.granted.filter(|_| !i.resp_ready);
         next.w = f;
         next.committable = f.stored & (f.reserved | !(f.full | f.partial));
         if i.reset {
@@ -941,6 +966,18 @@ struct Stages {
     /// R1: a RAW or ZERO read queued behind R0.
     r1: Option<u8>,
     err: Option<Err>,
+    /// The response port's source offered last cycle and not taken: it
+    /// keeps the grant (a stalled beat is offered again unchanged).
+    held: Option<RespSource>,
     w: Flags,
     committable: u128,
+}
+
+/// The response port's sources, in priority order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RespSource {
+    Fault,
+    Write,
+    Decompressor,
+    R0,
 }

@@ -402,6 +402,28 @@ pub struct $name {
     err_valid: DFF<Bit>,
     err_id: DFF<Bits<CONTEXT_BITS>>,
     err_fault: DFF<Bits<3>>,
+    /// The response port's source offered last cycle and not taken (a
+    /// fault, a write's answer, the decompressor, R0): it keeps the grant,
+    /// so a stalled beat is offered again unchanged (the stream rule), as
+    /// the memory port's requesters keep theirs.
+    held_err: DFF<Bit>,
+    held_wr: DFF<Bit>,
+    held_dec: DFF<Bit>,
+    held_r0: DFF<Bit>,
+    /// The decompressor offers a read's answer (not a partial write's old entry).
+    dec_offer: Signal<Local, Bit>,
+    /// The fault is granted the response port.
+    grant_err: Signal<Local, Bit>,
+    /// A write's answer is granted the response port.
+    grant_wr: Signal<Local, Bit>,
+    /// The decompressor is granted the response port.
+    grant_dec: Signal<Local, Bit>,
+    /// WR, the decompressor and R0 would be granted were they valid: from
+    /// the hold flip-flops and the sources above, not from the grants, so
+    /// the readies never read the response mux.
+    wr_first: Signal<Local, Bit>,
+    dec_first: Signal<Local, Bit>,
+    r0_first: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     flush_take: Signal<Local, Bit>,
     x_take: Signal<Local, Bit>,
@@ -547,6 +569,10 @@ impl Logic for $name {
             err_valid,
             err_id,
             err_fault,
+            held_err,
+            held_wr,
+            held_dec,
+            held_r0,
             w_full,
             w_partial,
             w_reserved,
@@ -661,7 +687,27 @@ impl Logic for $name {
         self.md_reserved_resp.next = self.md.resp_tag.val().get_bit(7) & !self.md_commit_resp.val();
         self.md_full_resp.next = self.md.resp_tag.val().get_bit(8) & !self.md_commit_resp.val();
         self.md_wants_j0.next = self.md.resp_valid.val() & !self.f_sent.q.val() & !self.md_commit_resp.val() & !self.md_full_resp.val();
-        self.wr_free.next = !self.wr_valid.q.val() | (self.resp_ready.val() & !self.err_valid.q.val());
+        // The response port: a fault first, then a write's answer, then a
+        // read's from the decompressor, then R0's; a source offered and
+        // not taken keeps the grant.
+        self.head_partial.next = self.dec_ids.head_mark.val();
+        self.dec_offer.next = self.decomp.out_valid.val() & !self.head_partial.val();
+        self.grant_err.next =
+            self.err_valid.q.val() & !self.held_wr.q.val() & !self.held_dec.q.val() & !self.held_r0.q.val();
+        self.wr_first.next =
+            self.held_wr.q.val() | (!self.err_valid.q.val() & !self.held_dec.q.val() & !self.held_r0.q.val());
+        self.dec_first.next =
+            self.held_dec.q.val() | (!self.err_valid.q.val() & !self.wr_valid.q.val() & !self.held_r0.q.val());
+        self.r0_first.next =
+            self.held_r0.q.val() | (!self.err_valid.q.val() & !self.wr_valid.q.val() & !self.dec_offer.val());
+        self.grant_wr.next = self.wr_valid.q.val() & self.wr_first.val();
+        self.grant_dec.next = self.dec_offer.val() & self.dec_first.val();
+        self.r0_sel.next = self.r0_valid.q.val() & self.r0_first.val();
+        self.held_err.d.next = self.grant_err.val() & !self.resp_ready.val();
+        self.held_wr.d.next = self.grant_wr.val() & !self.resp_ready.val();
+        self.held_dec.d.next = self.grant_dec.val() & !self.resp_ready.val();
+        self.held_r0.d.next = self.r0_sel.val() & !self.resp_ready.val();
+        self.wr_free.next = !self.wr_valid.q.val() | (self.resp_ready.val() & self.wr_first.val());
         self.md_resp_ready.next = self.j0_free.val();
         if self.f_sent.q.val() | self.md_commit_resp.val() {
             self.md_resp_ready.next = self.wr_free.val();
@@ -703,10 +749,10 @@ impl Logic for $name {
         self.pick_to_k0.next = self.commit_pick.any.val() & self.k0_free.val();
         self.m0_abort.next = self.m0_valid.q.val() & self.m0_error.q.val();
         self.m0_to_comp.next = self.m0_valid.q.val() & !self.m0_error.q.val() & self.m0_data_ok.q.val();
-        // Whether the decompressor's next entry is a partial write's old
-        // entry: noted as its id enters the tag queue (the flag holds from
-        // translation to commit, so it cannot change while decompressing).
-        self.head_partial.next = self.dec_ids.head_mark.val();
+        // (`head_partial`, whether the decompressor's next entry is a
+        // partial write's old entry, is noted as its id enters the tag
+        // queue: the flag holds from translation to commit, so it cannot
+        // change while decompressing.)
         self.x1_md.next = (self.x1_fault.q.val() == 0) & self.x1_compressed.q.val();
         self.x1_full.next = self.x1_md.val() & self.x1_write.q.val() & (self.x1_mask.q.val() == 15);
         self.x1_unc_write.next = (self.x1_fault.q.val() == 0) & !self.x1_compressed.q.val() & self.x1_write.q.val();
@@ -753,7 +799,7 @@ impl Logic for $name {
             & !self.md_wants_j0.val();
         self.dec_out_ready.next = self.m0_free.val();
         if !self.head_partial.val() {
-            self.dec_out_ready.next = self.resp_ready.val() & !self.err_valid.q.val() & !self.wr_valid.q.val();
+            self.dec_out_ready.next = self.resp_ready.val() & self.dec_first.val();
         }
         self.translator.out_ready.next = self.x1_free.val();
         self.md.req_valid.next = self.md_req_valid.val();
@@ -1100,12 +1146,8 @@ impl Logic for $name {
         self.bud_mem_resp_ready.next = self.bud_port.mem_resp_ready.val();
 
         // Gathered payloads -> D0 -> decompressor (the nibble re-read from
-        // its RAM while D0 waits), or R0 for a read of a RAW or ZERO entry. R0
-        // answers when no fault, write or decompressed read does.
-        self.r0_sel.next = self.r0_valid.q.val()
-            & !self.err_valid.q.val()
-            & !self.wr_valid.q.val()
-            & !(self.decomp.out_valid.val() & !self.head_partial.val());
+        // its RAM while D0 waits), or R0 for a read of a RAW or ZERO entry
+        // (`r0_sel`: R0 granted the response port).
         self.r0_take.next = self.r0_sel.val() & self.resp_ready.val();
         self.d0_pass.next = self.d0_pass_q.q.val();
         self.pass_take.next = self.d0_valid.q.val() & self.d0_pass.val() & !self.r1_valid.q.val();
@@ -1302,7 +1344,7 @@ impl Logic for $name {
 
         // WR: a write's answer (a commit answered, or an uncompressed
         // write stored) or the flush's.
-        if self.wr_valid.q.val() & self.resp_ready.val() & !self.err_valid.q.val() {
+        if self.grant_wr.val() & self.resp_ready.val() {
             self.wr_valid.d.next = false;
             self.flags_abort.next = self.flags_abort.val() & !self.one_hot[3].val();
         }
@@ -1323,12 +1365,8 @@ impl Logic for $name {
             self.wr_error.d.next = false;
         }
 
-        // Responses: a fault first, then a write's or the flush's, then a
-        // read's from the decompressor, then R0's.
-        self.resp_valid.next = self.err_valid.q.val()
-            | self.wr_valid.q.val()
-            | (self.decomp.out_valid.val() & !self.head_partial.val())
-            | self.r0_valid.q.val();
+        // Responses, from the grants (`dec_offer` and on).
+        self.resp_valid.next = self.err_valid.q.val() | self.wr_valid.q.val() | self.dec_offer.val() | self.r0_valid.q.val();
         self.resp_id.next = self.dec_ids.head.val();
         self.resp_write.next = false;
         self.resp_flush.next = false;
@@ -1341,14 +1379,14 @@ impl Logic for $name {
             self.resp_id.next = self.r0_id.q.val();
             self.resp_decode_error.next = false;
         }
-        if self.wr_valid.q.val() {
+        if self.grant_wr.val() {
             self.resp_entry.next = self.zero.q.val();
             self.resp_id.next = self.wr_id.q.val();
             self.resp_write.next = !self.wr_flush.q.val();
             self.resp_flush.next = self.wr_flush.q.val();
             self.resp_decode_error.next = self.wr_error.q.val();
         }
-        if self.err_valid.q.val() {
+        if self.grant_err.val() {
             self.resp_entry.next = self.zero.q.val();
             self.resp_id.next = self.err_id.q.val();
             self.resp_write.next = false;
@@ -1358,10 +1396,10 @@ impl Logic for $name {
         }
         self.resp_take.next = self.resp_valid.val() & self.resp_ready.val();
         self.dec_ids.pop.next = self.decomp.out_valid.val() & self.dec_out_ready.val();
-        if self.resp_take.val() & self.err_valid.q.val() {
+        if self.resp_take.val() & self.grant_err.val() {
             self.err_valid.d.next = false;
         }
-        self.contexts.free_valid.next = self.resp_take.val() & !(self.wr_valid.q.val() & self.wr_flush.q.val() & !self.err_valid.q.val());
+        self.contexts.free_valid.next = self.resp_take.val() & !(self.grant_wr.val() & self.wr_flush.q.val());
         self.contexts.free_id.next = self.resp_id.val();
         // A read's memory reads are all taken: its entry opens to writes.
         self.contexts.issued_valid.next = self.planner.done_valid.val();
@@ -1394,6 +1432,10 @@ impl Logic for $name {
             self.r0_valid.d.next = false;
             self.r1_valid.d.next = false;
             self.err_valid.d.next = false;
+            self.held_err.d.next = false;
+            self.held_wr.d.next = false;
+            self.held_dec.d.next = false;
+            self.held_r0.d.next = false;
             self.w_full.d.next = 0.into();
             self.w_partial.d.next = 0.into();
             self.w_reserved.d.next = 0.into();

@@ -673,7 +673,7 @@ impl PipelinedControllerModel {
         // decompressor by R0; a partial write's old entry never does.
         let d0 = self.s.d0.unwrap_or_default();
         let d0_pass = matches!(self.nibble[d0 as usize], 0 | 7) && !has(self.s.w.partial, d0);
-        // R0 answers when no fault, write or decompressed read does.
+        // R0 answers when it holds the grant, or no fault, write or decompressed read is offered.
         let r0_sel = self.s.r0.is_some() && r0_first;
         l.r0_take = r0_sel && i.resp_ready;
         // R0 and R1 queue RAW and ZERO reads; D0 goes in while R1 is empty (a

@@ -1365,7 +1365,8 @@ impl Logic for $name {
             self.wr_error.d.next = false;
         }
 
-        // Responses, from the grants (`dec_offer` and on).
+        // Responses: valid when any source is (a held source stays valid
+        // until taken); the fields from the grants (`dec_offer` and on).
         self.resp_valid.next = self.err_valid.q.val() | self.wr_valid.q.val() | self.dec_offer.val() | self.r0_valid.q.val();
         self.resp_id.next = self.dec_ids.head.val();
         self.resp_write.next = false;

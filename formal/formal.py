@@ -71,6 +71,9 @@ BLOCK_BMC_SECONDS = 90
 # A slice's model is 10-40 times a block's (about 600,000 AND gates): 90 s
 # of bmc3 reach 8-10 frames, 900 s 14-16.
 SLICE_BMC_SECONDS = 900
+# Six properties, each 10 s of pdr then up to 120 s of k-induction: 240 s
+# reached three of a slice's six (2026-12-01).
+SLICE_PDR_BUDGET = 900
 # Bounded depths (cycles from reset): a block's request goes through in
 # fewer (metadata cache: hit 4, miss to fill request 3, fill to response 2;
 # translator 2; docs/controller.md); a slice's request needs 4 (front) + 4
@@ -802,13 +805,15 @@ def proofs(work):
             # 634,816 memory bits are cut; the serial slices' 34,912 are kept
             cut = top in PIPELINED_SLICES
             depth = SLICE_DEPTH if slice_ else BLOCK_DEPTH
+            bmc_seconds = SLICE_BMC_SECONDS if slice_ else BLOCK_BMC_SECONDS
+            pdr_budget = SLICE_PDR_BUDGET if slice_ else BLOCK_PDR_BUDGET
             if top in LEMMAS:
                 out.append(Proof("protocol/%s/lemmas" % top, "protocol", srcs, protocol_wrapper(top, ports, lat, ratio, lemmas_only=True),
-                                 [], "pdr", depth, SLICE_BMC_SECONDS if slice_ else BLOCK_BMC_SECONDS, "pass", False, "; ".join(LEMMAS[top]),
-                                 pdr_each=PDR_EACH_SECONDS, budget=BLOCK_PDR_BUDGET, cut=cut))
-            out.append(Proof("protocol/%s" % top, "protocol", srcs, w, [], "pdr", depth, SLICE_BMC_SECONDS if slice_ else BLOCK_BMC_SECONDS, "pass", False,
+                                 [], "pdr", depth, bmc_seconds, "pass", False, "; ".join(LEMMAS[top]),
+                                 pdr_each=PDR_EACH_SECONDS, budget=pdr_budget, cut=cut))
+            out.append(Proof("protocol/%s" % top, "protocol", srcs, w, [], "pdr", depth, bmc_seconds, "pass", False,
                              "assumes protocol/%s/lemmas" % top if top in LEMMAS else "",
-                             pdr_each=PDR_EACH_SECONDS, budget=BLOCK_PDR_BUDGET, cut=cut))
+                             pdr_each=PDR_EACH_SECONDS, budget=pdr_budget, cut=cut))
     # Mutants: one flipped gate each, in the stall logic (protocol) and in
     # the decompressor's data path (round trip).
     src = VOUT / "mag_bdi64_decompressor.v"

@@ -296,6 +296,17 @@ fn run_slice(
     }
 }
 
+/// The stream rule on one port: a beat offered and not taken last cycle
+/// (`stalled`) is offered again unchanged; then `stalled` becomes this
+/// cycle's beat if it is not taken.
+fn held_until_taken<T: Copy + PartialEq + std::fmt::Debug>(stalled: &mut Option<T>, beat: Option<T>, ready: bool) -> Result<(), String> {
+    if let Some(was) = stalled.filter(|&was| beat != Some(was)) {
+        return Err(format!("offered and not taken changed before it was taken: {was:x?}, then {beat:x?}"));
+    }
+    *stalled = beat.filter(|_| !ready);
+    Ok(())
+}
+
 fn mag_of(hardware: HardwareCodec) -> Mag {
     match hardware {
         HardwareCodec::MagBdi(mag) => mag,
@@ -579,12 +590,7 @@ macro_rules! slice_driver {
                         dut.resp_entry.val().to_words(),
                     )
                 });
-                if let Some(was) = stalled.filter(|&was| beat != Some(was)) {
-                    return Err(format!(
-                        "cycle {cycle}: a response offered and not taken changed before it was taken: {was:x?}, then {beat:x?}"
-                    ));
-                }
-                stalled = beat.filter(|_| !resp_ready);
+                held_until_taken(&mut stalled, beat, resp_ready).map_err(|e| format!("cycle {cycle}: a response {e}"))?;
 
                 if offered && dut.req_ready.val() && flush {
                     next += 1;
@@ -691,12 +697,8 @@ macro_rules! slice_driver {
                         let (data, strobe) = if write { (data.to_words(), strobe) } else { ([0; 32], 0) };
                         (write, address, sectors, tag, data, strobe)
                     });
-                    if let Some(was) = mem_stalled[m].filter(|&was| offer != Some(was)) {
-                        return Err(format!(
-                            "cycle {cycle}: memory {m}'s request offered and not taken changed before it was taken: {was:x?}, then {offer:x?}"
-                        ));
-                    }
-                    mem_stalled[m] = offer.filter(|_| !mem_ready[m]);
+                    held_until_taken(&mut mem_stalled[m], offer, mem_ready[m])
+                        .map_err(|e| format!("cycle {cycle}: memory {m}'s request {e}"))?;
                     if let Some(i) = answers[m].filter(|_| resp_ready) {
                         // A data read's tag is `{sectors - 1, 0, context, sector}`.
                         if pending[m][i].1 >> buddy_hdl::memory_port::FILL_TAG_BIT & 1 == 0 {

@@ -475,9 +475,9 @@ impl PipelinedControllerModel {
         let decomp_out_valid = w.decomp.out.is_some();
         let dec_offer = decomp_out_valid && !head_partial;
         let held = self.s.held;
-        let wr_first = held == Some(RespSource::Write) || (held.is_none() && self.s.err.is_none());
+        // The hardware's `dec_first`: the decompressor's `out_ready` term,
+        // also on a cycle it offers nothing.
         let dec_first = held == Some(RespSource::Decompressor) || (held.is_none() && self.s.err.is_none() && self.s.wr.is_none());
-        let r0_first = held == Some(RespSource::R0) || (held.is_none() && self.s.err.is_none() && self.s.wr.is_none() && !dec_offer);
         l.granted = if held.is_some() {
             held
         } else if self.s.err.is_some() {
@@ -491,7 +491,7 @@ impl PipelinedControllerModel {
         } else {
             None
         };
-        let wr_free = self.s.wr.is_none() || (i.resp_ready && wr_first);
+        let wr_free = self.s.wr.is_none() || (i.resp_ready && l.granted == Some(RespSource::Write));
         let md_resp_ready = if self.s.f_sent || l.md_commit_resp {
             wr_free
         } else if md_full_resp {
@@ -673,9 +673,8 @@ impl PipelinedControllerModel {
         // decompressor by R0; a partial write's old entry never does.
         let d0 = self.s.d0.unwrap_or_default();
         let d0_pass = matches!(self.nibble[d0 as usize], 0 | 7) && !has(self.s.w.partial, d0);
-        // R0 answers when it holds the grant, or no fault, write or decompressed read is offered.
-        let r0_sel = self.s.r0.is_some() && r0_first;
-        l.r0_take = r0_sel && i.resp_ready;
+        // R0 answers when granted: held, or no fault, write or decompressed read offered.
+        l.r0_take = l.granted == Some(RespSource::R0) && i.resp_ready;
         // R0 and R1 queue RAW and ZERO reads; D0 goes in while R1 is empty (a
         // flip-flop, so that the gather's `out_ready` waits for no answer).
         l.pass_take = self.s.d0.is_some() && d0_pass && self.s.r1.is_none();

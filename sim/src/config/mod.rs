@@ -17,6 +17,8 @@ use buddy_golden::Algorithm;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct SimConfig {
+    /// The GPU in front of the memory system: its memory-level parallelism.
+    pub gpu: GpuConfig,
     pub system: SystemConfig,
     pub hbm: HbmConfig,
     pub nvlink: NvlinkConfig,
@@ -35,14 +37,41 @@ pub struct SimConfig {
 /// Most memory-controller slices a configuration may ask for.
 pub const MAX_SLICES: u64 = 64;
 
+/// The GPU whose L2 misses drive the memory system (Buddy Compression
+/// Table I and Sec. IV-A: a P100-based GPU). It sets how many L2 requests
+/// are in flight at once ([`SimConfig::requests_in_flight`]): a warp
+/// waits on one L1 miss at a time (a load feeding the next address, as
+/// a sparse matrix-vector product's index then value) and an SM holds at
+/// most `l1_miss_registers` misses, so `sms x min(warps_per_sm,
+/// l1_miss_registers)` requests (56 x 64 = 3,584 by default).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GpuConfig {
+    /// Streaming multiprocessors (the P100 of Sec. IV-A: 56; Table I
+    /// does not list it).
+    pub sms: u32,
+    /// Warps resident per SM (Table I: 64).
+    pub warps_per_sm: u32,
+    /// L1 miss registers (MSHRs) per SM (**decision**: 128, GPGPU-Sim's
+    /// Pascal configuration; the paper does not give it).
+    pub l1_miss_registers: u32,
+}
+
+impl Default for GpuConfig {
+    fn default() -> Self {
+        GpuConfig { sms: 56, warps_per_sm: 64, l1_miss_registers: 128 }
+    }
+}
+
 /// GPU-level parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SystemConfig {
     /// Memory-controller slices (Table I: 8).
     pub slices: u32,
-    /// L2 requests in flight at most (the GPU's memory-level parallelism).
-    pub max_outstanding: u32,
+    /// L2 requests in flight at most, overriding the figure derived from
+    /// `[gpu]` (unset: derived; [`SimConfig::requests_in_flight`]).
+    pub max_outstanding: Option<u32>,
     /// Page size: `2M` or `64K`.
     pub page: PageSize,
     /// Requests per epoch of the per-epoch series.
@@ -309,7 +338,7 @@ impl Default for SystemConfig {
     fn default() -> Self {
         SystemConfig {
             slices: 8,
-            max_outstanding: 256,
+            max_outstanding: None,
             page: PageSize::Huge2M,
             epoch_requests: 4096,
             slice_timing: SliceTiming::Paper,
@@ -452,14 +481,22 @@ impl SimConfig {
             }
         }
         positive("system.slices", self.system.slices as f64)?;
-        positive("system.max_outstanding", self.system.max_outstanding as f64)?;
+        if let Some(n) = self.system.max_outstanding {
+            positive("system.max_outstanding", n as f64)?;
+        }
+        positive("gpu.sms", self.gpu.sms as f64)?;
+        positive("gpu.warps_per_sm", self.gpu.warps_per_sm as f64)?;
+        positive("gpu.l1_miss_registers", self.gpu.l1_miss_registers as f64)?;
         positive("system.epoch_requests", self.system.epoch_requests as f64)?;
         // Upper bounds keep every size-like key within what the models
         // allocate and count without overflow: a typo (an extra few zeros)
         // is an error naming the key, not an abort allocating terabytes.
         for (key, v, max, why) in [
             ("system.slices", self.system.slices as u64, MAX_SLICES, "must be at most 64 slices"),
-            ("system.max_outstanding", self.system.max_outstanding as u64, 1 << 20, "must be at most 1048576 requests"),
+            ("system.max_outstanding", self.system.max_outstanding.unwrap_or(0) as u64, 1 << 20, "must be at most 1048576 requests"),
+            ("gpu.sms", self.gpu.sms as u64, 1 << 12, "must be at most 4096 SMs"),
+            ("gpu.warps_per_sm", self.gpu.warps_per_sm as u64, 1 << 12, "must be at most 4096 warps"),
+            ("gpu.l1_miss_registers", self.gpu.l1_miss_registers as u64, 1 << 12, "must be at most 4096 miss registers"),
             ("system.slice_in_flight", self.system.slice_in_flight as u64, 1 << 20, "must be at most 1048576 requests"),
             ("hbm.channels_per_slice", self.hbm.channels_per_slice as u64, 64, "must be at most 64 channels"),
             ("hbm.transaction_queue", self.hbm.transaction_queue as u64, 1 << 16, "must be at most 65536 entries"),
@@ -678,6 +715,16 @@ impl SimConfig {
     pub fn cycle_ps(&self) -> f64 {
         1e6 / self.hbm.clock_mhz
     }
+
+    /// L2 requests in flight at most: `system.max_outstanding` if set,
+    /// else the GPU's, `gpu.sms x min(gpu.warps_per_sm,
+    /// gpu.l1_miss_registers)` ([`GpuConfig`]; 3,584 by default).
+    pub fn requests_in_flight(&self) -> usize {
+        match self.system.max_outstanding {
+            Some(n) => n as usize,
+            None => self.gpu.sms as usize * self.gpu.warps_per_sm.min(self.gpu.l1_miss_registers) as usize,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -701,6 +748,27 @@ mod tests {
         assert_eq!(SimConfig::from_toml(&c.to_toml(), "x").unwrap(), c);
         assert_eq!(SimConfig::from_toml("", "x").unwrap(), c);
         assert_eq!(c.codec_cycles(Algorithm::Bpc), (11.0, 11.0));
+    }
+
+    /// The GPU's requests in flight: 56 SMs x min(64 warps, 128 miss
+    /// registers) by default, the smaller of the two per SM, and
+    /// `system.max_outstanding` over both.
+    #[test]
+    fn requests_in_flight_follow_the_gpu_unless_overridden() {
+        assert_eq!(SimConfig::default().requests_in_flight(), 3584);
+        let few = SimConfig::from_toml("[gpu]\nsms = 4\nl1_miss_registers = 16\n", "c.toml").unwrap();
+        assert_eq!(few.requests_in_flight(), 64);
+        let fixed = SimConfig::from_toml("[gpu]\nsms = 4\n[system]\nmax_outstanding = 256\n", "c.toml").unwrap();
+        assert_eq!(fixed.requests_in_flight(), 256);
+        for (toml, key) in [
+            ("[gpu]\nsms = 0\n", "gpu.sms"),
+            ("[gpu]\nwarps_per_sm = 0\n", "gpu.warps_per_sm"),
+            ("[gpu]\nl1_miss_registers = 100000\n", "gpu.l1_miss_registers"),
+            ("[system]\nmax_outstanding = 0\n", "system.max_outstanding"),
+        ] {
+            let e = SimConfig::from_toml(toml, "c.toml").unwrap_err().to_string();
+            assert!(e.contains(key), "{toml}: {e}");
+        }
     }
 
     #[test]

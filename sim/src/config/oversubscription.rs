@@ -25,7 +25,7 @@ pub struct UmConfig {
     /// direction (dual DMA engines).
     pub link_gbps: f64,
     /// Streaming multiprocessors: thread-block streams that run at once
-    /// (**decision**: 16). Each has `system.max_outstanding / sms`
+    /// (**decision**: 16). Each has `SimConfig::requests_in_flight() / sms`
     /// requests in flight at most; throttling stops some of them.
     pub sms: u32,
     /// Thread blocks: the equal, contiguous parts the trace is cut into,

@@ -23,7 +23,7 @@
 //! stops the run with the address, the time and both values.
 //!
 //! Issue model: L2 requests issue in trace order, at most
-//! `system.max_outstanding` in flight; a request issues when an earlier one
+//! the GPU's requests in flight (`SimConfig::requests_in_flight`); a request issues when an earlier one
 //! completes. The run's time is the last completion.
 
 pub mod backing_store;
@@ -401,7 +401,7 @@ impl<'a> Session<'a> {
         let l2 = L2Cache::new(L2Config { bytes: config.l2.bytes, ways: config.l2.ways }).map_err(|e| SimError::Config(e.to_string()))?;
         let state = IssueState {
             outstanding: Vec::new(),
-            max: config.system.max_outstanding as usize,
+            max: config.requests_in_flight(),
             last_issue: 0,
             end: 0,
             latencies: Vec::new(),
@@ -446,8 +446,9 @@ impl<'a> Session<'a> {
         std::mem::take(&mut self.out)
     }
 
-    /// Issue `r` in trace order: when `system.max_outstanding` requests are
-    /// in flight, after the next one completes.
+    /// Issue `r` in trace order: when as many requests as the GPU holds
+    /// (`SimConfig::requests_in_flight`) are in flight, after the next one
+    /// completes.
     pub(crate) fn issue_in_order(&mut self, r: MemRequest) -> Result<(), SimError> {
         self.state.issue(&mut self.ctl, &self.traced, &mut self.shadow, r, 0)
     }

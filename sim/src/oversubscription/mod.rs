@@ -318,7 +318,7 @@ pub fn run_oversubscribed(input: &OversubscribedInput) -> Result<OversubscribedR
     let mut session = Session::open(&sim_input)?;
     let um_cfg = &config.um;
     let sms = um_cfg.sms as usize;
-    let per_sm = (config.system.max_outstanding as usize / sms).max(1);
+    let per_sm = (config.requests_in_flight() / sms).max(1);
     let blocks = um_cfg.thread_blocks as usize;
     let pages_of = |a: &Access| fp.pages_of(a);
 

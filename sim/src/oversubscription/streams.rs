@@ -1,8 +1,8 @@
 //! The trace replayed as a GPU runs a kernel (**decision**,
 //! `docs/oversubscription.md`): the trace is cut into `um.thread_blocks`
 //! equal, contiguous thread blocks, handed in order to `um.sms` SMs. An SM
-//! runs its block's accesses in order with at most `system.max_outstanding
-//! / um.sms` requests in flight; an access whose page is not resident
+//! runs its block's accesses in order with at most the GPU's requests in
+//! flight (`SimConfig::requests_in_flight`) / `um.sms` requests in flight; an access whose page is not resident
 //! waits for it, and the SM waits with it. Throttling lowers the number of
 //! SMs that run; a stopped SM's block resumes first when one is freed.
 //! L2 hits take no time, as in [`crate::memory_system::run`].

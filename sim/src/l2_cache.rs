@@ -14,10 +14,26 @@ pub const SECTOR_BYTES: u64 = buddy_golden::translation::SECTOR_BYTES;
 pub struct MemRequest {
     /// Virtual address of the memory-entry (a multiple of 128).
     pub entry_va: u64,
-    /// `None`: read of the whole entry (a compressed entry is fetched
-    /// whole). `Some(mask)`: write-back of the dirty sectors, bit `s` =
-    /// sector `s` (bytes `32s .. 32s + 32`), never 0.
+    /// `None`: a read of the sectors of `read_sectors`. `Some(mask)`:
+    /// write-back of the dirty sectors, bit `s` = sector `s` (bytes
+    /// `32s .. 32s + 32`), never 0.
     pub write_mask: Option<u8>,
+    /// A read's sectors (bit `s` = sector `s`): `0xF`, the whole entry,
+    /// unless the L2 fills sectors ([`L2Cache::with_sector_fills`]); 0 for
+    /// a write-back.
+    pub read_sectors: u8,
+}
+
+impl MemRequest {
+    /// A read of the whole memory-entry at `entry_va`.
+    pub const fn read(entry_va: u64) -> Self {
+        MemRequest { entry_va, write_mask: None, read_sectors: 0xF }
+    }
+
+    /// A write-back of the sectors of `mask` of the entry at `entry_va`.
+    pub const fn write(entry_va: u64, mask: u8) -> Self {
+        MemRequest { entry_va, write_mask: Some(mask), read_sectors: 0 }
+    }
 }
 
 /// L2 geometry.
@@ -42,8 +58,12 @@ pub struct L2Stats {
     pub accesses: u64,
     /// Line lookups that hit.
     pub hits: u64,
-    /// Line lookups that missed (each sends one entry read).
+    /// Line lookups that missed (each sends one read, but a write's
+    /// under sector fills, which reads nothing).
     pub misses: u64,
+    /// Line lookups that hit a line without every sector the read needs
+    /// (sector fills only; each sends one read of the missing sectors).
+    pub sector_misses: u64,
     /// Entry write-backs sent (evictions and the final flush).
     pub write_backs: u64,
 }
@@ -52,6 +72,8 @@ pub struct L2Stats {
 struct Line {
     valid: bool,
     tag: u64,
+    /// Sectors held (bit `s` = sector `s`).
+    present: u8,
     dirty: u8,
     last_use: u64,
 }
@@ -59,11 +81,14 @@ struct Line {
 /// A sectored, true-LRU, write-back, write-allocate L2 without data
 /// (docs/formats.md#trace-driver).
 ///
-/// A miss (read or write) reads the whole memory-entry and fills the line,
-/// all four sectors valid (**decision**: the controller returns the whole
-/// decompressed entry, so the L2 keeps it). A write marks the sectors it
-/// touches dirty; evicting a line with dirty sectors sends one write with
-/// their mask.
+/// By default a miss (read or write) reads the whole memory-entry and fills
+/// the line, all four sectors valid (**decision**: a compressed entry is
+/// fetched and decompressed whole, so the L2 keeps it). With sector fills
+/// (an uncompressed memory, [`L2Cache::with_sector_fills`]) it is a GPU's
+/// sectored L2: a read fetches only the sectors it touches that the line
+/// lacks, and a write allocates its sectors without reading (the L2 keeps
+/// byte masks). A write marks the sectors it touches dirty; evicting a line
+/// with dirty sectors sends one write with their mask.
 #[derive(Debug, Clone)]
 pub struct L2Cache {
     config: L2Config,
@@ -71,6 +96,7 @@ pub struct L2Cache {
     lines: Vec<Line>,
     clock: u64,
     stats: L2Stats,
+    sector_fills: bool,
 }
 
 /// Why an L2 geometry is impossible.
@@ -92,7 +118,21 @@ impl L2Cache {
             return Err(L2ConfigError { bytes: config.bytes, ways: config.ways });
         }
         let sets = config.bytes / way_bytes;
-        Ok(L2Cache { config, sets, lines: vec![Line::default(); (sets as usize) * config.ways], clock: 0, stats: L2Stats::default() })
+        Ok(L2Cache {
+            config,
+            sets,
+            lines: vec![Line::default(); (sets as usize) * config.ways],
+            clock: 0,
+            stats: L2Stats::default(),
+            sector_fills: false,
+        })
+    }
+
+    /// The same L2 filling 32-byte sectors instead of whole entries (see
+    /// [`L2Cache`]): a GPU's L2 in front of an uncompressed memory.
+    pub fn with_sector_fills(mut self) -> Self {
+        self.sector_fills = true;
+        self
     }
 
     pub fn stats(&self) -> L2Stats {
@@ -113,40 +153,59 @@ impl L2Cache {
             for s in (start % LINE_BYTES) / SECTOR_BYTES..=(end % LINE_BYTES) / SECTOR_BYTES {
                 mask |= 1 << s;
             }
-            self.touch_line(line, if write { mask } else { 0 }, out);
+            self.touch_line(line, mask, write, out);
             line += 1;
         }
     }
 
-    fn touch_line(&mut self, line: u64, dirty: u8, out: &mut Vec<MemRequest>) {
+    /// Look up `line` for an access to the sectors of `mask`.
+    fn touch_line(&mut self, line: u64, mask: u8, write: bool, out: &mut Vec<MemRequest>) {
         self.clock += 1;
         let set = (line % self.sets) as usize;
         let tag = line / self.sets;
         let ways = set * self.config.ways..(set + 1) * self.config.ways;
+        let entry_va = line * LINE_BYTES;
         let index = match ways.clone().find(|&i| self.lines[i].valid && self.lines[i].tag == tag) {
             Some(i) => {
-                self.stats.hits += 1;
+                let missing = mask & !self.lines[i].present;
+                if write || missing == 0 {
+                    self.stats.hits += 1;
+                } else {
+                    self.stats.sector_misses += 1;
+                    out.push(MemRequest { entry_va, write_mask: None, read_sectors: missing });
+                }
                 i
             }
             None => {
                 self.stats.misses += 1;
                 let victim = ways.min_by_key(|&i| (self.lines[i].valid, self.lines[i].last_use)).expect("ways >= 1");
                 self.write_back(victim, set, out);
-                out.push(MemRequest { entry_va: line * LINE_BYTES, write_mask: None });
-                self.lines[victim] = Line { valid: true, tag, dirty: 0, last_use: 0 };
+                let present = if self.sector_fills {
+                    if !write {
+                        out.push(MemRequest { entry_va, write_mask: None, read_sectors: mask });
+                    }
+                    mask
+                } else {
+                    out.push(MemRequest::read(entry_va));
+                    0xF
+                };
+                self.lines[victim] = Line { valid: true, tag, present, dirty: 0, last_use: 0 };
                 victim
             }
         };
         let l = &mut self.lines[index];
         l.last_use = self.clock;
-        l.dirty |= dirty;
+        l.present |= mask;
+        if write {
+            l.dirty |= mask;
+        }
     }
 
     fn write_back(&mut self, index: usize, set: usize, out: &mut Vec<MemRequest>) {
         let l = self.lines[index];
         if l.valid && l.dirty != 0 {
             let line = l.tag * self.sets + set as u64;
-            out.push(MemRequest { entry_va: line * LINE_BYTES, write_mask: Some(l.dirty) });
+            out.push(MemRequest::write(line * LINE_BYTES, l.dirty));
             self.stats.write_backs += 1;
         }
         self.lines[index].dirty = 0;
@@ -179,12 +238,12 @@ mod tests {
         assert_eq!(
             out,
             vec![
-                MemRequest { entry_va: 0, write_mask: None },
-                MemRequest { entry_va: 0, write_mask: Some(0b0001) },
-                MemRequest { entry_va: 256, write_mask: None },
+                MemRequest::read(0),
+                MemRequest::write(0, 0b0001),
+                MemRequest::read(256),
             ]
         );
-        assert_eq!(c.stats(), L2Stats { accesses: 3, hits: 1, misses: 2, write_backs: 1 });
+        assert_eq!(c.stats(), L2Stats { accesses: 3, hits: 1, misses: 2, sector_misses: 0, write_backs: 1 });
     }
 
     #[test]
@@ -196,10 +255,40 @@ mod tests {
         out.clear();
         c.flush(&mut out);
         out.sort_by_key(|r| r.entry_va);
-        assert_eq!(out, vec![MemRequest { entry_va: 0, write_mask: Some(0b1000) }, MemRequest { entry_va: 128, write_mask: Some(0b0001) }]);
+        assert_eq!(out, vec![MemRequest::write(0, 0b1000), MemRequest::write(128, 0b0001)]);
         out.clear();
         c.flush(&mut out);
         assert!(out.is_empty(), "a second flush has nothing dirty");
+    }
+
+    /// Sector fills: a read fetches the sectors it touches that the line
+    /// lacks, a write allocates without reading, and a read of a written
+    /// sector hits.
+    #[test]
+    fn sector_fills_read_only_the_missing_sectors() {
+        let mut c = l2(1024, 2).with_sector_fills();
+        let mut out = Vec::new();
+        c.access(8, 8, false, &mut out); // line 0, sector 0
+        c.access(16, 8, false, &mut out); // sector 0 again: hit
+        c.access(60, 8, false, &mut out); // bytes 60..68: sector 1 missing, sector 2 missing
+        c.access(200, 8, true, &mut out); // line 1, sector 2 written: no read
+        c.access(200, 8, false, &mut out); // hit
+        c.access(128, 8, false, &mut out); // line 1, sector 0 missing
+        assert_eq!(
+            out,
+            vec![
+                MemRequest { entry_va: 0, write_mask: None, read_sectors: 0b0001 },
+                MemRequest { entry_va: 0, write_mask: None, read_sectors: 0b0110 },
+                MemRequest { entry_va: 128, write_mask: None, read_sectors: 0b0001 },
+            ]
+        );
+        assert_eq!(c.stats(), L2Stats { accesses: 6, hits: 2, misses: 2, sector_misses: 2, write_backs: 0 });
+        // The whole-entry L2 reads line 1 on the write miss and then hits.
+        let mut whole = l2(1024, 2);
+        out.clear();
+        whole.access(200, 8, true, &mut out);
+        whole.access(128, 8, false, &mut out);
+        assert_eq!(out, vec![MemRequest::read(128)]);
     }
 
     #[test]

@@ -95,7 +95,7 @@ mod tests {
     use super::*;
 
     fn read(entry: u64) -> MemRequest {
-        MemRequest { entry_va: 0x1000_0000 + entry * 128, write_mask: None }
+        MemRequest::read(0x1000_0000 + entry * 128)
     }
 
     /// 64 consecutive entries share one metadata sector: one miss, 63 hits.
@@ -116,7 +116,7 @@ mod tests {
     fn partial_write_backs_read_modify_write_the_metadata() {
         let base = 0x1000_0000;
         let reqs =
-            vec![MemRequest { entry_va: base, write_mask: Some(0b0011) }, MemRequest { entry_va: base + 128, write_mask: Some(0xF) }];
+            vec![MemRequest::write(base, 0b0011), MemRequest::write(base + 128, 0xF)];
         let p = replay(&reqs, base, 1, SliceInterleave::Hashed, MetadataCacheConfig::default()).unwrap();
         assert_eq!((p.stats.reads, p.stats.writes, p.stats.write_backs), (1, 2, 1));
     }

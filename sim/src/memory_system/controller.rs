@@ -190,9 +190,30 @@ impl Controllers {
     /// stream the decoder rejects (engines on golden slices; the RTL
     /// engines report them in the outcome), or a stalled simulation.
     pub fn start_read(&mut self, va: u64, t: u64) -> Result<Outcome, SimError> {
+        self.start_read_sectors(va, 0xF, t)
+    }
+
+    /// As [`Controllers::start_read`], needing only the sectors of
+    /// `sectors` (bit `s` = bytes `32s..32s+32`, not 0): an engine that
+    /// reads sectors ([`Controllers::sector_reads`]) moves only the run
+    /// from the lowest to the highest of them from an uncompressed page;
+    /// every other read moves what the whole entry needs. The answer is
+    /// the whole entry either way.
+    ///
+    /// # Errors
+    /// As [`Controllers::start_read`].
+    pub fn start_read_sectors(&mut self, va: u64, sectors: u8, t: u64) -> Result<Outcome, SimError> {
+        debug_assert!(sectors & 0xF != 0, "a read needs a sector");
         self.system.queue.advance_to(t)?;
         self.stats.reads += 1;
-        self.engine.start(&mut self.system, &Request { va, write: false, mask: 0, value: &[0; ENTRY_BYTES] })
+        self.engine.start(&mut self.system, &Request { va, write: false, mask: 0, read_sectors: sectors & 0xF, value: &[0; ENTRY_BYTES] })
+    }
+
+    /// The engine reads only the sectors a read needs from an uncompressed
+    /// page (the paper timing: a GPU's memory controller); the hardware
+    /// slices read whole entries (their read request has no sector mask).
+    pub fn sector_reads(&self) -> bool {
+        self.engine.sector_reads()
     }
 
     /// Issue a write of the sectors of `mask` of `value` to the entry at
@@ -204,7 +225,7 @@ impl Controllers {
         self.system.queue.advance_to(t)?;
         self.stats.writes += 1;
         self.stats.partial_writes += (mask & 0xF != 0xF) as u64;
-        self.engine.start(&mut self.system, &Request { va, write: true, mask: mask & 0xF, value })
+        self.engine.start(&mut self.system, &Request { va, write: true, mask: mask & 0xF, read_sectors: 0, value })
     }
 
     /// Run until `outcome` holds its result and take it.

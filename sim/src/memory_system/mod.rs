@@ -399,6 +399,9 @@ impl<'a> Session<'a> {
         }
         let cycle_ps = config.cycle_ps();
         let l2 = L2Cache::new(L2Config { bytes: config.l2.bytes, ways: config.l2.ways }).map_err(|e| SimError::Config(e.to_string()))?;
+        // A GPU fetches 32 B sectors from an uncompressed memory; a
+        // compressed entry (and the hardware slices' every read) moves whole.
+        let l2 = if input.mode == Mode::Uncompressed && ctl.sector_reads() { l2.with_sector_fills() } else { l2 };
         let state = IssueState {
             outstanding: Vec::new(),
             max: config.requests_in_flight(),
@@ -736,7 +739,7 @@ impl IssueState {
         let f = match r.write_mask {
             None => {
                 let expected = shadow.get(&va).copied().unwrap_or(MemoryEntry::ZERO);
-                InFlight { outcome: ctl.start_read(va, t)?, tag, va, issued: t, read: true, expected }
+                InFlight { outcome: ctl.start_read_sectors(va, r.read_sectors, t)?, tag, va, issued: t, read: true, expected }
             }
             Some(mask) => {
                 let value = view_entry(traced, va);

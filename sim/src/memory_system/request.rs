@@ -78,6 +78,12 @@ pub struct Request<'a> {
     pub write: bool,
     /// Sectors written (low 4 bits); 0 for a read.
     pub mask: u8,
+    /// Sectors a read needs (low 4 bits; `0xF`: the whole entry); 0 for a
+    /// write. Only an engine whose [`SliceEngine::sector_reads`] is true
+    /// reads fewer than the whole entry, and only of an uncompressed page.
+    ///
+    /// [`SliceEngine::sector_reads`]: super::engine::SliceEngine::sector_reads
+    pub read_sectors: u8,
     pub value: &'a [u8; ENTRY_BYTES],
 }
 

@@ -64,6 +64,13 @@ pub trait SliceEngine: AsAny {
     /// Reads answered without data (ZERO class on a metadata hit).
     fn zero_reads(&self) -> u64;
 
+    /// A read of an uncompressed page moves only the sectors it needs
+    /// ([`Request::read_sectors`]); false: the whole entry (the hardware
+    /// slices, whose read request carries no sector mask).
+    fn sector_reads(&self) -> bool {
+        false
+    }
+
     /// Metadata cache counters summed over the slices.
     fn metadata_stats(&self, system: &MemorySystem) -> CacheStats {
         system.golden_metadata_stats()

@@ -20,7 +20,8 @@
 
 use std::rc::Rc;
 
-use buddy_golden::controller_slice::{MetadataAccess, ReadPart, WritePart};
+use buddy_golden::controller_slice::{MetadataAccess, ReadPart, Sectors, WritePart};
+use buddy_golden::translation::SECTOR_BYTES;
 use buddy_golden::SizeClass;
 
 use std::cell::RefCell;
@@ -203,6 +204,19 @@ impl PaperTiming {
     }
 }
 
+/// The part of an uncompressed page's slot `slot` (its four sectors) a
+/// read of the sectors of `needed` moves: the run from the lowest to the
+/// highest of them (one burst; an access of at most 32 bytes needs one or
+/// two neighbours). A slot of another size is returned whole.
+fn needed_sectors(slot: Sectors, needed: u8) -> Sectors {
+    let needed = needed & 0xF;
+    if slot.count != 4 || needed == 0 {
+        return slot;
+    }
+    let (lo, hi) = (needed.trailing_zeros() as u64, 7 - needed.leading_zeros() as u64);
+    Sectors { first: slot.first + lo * SECTOR_BYTES, count: hi - lo + 1 }
+}
+
 /// The paper timing engine: golden slices' answers, timed by
 /// [`PaperTiming`]; with a bound on the requests a slice holds
 /// (`system.slice_in_flight`), if any.
@@ -232,7 +246,10 @@ impl PaperEngine {
 
 impl SliceEngine for PaperEngine {
     fn start(&mut self, system: &mut MemorySystem, request: &Request) -> Result<Outcome, SimError> {
-        let served = system.serve(request)?;
+        let mut served = system.serve(request)?;
+        if let Some(r) = served.read.as_mut().filter(|r| r.metadata.is_none() && !request.write) {
+            r.device = needed_sectors(r.device, request.read_sectors);
+        }
         self.zero_reads += is_zero_read(&served) as u64;
         let slice = system.slice(request.va);
         let outcome: Outcome = Rc::new(RefCell::new(None));
@@ -284,6 +301,10 @@ impl SliceEngine for PaperEngine {
 
     fn zero_reads(&self) -> u64 {
         self.zero_reads
+    }
+
+    fn sector_reads(&self) -> bool {
+        true
     }
 
     fn read_split(&self) -> Option<ReadSplit> {

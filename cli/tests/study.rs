@@ -125,10 +125,18 @@ fn study_all_writes_every_file_and_the_files_agree() {
         "oversubscription.csv",
         "minibatch.json",
         "minibatch.csv",
+        "mag.json",
+        "mag.csv",
     ] {
         assert!(out.join(f).is_file(), "{f} missing");
     }
-    assert!(is_png(&out.join("oversubscription.png")));
+    assert!(is_png(&out.join("oversubscription.png")) && is_png(&out.join("mag.png")));
+    // MAG-BDI's study: the CSV holds every storage at every MAG, and the
+    // uncompressed rows are the speedups' reference.
+    let mag = fs::read_to_string(out.join("mag.csv")).unwrap();
+    assert!(mag.starts_with("workload,mag_bytes,storage,bursts,bytes,dram_cycles,speedup,bandwidth_saved,row_hit_rate"), "{mag}");
+    assert_eq!(mag.lines().count(), 1 + 9, "{mag}");
+    assert_eq!(mag.lines().filter(|l| l.contains(",uncompressed,") && l.contains(",1.0,0.0,")).count(), 3, "{mag}");
     // The default replays the trace until the slowdowns settle, at least
     // 10 longest faults of unlimited run time; of the 8 pages 30% and 33%
     // leave the same 6 as 20%, 50% the same 5 as 40%.
@@ -147,7 +155,7 @@ fn study_all_writes_every_file_and_the_files_agree() {
     }
     let report = fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("![designs.png](designs.png)"));
-    assert!(report.contains("## bandwidth-sweep") && report.contains("## energy") && report.contains("## minibatch"));
+    assert!(report.contains("## bandwidth-sweep") && report.contains("## energy") && report.contains("## minibatch") && report.contains("## mag"));
     for png in ["bandwidth-sweep.png", "energy.png"] {
         assert!(is_png(&out.join(png)), "{png} is not a PNG");
     }

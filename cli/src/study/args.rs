@@ -47,12 +47,15 @@ pub enum StudyName {
     /// roles and shapes), the largest batch that fits --device-memory
     /// without and with Buddy, and the projected speedup (DL workloads).
     Minibatch,
+    /// MAG-aware BDI Fig. 14, 19: speedup and bandwidth saved by BDI and
+    /// MAG-aware BDI at MAG 16, 32 and 64 on a GDDR5-like memory (workloads with a trace).
+    Mag,
     /// Every study above, and report.md.
     All,
 }
 
 impl StudyName {
-    pub(super) const EACH: [StudyName; 12] = [
+    pub(super) const EACH: [StudyName; 13] = [
         StudyName::RatioOverTime,
         StudyName::Heatmap,
         StudyName::Designs,
@@ -65,6 +68,7 @@ impl StudyName {
         StudyName::CdmaPerformance,
         StudyName::Oversubscription,
         StudyName::Minibatch,
+        StudyName::Mag,
     ];
 
     pub(super) fn file_stem(self) -> &'static str {
@@ -81,6 +85,7 @@ impl StudyName {
             StudyName::CdmaPerformance => "cdma-performance",
             StudyName::Oversubscription => "oversubscription",
             StudyName::Minibatch => "minibatch",
+            StudyName::Mag => "mag",
             StudyName::All => "report",
         }
     }

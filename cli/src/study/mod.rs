@@ -21,6 +21,7 @@ mod context;
 mod designs;
 mod energy;
 mod heatmap;
+mod mag;
 mod memory_modes;
 mod minibatch;
 mod oversubscription;
@@ -117,6 +118,7 @@ fn run_one(study: StudyName, ctx: &Ctx) -> anyhow::Result<Output> {
         StudyName::CdmaPerformance => cdma_performance::cdma_performance(ctx.workloads, ctx.training()?, out),
         StudyName::Oversubscription => oversubscription::oversubscription(ctx, out),
         StudyName::Minibatch => minibatch::minibatch(ctx, out),
+        StudyName::Mag => mag::mag(ctx, out),
         StudyName::All => unreachable!("`all` runs the others"),
     }
 }

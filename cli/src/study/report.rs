@@ -8,7 +8,7 @@ use buddy_sim::class_profile::ClassProfile;
 use super::args::{Args, StudyName};
 use super::common::Output;
 use super::{bandwidth_sweep, buddy_over_time, cdma_offload, cdma_performance, cdma_ratios, designs, energy};
-use super::{heatmap, minibatch, oversubscription, ratio_over_time, threshold_sweep};
+use super::{heatmap, mag, minibatch, oversubscription, ratio_over_time, threshold_sweep};
 
 /// How to read each study, for report.md.
 fn explanation(study: StudyName) -> &'static str {
@@ -25,6 +25,7 @@ fn explanation(study: StudyName) -> &'static str {
         StudyName::CdmaPerformance => cdma_performance::EXPLANATION,
         StudyName::Oversubscription => oversubscription::EXPLANATION,
         StudyName::Minibatch => minibatch::EXPLANATION,
+        StudyName::Mag => mag::EXPLANATION,
         StudyName::All => "",
     }
 }

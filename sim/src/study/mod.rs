@@ -16,6 +16,7 @@
 //! | [`cdma_offload`] | cDMA Fig. 12 | bytes offloaded to host memory by cDMA, normalized to vDNN |
 //! | [`cdma_performance`] | cDMA Fig. 13 | training step performance of vDNN and cDMA, normalized to the oracle |
 //! | [`oversubscription`] | Fig. 14, ETC Fig. 10-14 | UM, ETC's techniques, ETC and Buddy Compression at 0-50% oversubscription and ETC's 33% and 100% |
+//! | [`mag`] | MAG-BDI Fig. 14, 19 | DRAM time and bytes of a trace's traffic in MAG-sized bursts on a GDDR5-like memory: uncompressed, BDI, MAG-aware BDI at MAG 16, 32, 64 |
 //! | [`minibatch`] | Fig. 15 | DL footprint against the mini-batch size, the largest batch that fits with and without Buddy, projected speedup |
 
 pub mod buddy_over_time;
@@ -25,6 +26,7 @@ pub mod cdma_ratios;
 pub mod designs;
 pub mod heatmap;
 pub mod held_out;
+pub mod mag;
 pub mod memory_modes;
 pub mod minibatch;
 pub mod oversubscription;

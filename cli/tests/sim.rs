@@ -18,7 +18,9 @@ fn all_modes_run_and_the_files_agree() {
     assert_eq!(reports.len(), 3);
     for r in &reports {
         assert_eq!(r["checked_reads"], r["reads"]);
-        assert_eq!(r["requests"], reports[0]["requests"]);
+        // The same write-backs; the uncompressed mode's L2 fills sectors, so it reads more often.
+        assert_eq!(r["writes"], reports[0]["writes"]);
+        assert!(r["requests"].as_u64() <= reports[0]["requests"].as_u64());
         assert_eq!(r["engine"], "fast");
     }
     let csv = fs::read_to_string(out.join("sim.csv")).unwrap();

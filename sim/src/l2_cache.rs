@@ -58,7 +58,7 @@ pub struct L2Stats {
     pub accesses: u64,
     /// Line lookups that hit.
     pub hits: u64,
-    /// Line lookups that missed (each sends one read, but a write's
+    /// Line lookups that missed (each sends one read, except a write miss
     /// under sector fills, which reads nothing).
     pub misses: u64,
     /// Line lookups that hit a line without every sector the read needs
@@ -86,9 +86,12 @@ struct Line {
 /// fetched and decompressed whole, so the L2 keeps it). With sector fills
 /// (an uncompressed memory, [`L2Cache::with_sector_fills`]) it is a GPU's
 /// sectored L2: a read fetches only the sectors it touches that the line
-/// lacks, and a write allocates its sectors without reading (the L2 keeps
-/// byte masks). A write marks the sectors it touches dirty; evicting a line
-/// with dirty sectors sends one write with their mask.
+/// lacks, and a write allocates its sectors without reading. A written
+/// sector counts as whole (**decision**: the write-back carries the
+/// program's bytes of the whole sector, so a later read of its other bytes
+/// hits; a GPU's L2 keeps byte masks and would fetch them). A write marks
+/// the sectors it touches dirty; evicting a line with dirty sectors sends
+/// one write with their mask.
 #[derive(Debug, Clone)]
 pub struct L2Cache {
     config: L2Config,
@@ -141,7 +144,8 @@ impl L2Cache {
 
     /// One processor access of `bytes` bytes at `va`, appending the memory
     /// requests it causes to `out` (in order: a victim's write-back, then
-    /// the entry read).
+    /// the read of the entry or, under sector fills, of its missing
+    /// sectors, if any).
     pub fn access(&mut self, va: u64, bytes: u64, write: bool, out: &mut Vec<MemRequest>) {
         self.stats.accesses += 1;
         let last = va + bytes.max(1) - 1;

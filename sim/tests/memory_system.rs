@@ -53,7 +53,7 @@ fn every_mode_returns_what_was_written() {
     }
     // Compressed modes read whole entries: one read per line miss.
     assert_eq!((b.reads, y.reads, b.l2.sector_misses), (b.l2.misses, b.l2.misses, 0));
-    assert_eq!(b.device.sector_reads + b.device.sector_writes, b.device_bytes / 32);
+    assert!(b.device.sector_reads <= 4 * b.reads, "{} sectors, {} reads", b.device.sector_reads, b.reads);
     // Uncompressed under the paper timing: the L2 fills sectors, each read
     // moves 1-4 of them, each sector at most once per line fill; no
     // metadata, no buddy.

@@ -511,6 +511,13 @@ impl SimConfig {
                 return Err(ConfigError::Value { key, value: v.to_string(), why });
             }
         }
+        if self.system.max_outstanding.is_none() && self.requests_in_flight() > 1 << 20 {
+            return Err(ConfigError::Value {
+                key: "gpu.sms",
+                value: self.requests_in_flight().to_string(),
+                why: "gives more than 1048576 requests in flight (gpu.sms x min(gpu.warps_per_sm, gpu.l1_miss_registers))",
+            });
+        }
         for (key, v, max, why) in [
             ("nvlink.gbps", self.nvlink.gbps, 1e6, "must be below 1000000 GB/s"),
             ("nvlink.latency_factor", self.nvlink.latency_factor, 1e4, "must be below 10000"),
@@ -765,6 +772,7 @@ mod tests {
             ("[gpu]\nwarps_per_sm = 0\n", "gpu.warps_per_sm"),
             ("[gpu]\nl1_miss_registers = 100000\n", "gpu.l1_miss_registers"),
             ("[system]\nmax_outstanding = 0\n", "system.max_outstanding"),
+            ("[gpu]\nsms = 4096\nwarps_per_sm = 4096\nl1_miss_registers = 4096\n", "gpu.sms"),
         ] {
             let e = SimConfig::from_toml(toml, "c.toml").unwrap_err().to_string();
             assert!(e.contains(key), "{toml}: {e}");

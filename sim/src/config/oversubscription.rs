@@ -24,9 +24,11 @@ pub struct UmConfig {
     /// system of the Buddy paper's Fig. 14: 75). One DMA engine per
     /// direction (dual DMA engines).
     pub link_gbps: f64,
-    /// Streaming multiprocessors: thread-block streams that run at once
-    /// (**decision**: 16). Each has `SimConfig::requests_in_flight() / sms`
-    /// requests in flight at most; throttling stops some of them.
+    /// Thread-block streams that run at once, the trace's share of the
+    /// GPU's SMs (**decision**: 16, each standing for `gpu.sms / 16` SMs).
+    /// Each has `SimConfig::requests_in_flight() / sms` requests in flight
+    /// at most (224 by default), so together they hold the GPU's;
+    /// throttling stops some of them.
     pub sms: u32,
     /// Thread blocks: the equal, contiguous parts the trace is cut into,
     /// handed to the SMs in order (**decision**: 64; at least `sms`).

@@ -10,7 +10,10 @@
 //!   the size its memory-entry has in the workload's first snapshot
 //!   (temporaries are zero).
 //! - **Bursts.** Uncompressed: a read moves the whole entry, `128 / MAG`
-//!   bursts; a write-back the MAG-sized chunks its dirty sectors touch.
+//!   bursts, as the compressed reads do (seed 002's GPGPU-Sim fetches
+//!   128 B lines; a GPU fetching 32 B sectors would move fewer bytes
+//!   uncompressed, so the speedups here lean high); a write-back the
+//!   MAG-sized chunks its dirty sectors touch.
 //!   Compressed (bandwidth compression, no compaction, seed 002 Sec. V-A):
 //!   an entry moves `ceil(stored bytes / MAG)` bursts, BDI's stored bytes
 //!   being its stream (its encoding bits included) and MAG-aware BDI's its
@@ -35,7 +38,7 @@ use buddy_golden::{Algorithm, Mag, MemoryEntry, SizeClass, ENTRY_BYTES};
 use serde::Serialize;
 use std::collections::HashMap;
 
-use crate::config::SimConfig;
+use crate::config::{HbmConfig, SimConfig};
 use crate::l2_cache::{L2Config, MemRequest};
 use crate::mdcache_study::l2_requests;
 use crate::memory_system::dram::stream::{run_stream, StreamRequest};
@@ -105,31 +108,34 @@ pub struct MagStudy {
 pub fn gddr5_config(mag: Mag) -> SimConfig {
     let mut c = SimConfig::default();
     c.system.slices = CHANNELS;
-    let h = &mut c.hbm;
-    h.channels_per_slice = 1;
-    h.clock_mhz = 1002.0;
-    h.bank_groups = 4;
-    h.banks_per_group = 4;
-    h.rows = 4096;
-    h.row_bytes = 2048;
+    let burst = mag.bytes() as u64 / 16;
     // GPGPU-Sim's GDDR5 (GTX 480 configuration), DRAM cycles.
-    h.burst_cycles = mag.bytes() as u64 / 16;
-    h.t_ccd_s = h.burst_cycles;
-    h.t_ccd_l = h.burst_cycles + 1;
-    h.cl = 12;
-    h.cwl = 4;
-    h.t_rcd = 12;
-    h.t_rp = 12;
-    h.t_ras = 28;
-    h.t_rrd_s = 6;
-    h.t_rrd_l = 6;
-    h.t_faw = 24;
-    h.t_wtr_s = 5;
-    h.t_wtr_l = 5;
-    h.t_wr = 12;
-    h.t_rtp = 2;
-    h.refresh = "off".into();
-    h.dual_command = false;
+    c.hbm = HbmConfig {
+        channels_per_slice: 1,
+        clock_mhz: 1002.0,
+        bank_groups: 4,
+        banks_per_group: 4,
+        rows: 4096,
+        row_bytes: 2048,
+        burst_cycles: burst,
+        t_ccd_s: burst,
+        t_ccd_l: burst + 1,
+        cl: 12,
+        cwl: 4,
+        t_rcd: 12,
+        t_rp: 12,
+        t_ras: 28,
+        t_rrd_s: 6,
+        t_rrd_l: 6,
+        t_faw: 24,
+        t_wtr_s: 5,
+        t_wtr_l: 5,
+        t_wr: 12,
+        t_rtp: 2,
+        refresh: "off".into(),
+        dual_command: false,
+        ..c.hbm
+    };
     c
 }
 

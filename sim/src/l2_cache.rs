@@ -14,25 +14,38 @@ pub const SECTOR_BYTES: u64 = buddy_golden::translation::SECTOR_BYTES;
 pub struct MemRequest {
     /// Virtual address of the memory-entry (a multiple of 128).
     pub entry_va: u64,
-    /// `None`: a read of the sectors of `read_sectors`. `Some(mask)`:
-    /// write-back of the dirty sectors, bit `s` = sector `s` (bytes
-    /// `32s .. 32s + 32`), never 0.
-    pub write_mask: Option<u8>,
-    /// A read's sectors (bit `s` = sector `s`): `0xF`, the whole entry,
-    /// unless the L2 fills sectors ([`L2Cache::with_sector_fills`]); 0 for
-    /// a write-back.
-    pub read_sectors: u8,
+    /// A write-back (of dirty sectors) or a read.
+    pub write: bool,
+    /// Bit `s` = sector `s` (bytes `32s .. 32s + 32`), never 0: a
+    /// write-back's dirty sectors, or the sectors a read needs (`0xF`, the
+    /// whole entry, unless the L2 fills sectors,
+    /// [`L2Cache::with_sector_fills`]).
+    pub sectors: u8,
 }
 
 impl MemRequest {
     /// A read of the whole memory-entry at `entry_va`.
     pub const fn read(entry_va: u64) -> Self {
-        MemRequest { entry_va, write_mask: None, read_sectors: 0xF }
+        MemRequest::read_sectors(entry_va, 0xF)
+    }
+
+    /// A read of the sectors of `sectors` of the entry at `entry_va`.
+    pub const fn read_sectors(entry_va: u64, sectors: u8) -> Self {
+        MemRequest { entry_va, write: false, sectors }
     }
 
     /// A write-back of the sectors of `mask` of the entry at `entry_va`.
     pub const fn write(entry_va: u64, mask: u8) -> Self {
-        MemRequest { entry_va, write_mask: Some(mask), read_sectors: 0 }
+        MemRequest { entry_va, write: true, sectors: mask }
+    }
+
+    /// A write-back's sector mask; `None` for a read.
+    pub const fn write_mask(&self) -> Option<u8> {
+        if self.write {
+            Some(self.sectors)
+        } else {
+            None
+        }
     }
 }
 
@@ -176,7 +189,7 @@ impl L2Cache {
                     self.stats.hits += 1;
                 } else {
                     self.stats.sector_misses += 1;
-                    out.push(MemRequest { entry_va, write_mask: None, read_sectors: missing });
+                    out.push(MemRequest::read_sectors(entry_va, missing));
                 }
                 i
             }
@@ -186,7 +199,7 @@ impl L2Cache {
                 self.write_back(victim, set, out);
                 let present = if self.sector_fills {
                     if !write {
-                        out.push(MemRequest { entry_va, write_mask: None, read_sectors: mask });
+                        out.push(MemRequest::read_sectors(entry_va, mask));
                     }
                     mask
                 } else {
@@ -281,9 +294,9 @@ mod tests {
         assert_eq!(
             out,
             vec![
-                MemRequest { entry_va: 0, write_mask: None, read_sectors: 0b0001 },
-                MemRequest { entry_va: 0, write_mask: None, read_sectors: 0b0110 },
-                MemRequest { entry_va: 128, write_mask: None, read_sectors: 0b0001 },
+                MemRequest::read_sectors(0, 0b0001),
+                MemRequest::read_sectors(0, 0b0110),
+                MemRequest::read_sectors(128, 0b0001),
             ]
         );
         assert_eq!(c.stats(), L2Stats { accesses: 6, hits: 2, misses: 2, sector_misses: 2, write_backs: 0 });

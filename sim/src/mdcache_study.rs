@@ -72,7 +72,7 @@ pub fn replay(
         let slice = map.slice_of_block(entry / ENTRIES_PER_SLICE_BLOCK) as usize;
         let at = MetadataNibble { address: rel >> 8, high: entry & 1 == 1 };
         let cache = &mut caches[slice];
-        match r.write_mask {
+        match r.write_mask() {
             None => {
                 cache.read_nibble(at, &mut memory);
             }

@@ -736,10 +736,10 @@ impl IssueState {
     ) -> Result<(), SimError> {
         let t = self.last_issue;
         let va = r.entry_va;
-        let f = match r.write_mask {
+        let f = match r.write_mask() {
             None => {
                 let expected = shadow.get(&va).copied().unwrap_or(MemoryEntry::ZERO);
-                InFlight { outcome: ctl.start_read_sectors(va, r.read_sectors, t)?, tag, va, issued: t, read: true, expected }
+                InFlight { outcome: ctl.start_read_sectors(va, r.sectors, t)?, tag, va, issued: t, read: true, expected }
             }
             Some(mask) => {
                 let value = view_entry(traced, va);

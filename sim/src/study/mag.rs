@@ -193,14 +193,16 @@ impl MagStudy {
             }
         }
         let (requests, _) = l2_requests(trace, &layout, l2)?;
-        let partial_writes = requests.iter().filter(|r| r.write_mask.is_some_and(|m| m & 0xF != 0xF)).count() as u64;
-        let writes = requests.iter().filter(|r| r.write_mask.is_some()).count() as u64;
+        let partial_writes = requests.iter().filter(|r| r.write && r.sectors & 0xF != 0xF).count() as u64;
+        let writes = requests.iter().filter(|r| r.write).count() as u64;
         let mut points = Vec::new();
         for mag in MAGS {
             let config = gddr5_config(mag);
             let mut base: Option<(u64, u64)> = None;
             for storage in Storage::ALL {
-                let stream = bursts_of(&requests, &value, storage, mag);
+                // Each distinct entry compressed once per storage and MAG.
+                let stored: HashMap<u64, u64> = value.iter().map(|(&va, e)| (va, stored_bursts(storage, e, mag))).collect();
+                let stream = bursts_of(&requests, &stored, storage, mag);
                 let report = run_stream(&stream, &config);
                 let bytes = stream.len() as u64 * mag.bytes() as u64;
                 let (ub, uc) = *base.get_or_insert((bytes, report.end_cycle));
@@ -220,14 +222,15 @@ impl MagStudy {
     }
 }
 
-/// The bursts of `requests` with entries stored as `storage`, every one
-/// arriving at cycle 0, in order.
-fn bursts_of(requests: &[MemRequest], value: &HashMap<u64, MemoryEntry>, storage: Storage, mag: Mag) -> Vec<StreamRequest> {
+/// The bursts of `requests` with entries stored as `storage` (`stored`:
+/// each entry's bursts, [`stored_bursts`]), every one arriving at cycle 0,
+/// in order.
+fn bursts_of(requests: &[MemRequest], stored: &HashMap<u64, u64>, storage: Storage, mag: Mag) -> Vec<StreamRequest> {
     let mut out = Vec::new();
     for r in requests {
-        let entry = value.get(&r.entry_va).copied().unwrap_or(MemoryEntry::ZERO);
-        let whole = stored_bursts(storage, &entry, mag);
-        let (reads, writes) = match (r.write_mask, storage) {
+        // An entry the trace never touched (none: every request's line was accessed) is zero.
+        let whole = stored.get(&r.entry_va).copied().unwrap_or_else(|| stored_bursts(storage, &MemoryEntry::ZERO, mag));
+        let (reads, writes) = match (r.write_mask(), storage) {
             (None, _) => (whole, 0),
             (Some(mask), Storage::Uncompressed) => (0, chunks_of(mask, mag)),
             (Some(mask), _) if mask & 0xF != 0xF => (whole, whole),
@@ -242,7 +245,7 @@ fn bursts_of(requests: &[MemRequest], value: &HashMap<u64, MemoryEntry>, storage
 /// `n` bursts of the entry at `entry_va`: entries in pairs over the
 /// channels (256 B), then over the 16 banks, 16 entries to a 2 KB row.
 fn place(entry_va: u64, n: u64, write: bool, out: &mut Vec<StreamRequest>) {
-    let e = (entry_va - DEFAULT_HEAP_BASE.min(entry_va)) / ENTRY_BYTES as u64;
+    let e = entry_va.saturating_sub(DEFAULT_HEAP_BASE) / ENTRY_BYTES as u64;
     let chunk = e / 2;
     let channel = chunk % CHANNELS as u64;
     let local = chunk / CHANNELS as u64;

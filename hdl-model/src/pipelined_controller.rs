@@ -256,8 +256,17 @@ pub enum AcceptWait {
     TagQueue,
     /// All 128 contexts are in use.
     AllContexts,
-    /// The request's memory-entry bucket is busy (the same-entry guard).
-    SameEntry,
+    /// The same-entry guard: a write of the request's memory-entry is in
+    /// flight (the request is a read).
+    ReadAfterWrite,
+    /// The same-entry guard: the request is a write, and a request to its
+    /// memory-entry that closes the bucket to writes is in flight.
+    WriteAfterAccess,
+    /// The same-entry guard, by another memory-entry of the request's
+    /// bucket (or one whose release is still in progress, a cycle or two):
+    /// what a wider or better-spread bucket hash would save. The model
+    /// compares the contexts' entries, which the hardware does not keep.
+    SharedBucket,
     /// The translator is full and X1 is leaving (it drains next cycle).
     Translator,
     /// The translator is full behind X1, which waits for: the fault
@@ -276,7 +285,9 @@ impl AcceptWait {
             AcceptWait::Flush => "flush".into(),
             AcceptWait::TagQueue => "translator tag queue full".into(),
             AcceptWait::AllContexts => "all 128 contexts in use".into(),
-            AcceptWait::SameEntry => "same-entry guard".into(),
+            AcceptWait::ReadAfterWrite => "same-entry guard: a read behind a write of its entry".into(),
+            AcceptWait::WriteAfterAccess => "same-entry guard: a write behind a request to its entry".into(),
+            AcceptWait::SharedBucket => "same-entry guard: another entry of its bucket".into(),
             AcceptWait::Translator => "translator draining".into(),
             AcceptWait::FaultPort => "X1 waits: fault answer".into(),
             AcceptWait::Compressor => "X1 waits: compressor".into(),
@@ -378,7 +389,16 @@ impl PipelinedControllerModel {
             return AcceptWait::TagQueue;
         }
         if w.contexts.alloc.is_none() {
-            return if w.contexts.in_use as usize == CONTEXTS { AcceptWait::AllContexts } else { AcceptWait::SameEntry };
+            if w.contexts.in_use as usize == CONTEXTS {
+                return AcceptWait::AllContexts;
+            }
+            let closing = self.contexts.closing(req.write);
+            let same = (0..CONTEXTS).any(|c| closing >> c & 1 == 1 && self.facts[c].entry == req.entry);
+            return match (same, req.write) {
+                (false, _) => AcceptWait::SharedBucket,
+                (true, false) => AcceptWait::ReadAfterWrite,
+                (true, true) => AcceptWait::WriteAfterAccess,
+            };
         }
         match self.s.x1 {
             Some(x1) if !l.x1_go => {

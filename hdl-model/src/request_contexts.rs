@@ -104,6 +104,18 @@ impl RequestContextsModel {
     fn lowest_free(&self) -> Option<u8> {
         (self.used != u128::MAX).then(|| (!self.used).trailing_zeros() as u8)
     }
+    /// The contexts that close their bucket to a request of this kind
+    /// (bit `c`: context `c`): to a write, those in use holding it (a write
+    /// not planned, a read not issued) and every write in use; to a read,
+    /// the writes in use. Contexts being released are not in it.
+    pub fn closing(&self, write: bool) -> u128 {
+        let writing = self.used & self.writes;
+        if write {
+            self.used & (self.held | (self.writes & !self.planned)) | writing
+        } else {
+            writing
+        }
+    }
     pub fn is_used(&self, id: u8) -> bool {
         self.used >> id & 1 == 1
     }
@@ -269,8 +281,8 @@ mod tests {
                 .collect(),
             Entries::Stream => vec![rng.gen_range(0u64..1 << 56)],
         };
-        // e and e ^ the generator have one remainder: one bucket.
-        let twin = pool[0] ^ buddy_hdl::request_contexts::BUCKET_POLYNOMIAL;
+        // e and e ^ the smallest index the hash takes to 0 share a bucket.
+        let twin = pool[0] ^ (1u64..).find(|&d| bucket(d) == 0).expect("a 10-bit hash of 57 bits has a kernel");
         assert_eq!(bucket(twin), bucket(pool[0]));
         if let Entries::Pool(_) = entries {
             pool.push(twin);

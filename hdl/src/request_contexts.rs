@@ -23,37 +23,69 @@ pub const ENTRY_INDEX_BITS: usize = 57;
 /// the next.
 pub const FREED_PER_CYCLE: u64 = 1;
 
-/// The generator of the bucket hash: (x + 1)(x^9 + x^5 + 1) = x^10 +
-/// x^9 + x^6 + x^5 + x + 1 (bit `k` the coefficient of x^k, x^10
-/// included), x + 1 times a primitive trinomial of degree 9. Of the 48
-/// generators of that form, 25 also take the 1,024 entries of 16
-/// consecutive blocks of one slice, from a multiple of 16 blocks, to
-/// 1,024 buckets, and this one has the lowest XOR fan-in (at most 24
-/// index bits per bucket bit).
-pub const BUCKET_POLYNOMIAL: u64 = 0x663;
-// The hardware's loop over bucket bits is written with a literal 10.
-const _: () = assert!(BUCKET_BITS == 10 && BUCKET_POLYNOMIAL >> BUCKET_BITS == 1);
+/// Index bits below this one are an entry's place in its 2 MiB page
+/// (2 MiB / 128 B = 2^14 entries: the default page size, Buddy
+/// Compression Sec. III's 2 MB GPU pages); bits from it up number the page.
+pub const PAGE_ENTRY_BITS: usize =
+    (buddy_golden::translation::PageSize::Huge2M.bytes() / buddy_golden::ENTRY_BYTES as u64).trailing_zeros() as usize;
+/// The low index bits whose every pattern, beside any one page bit,
+/// keeps a bucket of its own: entries up to 127 apart in two arrays a
+/// power of two of 2 MiB pages apart.
+pub const NEAR_OFFSET_BITS: usize = 7;
+
+/// The bucket hash, a linear map over GF(2): bit `i` of a memory-entry
+/// index, when set, flips the bucket bits of `BUCKET_COLUMNS[i]` (10 bits
+/// each, 57 columns), so [`bucket`] is the XOR of the set bits' columns.
+/// The columns follow one rule (`testbenches/tests/request_contexts.rs`
+/// derives them again and checks each property):
+/// - bits 0-5 (an entry in its 64-entry block) and 9-12 (16 consecutive
+///   blocks of one slice) are the unit columns 1, 2, ..., 512 in that
+///   order, so 1,024 consecutive entries of one slice take 1,024 buckets;
+/// - every further column, in the order 6, 7, 8, 13, 14, ..., 56, is the
+///   value that is not 0, not a column already chosen nor the XOR of two
+///   (so indexes differing in 1, 2 or 3 bits never share a bucket), for
+///   bits 6-8 not the XOR of any of columns 0-9 placed (so columns 0-9
+///   are a basis: 1,024 consecutive entries take 1,024 buckets, whatever
+///   the slices), and for a page bit (14 and up) not the XOR of any of
+///   columns 0-6 (so
+///   entries of two arrays 2^k pages apart at offsets that differ only in
+///   bits 0-6 never do either); of those, the one giving the lowest
+///   largest fan-in (index bits per bucket bit), then the fewest ones,
+///   then the smallest.
+///
+/// At most 17 index bits per bucket bit: two 6-input LUT levels of XOR.
+/// The CRC-10 used before (generator (x + 1)(x^9 + x^5 + 1), issue
+/// #48's tenth step) had the first two properties but put
+/// `e` and `e ^ 0x4062`, arrays one page apart at nearby offsets, in one
+/// bucket: hpgmg's compressed runs spent about a quarter of their guard
+/// waits on such pairs (`docs/controller.md`, issue #48's thirteenth step).
+pub const BUCKET_COLUMNS: [u16; ENTRY_INDEX_BITS] = [
+    0x001, 0x002, 0x004, 0x008, 0x010, 0x020, 0x083, 0x10c,
+    0x230, 0x040, 0x080, 0x100, 0x200, 0x007, 0x058, 0x0e0,
+    0x043, 0x114, 0x128, 0x045, 0x10a, 0x290, 0x2a0, 0x046,
+    0x109, 0x049, 0x106, 0x04a, 0x105, 0x04c, 0x103, 0x051,
+    0x112, 0x20c, 0x052, 0x111, 0x214, 0x218, 0x054, 0x121,
+    0x20a, 0x061, 0x118, 0x206, 0x062, 0x124, 0x209, 0x064,
+    0x122, 0x211, 0x228, 0x068, 0x130, 0x203, 0x224, 0x070,
+    0x181,
+];
+// The hardware's loop over bucket bits is written with a literal 10, and
+// the columns were chosen for 2 MiB pages.
+const _: () = assert!(BUCKET_BITS == 10 && PAGE_ENTRY_BITS == 14);
 
 /// Per bucket bit `j`, the memory-entry index bits whose parity it is
-/// ([`bucket`]): bit `i` of `BUCKET_MASKS[j]` is bit `j` of x^i mod
-/// [`BUCKET_POLYNOMIAL`]. At most 24 index bits per bucket bit (two
-/// 6-input LUT levels of XOR).
+/// ([`bucket`]): bit `i` of `BUCKET_MASKS[j]` is bit `j` of
+/// `BUCKET_COLUMNS[i]`.
 pub const BUCKET_MASKS: [u64; BUCKET_BITS] = bucket_masks();
 
 const fn bucket_masks() -> [u64; BUCKET_BITS] {
     let mut masks = [0u64; BUCKET_BITS];
-    // x^i mod the generator, for i = 0, 1, ...
-    let mut column = 1u64;
     let mut i = 0;
     while i < ENTRY_INDEX_BITS {
         let mut j = 0;
         while j < BUCKET_BITS {
-            masks[j] |= (column >> j & 1) << i;
+            masks[j] |= ((BUCKET_COLUMNS[i] >> j & 1) as u64) << i;
             j += 1;
-        }
-        column <<= 1;
-        if column >> BUCKET_BITS & 1 == 1 {
-            column ^= BUCKET_POLYNOMIAL;
         }
         i += 1;
     }
@@ -61,19 +93,13 @@ const fn bucket_masks() -> [u64; BUCKET_BITS] {
 }
 
 /// The bucket (10 bits) of a memory-entry index `e` (57 bits, `va[63:7]`;
-/// higher bits are ignored): the remainder of `e` as a polynomial over
-/// GF(2) modulo [`BUCKET_POLYNOMIAL`], a CRC-10 of the index. The
-/// generator is x + 1 times a primitive polynomial of degree 9, so two
-/// indexes that differ in 1, 2 or 3 bits never share a bucket (Hamming
-/// distance 4 up to 511 bits). The XOR fold used before this
-/// (`fold(e) ^ fold(e >> 3)`, 10-bit groups) put indexes differing in
-/// bits `k` and `k + 10` in one bucket, such as entries of two arrays
-/// 2 MiB apart 16 entries off (`docs/controller.md`, issue #48's tenth
-/// step). Within one slice (bits `[8:6]` constant) it takes 16
-/// consecutive blocks from a multiple of 16 (1,024 entries) to 1,024
-/// different buckets, and two entries fewer than 128 apart to two unless
-/// they straddle a multiple of 2^17 of the slice's entries (tests in
-/// `testbenches/tests/request_contexts.rs`).
+/// higher bits are ignored): the XOR of [`BUCKET_COLUMNS`] over `e`'s set
+/// bits. Indexes that differ in 1, 2 or 3 bits never share a bucket, nor
+/// do two whose difference is one page bit and any pattern of bits 0-6;
+/// within one slice (bits `[8:6]` constant) 1,024 consecutive entries
+/// from a multiple of 1,024 take 1,024 different buckets, and two entries
+/// fewer than 128 apart take two unless they straddle a multiple of 2^17
+/// of the slice's entries (tests in `testbenches/tests/request_contexts.rs`).
 pub fn bucket(entry_index: u64) -> u64 {
     let e = entry_index & ((1 << ENTRY_INDEX_BITS) - 1);
     (0..BUCKET_BITS).map(|j| u64::from((e & BUCKET_MASKS[j]).count_ones() & 1) << j).sum()

@@ -57,8 +57,9 @@ pub const NEAR_OFFSET_BITS: usize = 7;
 /// The CRC-10 used before (generator (x + 1)(x^9 + x^5 + 1), issue
 /// #48's tenth step) had the first two properties but put
 /// `e` and `e ^ 0x4062`, arrays one page apart at nearby offsets, in one
-/// bucket: hpgmg's compressed runs spent about a quarter of their guard
-/// waits on such pairs (`docs/controller.md`, issue #48's thirteenth step).
+/// bucket: hpgmg's compressed runs lost about a quarter of their guard
+/// waits to entries sharing a bucket, most of them such pairs
+/// (`docs/controller.md`, "Issue #48: the bucket columns").
 pub const BUCKET_COLUMNS: [u16; ENTRY_INDEX_BITS] = [
     0x001, 0x002, 0x004, 0x008, 0x010, 0x020, 0x083, 0x10c,
     0x230, 0x040, 0x080, 0x100, 0x200, 0x007, 0x058, 0x0e0,

@@ -69,9 +69,9 @@ fn indexes_a_few_bits_apart_never_share_a_bucket() {
 /// Entries of two arrays a power of two of 2 MiB pages apart, at offsets
 /// in their pages that differ only in bits 0-6 (up to 127 entries apart
 /// within an aligned run of 128), never share a bucket: the difference is
-/// one page bit and any pattern of the low 7. hpgmg's compressed runs
-/// lost a quarter of their guard waits to `e ^ 0x4062` under the CRC-10
-/// used before, which has no such property (shown on its generator).
+/// one page bit and any pattern of the low 7. Under the CRC-10 used
+/// before, which has no such property, most of the entries that shared a
+/// bucket in hpgmg's compressed runs differed by `0x4062`.
 #[test]
 fn nearby_offsets_of_arrays_pages_apart_never_share_a_bucket() {
     use buddy_hdl::request_contexts::{bucket, ENTRY_INDEX_BITS, NEAR_OFFSET_BITS, PAGE_ENTRY_BITS};

@@ -194,7 +194,12 @@ pub struct RequestContexts {
     written: DFF<Bits<1024>>,
     /// Each context's bucket, for the search at release.
     bucket_q: [DFF<Bits<BUCKET_BITS>>; CONTEXTS],
+    /// Contexts in use, less one if one was taken last cycle (`took`):
+    /// `in_use` is `count + took`, so that the count's register does not
+    /// wait for this cycle's take, the end of the intake's longest path.
     count: DFF<Bits<8>>,
+    /// A context was taken last cycle.
+    took: DFF<Bit>,
     /// A context being freed: its bucket is read this cycle.
     freeing: DFF<Bit>,
     freeing_id: DFF<Bits<CONTEXT_BITS>>,
@@ -271,6 +276,7 @@ impl Default for RequestContexts {
             written: Default::default(),
             bucket_q: crate::default_array(),
             count: Default::default(),
+            took: Default::default(),
             freeing: Default::default(),
             freeing_id: Default::default(),
             releasing: Default::default(),
@@ -322,6 +328,7 @@ impl Logic for RequestContexts {
             busy,
             written,
             count,
+            took,
             freeing,
             freeing_id,
             releasing,
@@ -470,20 +477,25 @@ impl Logic for RequestContexts {
         self.writes.d.next = self.writes_next.val();
         self.held.d.next = self.held_next.val();
         self.planned.d.next = self.planned_next.val();
+        self.took.d.next = self.take.val();
         self.count.d.next = self.count.q.val();
-        if self.take.val() & !self.freeing.q.val() {
+        if self.took.q.val() & !self.freeing.q.val() {
             self.count.d.next = self.count.q.val() + 1;
         }
-        if !self.take.val() & self.freeing.q.val() {
+        if !self.took.q.val() & self.freeing.q.val() {
             self.count.d.next = self.count.q.val() - 1;
         }
         self.in_use.next = self.count.q.val();
+        if self.took.q.val() {
+            self.in_use.next = self.count.q.val() + 1;
+        }
 
         if self.reset.val() {
             self.used.d.next = 0.into();
             self.busy.d.next = 0.into();
             self.written.d.next = 0.into();
             self.count.d.next = 0.into();
+            self.took.d.next = false;
             self.freeing.d.next = false;
             self.releasing.d.next = false;
             self.issuing.d.next = false;

@@ -157,6 +157,19 @@ fn one_slices_entries_spread_over_every_bucket() {
     }
 }
 
+/// 1,024 consecutive memory-entries from a multiple of 1,024 take 1,024
+/// buckets whichever slices they are dealt to (columns 0-9 of the hash
+/// are a basis), so a slice that is dealt consecutive blocks (one slice,
+/// or another interleave) spreads them too.
+#[test]
+fn consecutive_entries_spread_over_every_bucket() {
+    use buddy_hdl::request_contexts::bucket;
+    for base in [0u64, 12_345 * 1024, 1 << 40, (1 << 57) - 1024] {
+        let buckets: std::collections::HashSet<u64> = (0..1024).map(|j| bucket(base + j)).collect();
+        assert_eq!(buckets.len(), 1024, "base {base:#x}");
+    }
+}
+
 /// Two entries of one slice fewer than 128 apart in the slice's own
 /// numbering (the most a slice holds in flight) take two buckets, unless
 /// they straddle a multiple of 2^17 of the slice's entries. Their numbers

@@ -109,12 +109,20 @@ impl RequestContextsModel {
     /// not planned, a read not issued) and every write in use; to a read,
     /// the writes in use. Contexts being released are not in it.
     pub fn closing(&self, write: bool) -> u128 {
-        let writing = self.used & self.writes;
         if write {
-            self.used & (self.held | (self.writes & !self.planned)) | writing
+            self.holding() | self.writing()
         } else {
-            writing
+            self.writing()
         }
+    }
+    /// Contexts holding their bucket against writes: in use, and a write
+    /// not planned or a read not issued.
+    fn holding(&self) -> u128 {
+        self.used & (self.held | (self.writes & !self.planned))
+    }
+    /// Writes in use.
+    fn writing(&self) -> u128 {
+        self.used & self.writes
     }
     pub fn is_used(&self, id: u8) -> bool {
         self.used >> id & 1 == 1
@@ -145,8 +153,7 @@ impl CycleModel for RequestContextsModel {
         let planning = self.planning.take();
         let releasing_planned = self.releasing_planned.take();
         // The searches see the contexts holding before this edge.
-        let holding = self.used & (self.held | (self.writes & !self.planned));
-        let writing = self.used & self.writes;
+        let (holding, writing) = (self.holding(), self.writing());
         let has = |set: u128, r: Option<u16>| r.is_some_and(|b| (0..CONTEXTS).any(|c| set >> c & 1 == 1 && self.bucket_of[c] == b));
         let (others_freed, others_issued, others_planned) =
             (has(holding, releasing), has(holding, releasing_issued), has(holding, releasing_planned));

@@ -46,12 +46,11 @@ pub const NEAR_OFFSET_BITS: usize = 7;
 ///   (so indexes differing in 1, 2 or 3 bits never share a bucket), for
 ///   bits 6-8 not the XOR of any of columns 0-9 placed (so columns 0-9
 ///   are a basis: 1,024 consecutive entries from a multiple of 1,024 take
-///   1,024 buckets, however the slices deal them), and for a page bit (14 and up) not the XOR of any of
-///   columns 0-6 (so
-///   entries of two arrays 2^k pages apart at offsets that differ only in
-///   bits 0-6 never do either); of those, the one giving the lowest
-///   largest fan-in (index bits per bucket bit), then the fewest ones,
-///   then the smallest.
+///   1,024 buckets, however the slices deal them), and for a page bit (14
+///   and up) not the XOR of any of columns 0-6 (so entries of two arrays
+///   2^k pages apart at offsets that differ only in bits 0-6 never do
+///   either); of those, the one giving the lowest largest fan-in (index
+///   bits per bucket bit), then the fewest ones, then the smallest.
 ///
 /// At most 17 index bits per bucket bit: two 6-input LUT levels of XOR.
 /// The CRC-10 used before (generator (x + 1)(x^9 + x^5 + 1), issue

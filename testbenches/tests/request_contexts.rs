@@ -95,6 +95,11 @@ fn nearby_offsets_of_arrays_pages_apart_never_share_a_bucket() {
     assert_ne!(bucket(0x4062), 0);
 }
 
+/// Every XOR of a subset of `columns`.
+fn span(columns: impl Iterator<Item = u16>) -> Vec<u16> {
+    columns.fold(vec![0u16], |s, col| s.iter().flat_map(|&x| [x, x ^ col]).collect())
+}
+
 /// `BUCKET_COLUMNS` is the table its rule gives: unit columns for bits
 /// 0-5 and 9-12, then for bits 6, 7, 8, 13, 14, ... the value that is not
 /// 0, not a chosen column nor the XOR of two, for bits 6-8 not in the
@@ -112,10 +117,9 @@ fn the_bucket_columns_follow_their_rule() {
     let mut placed: Vec<usize> = units.to_vec();
     let order = [6, 7, 8, 13].into_iter().chain(14..ENTRY_INDEX_BITS);
     for b in order {
-        let span = |of: &mut dyn Iterator<Item = u16>| of.fold(vec![0u16], |s, col| s.iter().flat_map(|&x| [x, x ^ col]).collect());
         let near = match b {
-            6..=8 => span(&mut cols[..10].iter().flatten().copied()),
-            _ if b >= PAGE_ENTRY_BITS => span(&mut cols[..NEAR_OFFSET_BITS].iter().map(|c| c.expect("placed before the page bits"))),
+            6..=8 => span(cols[..10].iter().flatten().copied()),
+            _ if b >= PAGE_ENTRY_BITS => span(cols[..NEAR_OFFSET_BITS].iter().map(|c| c.expect("placed before the page bits"))),
             _ => vec![0],
         };
         let mut taken = vec![false; 1 << BUCKET_BITS];

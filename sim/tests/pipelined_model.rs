@@ -66,7 +66,8 @@ fn the_cycle_model_shows_the_rtl_engines_ports_on_every_cycle() {
             assert_eq!(a.lines().count(), b.lines().count(), "{case}, slice {slice}");
             cycles += a.lines().count();
         }
-        assert!(cycles > 3_000, "{case}: {cycles} slice cycles compared");
+        // (2,852 on the shortest case since the row-major HBM2 mapping; 3,000+ before.)
+        assert!(cycles > 2_000, "{case}: {cycles} slice cycles compared");
 
         assert_eq!(rtl.time_ns, model.time_ns, "{case}");
         assert_eq!((rtl.read_latency_mean_ns, rtl.read_latency_p99_ns), (model.read_latency_mean_ns, model.read_latency_p99_ns), "{case}");

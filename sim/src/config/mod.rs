@@ -263,8 +263,11 @@ pub struct HbmConfig {
     /// Issue a row command and a column command in the same cycle (HBM2's
     /// separate row and column command buses).
     pub dual_command: bool,
-    /// Address mapping of a slice's device addresses onto its channels:
-    /// `xor` (bank bits XORed with low row bits) or `plain`.
+    /// Address mapping of a slice's device addresses onto its channels
+    /// (`sim/src/memory_system/hbm.rs`): `rows` (bank group, the row's
+    /// columns, the bank in the group, the row folded into the bank), `xor`
+    /// (bank below the columns, columns and row folded into it; the default
+    /// before 2026-12-01) or `plain` (as `xor`, not folded).
     pub address_mapping: String,
     /// Fixed latency of the rest of the memory path (L2 slice to controller
     /// and back, crossbar), cycles, added to every device access; with it an
@@ -382,7 +385,7 @@ impl Default for HbmConfig {
             row_hit_limit: 4,
             write_drain_threshold: 8,
             dual_command: true,
-            address_mapping: "xor".into(),
+            address_mapping: "rows".into(),
             path_latency_cycles: 71,
         }
     }
@@ -614,11 +617,11 @@ impl SimConfig {
         if h.refresh == "all-bank" && h.t_rfc >= h.t_refi {
             return Err(ConfigError::Value { key: "hbm.t_rfc", value: h.t_rfc.to_string(), why: "must be shorter than hbm.t_refi" });
         }
-        if h.address_mapping != "xor" && h.address_mapping != "plain" {
+        if !["rows", "xor", "plain"].contains(&h.address_mapping.as_str()) {
             return Err(ConfigError::Value {
                 key: "hbm.address_mapping",
                 value: h.address_mapping.clone(),
-                why: "must be \"xor\" or \"plain\"",
+                why: "must be \"rows\", \"xor\" or \"plain\"",
             });
         }
         positive("nvlink.gbps", self.nvlink.gbps)?;

@@ -4,25 +4,40 @@
 //! and the counters and energy (docs/formats.md#timing-defaults; Buddy paper Table I,
 //! Sec. IV-B).
 //!
-//! Address mapping (`hbm.address_mapping`, slice-local, 32-byte sectors):
+//! Address mapping (`hbm.address_mapping`, slice-local, 32-byte sectors;
+//! bit positions for the defaults: 4 channels a slice, 4 bank groups of 4
+//! banks, 2 KiB rows):
 //!
-//! | device address bits (defaults) | field |
-//! |---|---|
-//! | 0-4 | byte in the sector |
-//! | 5-6 | column, low 2 bits (4 sectors: one 128 B memory-entry) |
-//! | 7-8 (log2 channels per slice) | channel of the slice |
-//! | 9-12 (log2 banks) | bank, XORed with every further 4-bit group of the address above it (`xor`; `plain`: not) |
-//! | 13-16 (log2 columns - 2) | column, high 4 bits (64 columns = one 2 KiB row) |
-//! | 17 and up | row |
+//! | device address bits | `rows` (default) | `xor`, `plain` (before 2026-12-01) |
+//! |---|---|---|
+//! | 0-4 | byte in the sector | byte in the sector |
+//! | 5-6 | column, low 2 bits (4 sectors: one 128 B memory-entry) | the same |
+//! | 7-8 (log2 channels per slice) | channel of the slice | the same |
+//! | 9-10 | bank group | bank, 4 bits (bits 9-12) |
+//! | 11-14 | column, high 4 bits (64 columns = one 2 KiB row) | |
+//! | 13-16 | | column, high 4 bits |
+//! | 15-16 | bank in the group | |
+//! | 17 and up | row | row |
 //!
-//! A memory-entry (and any part of it) is in one channel and one row;
-//! consecutive entries go to the slice's channels, then to its banks, so
-//! one 64-entry block of a slice covers every bank of its channels. The
-//! slice that owns an address is chosen from the virtual address (64-entry
-//! blocks), so within one slice some device-address bits are constant
-//! (bits 13-15 of an uncompressed page, 12-14 of a 2x page); folding the
-//! higher bits into the bank index spreads every slice's addresses over all
-//! of its channels' banks all the same.
+//! `rows` XORs every 4-bit group of the row into the bank; `xor` XORs every
+//! 4-bit group above the bank (columns and row); `plain` does not fold.
+//!
+//! A memory-entry (and any part of it) is in one channel and one row.
+//! Under `rows` consecutive entries go to the slice's channels, then to
+//! the bank groups, then along a row: 32 KiB of device addresses fill one
+//! row in each bank group of each channel, so a stream is served
+//! by row hits and its column commands alternate bank groups (tCCD_S, not
+//! tCCD_L), as DRAMsim3's and Ramulator's default mappings keep the columns
+//! below the bank. `xor` put the banks below the columns: a 64-entry block
+//! touched every bank once, and since the slice that owns an address is
+//! chosen from the virtual address (64-entry blocks, so bits 13-15 of an
+//! uncompressed page are constant within a slice) a row served at most 8
+//! of its 64 sectors to its slice (4.4 sectors an activation on minife).
+//! Under `rows` those constant bits fall in the columns' high bits and the
+//! bank, so a slice uses a quarter of each row's columns of an uncompressed
+//! page (a slice-local address without them would use all; not modelled);
+//! folding the row into the bank spreads every slice's addresses over all
+//! of its channels' banks.
 //!
 //! A burst of `count` sectors is `count` requests arriving at the same
 //! cycle; it is done when its last sector is, plus `hbm.path_latency_cycles`
@@ -88,6 +103,17 @@ struct Ticket {
     last: u64,
 }
 
+/// `hbm.address_mapping` (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mapping {
+    /// Bank group, columns, bank in the group, row; the row folded into the bank.
+    Rows,
+    /// Bank, columns, row; columns and row folded into the bank.
+    Xor,
+    /// As `Xor`, not folded.
+    Plain,
+}
+
 /// Every HBM2 channel of the GPU.
 #[derive(Debug, Clone)]
 pub struct Hbm {
@@ -98,7 +124,9 @@ pub struct Hbm {
     banks: u64,
     rows: u64,
     columns: u64,
-    xor: bool,
+    mapping: Mapping,
+    /// log2 of the bank groups of a channel.
+    group_bits: u32,
     cycle_ps: f64,
     path_cycles: u64,
     /// Bursts in flight by ticket (tickets are never reused).
@@ -129,7 +157,12 @@ impl Hbm {
             banks: timing.banks() as u64,
             rows: timing.rows,
             columns: timing.columns,
-            xor: config.hbm.address_mapping == "xor",
+            mapping: match config.hbm.address_mapping.as_str() {
+                "xor" => Mapping::Xor,
+                "plain" => Mapping::Plain,
+                _ => Mapping::Rows,
+            },
+            group_bits: timing.bank_groups.trailing_zeros(),
             cycle_ps: config.cycle_ps(),
             path_cycles: config.hbm.path_latency_cycles,
             timing,
@@ -151,21 +184,33 @@ impl Hbm {
         let ch = (sector >> 2) & (self.per_slice - 1);
         let above = sector >> (2 + self.channel_bits);
         let bank_bits = self.banks.trailing_zeros();
-        let mut bank = above & (self.banks - 1);
-        let upper = above >> bank_bits;
-        if self.xor && bank_bits > 0 {
-            let mut rest = upper;
-            while rest != 0 {
-                bank ^= rest & (self.banks - 1);
-                rest >>= bank_bits;
-            }
-        }
         let col_bits = self.columns.trailing_zeros() - 2;
-        let col_high = upper & ((1 << col_bits) - 1);
+        let field = |value: u64, shift: u32, bits: u32| (value >> shift) & ((1 << bits) - 1);
+        let (col_high, mut bank, row) = match self.mapping {
+            Mapping::Rows => {
+                let g = self.group_bits;
+                let group = field(above, 0, g);
+                let in_group = field(above, g + col_bits, bank_bits - g);
+                (field(above, g, col_bits), group << (bank_bits - g) | in_group, above >> (col_bits + bank_bits))
+            }
+            Mapping::Xor | Mapping::Plain => (field(above, bank_bits, col_bits), field(above, 0, bank_bits), above >> (bank_bits + col_bits)),
+        };
+        // Fold the bits above the bank into it: the row's (`rows`; its
+        // columns would scatter a row over the banks), or the columns' and
+        // the row's (`xor`).
+        let mut rest = match self.mapping {
+            Mapping::Rows => row,
+            Mapping::Xor => above >> bank_bits,
+            Mapping::Plain => 0,
+        };
+        while bank_bits > 0 && rest != 0 {
+            bank ^= rest & (self.banks - 1);
+            rest >>= bank_bits;
+        }
         DramLocation {
             channel: (slice * self.per_slice + ch) as usize,
             bank: bank as u16,
-            row: ((upper >> col_bits) % self.rows) as u32,
+            row: (row % self.rows) as u32,
             column: (col_high * 4 + col_low) as u16,
         }
     }
@@ -292,4 +337,94 @@ impl Hbm {
     pub fn unloaded_read_cycles(&self) -> u64 {
         self.timing.closed_bank_read_cycles() + self.path_cycles + 1
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{HashMap, HashSet};
+
+    use super::*;
+
+    fn hbm(mapping: &str) -> Hbm {
+        let mut c = SimConfig::default();
+        c.hbm.address_mapping = mapping.into();
+        Hbm::new(&c)
+    }
+
+    /// Every mapping gives each sector of a slice its own place (4 MiB of
+    /// device addresses, which the row fold reaches).
+    #[test]
+    fn every_mapping_is_one_to_one() {
+        for mapping in ["rows", "xor", "plain"] {
+            let h = hbm(mapping);
+            let mut seen = HashSet::new();
+            for sector in 0..(4 << 20) / SECTOR {
+                let at = h.locate(3, sector * SECTOR);
+                assert!(seen.insert((at.channel, at.bank, at.row, at.column)), "{mapping}: sector {sector} shares {at:?}");
+            }
+        }
+    }
+
+    /// `rows`: 32 KiB of device addresses fill one 2 KiB row in each bank
+    /// group of each channel, and a channel's consecutive memory-entries
+    /// go to different bank groups.
+    #[test]
+    fn rows_fills_a_row_per_bank_group_and_alternates_groups() {
+        let h = hbm("rows");
+        let c = SimConfig::default();
+        let (channels, groups) = (c.hbm.channels_per_slice as u64, c.hbm.bank_groups as u64);
+        let row_sectors = c.hbm.row_bytes as u64 / SECTOR;
+        let span = channels * groups * c.hbm.row_bytes as u64;
+        assert_eq!(span, 32 << 10);
+        for base in [0, span, 7 * span] {
+            let mut rows: HashMap<(usize, u16), (HashSet<u32>, HashSet<u16>)> = HashMap::new();
+            for sector in 0..span / SECTOR {
+                let at = h.locate(0, base + sector * SECTOR);
+                let e = rows.entry((at.channel, at.bank)).or_default();
+                e.0.insert(at.row);
+                e.1.insert(at.column);
+            }
+            assert_eq!(rows.len() as u64, channels * groups);
+            assert!(rows.values().all(|(r, cols)| r.len() == 1 && cols.len() as u64 == row_sectors));
+        }
+        let group = |a: u64| h.locate(0, a).bank as u64 / c.hbm.banks_per_group as u64;
+        let entry_stride = channels * ENTRY;
+        for e in 0..1024 {
+            assert_ne!(group(e * entry_stride), group((e + 1) * entry_stride), "entry {e}");
+        }
+    }
+
+    /// `rows`: a slice's addresses of an uncompressed 2 MiB page, whose
+    /// bits 13-15 are its slice's (constant), reach every bank of each of
+    /// its channels: the row fold spreads them.
+    #[test]
+    fn rows_spreads_a_slice_of_a_page_over_every_bank() {
+        let h = hbm("rows");
+        let c = SimConfig::default();
+        let banks = (c.hbm.bank_groups * c.hbm.banks_per_group) as usize;
+        let mut used: HashMap<usize, HashSet<u16>> = HashMap::new();
+        for sector in 0..(2u64 << 20) / SECTOR {
+            let address = 5 << 21 | sector * SECTOR;
+            if address >> 13 & 7 == 2 {
+                let at = h.locate(1, address);
+                used.entry(at.channel).or_default().insert(at.bank);
+            }
+        }
+        assert_eq!(used.len() as u32, c.hbm.channels_per_slice);
+        assert!(used.values().all(|b| b.len() == banks), "{used:?}");
+    }
+
+    /// `xor` (the mapping before): a channel's consecutive entries go to
+    /// consecutive banks, and a row holds entries 8 KiB apart.
+    #[test]
+    fn xor_puts_banks_below_columns() {
+        let h = hbm("xor");
+        let a = h.locate(0, 0);
+        let b = h.locate(0, 4 * ENTRY);
+        let c = h.locate(0, 8 << 10);
+        assert_ne!(a.bank, b.bank);
+        assert_eq!((a.channel, a.bank, a.row), (c.channel, c.bank ^ 1, c.row));
+    }
+
+    const ENTRY: u64 = buddy_golden::ENTRY_BYTES as u64;
 }

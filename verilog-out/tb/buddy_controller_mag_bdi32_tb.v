@@ -112,7 +112,7 @@ module buddy_controller_mag_bdi32_tb;
       if (!$value$plusargs("count=%d", count)) $fatal(1, "buddy_controller_mag_bdi32_tb: +vectors=FILE needs +count=N");
     end else begin
       path = "vectors/buddy_controller_mag_bdi32.hex";
-      count = 1009;
+      count = 1012;
     end
     if (count < 1 || count > MAX_LINES) $fatal(1, "buddy_controller_mag_bdi32_tb: count %0d outside 1..%0d", count, MAX_LINES);
     $readmemh(path, lines, 0, count - 1);

@@ -112,7 +112,7 @@ module buddy_controller_tb;
       if (!$value$plusargs("count=%d", count)) $fatal(1, "buddy_controller_tb: +vectors=FILE needs +count=N");
     end else begin
       path = "vectors/buddy_controller.hex";
-      count = 1602;
+      count = 1607;
     end
     if (count < 1 || count > MAX_LINES) $fatal(1, "buddy_controller_tb: count %0d outside 1..%0d", count, MAX_LINES);
     $readmemh(path, lines, 0, count - 1);

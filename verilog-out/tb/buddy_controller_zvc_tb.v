@@ -112,7 +112,7 @@ module buddy_controller_zvc_tb;
       if (!$value$plusargs("count=%d", count)) $fatal(1, "buddy_controller_zvc_tb: +vectors=FILE needs +count=N");
     end else begin
       path = "vectors/buddy_controller_zvc.hex";
-      count = 1113;
+      count = 1118;
     end
     if (count < 1 || count > MAX_LINES) $fatal(1, "buddy_controller_zvc_tb: count %0d outside 1..%0d", count, MAX_LINES);
     $readmemh(path, lines, 0, count - 1);
